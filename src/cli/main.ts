@@ -1,0 +1,65 @@
+// The dmac command line: argument parsing only. Each command lives in cli/commands/<name>.ts and
+// registers itself from the COMMANDS table below; its action is an exported function over plain
+// options that returns an exit code, so tests can call it without argv.
+
+import { Command, CommanderError } from "commander";
+import { EXIT_INTERNAL, EXIT_USER_ERROR, processStreams, type OutputStreams } from "./io.js";
+import { VERSION } from "../version.js";
+import { COMMANDS } from "./commands/index.js";
+
+export interface CliContext {
+  readonly streams: OutputStreams;
+  /** Records the exit code of the command that ran. */
+  exit(code: number): void;
+}
+
+export function buildProgram(ctx: CliContext): Command {
+  const program = new Command("dmac")
+    .description(
+      "Compile DMA collective schedules (.dmac) into verified MI300X SDMA packet streams and command traces,\n" +
+        "and run them on a simulated 8-GPU node.",
+    )
+    .version(VERSION, "-V, --version", "print the version")
+    .option("--debug", "print stack traces of internal errors")
+    .showHelpAfterError("(run 'dmac --help' or 'dmac help <command>' for usage)")
+    .configureOutput({
+      writeOut: (s) => ctx.streams.out(s),
+      writeErr: (s) => ctx.streams.err(s),
+    })
+    .exitOverride();
+  for (const register of COMMANDS) register(program, ctx);
+  program.addHelpText(
+    "after",
+    "\nExit codes: 0 success (warnings allowed), 1 errors in the input, 2 internal error (a bug in dmac).",
+  );
+  return program;
+}
+
+/** Runs the CLI over argv (as process.argv: node, script, args...) and returns the exit code. */
+export async function main(argv: readonly string[], streams: OutputStreams = processStreams): Promise<number> {
+  let code = 0;
+  const ctx: CliContext = { streams, exit: (c) => void (code = c) };
+  const debug = argv.includes("--debug");
+  try {
+    await buildProgram(ctx).parseAsync([...argv]);
+    return code;
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      // --help and --version end through here with exitCode 0; usage errors were already printed.
+      return e.exitCode === 0 ? 0 : EXIT_USER_ERROR;
+    }
+    streams.err(internalErrorReport(e, debug));
+    return EXIT_INTERNAL;
+  }
+}
+
+export function internalErrorReport(e: unknown, debug: boolean): string {
+  const msg = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+  const lines = [
+    `internal error: ${msg}`,
+    "This is a bug in dmac, not a problem with your input. Please report it with the input that caused it.",
+  ];
+  if (debug && e instanceof Error && e.stack) lines.push(e.stack);
+  else lines.push("(run with --debug to see the stack trace)");
+  return lines.join("\n") + "\n";
+}

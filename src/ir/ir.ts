@@ -1,0 +1,197 @@
+// The IR: a flat, data-oriented list of operations on concrete byte regions, plus the
+// happens-before edges between them. One IrModule is one instantiated schedule.
+//
+// Operations are stored as a structure of typed arrays (OpTable) so that a million operations
+// cost a few dozen MB and no per-op objects. Operation i is described by slot i of every array.
+// A region is (rank, buffer id, byte offset, byte length); different buffers never share bytes,
+// so two regions overlap only if they have the same rank and buffer and intersecting byte ranges.
+//
+// Program order is index order: the schedule means what running ops 0, 1, 2, ... one at a time
+// would do. Edges are the inferred happens-before relation (see ir/deps.ts).
+
+import type { Span } from "../source/source-file.js";
+import type { CompareOp, TypeName } from "../frontend/ast.js";
+
+/** One table for the operation kinds: the name used in the text form and what each reads/writes. */
+export const OP_KINDS = {
+  copy: { code: 0, reads: ["src"], writes: ["dst"] },
+  bcast: { code: 1, reads: ["src"], writes: ["dst", "dst2"] },
+  swap: { code: 2, reads: ["src", "dst"], writes: ["src", "dst"] }, // src = half A, dst = half B
+  fill: { code: 3, reads: [], writes: ["dst"] },
+  wait: { code: 4, reads: [], writes: [] }, // blocks the ops it guards until signal OP value holds
+  notify: { code: 5, reads: [], writes: [] }, // raises signal by one after earlier writes to its rank
+} as const;
+
+export type OpKind = keyof typeof OP_KINDS;
+export const OP_KIND_BY_CODE: readonly OpKind[] = (Object.keys(OP_KINDS) as OpKind[]).sort(
+  (a, b) => OP_KINDS[a].code - OP_KINDS[b].code,
+);
+
+export const COMPARE_OPS: readonly CompareOp[] = ["==", "!=", "<", "<=", ">", ">="];
+
+/**
+ * Structure-of-arrays operation storage. Unused fields of an op hold -1 (ids, ranks) or 0.
+ * - copy:   src -> dst, len bytes
+ * - bcast:  src -> dst and dst2, len bytes
+ * - swap:   exchanges src and dst (len bytes each)
+ * - fill:   dst (len bytes) := byte `value`
+ * - wait:   signal `signal` on rank `sigRank` satisfies `cmp value` (cmp indexes COMPARE_OPS)
+ * - notify: signal `signal` on rank `sigRank` += 1
+ */
+export interface OpTable {
+  count: number;
+  kind: Uint8Array;
+  /** Index into IrModule.stmts: the source statement this op was instantiated from. */
+  stmt: Int32Array;
+  /** Offset into IrModule.bindValues of this instance's loop-variable values (-1: none). */
+  bind: Int32Array;
+  /** The GPU whose engine drives the op (`by RANK`; default the source rank, a push). */
+  driver: Int16Array;
+  /** Pinned engine (`on sdma(E)`), or -1 for "let the compiler choose". */
+  engine: Int16Array;
+  srcRank: Int16Array;
+  srcBuf: Int32Array;
+  srcOff: Float64Array;
+  dstRank: Int16Array;
+  dstBuf: Int32Array;
+  dstOff: Float64Array;
+  dst2Rank: Int16Array;
+  dst2Buf: Int32Array;
+  dst2Off: Float64Array;
+  len: Float64Array;
+  /** fill: the byte; wait: the compare value. */
+  value: Float64Array;
+  /** wait/notify: the signal id and its rank; cmp: index into COMPARE_OPS. */
+  signal: Int32Array;
+  sigRank: Int16Array;
+  cmp: Uint8Array;
+  /** The innermost `wait` op that guards this op (-1: none). */
+  guard: Int32Array;
+}
+
+export interface IrBuffer {
+  readonly id: number;
+  readonly name: string;
+  readonly size: number;
+  /** The rank it lives on, or -1 for "every rank". */
+  readonly rank: number;
+  readonly span: Span;
+}
+
+export interface IrSignal {
+  readonly id: number;
+  readonly name: string;
+  readonly rank: number;
+  readonly span: Span;
+}
+
+/** A source statement that ops were instantiated from, with the loop variables in scope there. */
+export interface IrStmt {
+  readonly span: Span;
+  /** Names of the enclosing loop variables, outermost first; bindValues hold their values. */
+  readonly loopVars: readonly string[];
+}
+
+export interface IrRegion {
+  readonly rank: number;
+  readonly buffer: number;
+  readonly offset: number;
+  readonly len: number;
+}
+
+/** `ensure dst == src` (final dst equals initial src) or `ensure dst == byte`. */
+export interface IrEnsure {
+  readonly dst: IrRegion;
+  readonly expected: { readonly kind: "region"; readonly region: IrRegion } | { readonly kind: "byte"; readonly value: number };
+  readonly stmt: number;
+  readonly bind: number;
+}
+
+export interface IrCollective {
+  readonly name: string;
+  /** Buffer ids for buffer arguments, plain numbers for int arguments, in source order. */
+  readonly args: readonly ({ readonly kind: "buffer"; readonly id: number } | { readonly kind: "int"; readonly value: number })[];
+  readonly span: Span;
+}
+
+/** Happens-before edges in CSR form: preds of op i are predIdx[predStart[i] .. predStart[i+1]). */
+export interface IrEdges {
+  readonly predStart: Int32Array;
+  readonly predIdx: Int32Array;
+}
+
+export interface IrModule {
+  readonly schedule: string;
+  readonly doc: string;
+  readonly target: string;
+  readonly ranks: number;
+  readonly params: readonly { readonly name: string; readonly type: TypeName; readonly value: number | boolean }[];
+  readonly buffers: readonly IrBuffer[];
+  readonly signals: readonly IrSignal[];
+  readonly stmts: readonly IrStmt[];
+  readonly bindValues: Float64Array;
+  readonly ops: OpTable;
+  readonly ensures: readonly IrEnsure[];
+  readonly collective: IrCollective | undefined;
+  /** Undefined until dependency inference has run. */
+  readonly edges: IrEdges | undefined;
+}
+
+export function allocOpTable(capacity: number): OpTable {
+  return {
+    count: 0,
+    kind: new Uint8Array(capacity),
+    stmt: new Int32Array(capacity),
+    bind: new Int32Array(capacity),
+    driver: new Int16Array(capacity),
+    engine: new Int16Array(capacity),
+    srcRank: new Int16Array(capacity),
+    srcBuf: new Int32Array(capacity),
+    srcOff: new Float64Array(capacity),
+    dstRank: new Int16Array(capacity),
+    dstBuf: new Int32Array(capacity),
+    dstOff: new Float64Array(capacity),
+    dst2Rank: new Int16Array(capacity),
+    dst2Buf: new Int32Array(capacity),
+    dst2Off: new Float64Array(capacity),
+    len: new Float64Array(capacity),
+    value: new Float64Array(capacity),
+    signal: new Int32Array(capacity),
+    sigRank: new Int16Array(capacity),
+    cmp: new Uint8Array(capacity),
+    guard: new Int32Array(capacity),
+  };
+}
+
+/** Returns a table with room for at least `need` ops, copying the existing ones (amortised doubling). */
+export function growOpTable(t: OpTable, need: number): OpTable {
+  if (need <= t.kind.length) return t;
+  const next = allocOpTable(Math.max(need, t.kind.length * 2, 64));
+  next.count = t.count;
+  for (const key of Object.keys(t) as (keyof OpTable)[]) {
+    if (key === "count") continue;
+    (next[key] as { set(a: ArrayLike<number>): void }).set(t[key] as ArrayLike<number>);
+  }
+  return next;
+}
+
+export function opKind(t: OpTable, i: number): OpKind {
+  return OP_KIND_BY_CODE[t.kind[i]!]!;
+}
+
+export function srcRegion(t: OpTable, i: number): IrRegion {
+  return { rank: t.srcRank[i]!, buffer: t.srcBuf[i]!, offset: t.srcOff[i]!, len: t.len[i]! };
+}
+export function dstRegion(t: OpTable, i: number): IrRegion {
+  return { rank: t.dstRank[i]!, buffer: t.dstBuf[i]!, offset: t.dstOff[i]!, len: t.len[i]! };
+}
+export function dst2Region(t: OpTable, i: number): IrRegion {
+  return { rank: t.dst2Rank[i]!, buffer: t.dst2Buf[i]!, offset: t.dst2Off[i]!, len: t.len[i]! };
+}
+
+/** `when r = 7, p = 3` for diagnostics; "" outside loops. */
+export function describeBinding(m: IrModule, stmt: number, bind: number): string {
+  const vars = m.stmts[stmt]?.loopVars ?? [];
+  if (vars.length === 0 || bind < 0) return "";
+  return "when " + vars.map((v, k) => `${v} = ${m.bindValues[bind + k]}`).join(", ");
+}
