@@ -13,7 +13,11 @@ export interface CheckedSchedule {
   readonly schedule: ScheduleDecl;
   readonly target: Target;
   /** Every parameter of the schedule with its value, in declaration order. */
-  readonly params: readonly { readonly name: string; readonly type: TypeName; readonly value: Value }[];
+  readonly params: readonly {
+    readonly name: string;
+    readonly type: TypeName;
+    readonly value: Value;
+  }[];
   /** The type of every expression node in the program (file-level consts and the schedule). */
   readonly types: ReadonlyMap<Expr, TypeName>;
 }

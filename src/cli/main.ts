@@ -36,7 +36,10 @@ export function buildProgram(ctx: CliContext): Command {
 }
 
 /** Runs the CLI over argv (as process.argv: node, script, args...) and returns the exit code. */
-export async function main(argv: readonly string[], streams: OutputStreams = processStreams): Promise<number> {
+export async function main(
+  argv: readonly string[],
+  streams: OutputStreams = processStreams,
+): Promise<number> {
   let code = 0;
   const ctx: CliContext = { streams, exit: (c) => void (code = c) };
   const debug = argv.includes("--debug");

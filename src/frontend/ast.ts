@@ -124,6 +124,9 @@ export interface LoopVar {
 
 export type LoopRange =
   | { readonly kind: "ranks"; readonly span: Span }
+  /** `x in EXPR` with a bare expression other than `ranks` (e.g. `for i in n`): parsed so that
+   * the checker can reject it with DMAC2015 and a hint (`0..n`); never reaches instantiation. */
+  | { readonly kind: "expr"; readonly expr: Expr; readonly span: Span }
   | {
       readonly kind: "range";
       readonly from: Expr;
@@ -217,19 +220,7 @@ export interface Region {
 }
 
 export type BinaryOp =
-  | "+"
-  | "-"
-  | "*"
-  | "/"
-  | "%"
-  | "=="
-  | "!="
-  | "<"
-  | "<="
-  | ">"
-  | ">="
-  | "&&"
-  | "||";
+  "+" | "-" | "*" | "/" | "%" | "==" | "!=" | "<" | "<=" | ">" | ">=" | "&&" | "||";
 
 export type Expr =
   | { readonly kind: "int"; readonly value: number; readonly span: Span }

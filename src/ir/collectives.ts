@@ -4,6 +4,14 @@
 //
 // Argument kinds: "buffer" names a buffer of the schedule, "int" is an int expression (a rank or
 // a shift). A collective may accept several signatures (broadcast in place or out of place).
+//
+// `expected(m, args)` gives the postcondition as data: pairs {dst, src} meaning "at the end, dst
+// holds what src held at the start", byte for byte. Before that it checks that the buffers fit
+// the collective (sizes, existence on the ranks involved, ranks in range) and returns a problem
+// instead, which verify reports as DMAC3022 / DMAC3023.
+
+import { InternalError } from "../util/internal-error.js";
+import type { IrBuffer, IrCollective, IrModule, IrRegion } from "./ir.js";
 
 export type CollectiveArgKind = "buffer" | "int";
 
@@ -14,47 +22,302 @@ export interface CollectiveSignature {
 export interface CollectiveSpec {
   readonly summary: string;
   readonly signatures: readonly CollectiveSignature[];
+  readonly expected: (m: IrModule, args: IrCollective["args"]) => ExpectedResult;
 }
+
+/** At the end of the schedule, `dst` holds the bytes `src` held at the start. */
+export interface ExpectedPair {
+  readonly dst: IrRegion;
+  readonly src: IrRegion;
+}
+
+export type CollectiveProblem =
+  /** DMAC3022: sizes that do not fit, a root or rank argument outside the target. */
+  | { readonly kind: "size"; readonly detail: string }
+  /** DMAC3023: a buffer declared `on RANK` that the collective needs on another rank. */
+  | { readonly kind: "missing"; readonly buffer: string; readonly rank: number };
+
+export type ExpectedResult =
+  | { readonly kind: "ok"; readonly pairs: readonly ExpectedPair[] }
+  | { readonly kind: "problem"; readonly problem: CollectiveProblem };
 
 const buf = (name: string) => ({ name, kind: "buffer" as const });
 const int = (name: string) => ({ name, kind: "int" as const });
+
+/** `8KiB`, `3MiB`, `1000B`: the largest binary unit that divides exactly (as size literals read). */
+export function formatSize(n: number): string {
+  const units = ["TiB", "GiB", "MiB", "KiB"] as const;
+  for (let k = 0; k < units.length; k++) {
+    const scale = 2 ** (10 * (4 - k));
+    if (n >= scale && n % scale === 0) return `${n / scale}${units[k]}`;
+  }
+  return `${n}B`;
+}
+
+/** Reads the arguments of an `implements` clause (already type-checked against `signatures`). */
+function argReader(m: IrModule, args: IrCollective["args"]) {
+  return {
+    buffer(k: number): IrBuffer {
+      const a = args[k];
+      if (a?.kind !== "buffer") throw new InternalError(`collective argument ${k} is not a buffer`);
+      const b = m.buffers[a.id];
+      if (b === undefined) throw new InternalError(`collective argument ${k}: no buffer ${a.id}`);
+      return b;
+    },
+    int(k: number): number {
+      const a = args[k];
+      if (a?.kind !== "int") throw new InternalError(`collective argument ${k} is not an int`);
+      return a.value;
+    },
+  };
+}
+
+const ok = (pairs: ExpectedPair[]): ExpectedResult => ({ kind: "ok", pairs });
+const sizeProblem = (detail: string): ExpectedResult => ({
+  kind: "problem",
+  problem: { kind: "size", detail },
+});
+
+/** A buffer needed on `rank` but declared only on another one. */
+function missingOn(b: IrBuffer, rank: number): ExpectedResult | undefined {
+  if (b.rank === -1 || b.rank === rank) return undefined;
+  return { kind: "problem", problem: { kind: "missing", buffer: b.name, rank } };
+}
+
+function missingOnAny(b: IrBuffer, ranks: number): ExpectedResult | undefined {
+  for (let p = 0; p < ranks; p++) {
+    const miss = missingOn(b, p);
+    if (miss !== undefined) return miss;
+  }
+  return undefined;
+}
+
+function rankOutOfRange(what: string, v: number, ranks: number): ExpectedResult | undefined {
+  if (Number.isInteger(v) && v >= 0 && v < ranks) return undefined;
+  return sizeProblem(`${what} ${v} is outside the target (ranks 0..${ranks - 1})`);
+}
+
+function notDivisible(b: IrBuffer, ranks: number): ExpectedResult | undefined {
+  if (b.size % ranks === 0) return undefined;
+  return sizeProblem(
+    `the size of '${b.name}' (${formatSize(b.size)}) is not divisible by ${ranks} ranks`,
+  );
+}
+
+function sizeIs(b: IrBuffer, want: number, why: string): ExpectedResult | undefined {
+  if (b.size === want) return undefined;
+  return sizeProblem(
+    `the size of '${b.name}' is ${formatSize(b.size)} but must be ${why} = ${formatSize(want)}`,
+  );
+}
+
+const region = (b: IrBuffer, rank: number, offset: number, len: number): IrRegion => ({
+  rank,
+  buffer: b.id,
+  offset,
+  len,
+});
+
+function allGather(m: IrModule, args: IrCollective["args"]): ExpectedResult {
+  const a = argReader(m, args);
+  const src = a.buffer(0);
+  const dst = a.buffer(1);
+  const S = src.size;
+  const bad =
+    missingOnAny(src, m.ranks) ??
+    missingOnAny(dst, m.ranks) ??
+    sizeIs(dst, m.ranks * S, `${m.ranks} ranks * the size of '${src.name}' (${formatSize(S)})`);
+  if (bad !== undefined) return bad;
+  const pairs: ExpectedPair[] = [];
+  for (let p = 0; p < m.ranks; p++) {
+    for (let r = 0; r < m.ranks; r++)
+      pairs.push({ dst: region(dst, p, r * S, S), src: region(src, r, 0, S) });
+  }
+  return ok(pairs);
+}
+
+function allGatherInplace(m: IrModule, args: IrCollective["args"]): ExpectedResult {
+  const b = argReader(m, args).buffer(0);
+  const bad = missingOnAny(b, m.ranks) ?? notDivisible(b, m.ranks);
+  if (bad !== undefined) return bad;
+  const S = b.size / m.ranks;
+  const pairs: ExpectedPair[] = [];
+  for (let p = 0; p < m.ranks; p++) {
+    for (let r = 0; r < m.ranks; r++)
+      pairs.push({ dst: region(b, p, r * S, S), src: region(b, r, r * S, S) });
+  }
+  return ok(pairs);
+}
+
+function allToAll(m: IrModule, args: IrCollective["args"]): ExpectedResult {
+  const a = argReader(m, args);
+  const src = a.buffer(0);
+  const dst = a.buffer(1);
+  const bad =
+    missingOnAny(src, m.ranks) ??
+    missingOnAny(dst, m.ranks) ??
+    notDivisible(src, m.ranks) ??
+    sizeIs(dst, src.size, `the size of '${src.name}'`);
+  if (bad !== undefined) return bad;
+  const S = src.size / m.ranks;
+  const pairs: ExpectedPair[] = [];
+  for (let p = 0; p < m.ranks; p++) {
+    for (let r = 0; r < m.ranks; r++)
+      pairs.push({ dst: region(dst, p, r * S, S), src: region(src, r, p * S, S) });
+  }
+  return ok(pairs);
+}
+
+function allToAllInplace(m: IrModule, args: IrCollective["args"]): ExpectedResult {
+  const b = argReader(m, args).buffer(0);
+  const bad = missingOnAny(b, m.ranks) ?? notDivisible(b, m.ranks);
+  if (bad !== undefined) return bad;
+  const S = b.size / m.ranks;
+  const pairs: ExpectedPair[] = [];
+  for (let p = 0; p < m.ranks; p++) {
+    for (let r = 0; r < m.ranks; r++)
+      pairs.push({ dst: region(b, p, r * S, S), src: region(b, r, p * S, S) });
+  }
+  return ok(pairs);
+}
+
+function broadcast(m: IrModule, args: IrCollective["args"]): ExpectedResult {
+  const a = argReader(m, args);
+  const inPlace = args.length === 2;
+  const src = a.buffer(0);
+  const dst = inPlace ? src : a.buffer(1);
+  const root = a.int(inPlace ? 1 : 2);
+  const bad =
+    rankOutOfRange("root", root, m.ranks) ??
+    missingOn(src, root) ??
+    missingOnAny(dst, m.ranks) ??
+    sizeIs(dst, src.size, `the size of '${src.name}'`);
+  if (bad !== undefined) return bad;
+  const pairs: ExpectedPair[] = [];
+  for (let p = 0; p < m.ranks; p++) {
+    pairs.push({ dst: region(dst, p, 0, dst.size), src: region(src, root, 0, src.size) });
+  }
+  return ok(pairs);
+}
+
+function scatter(m: IrModule, args: IrCollective["args"]): ExpectedResult {
+  const a = argReader(m, args);
+  const src = a.buffer(0);
+  const dst = a.buffer(1);
+  const root = a.int(2);
+  const S = dst.size;
+  const bad =
+    rankOutOfRange("root", root, m.ranks) ??
+    missingOn(src, root) ??
+    missingOnAny(dst, m.ranks) ??
+    sizeIs(src, m.ranks * S, `${m.ranks} ranks * the size of '${dst.name}' (${formatSize(S)})`);
+  if (bad !== undefined) return bad;
+  const pairs: ExpectedPair[] = [];
+  for (let p = 0; p < m.ranks; p++)
+    pairs.push({ dst: region(dst, p, 0, S), src: region(src, root, p * S, S) });
+  return ok(pairs);
+}
+
+function gather(m: IrModule, args: IrCollective["args"]): ExpectedResult {
+  const a = argReader(m, args);
+  const src = a.buffer(0);
+  const dst = a.buffer(1);
+  const root = a.int(2);
+  const S = src.size;
+  const bad =
+    rankOutOfRange("root", root, m.ranks) ??
+    missingOnAny(src, m.ranks) ??
+    missingOn(dst, root) ??
+    sizeIs(dst, m.ranks * S, `${m.ranks} ranks * the size of '${src.name}' (${formatSize(S)})`);
+  if (bad !== undefined) return bad;
+  const pairs: ExpectedPair[] = [];
+  for (let r = 0; r < m.ranks; r++)
+    pairs.push({ dst: region(dst, root, r * S, S), src: region(src, r, 0, S) });
+  return ok(pairs);
+}
+
+function sendRecv(m: IrModule, args: IrCollective["args"]): ExpectedResult {
+  const a = argReader(m, args);
+  const src = a.buffer(0);
+  const dst = a.buffer(1);
+  const from = a.int(2);
+  const to = a.int(3);
+  const bad =
+    rankOutOfRange("from", from, m.ranks) ??
+    rankOutOfRange("to", to, m.ranks) ??
+    missingOn(src, from) ??
+    missingOn(dst, to) ??
+    sizeIs(dst, src.size, `the size of '${src.name}'`);
+  if (bad !== undefined) return bad;
+  return ok([{ dst: region(dst, to, 0, dst.size), src: region(src, from, 0, src.size) }]);
+}
+
+function permute(m: IrModule, args: IrCollective["args"]): ExpectedResult {
+  const a = argReader(m, args);
+  const src = a.buffer(0);
+  const dst = a.buffer(1);
+  const shift = a.int(2);
+  const bad =
+    missingOnAny(src, m.ranks) ??
+    missingOnAny(dst, m.ranks) ??
+    sizeIs(dst, src.size, `the size of '${src.name}'`);
+  if (bad !== undefined) return bad;
+  const pairs: ExpectedPair[] = [];
+  for (let r = 0; r < m.ranks; r++) {
+    const p = (((r + shift) % m.ranks) + m.ranks) % m.ranks;
+    pairs.push({ dst: region(dst, p, 0, dst.size), src: region(src, r, 0, src.size) });
+  }
+  return ok(pairs);
+}
 
 export const COLLECTIVES = {
   all_gather: {
     summary: "dst@p[r*S +: S] == src@r for every p, r (S = size of src)",
     signatures: [{ args: [buf("src"), buf("dst")] }],
+    expected: allGather,
   },
   all_gather_inplace: {
     summary: "buf@p[r*S +: S] == buf@r[r*S +: S] initially, for every p, r (S = size / ranks)",
     signatures: [{ args: [buf("buf")] }],
+    expected: allGatherInplace,
   },
   all_to_all: {
     summary: "dst@p[r*S +: S] == src@r[p*S +: S] for every p, r (S = size / ranks)",
     signatures: [{ args: [buf("src"), buf("dst")] }],
+    expected: allToAll,
   },
   all_to_all_inplace: {
     summary: "buf@p[r*S +: S] == buf@r[p*S +: S] initially, for every p, r (S = size / ranks)",
     signatures: [{ args: [buf("buf")] }],
+    expected: allToAllInplace,
   },
   broadcast: {
     summary: "buf@p == buf@root initially (in place), or dst@p == src@root, for every p",
-    signatures: [{ args: [buf("buf"), int("root")] }, { args: [buf("src"), buf("dst"), int("root")] }],
+    signatures: [
+      { args: [buf("buf"), int("root")] },
+      { args: [buf("src"), buf("dst"), int("root")] },
+    ],
+    expected: broadcast,
   },
   scatter: {
     summary: "dst@p == src@root[p*S +: S] for every p (S = size of dst)",
     signatures: [{ args: [buf("src"), buf("dst"), int("root")] }],
+    expected: scatter,
   },
   gather: {
     summary: "dst@root[r*S +: S] == src@r for every r (S = size of src)",
     signatures: [{ args: [buf("src"), buf("dst"), int("root")] }],
+    expected: gather,
   },
   send_recv: {
     summary: "dst@to == src@from",
     signatures: [{ args: [buf("src"), buf("dst"), int("from"), int("to")] }],
+    expected: sendRecv,
   },
   permute: {
     summary: "dst@((r + shift) mod ranks) == src@r for every r",
     signatures: [{ args: [buf("src"), buf("dst"), int("shift")] }],
+    expected: permute,
   },
 } as const satisfies Record<string, CollectiveSpec>;
 
@@ -62,4 +325,11 @@ export type CollectiveName = keyof typeof COLLECTIVES;
 
 export function isCollectiveName(name: string): name is CollectiveName {
   return Object.hasOwn(COLLECTIVES, name);
+}
+
+/** The postcondition of an `implements` clause as data, or why its buffers do not fit. */
+export function expectedOf(m: IrModule, c: IrCollective): ExpectedResult {
+  if (!isCollectiveName(c.name))
+    throw new InternalError(`unknown collective '${c.name}' after checking`);
+  return COLLECTIVES[c.name].expected(m, c.args);
 }

@@ -9,7 +9,7 @@
 // Program order is index order: the schedule means what running ops 0, 1, 2, ... one at a time
 // would do. Edges are the inferred happens-before relation (see ir/deps.ts).
 
-import type { Span } from "../source/source-file.js";
+import type { SourceFile, Span } from "../source/source-file.js";
 import type { CompareOp, TypeName } from "../frontend/ast.js";
 
 /** One table for the operation kinds: the name used in the text form and what each reads/writes. */
@@ -102,7 +102,9 @@ export interface IrRegion {
 /** `ensure dst == src` (final dst equals initial src) or `ensure dst == byte`. */
 export interface IrEnsure {
   readonly dst: IrRegion;
-  readonly expected: { readonly kind: "region"; readonly region: IrRegion } | { readonly kind: "byte"; readonly value: number };
+  readonly expected:
+    | { readonly kind: "region"; readonly region: IrRegion }
+    | { readonly kind: "byte"; readonly value: number };
   readonly stmt: number;
   readonly bind: number;
 }
@@ -110,7 +112,10 @@ export interface IrEnsure {
 export interface IrCollective {
   readonly name: string;
   /** Buffer ids for buffer arguments, plain numbers for int arguments, in source order. */
-  readonly args: readonly ({ readonly kind: "buffer"; readonly id: number } | { readonly kind: "int"; readonly value: number })[];
+  readonly args: readonly (
+    | { readonly kind: "buffer"; readonly id: number }
+    | { readonly kind: "int"; readonly value: number }
+  )[];
   readonly span: Span;
 }
 
@@ -125,7 +130,11 @@ export interface IrModule {
   readonly doc: string;
   readonly target: string;
   readonly ranks: number;
-  readonly params: readonly { readonly name: string; readonly type: TypeName; readonly value: number | boolean }[];
+  readonly params: readonly {
+    readonly name: string;
+    readonly type: TypeName;
+    readonly value: number | boolean;
+  }[];
   readonly buffers: readonly IrBuffer[];
   readonly signals: readonly IrSignal[];
   readonly stmts: readonly IrStmt[];
@@ -135,6 +144,11 @@ export interface IrModule {
   readonly collective: IrCollective | undefined;
   /** Undefined until dependency inference has run. */
   readonly edges: IrEdges | undefined;
+  /**
+   * The source file the spans point into (so the text form can print line:col). Set by
+   * instantiation; parseIr sets a synthetic file whose lines reproduce the printed positions.
+   */
+  readonly file?: SourceFile | undefined;
 }
 
 export function allocOpTable(capacity: number): OpTable {

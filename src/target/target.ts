@@ -76,11 +76,14 @@ export function parseTarget(json: unknown, where: string): Target {
         row.some((e, d) => (s === d ? e !== -1 : !Number.isInteger(e) || e < 0 || e >= count)),
     )
   )
-    fail("'recommendedEngine.map' must be a gpus x gpus table of engine ids with -1 on the diagonal");
+    fail(
+      "'recommendedEngine.map' must be a gpus x gpus table of engine ids with -1 on the diagonal",
+    );
   const limits = t["limits"] as Record<string, unknown> | undefined;
   for (const key of ["maxCopyBytes", "maxCopyBytesConservative", "maxFillBytes"]) {
     const v = limits?.[key];
-    if (typeof v !== "number" || !Number.isInteger(v) || v < 1) fail(`'limits.${key}' must be a positive integer`);
+    if (typeof v !== "number" || !Number.isInteger(v) || v < 1)
+      fail(`'limits.${key}' must be a positive integer`);
   }
   return json as Target;
 }

@@ -2,7 +2,24 @@
 
 import type { Command } from "commander";
 import type { CliContext } from "../main.js";
+import { registerCheck } from "./check.js";
+import { registerDisasm } from "./disasm.js";
+import { registerExplain } from "./explain.js";
+import { registerCompile } from "./compile.js";
+import { registerGolden } from "./golden.js";
+import { registerIr } from "./ir.js";
+import { registerSim } from "./sim.js";
+import { registerSweep } from "./sweep.js";
 
 export type RegisterCommand = (program: Command, ctx: CliContext) => void;
 
-export const COMMANDS: readonly RegisterCommand[] = [];
+export const COMMANDS: readonly RegisterCommand[] = [
+  registerCheck,
+  registerIr,
+  registerExplain,
+  registerDisasm,
+  registerCompile,
+  registerGolden,
+  registerSim,
+  registerSweep,
+];

@@ -1,0 +1,131 @@
+// The compile pipeline, source text -> output files, as two pure functions (no I/O):
+// - compileToQueues: parse, check, select the schedule, instantiate, infer dependencies, verify,
+//   lower to queue programs (-O0). The lead will move this front half into src/pipeline.ts.
+// - buildOutputs: layout, SDMA emission, manifest, dump.txt and (optionally) trace.json, as a
+//   list of (file name, bytes) in a fixed order.
+// Every user error comes back as diagnostics; both stop at the first phase that reports an error.
+
+import { checkSource } from "../check/check-source.js";
+import { selectSchedule } from "../check/select-schedule.js";
+import { hasErrors, sortDiagnostics, type Diagnostic } from "../diagnostics/diagnostic.js";
+import { inferDeps } from "../ir/deps.js";
+import { DEFAULT_MAX_OPS, instantiate } from "../ir/instantiate.js";
+import type { IrModule } from "../ir/ir.js";
+import { verifyModule } from "../ir/verify.js";
+import { lowerToQueues } from "../queues/lower.js";
+import type { CompletionProtocol, QueueProgram } from "../queues/queue-program.js";
+import type { SourceFile } from "../source/source-file.js";
+import type { Target } from "../target/target.js";
+import { disassemble } from "./sdma/disasm.js";
+import { emitSdma, streamBytes } from "./sdma/emit.js";
+import { DEFAULT_LAYOUT, layoutProgram, type LayoutConfig } from "./sdma/layout.js";
+import { buildManifest, formatJson } from "./sdma/manifest.js";
+import { emitTrace } from "./trace/trace.js";
+
+export interface CompileOptions {
+  readonly defines?: Readonly<Record<string, string>> | undefined;
+  readonly schedule?: string | undefined;
+  readonly baseDir?: string | undefined;
+  readonly targetOverride?: Target | undefined;
+  readonly maxOps?: number | undefined;
+  readonly completion?: CompletionProtocol | undefined;
+  /** Split copies at this many bytes (default: the target's maxCopyBytes). */
+  readonly maxCopyBytes?: number | undefined;
+  /** Split copies at the target's maxCopyBytesConservative (the 22-bit count reading). */
+  readonly conservativeCount?: boolean | undefined;
+}
+
+export interface QueuesResult {
+  readonly diagnostics: Diagnostic[];
+  /** Present when every phase succeeded. */
+  readonly compiled:
+    | { readonly module: IrModule; readonly program: QueueProgram; readonly target: Target }
+    | undefined;
+}
+
+export function compileToQueues(file: SourceFile, opts: CompileOptions = {}): QueuesResult {
+  const diagnostics: Diagnostic[] = [];
+  const done = (): QueuesResult => ({
+    diagnostics: sortDiagnostics(diagnostics),
+    compiled: undefined,
+  });
+
+  const checked = checkSource(file, {
+    defines: opts.defines ?? {},
+    schedule: opts.schedule,
+    baseDir: opts.baseDir,
+    targetOverride: opts.targetOverride,
+    maxOps: opts.maxOps,
+  });
+  diagnostics.push(...checked.diagnostics);
+  if (hasErrors(diagnostics)) return done();
+  const selected = selectSchedule(checked.schedules, opts.schedule);
+  diagnostics.push(...selected.diagnostics);
+  if (!selected.schedule || hasErrors(diagnostics)) return done();
+  const target = selected.schedule.target;
+
+  const inst = instantiate(selected.schedule, { maxOps: opts.maxOps ?? DEFAULT_MAX_OPS });
+  diagnostics.push(...inst.diagnostics);
+  if (!inst.module || hasErrors(diagnostics)) return done();
+  const module = inferDeps(inst.module);
+  diagnostics.push(...verifyModule(module, file));
+  if (hasErrors(diagnostics)) return done();
+
+  const maxCopyBytes =
+    opts.maxCopyBytes ??
+    (opts.conservativeCount ? target.limits.maxCopyBytesConservative : undefined);
+  const program = lowerToQueues(module, target, {
+    completion: opts.completion ?? "atomic",
+    maxCopyBytes,
+  });
+  return { diagnostics: sortDiagnostics(diagnostics), compiled: { module, program, target } };
+}
+
+export type EmitKind = "sdma" | "trace";
+export const EMIT_KINDS: readonly EmitKind[] = ["sdma", "trace"];
+
+export interface OutputOptions {
+  readonly emit: readonly EmitKind[];
+  readonly layout?: LayoutConfig | undefined;
+  readonly maxStreamBytes?: number | undefined;
+}
+
+export interface OutputFile {
+  readonly name: string;
+  readonly data: Uint8Array | string;
+}
+
+export function buildOutputs(
+  file: SourceFile,
+  compiled: NonNullable<QueuesResult["compiled"]>,
+  opts: OutputOptions,
+): { diagnostics: Diagnostic[]; files: OutputFile[] | undefined } {
+  const { module: m, program: p, target } = compiled;
+  const laid = layoutProgram(m, p, file, opts.layout ?? DEFAULT_LAYOUT);
+  if (!laid.layout) return { diagnostics: laid.diagnostics, files: undefined };
+  const layout = laid.layout;
+  const files: OutputFile[] = [];
+  const diagnostics = [...laid.diagnostics];
+  if (opts.emit.includes("sdma")) {
+    const emitted = emitSdma(p, m, layout, file, { maxStreamBytes: opts.maxStreamBytes });
+    diagnostics.push(...emitted.diagnostics);
+    if (hasErrors(diagnostics))
+      return { diagnostics: sortDiagnostics(diagnostics), files: undefined };
+    const manifest = buildManifest(m, p, layout, emitted.queues, file, target.name);
+    files.push({ name: "manifest.json", data: formatJson(manifest) });
+    const dump: string[] = [];
+    for (const q of emitted.queues) {
+      files.push({ name: `${q.name}.bin`, data: streamBytes(q.words) });
+      dump.push(
+        `# queue ${q.name}: gpu ${q.gpu}, engine ${q.engine}, ${q.words.length} dwords (${q.name}.bin)\n`,
+      );
+      dump.push(disassemble(q.words));
+      dump.push("\n");
+    }
+    files.push({ name: "dump.txt", data: dump.join("") });
+  }
+  if (opts.emit.includes("trace")) {
+    files.push({ name: "trace.json", data: formatJson(emitTrace(m, p, layout, target.name)) });
+  }
+  return { diagnostics: sortDiagnostics(diagnostics), files };
+}

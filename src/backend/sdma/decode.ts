@@ -1,0 +1,171 @@
+// Dwords -> packet values, for any gfx942 SDMA stream (not only dmac's). Never throws on input:
+// - an unknown opcode / sub-op (DMAC4101) becomes an "unknown" entry for that one dword and
+//   decoding resumes at the next dword;
+// - a packet that runs past the end of the stream (DMAC4102) is reported at its header's offset
+//   and its remaining dwords become "unknown" entries;
+// - reserved bits set or undefined enum values (DMAC4103) and addresses above 2^53 (DMAC4104) are
+//   reported, and the packet is decoded anyway (reserved bits are dropped, as the engine does).
+// Offsets are in bytes from the start of `words`.
+//
+// decodePacketAt is the executor's hot path: one table lookup, one object per packet, no
+// per-field allocation; problem details are only computed by decodeStream.
+
+import {
+  getBits,
+  headerOp,
+  headerSubOp,
+  lookupHeader,
+  lengthAt,
+  MAX_SAFE_ADDR_HI,
+  type CompiledPacket,
+} from "./bitfield.js";
+import { SDMA_OP, UNSUPPORTED_PACKETS, type Packet } from "./packets.js";
+
+export type StreamProblemCode = "DMAC4101" | "DMAC4102" | "DMAC4103" | "DMAC4104";
+
+export interface StreamProblem {
+  /** Byte offset of the packet (or dword) concerned. */
+  readonly offset: number;
+  readonly code: StreamProblemCode;
+  readonly detail: string;
+}
+
+/** A dword that is not (part of) a decodable packet: an unknown header or a truncated tail. */
+export interface UnknownDword {
+  readonly kind: "unknown";
+  readonly word: number;
+}
+
+export interface DecodedEntry {
+  /** Byte offset of the packet. */
+  readonly offset: number;
+  readonly packet: Packet | UnknownDword;
+  /** Length in dwords. */
+  readonly words: number;
+}
+
+export interface DecodedStream {
+  readonly packets: DecodedEntry[];
+  readonly problems: StreamProblem[];
+}
+
+export type PacketAt =
+  | {
+      readonly ok: true;
+      readonly packet: Packet;
+      readonly words: number;
+      /** Reserved bits, an undefined enum value or an address above 2^53: see decodeStream. */
+      readonly suspicious: boolean;
+    }
+  | { readonly ok: false; readonly code: "DMAC4101" | "DMAC4102"; readonly detail: string };
+
+const OP_NAMES = new Map<number, string>(Object.entries(SDMA_OP).map(([name, op]) => [op, name]));
+
+function hex8(v: number): string {
+  return `0x${(v >>> 0).toString(16).padStart(8, "0")}`;
+}
+
+/** Why a header dword cannot be decoded. */
+function unknownHeaderDetail(header: number): string {
+  const op = headerOp(header);
+  const sub = headerSubOp(header);
+  const whole = UNSUPPORTED_PACKETS.get(-1 - op);
+  if (whole !== undefined) return `unsupported packet ${whole} (opcode ${op})`;
+  const named = UNSUPPORTED_PACKETS.get(op | (sub << 8));
+  if (named !== undefined) return `unsupported packet ${named} (opcode ${op}, sub-opcode ${sub})`;
+  const opName = OP_NAMES.get(op);
+  if (opName !== undefined) return `unknown sub-opcode ${sub} of opcode ${op} (${opName})`;
+  return `unknown opcode ${op}`;
+}
+
+/** Decodes the packet whose header is words[index]. */
+export function decodePacketAt(words: ArrayLike<number>, index: number): PacketAt {
+  const end = words.length;
+  const c = lookupHeader(words[index]!);
+  if (c === undefined)
+    return { ok: false, code: "DMAC4101", detail: unknownHeaderDetail(words[index]!) };
+  const len = lengthAt(c, words, index, end);
+  if (len < 0 || index + len > end) {
+    const left = end - index;
+    const need = len < 0 ? "its length dword" : `${len} dwords`;
+    return {
+      ok: false,
+      code: "DMAC4102",
+      detail: `truncated ${c.spec.mnemonic}: needs ${need}, ${left} left`,
+    };
+  }
+  return {
+    ok: true,
+    packet: c.unpack(words, index, len),
+    words: len,
+    suspicious: c.suspicious(words, index),
+  };
+}
+
+/** The DMAC4103/DMAC4104 problems of a decoded (suspicious) packet at words[at]. */
+function describeSuspicious(
+  c: CompiledPacket,
+  words: ArrayLike<number>,
+  at: number,
+  out: StreamProblem[],
+): void {
+  const offset = at * 4;
+  const bad: string[] = [];
+  for (let d = 0; d < c.reserved.length; d++) {
+    const bits = (words[at + d]! & c.reserved[d]!) >>> 0;
+    if (bits !== 0) bad.push(`DW${d} ${hex8(bits)}`);
+  }
+  if (bad.length > 0)
+    out.push({
+      offset,
+      code: "DMAC4103",
+      detail: `${c.spec.mnemonic}: reserved bits set in ${bad.join(", ")}`,
+    });
+  for (const f of c.fields) {
+    if (f.spec.type === "enum") {
+      const raw = getBits(words[at + f.dw]!, f.lo, f.mask);
+      if (f.spec.enum.reserved.includes(raw))
+        out.push({
+          offset,
+          code: "DMAC4103",
+          detail: `${c.spec.mnemonic}: ${f.name} = ${raw} is not a value the reference defines`,
+        });
+    }
+    if (f.type === "addr" && words[at + f.dw + 1]! > MAX_SAFE_ADDR_HI)
+      out.push({
+        offset,
+        code: "DMAC4104",
+        detail: `${c.spec.mnemonic}: ${f.name} high dword ${hex8(words[at + f.dw + 1]!)} puts it above 2^53`,
+      });
+  }
+}
+
+/** Decodes a whole stream; see the module comment for how problems are handled. */
+export function decodeStream(words: Uint32Array | readonly number[]): DecodedStream {
+  const packets: DecodedEntry[] = [];
+  const problems: StreamProblem[] = [];
+  const end = words.length;
+  let i = 0;
+  while (i < end) {
+    const r = decodePacketAt(words, i);
+    if (r.ok) {
+      packets.push({ offset: i * 4, packet: r.packet, words: r.words });
+      if (r.suspicious) describeSuspicious(lookupHeader(words[i]!)!, words, i, problems);
+      i += r.words;
+      continue;
+    }
+    problems.push({ offset: i * 4, code: r.code, detail: r.detail });
+    if (r.code === "DMAC4101") {
+      packets.push({ offset: i * 4, packet: { kind: "unknown", word: words[i]! >>> 0 }, words: 1 });
+      i += 1;
+    } else {
+      for (; i < end; i++)
+        packets.push({
+          offset: i * 4,
+          packet: { kind: "unknown", word: words[i]! >>> 0 },
+          words: 1,
+        });
+    }
+  }
+  return { packets, problems };
+}

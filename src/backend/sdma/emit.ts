@@ -1,0 +1,295 @@
+// SDMA emission: QueueProgram + Layout -> per-queue Packet[] -> little-endian dword streams, with
+// the relocation table and source map of each stream.
+//
+// Command -> packets (sdma-gfx942.md 2, ROCr's builders in 4.2):
+//   copy        COPY_LINEAR                    bcast  COPY_LINEAR_BROADCAST
+//   swap        COPY_SWAP                      fill   CONST_FILL (dword fill when address and
+//                                                     size are dword aligned, else byte fill)
+//   poll        POLL_REGMEM (memory, func from the compare, interval 4, retry forever)
+//   signal      fence: FENCE of the value;  add: ATOMIC add32 of the value
+//   completion  atomic protocol: ATOMIC add64 of -1 (ROCr BuildAtomicDecrementCommand);
+//               fence protocol: FENCE of 0 into the low dword (the signal starts at 1, so the
+//               high dword is already 0: ROCr's one-FENCE case of 4.2 step 9)
+//   timestamp   TIMESTAMP GET_GLOBAL
+// Hardware rules the user can break (alignment of their offsets, sizes beyond a packet field,
+// stream size) are reported as diagnostics located at the op's source statement, at most one per
+// (code, statement); other encoding failures are dmac bugs (InternalError from the encoder).
+
+import { diag, type Diagnostic } from "../../diagnostics/diagnostic.js";
+import type { DiagnosticCode } from "../../diagnostics/codes.js";
+import { describeBinding, type IrModule } from "../../ir/ir.js";
+import type { CompareOp } from "../../frontend/ast.js";
+import type { SourceFile } from "../../source/source-file.js";
+import { assertNever } from "../../util/assert-never.js";
+import { InternalError } from "../../util/internal-error.js";
+import {
+  queueName,
+  type BufferLoc,
+  type QCmd,
+  type QueueProgram,
+  type WordLoc,
+} from "../../queues/queue-program.js";
+import { COMPILED_BY_KIND } from "./bitfield.js";
+import { encodePackets } from "./encode.js";
+import {
+  hexAddr,
+  packetRuleViolations,
+  type Packet,
+  type PacketKind,
+  type PollFunc,
+} from "./packets.js";
+import { completionAddr, regionOf, timestampAddr, type Layout } from "./layout.js";
+
+export interface EmitOptions {
+  /** DMAC4006 when one queue's stream exceeds this many bytes. */
+  readonly maxStreamBytes?: number | undefined;
+}
+
+export const DEFAULT_MAX_STREAM_BYTES = 256 * 1024 * 1024;
+
+export interface EmittedQueue {
+  readonly name: string;
+  readonly gpu: number;
+  readonly engine: number;
+  readonly packets: readonly Packet[];
+  readonly words: Uint32Array;
+  /** Flat triples [dword, region, addend] (see ManifestRelocations). */
+  readonly relocations: readonly number[];
+  /** Entries [byteOffset, stmt, ...ops] (see ManifestSourceMap). */
+  readonly sourceMap: readonly (readonly number[])[];
+  readonly completionSlots: readonly number[];
+}
+
+const POLL_FUNC: Readonly<Record<CompareOp, PollFunc>> = {
+  "<": "lt",
+  "<=": "le",
+  "==": "eq",
+  "!=": "ne",
+  ">=": "ge",
+  ">": "gt",
+};
+
+/** ROCr BuildPollCommand: interval 4 (x16 clocks), retry forever. */
+const POLL_INTERVAL = 4;
+const POLL_RETRY_FOREVER = 0xfff;
+const MINUS_ONE_64 = 0xffff_ffff_ffff_ffffn;
+
+/** Address fields (name, dword) of each packet kind, from the packet table. */
+const ADDR_FIELDS = new Map<PacketKind, readonly { name: string; dw: number }[]>(
+  Object.values(COMPILED_BY_KIND).map((c) => [
+    c.kind,
+    c.fields.filter((f) => f.type === "addr").map((f) => ({ name: f.name, dw: f.dw })),
+  ]),
+);
+
+/** The largest human value of a uint field of the table (bytes of a copy, of a fill, ...). */
+function fieldMax(kind: PacketKind, field: string): { max: number; bits: number } {
+  const f = COMPILED_BY_KIND[kind].fields.find((x) => x.name === field);
+  if (!f) throw new InternalError(`packet ${kind} has no field ${field}`);
+  return { max: f.mask + f.bias, bits: f.width };
+}
+
+export function emitSdma(
+  p: QueueProgram,
+  m: IrModule,
+  layout: Layout,
+  file: SourceFile | undefined,
+  opts: EmitOptions = {},
+): { queues: EmittedQueue[]; diagnostics: Diagnostic[] } {
+  const diagnostics: Diagnostic[] = [];
+  const reported = new Set<string>();
+  const maxStream = opts.maxStreamBytes ?? DEFAULT_MAX_STREAM_BYTES;
+  const R = layout.ranks;
+  const limits = {
+    copy: fieldMax("copy_linear", "bytes"),
+    bcast: fieldMax("copy_broadcast", "bytes"),
+    swap: fieldMax("copy_swap", "bytes"),
+    fill: fieldMax("constant_fill", "bytes"),
+  };
+
+  const report = (
+    code: DiagnosticCode,
+    ops: readonly number[],
+    args: readonly (string | number)[],
+  ): void => {
+    const op = ops[0];
+    const stmt = op !== undefined ? m.ops.stmt[op]! : -1;
+    const key = `${code}:${stmt}`;
+    if (reported.has(key)) return;
+    reported.add(key);
+    const s = m.stmts[stmt];
+    const binding = op !== undefined ? describeBinding(m, stmt, m.ops.bind[op]!) : "";
+    const at = file && s ? { file, span: s.span } : undefined;
+    const d = diag(
+      code as "DMAC4001",
+      at,
+      args as [string, string],
+      binding ? { hint: `first at ${binding}` } : {},
+    );
+    diagnostics.push(d);
+  };
+
+  const buf = (l: BufferLoc): number => {
+    const base = layout.bufferAddr[l.buffer * R + l.rank];
+    if (base === undefined || Number.isNaN(base)) {
+      throw new InternalError(`buffer ${l.buffer} has no instance on rank ${l.rank}`);
+    }
+    return base + l.offset;
+  };
+  const word = (w: WordLoc): number => {
+    switch (w.space) {
+      case "signal": {
+        const a = layout.signalAddr[w.signal * R + w.rank];
+        if (a === undefined || Number.isNaN(a))
+          throw new InternalError(`signal ${w.signal} not on rank ${w.rank}`);
+        return a;
+      }
+      case "sync": {
+        const a = layout.syncAddr[w.word];
+        if (a === undefined) throw new InternalError(`no sync word ${w.word}`);
+        return a;
+      }
+      case "trigger":
+        if (layout.triggerAddr === null)
+          throw new InternalError("trigger poll without a trigger word");
+        return layout.triggerAddr;
+      default:
+        return assertNever(w, "word location");
+    }
+  };
+  const fits = (
+    what: string,
+    bytes: number,
+    lim: { max: number; bits: number },
+    ops: readonly number[],
+  ): boolean => {
+    if (bytes <= lim.max) return true;
+    report("DMAC4005", ops, [what, `${bytes} bytes`, lim.bits]);
+    return false;
+  };
+  const u32 = (what: string, v: number, ops: readonly number[]): boolean => {
+    if (Number.isInteger(v) && v >= 0 && v <= 0xffffffff) return true;
+    report("DMAC4005", ops, [what, String(v), 32]);
+    return false;
+  };
+
+  const toPacket = (c: QCmd): Packet | undefined => {
+    switch (c.kind) {
+      case "copy":
+        return fits("COPY_LINEAR count", c.bytes, limits.copy, c.ops)
+          ? { kind: "copy_linear", bytes: c.bytes, src: buf(c.src), dst: buf(c.dst) }
+          : undefined;
+      case "bcast":
+        return fits("COPY_LINEAR_BROADCAST count", c.bytes, limits.bcast, c.ops)
+          ? {
+              kind: "copy_broadcast",
+              bytes: c.bytes,
+              src: buf(c.src),
+              dst1: buf(c.dst),
+              dst2: buf(c.dst2),
+            }
+          : undefined;
+      case "swap":
+        return fits("COPY_SWAP count", c.bytes, limits.swap, c.ops)
+          ? { kind: "copy_swap", bytes: c.bytes, a: buf(c.a), b: buf(c.b) }
+          : undefined;
+      case "fill": {
+        if (!fits("CONST_FILL count", c.bytes, limits.fill, c.ops)) return undefined;
+        const dst = buf(c.dst);
+        const dword = dst % 4 === 0 && c.bytes % 4 === 0;
+        return {
+          kind: "constant_fill",
+          fillSize: dword ? "dword" : "byte",
+          dst,
+          data: dword ? (c.value * 0x01010101) >>> 0 : c.value,
+          bytes: c.bytes,
+        };
+      }
+      case "poll":
+        if (!u32("POLL_REGMEM value", c.value, c.ops) || !u32("POLL_REGMEM mask", c.mask, c.ops))
+          return undefined;
+        return {
+          kind: "poll_mem",
+          addr: word(c.at),
+          func: POLL_FUNC[c.func],
+          value: c.value,
+          mask: c.mask,
+          interval: POLL_INTERVAL,
+          retryCount: POLL_RETRY_FOREVER,
+        };
+      case "signal":
+        if (!u32(c.how === "fence" ? "FENCE data" : "ATOMIC operand", c.value, c.ops))
+          return undefined;
+        return c.how === "fence"
+          ? { kind: "fence", addr: word(c.at), data: c.value }
+          : { kind: "atomic", op: "add32", addr: word(c.at), src: BigInt(c.value) };
+      case "completion": {
+        const addr = completionAddr(layout, c.slot);
+        return p.completion === "atomic"
+          ? { kind: "atomic", op: "add64", addr, src: MINUS_ONE_64 }
+          : { kind: "fence", addr, data: 0 };
+      }
+      case "timestamp":
+        return { kind: "timestamp_get_global", addr: timestampAddr(layout, c.slot) };
+      default:
+        return assertNever(c, "queue command");
+    }
+  };
+
+  const queues: EmittedQueue[] = [];
+  for (const q of p.queues) {
+    const name = queueName(q);
+    const packets: Packet[] = [];
+    const relocations: number[] = [];
+    const sourceMap: number[][] = [];
+    const completionSlots: number[] = [];
+    let dword = 0;
+    let lastOps: readonly number[] | undefined;
+    for (const c of q.cmds) {
+      const pk = toPacket(c);
+      if (!pk) continue;
+      for (const v of packetRuleViolations(pk)) report(v.code, c.ops, v.args);
+      if (c.ops !== lastOps && c.ops.length > 0) {
+        lastOps = c.ops;
+        sourceMap.push([dword * 4, m.ops.stmt[c.ops[0]!]!, ...c.ops]);
+      }
+      if (c.kind === "completion") completionSlots.push(c.slot);
+      const rec = pk as unknown as Readonly<Record<string, unknown>>;
+      for (const f of ADDR_FIELDS.get(pk.kind) ?? []) {
+        const a = rec[f.name];
+        if (typeof a !== "number") continue;
+        const region = regionOf(layout, a);
+        relocations.push(dword + f.dw, region, a - layout.regions[region]!.base);
+      }
+      packets.push(pk);
+      dword += COMPILED_BY_KIND[pk.kind].fixedLength;
+    }
+    if (dword * 4 > maxStream) {
+      diagnostics.push(
+        diag("DMAC4006", undefined, [name, `${dword * 4} bytes`, `${maxStream} bytes`]),
+      );
+    }
+    queues.push({
+      name,
+      gpu: q.gpu,
+      engine: q.engine,
+      packets,
+      words: new Uint32Array(0),
+      relocations,
+      sourceMap,
+      completionSlots,
+    });
+  }
+  if (diagnostics.some((d) => d.severity === "error")) return { queues: [], diagnostics };
+  return { queues: queues.map((q) => ({ ...q, words: encodePackets(q.packets) })), diagnostics };
+}
+
+/** Little-endian bytes of a dword stream (independent of the host's byte order). */
+export function streamBytes(words: Uint32Array): Uint8Array {
+  const out = new Uint8Array(words.length * 4);
+  const view = new DataView(out.buffer);
+  for (let i = 0; i < words.length; i++) view.setUint32(i * 4, words[i]!, true);
+  return out;
+}
+
+export { hexAddr };

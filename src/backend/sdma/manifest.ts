@@ -1,0 +1,303 @@
+// The manifest (DIR/manifest.json, schema version 1): everything a runtime or the executor needs
+// to load the packet streams of one compiled schedule: the memory to map (regions, buffers,
+// signals, sync words, host completion signals, timestamp slots) with their addresses, one entry
+// per queue with its packet file, the completion protocol, the prelaunch trigger, relocations and
+// a source map. docs/manifest.md documents every field; bump `version` on incompatible changes.
+//
+// Addresses are plain JSON numbers (all below 2^53). Key order is the order written here.
+
+import type { IrModule } from "../../ir/ir.js";
+import type { QueueProgram } from "../../queues/queue-program.js";
+import { queueName } from "../../queues/queue-program.js";
+import type { SourceFile } from "../../source/source-file.js";
+import { lineCol } from "../../source/source-file.js";
+import { VERSION } from "../../version.js";
+import type { Layout } from "./layout.js";
+import type { EmittedQueue } from "./emit.js";
+
+export interface Manifest {
+  readonly version: 1;
+  readonly kind: "dmac-manifest";
+  /** dmac version that wrote it. */
+  readonly dmac: string;
+  readonly target: string;
+  readonly ranks: number;
+  readonly schedule: string;
+  /** Schedule parameters with their values, in declaration order. */
+  readonly params: readonly ManifestParam[];
+  readonly completion: ManifestCompletion;
+  /** Prelaunch trigger (null at -O0): the host writes `value` to `address` to release every queue. */
+  readonly trigger: { readonly address: number; readonly value: number } | null;
+  readonly queues: readonly ManifestQueue[];
+  readonly memory: ManifestMemory;
+  readonly relocations: readonly ManifestRelocations[];
+  readonly sourceMap: ManifestSourceMap;
+}
+
+export interface ManifestParam {
+  readonly name: string;
+  readonly type: "int" | "bytes" | "bool";
+  readonly value: number | boolean;
+}
+
+export interface ManifestCompletion {
+  /** "atomic": ATOMIC ADD64 of -1; "fence": FENCE of 0 into the low dword. */
+  readonly protocol: "atomic" | "fence";
+  /** Every completion signal is 64-bit, starts at `initial` and is done when it equals `done`. */
+  readonly width: 64;
+  readonly initial: 1;
+  readonly done: 0;
+}
+
+export interface ManifestQueue {
+  /** "gpu3.sdma14": the name used by relocations and the source map. */
+  readonly name: string;
+  readonly gpu: number;
+  readonly engine: number;
+  /** The packet stream, little-endian dwords, relative to the manifest's directory. */
+  readonly file: string;
+  readonly dwords: number;
+  /** Completion slots this queue signals, in stream order. */
+  readonly completionSlots: readonly number[];
+}
+
+export interface ManifestRegion {
+  /** "gpu0" .. "gpuN-1" (device memory of one GPU) or "host" (host-visible pinned memory). */
+  readonly name: string;
+  readonly kind: "device" | "host";
+  /** The GPU whose memory it is; null for host memory. */
+  readonly gpu: number | null;
+  readonly base: number;
+  /** Bytes used (allocation end, 4 KiB aligned) from base. */
+  readonly size: number;
+}
+
+export interface ManifestMemory {
+  /** Index in this list is the region number used by relocations. */
+  readonly regions: readonly ManifestRegion[];
+  /** One entry per buffer instance, sorted by (buffer id, gpu). Initial contents: the runtime's. */
+  readonly buffers: readonly {
+    readonly name: string;
+    readonly id: number;
+    readonly gpu: number;
+    readonly address: number;
+    readonly size: number;
+  }[];
+  /** User signal words (32-bit, initial value 0 unless the host sets them). */
+  readonly signals: readonly {
+    readonly name: string;
+    readonly id: number;
+    readonly gpu: number;
+    readonly address: number;
+  }[];
+  /** Compiler sync words (32-bit, must be 0 before the queues start). */
+  readonly syncWords: readonly ManifestSyncWord[];
+  /**
+   * Host completion signals (64-bit each, set to completion.initial before submission): slot k
+   * is at base + k * stride, k < count. Which queue signals which slot: ManifestQueue.completionSlots.
+   */
+  readonly completionSignals: SlotArray;
+  /** Slots receiving 64-bit TIMESTAMP values: slot k at base + k * stride (stride >= 32). */
+  readonly timestampSlots: SlotArray;
+}
+
+export interface SlotArray {
+  readonly base: number;
+  readonly stride: number;
+  readonly count: number;
+}
+
+export type ManifestSyncWord =
+  | {
+      readonly id: number;
+      readonly kind: "progress";
+      readonly gpu: number;
+      readonly address: number;
+      readonly producer: string;
+      readonly consumer: string;
+    }
+  | {
+      readonly id: number;
+      readonly kind: "barrier";
+      readonly gpu: number;
+      readonly address: number;
+      readonly queue: string;
+    };
+
+/**
+ * Every 64-bit address in a queue's stream: `entries` is a flat list of triples
+ * [dword, region, addend]: dwords `dword` (low half) and `dword + 1` (high half) of the stream hold
+ * regions[region].base + addend. A runtime that maps a region elsewhere rewrites those dwords.
+ * (Swap and timestamp packets keep their low reserved bits 0, which rebasing by multiples of
+ * 4 KiB preserves.)
+ */
+export interface ManifestRelocations {
+  readonly queue: string;
+  readonly entries: readonly number[];
+}
+
+export interface ManifestSourceMap {
+  /** The source file name as given to dmac. */
+  readonly file: string;
+  /** Source statements: index = IR stmt index; 1-based line and column of the statement start. */
+  readonly stmts: readonly { readonly line: number; readonly col: number }[];
+  /**
+   * Per queue, entries [byteOffset, stmt, op, op, ...]: the packets from byteOffset up to the next
+   * entry implement (or order) those IR ops, the first of which comes from statement `stmt`.
+   */
+  readonly queues: readonly {
+    readonly queue: string;
+    readonly entries: readonly (readonly number[])[];
+  }[];
+}
+
+// ---- Builder ---------------------------------------------------------------------------------
+
+/** The memory section shared by the manifest and the trace. */
+export function manifestMemory(m: IrModule, p: QueueProgram, layout: Layout): ManifestMemory {
+  const R = layout.ranks;
+  const names = p.queues.map(queueName);
+  const buffers: ManifestMemory["buffers"][number][] = [];
+  for (const b of m.buffers) {
+    for (let g = 0; g < R; g++) {
+      const address = layout.bufferAddr[b.id * R + g]!;
+      if (!Number.isNaN(address))
+        buffers.push({ name: b.name, id: b.id, gpu: g, address, size: b.size });
+    }
+  }
+  const signals: ManifestMemory["signals"][number][] = [];
+  for (const s of m.signals) {
+    for (let g = 0; g < R; g++) {
+      const address = layout.signalAddr[s.id * R + g]!;
+      if (!Number.isNaN(address)) signals.push({ name: s.name, id: s.id, gpu: g, address });
+    }
+  }
+  const syncWords: ManifestSyncWord[] = p.syncWords.map((w, id) =>
+    w.kind === "progress"
+      ? {
+          id,
+          kind: "progress",
+          gpu: w.gpu,
+          address: layout.syncAddr[id]!,
+          producer: names[w.producer]!,
+          consumer: names[w.consumer]!,
+        }
+      : { id, kind: "barrier", gpu: w.gpu, address: layout.syncAddr[id]!, queue: names[w.queue]! },
+  );
+  const completionSignals: SlotArray = {
+    base: layout.completionBase,
+    stride: layout.config.completionAlign,
+    count: p.completionSlots,
+  };
+  const timestampSlots: SlotArray = {
+    base: layout.timestampBase,
+    stride: layout.config.timestampAlign,
+    count: p.timestampSlots,
+  };
+  return {
+    regions: layout.regions.map((r) => ({
+      name: r.name,
+      kind: r.kind,
+      gpu: r.gpu,
+      base: r.base,
+      size: r.size,
+    })),
+    buffers,
+    signals,
+    syncWords,
+    completionSignals,
+    timestampSlots,
+  };
+}
+
+export const COMPLETION_SECTION = (p: QueueProgram): ManifestCompletion => ({
+  protocol: p.completion,
+  width: 64,
+  initial: 1,
+  done: 0,
+});
+
+export function buildManifest(
+  m: IrModule,
+  p: QueueProgram,
+  layout: Layout,
+  emitted: readonly EmittedQueue[],
+  file: SourceFile,
+  targetName: string,
+): Manifest {
+  return {
+    version: 1,
+    kind: "dmac-manifest",
+    dmac: VERSION,
+    target: targetName,
+    ranks: m.ranks,
+    schedule: m.schedule,
+    params: m.params.map((x) => ({ name: x.name, type: x.type, value: x.value })),
+    completion: COMPLETION_SECTION(p),
+    trigger:
+      p.trigger && layout.triggerAddr !== null
+        ? { address: layout.triggerAddr, value: p.trigger.value }
+        : null,
+    queues: emitted.map((q) => ({
+      name: q.name,
+      gpu: q.gpu,
+      engine: q.engine,
+      file: `${q.name}.bin`,
+      dwords: q.words.length,
+      completionSlots: q.completionSlots,
+    })),
+    memory: manifestMemory(m, p, layout),
+    relocations: emitted.map((q) => ({ queue: q.name, entries: q.relocations })),
+    sourceMap: {
+      file: file.name,
+      stmts: m.stmts.map((s) => lineCol(file, s.span.start)),
+      queues: emitted.map((q) => ({ queue: q.name, entries: q.sourceMap })),
+    },
+  };
+}
+
+/**
+ * Deterministic, diff-friendly JSON: objects one key per line in insertion order (builders above
+ * fix the order), arrays of scalars on one line, arrays of arrays one inner array per line.
+ */
+export function formatJson(value: unknown): string {
+  const parts: string[] = [];
+  const scalar = (v: unknown): boolean => v === null || typeof v !== "object";
+  const write = (v: unknown, indent: string): void => {
+    if (scalar(v)) {
+      parts.push(JSON.stringify(v) ?? "null");
+    } else if (Array.isArray(v)) {
+      if (v.length === 0) parts.push("[]");
+      else if (v.every(scalar))
+        parts.push("[" + v.map((x) => JSON.stringify(x) ?? "null").join(", ") + "]");
+      else {
+        const inner = indent + "  ";
+        parts.push("[\n");
+        v.forEach((x, i) => {
+          parts.push(inner);
+          write(x, inner);
+          parts.push(i < v.length - 1 ? ",\n" : "\n");
+        });
+        parts.push(indent + "]");
+      }
+    } else {
+      const entries = Object.entries(v as Record<string, unknown>).filter(
+        ([, x]) => x !== undefined,
+      );
+      if (entries.length === 0) {
+        parts.push("{}");
+        return;
+      }
+      const inner = indent + "  ";
+      parts.push("{\n");
+      entries.forEach(([k, x], i) => {
+        parts.push(inner + JSON.stringify(k) + ": ");
+        write(x, inner);
+        parts.push(i < entries.length - 1 ? ",\n" : "\n");
+      });
+      parts.push(indent + "}");
+    }
+  };
+  write(value, "");
+  return parts.join("") + "\n";
+}

@@ -1,0 +1,555 @@
+// The checker: names, scopes and types of a parsed program, checked symbolically (without
+// instantiating loops). Entry point: checkProgram(file, program, options).
+//
+// Contract: every schedule in the file is checked; a CheckedSchedule is returned for each
+// *selected* schedule (options.schedule, or all of them) that has no errors and no file-level
+// errors, with its parameter values resolved (default or -D) and the type of every expression
+// node recorded (buffer names given as `implements` arguments are not expressions of a type and
+// are absent). Checks that need concrete values (bounds, ranks, engines) belong to instantiation.
+
+import type {
+  Block,
+  Expr,
+  FlagRef,
+  ForStmt,
+  Implements,
+  LetStmt,
+  Placement,
+  Program,
+  Region,
+  ScheduleDecl,
+  Stmt,
+  TypeName,
+} from "../frontend/ast.js";
+import type { SourceFile } from "../source/source-file.js";
+import { diag, type Diagnostic } from "../diagnostics/diagnostic.js";
+import { COLLECTIVES, isCollectiveName } from "../ir/collectives.js";
+import type { Target } from "../target/target.js";
+import { assertNever } from "../util/assert-never.js";
+import type { CheckedSchedule, CheckOptions, Value } from "./checked.js";
+import { evaluateDefine } from "./defines.js";
+import { expectType, typeExpr, type ExprContext } from "./expr-types.js";
+import { resolveTarget } from "./resolve-target.js";
+import {
+  closeScope,
+  declare,
+  lookup,
+  newScope,
+  SYMBOL_LABEL,
+  visibleNames,
+  type Scope,
+  type Sym,
+} from "./scope.js";
+import { didYouMean } from "./suggest.js";
+
+export { selectSchedule } from "./select-schedule.js";
+
+export interface CheckResult {
+  readonly diagnostics: Diagnostic[];
+  readonly schedules: CheckedSchedule[];
+}
+
+interface Ctx extends ExprContext {
+  /** True directly in a schedule body (where buffers and signals may be declared). */
+  readonly topLevel: boolean;
+}
+
+const countErrors = (ds: readonly Diagnostic[]) => ds.filter((d) => d.severity === "error").length;
+
+export function checkProgram(
+  file: SourceFile,
+  program: Program,
+  options: CheckOptions,
+): CheckResult {
+  const diagnostics: Diagnostic[] = [];
+  const { target } = resolveTarget(file, program, options, diagnostics);
+  const ranks = target.gpus;
+
+  // File level: constants (visible in every schedule, in declaration order) and schedule names.
+  const fileScope = newScope(undefined);
+  const fileTypes = new Map<Expr, TypeName>();
+  const fileCtx: Ctx = {
+    file,
+    scope: fileScope,
+    types: fileTypes,
+    diagnostics,
+    ranks,
+    topLevel: false,
+  };
+  const decls: ScheduleDecl[] = [];
+  const byName = new Map<string, ScheduleDecl>();
+  for (const item of program.items) {
+    switch (item.kind) {
+      case "target":
+        break;
+      case "const-item":
+        checkLet(fileCtx, item.decl);
+        break;
+      case "schedule": {
+        const first = byName.get(item.name.name);
+        if (first) {
+          diagnostics.push(
+            diag("DMAC2002", { file, span: item.name.span }, [item.name.name], {
+              related: [
+                {
+                  message: `schedule '${first.name.name}' is first declared here`,
+                  file,
+                  span: first.name.span,
+                },
+              ],
+            }),
+          );
+        } else byName.set(item.name.name, item);
+        decls.push(item);
+        break;
+      }
+      default:
+        assertNever(item, "item");
+    }
+  }
+  if (decls.length === 0) {
+    diagnostics.push(
+      diag("DMAC2014", { file, span: { start: 0, end: 0 } }, [], {
+        hint: "declare one with 'schedule NAME() { ... }'",
+      }),
+    );
+    closeScope(file, fileScope, diagnostics);
+    return { diagnostics, schedules: [] };
+  }
+
+  let selected: readonly ScheduleDecl[] = decls;
+  if (options.schedule !== undefined) {
+    const chosen = byName.get(options.schedule);
+    if (!chosen) {
+      diagnostics.push(
+        diag("DMAC2020", undefined, [options.schedule], {
+          hint:
+            didYouMean(options.schedule, byName.keys()) ??
+            `the file declares: ${[...byName.keys()].join(", ")}`,
+        }),
+      );
+    }
+    selected = chosen ? [chosen] : [];
+  }
+
+  // -D names must belong to at least one selected schedule.
+  for (const name of Object.keys(options.defines)) {
+    if (selected.some((s) => s.params.some((p) => p.name.name === name))) continue;
+    if (selected.length === 0) continue; // DMAC2020 already explains
+    const params = selected.flatMap((s) => s.params.map((p) => p.name.name));
+    diagnostics.push(
+      diag("DMAC2009", undefined, [name, selected.map((s) => s.name.name).join("' or '")], {
+        hint:
+          didYouMean(name, params) ??
+          (params.length
+            ? `the parameters are: ${[...new Set(params)].join(", ")}`
+            : "the schedule has no parameters"),
+      }),
+    );
+  }
+  const fileErrors = countErrors(diagnostics);
+
+  const schedules: CheckedSchedule[] = [];
+  for (const decl of decls) {
+    const isSelected = selected.includes(decl);
+    const checked = checkSchedule(fileCtx, program, decl, target, options, isSelected);
+    if (checked && isSelected) schedules.push(checked);
+  }
+  closeScope(file, fileScope, diagnostics);
+  return { diagnostics, schedules: fileErrors > 0 ? [] : schedules };
+}
+
+function checkSchedule(
+  fileCtx: Ctx,
+  program: Program,
+  decl: ScheduleDecl,
+  target: Target,
+  options: CheckOptions,
+  isSelected: boolean,
+): CheckedSchedule | undefined {
+  const { file, diagnostics } = fileCtx;
+  const errorsBefore = countErrors(diagnostics);
+  const scope = newScope(fileCtx.scope);
+  const ctx: Ctx = { ...fileCtx, scope, types: new Map(fileCtx.types), topLevel: true };
+
+  // Parameters: defaults may use earlier parameters, so their values are visible while defaults
+  // are checked, then hidden again: the body is checked for every value of the parameters.
+  const params: { name: string; type: TypeName; value: Value | undefined }[] = [];
+  const paramSyms: Sym[] = [];
+  for (const p of decl.params) {
+    let value: Value | undefined;
+    if (p.default) {
+      const t = expectType(ctx, p.default, p.type);
+      if (t.type !== undefined && t.value === undefined) {
+        diagnostics.push(
+          diag("DMAC2022", { file, span: p.default.span }, [p.name.name], {
+            hint: "use literals, ranks, file-level constants and earlier parameters",
+          }),
+        );
+      }
+      value = t.value;
+    }
+    const text = Object.hasOwn(options.defines, p.name.name)
+      ? options.defines[p.name.name]
+      : undefined;
+    if (isSelected && text !== undefined) {
+      const r = evaluateDefine(p.name.name, text, p.type, fileCtx.scope, fileCtx.ranks);
+      diagnostics.push(...r.diagnostics);
+      value = r.value;
+    } else if (isSelected && !p.default) {
+      diagnostics.push(diag("DMAC2016", { file, span: p.name.span }, [p.name.name]));
+    }
+    const sym: Sym = {
+      kind: "parameter",
+      name: p.name.name,
+      span: p.name.span,
+      type: p.type,
+      value,
+      used: false,
+    };
+    declare(file, scope, sym, diagnostics);
+    paramSyms.push(sym);
+    params.push({ name: p.name.name, type: p.type, value });
+  }
+  for (const sym of paramSyms) sym.value = undefined;
+
+  checkStmts(ctx, decl.body.stmts);
+  if (decl.implements) checkImplements(ctx, decl.implements);
+  closeScope(file, scope, diagnostics);
+
+  if (countErrors(diagnostics) > errorsBefore) return undefined;
+  const resolved: { name: string; type: TypeName; value: Value }[] = [];
+  for (const p of params) {
+    if (p.value === undefined) return undefined;
+    resolved.push({ name: p.name, type: p.type, value: p.value });
+  }
+  return { file, program, schedule: decl, target, params: resolved, types: ctx.types };
+}
+
+function inner(ctx: Ctx, scope: Scope = newScope(ctx.scope)): Ctx {
+  return { ...ctx, scope, topLevel: false };
+}
+
+function checkBlock(ctx: Ctx, block: Block): void {
+  const c = inner(ctx);
+  checkStmts(c, block.stmts);
+  closeScope(c.file, c.scope, c.diagnostics);
+}
+
+function checkStmts(ctx: Ctx, stmts: readonly Stmt[]): void {
+  for (const s of stmts) checkStmt(ctx, s);
+}
+
+function checkStmt(ctx: Ctx, s: Stmt): void {
+  const { file, diagnostics } = ctx;
+  switch (s.kind) {
+    case "let":
+      checkLet(ctx, s);
+      return;
+    case "buffer":
+    case "signal": {
+      if (!ctx.topLevel) {
+        diagnostics.push(
+          diag(
+            "DMAC2017",
+            { file, span: s.span },
+            [s.kind === "buffer" ? `buffer '${s.name.name}'` : `signal '${s.name.name}'`],
+            {
+              hint: "move the declaration to the top of the schedule body",
+            },
+          ),
+        );
+      }
+      if (s.kind === "buffer") expectType(ctx, s.size, "bytes", "buffer size");
+      if (s.rank) expectType(ctx, s.rank, "int", "rank");
+      declare(
+        file,
+        ctx.scope,
+        {
+          kind: s.kind,
+          name: s.name.name,
+          span: s.name.span,
+          type: undefined,
+          value: undefined,
+          used: false,
+        },
+        diagnostics,
+      );
+      return;
+    }
+    case "if":
+      expectType(ctx, s.cond, "bool");
+      checkBlock(ctx, s.then);
+      if (s.else?.kind === "block") checkBlock(ctx, s.else);
+      else if (s.else) checkStmt(ctx, s.else);
+      return;
+    case "for":
+      checkFor(ctx, s);
+      return;
+    case "copy":
+      checkRegion(ctx, s.src);
+      for (const d of s.dsts) checkRegion(ctx, d);
+      checkPlacement(ctx, s.placement);
+      return;
+    case "swap":
+      checkRegion(ctx, s.a);
+      checkRegion(ctx, s.b);
+      checkPlacement(ctx, s.placement);
+      return;
+    case "fill":
+      checkRegion(ctx, s.dst);
+      expectType(ctx, s.value, "int", "fill byte");
+      checkPlacement(ctx, s.placement);
+      return;
+    case "when":
+      checkFlag(ctx, s.flag);
+      expectType(ctx, s.value, "int", "signal value");
+      checkBlock(ctx, s.body);
+      return;
+    case "notify":
+      checkFlag(ctx, s.flag);
+      return;
+    case "ensure":
+      checkRegion(ctx, s.dst);
+      if (s.expected.kind === "region") checkRegion(ctx, s.expected);
+      else expectType(ctx, s.expected, "int", "byte value");
+      return;
+    default:
+      assertNever(s, "statement");
+  }
+}
+
+/** `const`/`let` (file level or in a schedule): both are immutable bindings. */
+function checkLet(ctx: Ctx, s: LetStmt): void {
+  const t = s.type ? expectType(ctx, s.value, s.type) : typeExpr(ctx, s.value);
+  const sym: Sym = {
+    kind: s.keyword,
+    name: s.name.name,
+    span: s.name.span,
+    // A declared type stands even when the value is wrong, so uses are not reported again.
+    type: s.type ?? t.type,
+    value: t.value,
+    // A binding whose value is wrong is not also reported as unused.
+    used: t.type === undefined,
+  };
+  declare(ctx.file, ctx.scope, sym, ctx.diagnostics);
+}
+
+function checkFor(ctx: Ctx, s: ForStmt): void {
+  const { file, diagnostics } = ctx;
+  const loop = inner(ctx);
+  for (const v of s.vars) {
+    const r = v.range;
+    switch (r.kind) {
+      case "ranks":
+        break;
+      case "range":
+        for (const bound of r.step ? [r.from, r.to, r.step] : [r.from, r.to]) {
+          const t = typeExpr(loop, bound);
+          if (t.type !== undefined && t.type !== "int") {
+            diagnostics.push(
+              diag(
+                "DMAC2015",
+                { file, span: bound.span },
+                [`loop bounds and steps must be int, found ${t.type}`],
+                {
+                  hint:
+                    t.type === "bytes"
+                      ? "divide by a size to count chunks, e.g. 'size / chunk'"
+                      : undefined,
+                },
+              ),
+            );
+          }
+        }
+        break;
+      case "expr": {
+        const t = typeExpr(loop, r.expr);
+        const text = file.text.slice(r.expr.span.start, r.expr.span.end);
+        diagnostics.push(
+          diag(
+            "DMAC2015",
+            { file, span: r.expr.span },
+            [`'for ${v.name.name} in ${text}' needs a range or 'ranks'`],
+            {
+              hint:
+                t.type === "int" || t.type === undefined
+                  ? `write 'for ${v.name.name} in 0..${text}' to count from 0 to ${text} - 1`
+                  : `a loop runs over a range of int values such as '0..n'`,
+            },
+          ),
+        );
+        break;
+      }
+      default:
+        assertNever(r, "loop range");
+    }
+    declare(
+      file,
+      loop.scope,
+      {
+        kind: "loop-var",
+        name: v.name.name,
+        span: v.name.span,
+        type: "int",
+        value: undefined,
+        used: false,
+      },
+      diagnostics,
+    );
+  }
+  if (s.where) expectType(loop, s.where, "bool");
+  checkBlock(loop, s.body);
+  closeScope(file, loop.scope, diagnostics);
+}
+
+function checkPlacement(ctx: Ctx, placement: readonly Placement[]): void {
+  for (const p of placement) {
+    switch (p.kind) {
+      case "engine":
+        expectType(ctx, p.engine, "int", "engine");
+        break;
+      case "driver":
+        expectType(ctx, p.rank, "int", "rank");
+        break;
+      default:
+        assertNever(p, "placement");
+    }
+  }
+}
+
+/** Resolves NAME in `NAME@r` to a symbol of `kind`, reporting DMAC2001 / DMAC2011 / DMAC2012. */
+function resolveStorage(
+  ctx: Ctx,
+  name: { name: string; span: Region["span"] },
+  kind: "buffer" | "signal",
+): void {
+  const sym = lookup(ctx.scope, name.name);
+  const at = { file: ctx.file, span: name.span };
+  if (!sym) {
+    const candidates = visibleNames(ctx.scope, (s) => s.kind === kind);
+    ctx.diagnostics.push(
+      diag("DMAC2001", at, [name.name], {
+        hint:
+          didYouMean(name.name, candidates) ??
+          (candidates.length === 0
+            ? `declare it with '${kind} ${name.name}${kind === "buffer" ? ": SIZE" : ""}'`
+            : undefined),
+      }),
+    );
+    return;
+  }
+  sym.used = true;
+  if (sym.kind !== kind) {
+    ctx.diagnostics.push(
+      diag(kind === "buffer" ? "DMAC2011" : "DMAC2012", at, [name.name, SYMBOL_LABEL[sym.kind]], {
+        related: [{ message: `'${name.name}' is declared here`, file: ctx.file, span: sym.span }],
+      }),
+    );
+  }
+}
+
+function checkRegion(ctx: Ctx, r: Region): void {
+  resolveStorage(ctx, r.buffer, "buffer");
+  expectType(ctx, r.rank, "int", "rank");
+  const sl = r.slice;
+  if (!sl) return;
+  switch (sl.kind) {
+    case "range":
+      expectType(ctx, sl.lo, "bytes", "offset");
+      expectType(ctx, sl.hi, "bytes", "offset");
+      return;
+    case "len":
+      expectType(ctx, sl.lo, "bytes", "offset");
+      expectType(ctx, sl.len, "bytes", "length");
+      return;
+    default:
+      assertNever(sl, "region slice");
+  }
+}
+
+function checkFlag(ctx: Ctx, f: FlagRef): void {
+  resolveStorage(ctx, f.signal, "signal");
+  expectType(ctx, f.rank, "int", "rank");
+}
+
+function signatureText(name: string, args: readonly { name: string }[]): string {
+  return `${name}(${args.map((a) => a.name).join(", ")})`;
+}
+
+/** `implements COLL(ARGS)`: checked against the schedule's top-level scope (buffers are declared in the body). */
+function checkImplements(ctx: Ctx, imp: Implements): void {
+  const { file, diagnostics } = ctx;
+  const name = imp.collective.name;
+  const markUsed = () => {
+    for (const a of imp.args) {
+      const sym = a.kind === "name" ? lookup(ctx.scope, a.name) : undefined;
+      if (sym) sym.used = true;
+    }
+  };
+  if (!isCollectiveName(name)) {
+    markUsed();
+    const names = Object.keys(COLLECTIVES);
+    diagnostics.push(
+      diag("DMAC2007", { file, span: imp.collective.span }, [`unknown collective '${name}'`], {
+        hint:
+          didYouMean(name, names) ??
+          `the collectives are ${names.join(", ")}; state any other postcondition with 'ensure'`,
+      }),
+    );
+    return;
+  }
+  const sigs = COLLECTIVES[name].signatures;
+  const sig = sigs.find((s) => s.args.length === imp.args.length);
+  if (!sig) {
+    markUsed();
+    const counts = [...new Set(sigs.map((s) => s.args.length))].join(" or ");
+    diagnostics.push(
+      diag(
+        "DMAC2007",
+        { file, span: imp.span },
+        [`${name} takes ${counts} arguments, found ${imp.args.length}`],
+        {
+          hint: `write ${sigs.map((s) => signatureText(name, s.args)).join(" or ")}`,
+        },
+      ),
+    );
+    return;
+  }
+  sig.args.forEach((want, i) => {
+    const arg = imp.args[i]!;
+    const at = { file, span: arg.span };
+    const sym = arg.kind === "name" ? lookup(ctx.scope, arg.name) : undefined;
+    if (want.kind === "buffer") {
+      if (arg.kind === "name" && !sym) {
+        resolveStorage(ctx, { name: arg.name, span: arg.span }, "buffer");
+      } else if (!sym || sym.kind !== "buffer") {
+        if (sym) sym.used = true;
+        const found = sym ? `, found ${SYMBOL_LABEL[sym.kind]} '${sym.name}'` : "";
+        diagnostics.push(
+          diag("DMAC2007", at, [`argument '${want.name}' of ${name} must be a buffer${found}`], {
+            hint: `write ${signatureText(name, sig.args)} with buffers declared in the schedule`,
+          }),
+        );
+      } else sym.used = true;
+      return;
+    }
+    if (sym && (sym.kind === "buffer" || sym.kind === "signal")) {
+      sym.used = true;
+      diagnostics.push(
+        diag(
+          "DMAC2007",
+          at,
+          [
+            `argument '${want.name}' of ${name} must be an int, found ${SYMBOL_LABEL[sym.kind]} '${sym.name}'`,
+          ],
+          {
+            hint: `write ${signatureText(name, sig.args)}`,
+          },
+        ),
+      );
+      return;
+    }
+    expectType(ctx, arg, "int", want.name);
+  });
+}

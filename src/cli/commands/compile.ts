@@ -1,0 +1,180 @@
+// `dmac compile FILE -o DIR`: compile one schedule and write manifest.json, gpu<G>.sdma<E>.bin,
+// dump.txt and (with --emit trace) trace.json into DIR, atomically (backend/output.ts).
+// Exit 0 on success (warnings allowed), 1 on errors in the input.
+
+import { dirname } from "node:path";
+import type { Command } from "commander";
+import { Option } from "commander";
+import {
+  buildOutputs,
+  compileToQueues,
+  EMIT_KINDS,
+  type EmitKind,
+  type OutputFile,
+} from "../../backend/compile-pipeline.js";
+import { OutputError, writeOutputDir } from "../../backend/output.js";
+import { diag, hasErrors, type Diagnostic } from "../../diagnostics/diagnostic.js";
+import type { CompletionProtocol } from "../../queues/queue-program.js";
+import type { ColorMode, DiagnosticFormat } from "../io.js";
+import type { CliContext } from "../main.js";
+import {
+  addDefineOption,
+  addDiagnosticOptions,
+  parseDefines,
+  parsePositiveInt,
+  readSourceFile,
+  readTargetOption,
+  reportDiagnostics,
+} from "../options.js";
+
+/** Options shared by `compile` and `golden` (as commander delivers them). */
+export interface BuildCommandOptions {
+  readonly define?: string[] | undefined;
+  readonly schedule?: string | undefined;
+  readonly target?: string | undefined;
+  readonly emit?: string | undefined;
+  readonly completion?: string | undefined;
+  readonly maxCopyBytes?: string | undefined;
+  readonly conservativeCount?: boolean | undefined;
+  readonly maxStreamBytes?: string | undefined;
+  readonly maxOps?: string | undefined;
+}
+
+export interface CompileCommandOptions extends BuildCommandOptions {
+  readonly output: string;
+  readonly format: DiagnosticFormat;
+  readonly color: ColorMode;
+}
+
+/** Parses the `--emit` list (default: sdma). */
+export function parseEmit(text: string | undefined): {
+  emit: EmitKind[];
+  diagnostics: Diagnostic[];
+} {
+  const items = (text ?? "sdma")
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
+  const bad = items.filter((s) => !(EMIT_KINDS as readonly string[]).includes(s));
+  if (bad.length > 0 || items.length === 0) {
+    return {
+      emit: [],
+      diagnostics: [
+        diag("DMAC5004", undefined, ["--emit", `'${text}': choose from ${EMIT_KINDS.join(", ")}`]),
+      ],
+    };
+  }
+  return { emit: EMIT_KINDS.filter((k) => items.includes(k)), diagnostics: [] };
+}
+
+/** Compiles the file at `path` to its output files (no I/O besides reading sources/targets). */
+export function compileFileToOutputs(
+  path: string,
+  opts: BuildCommandOptions,
+): { diagnostics: Diagnostic[]; files: OutputFile[] | undefined } {
+  const defines = parseDefines(opts.define);
+  const target = readTargetOption(opts.target);
+  const emit = parseEmit(opts.emit);
+  const maxCopy = parsePositiveInt("--max-copy-bytes", opts.maxCopyBytes);
+  const maxStream = parsePositiveInt("--max-stream-bytes", opts.maxStreamBytes);
+  const maxOps = parsePositiveInt("--max-ops", opts.maxOps);
+  const diagnostics: Diagnostic[] = [
+    ...defines.diagnostics,
+    ...target.diagnostics,
+    ...emit.diagnostics,
+    ...maxCopy.diagnostics,
+    ...maxStream.diagnostics,
+    ...maxOps.diagnostics,
+  ];
+  const completion = opts.completion ?? "atomic";
+  if (completion !== "atomic" && completion !== "fence") {
+    diagnostics.push(
+      diag("DMAC5004", undefined, ["--completion", `'${completion}': choose atomic or fence`]),
+    );
+  }
+  if (maxCopy.value !== undefined && opts.conservativeCount) {
+    diagnostics.push(
+      diag("DMAC5004", undefined, [
+        "--max-copy-bytes",
+        "give either --max-copy-bytes or --conservative-count",
+      ]),
+    );
+  }
+  if (hasErrors(diagnostics)) return { diagnostics, files: undefined };
+  const read = readSourceFile(path);
+  if (!read.file) return { diagnostics: [...diagnostics, ...read.diagnostics], files: undefined };
+  const file = read.file;
+  const q = compileToQueues(file, {
+    defines: defines.defines,
+    schedule: opts.schedule,
+    baseDir: dirname(path),
+    targetOverride: target.target,
+    maxOps: maxOps.value,
+    completion: completion as CompletionProtocol,
+    maxCopyBytes: maxCopy.value,
+    conservativeCount: opts.conservativeCount === true,
+  });
+  diagnostics.push(...q.diagnostics);
+  if (!q.compiled) return { diagnostics, files: undefined };
+  const out = buildOutputs(file, q.compiled, { emit: emit.emit, maxStreamBytes: maxStream.value });
+  return { diagnostics: [...diagnostics, ...out.diagnostics], files: out.files };
+}
+
+export function runCompile(path: string, opts: CompileCommandOptions, ctx: CliContext): number {
+  const result = compileFileToOutputs(path, opts);
+  const diagnostics = [...result.diagnostics];
+  if (result.files && !hasErrors(diagnostics)) {
+    try {
+      writeOutputDir(opts.output, result.files);
+    } catch (e) {
+      if (!(e instanceof OutputError)) throw e;
+      diagnostics.push(diag("DMAC5002", undefined, [e.path, e.reason]));
+    }
+  }
+  return reportDiagnostics(ctx, diagnostics, opts);
+}
+
+/** Adds the options `compile` and `golden` share. */
+export function addBuildOptions(cmd: Command): Command {
+  addDefineOption(cmd)
+    .option("--schedule <name>", "the schedule to compile when the file has several")
+    .option("--target <file>", "use this target description (JSON) instead of the file's 'target'")
+    .option(
+      "--emit <list>",
+      "what to write, comma-separated: sdma (manifest, .bin, dump.txt), trace",
+      "sdma",
+    )
+    .addOption(
+      new Option(
+        "--completion <protocol>",
+        "completion signals: atomic (ATOMIC add64 -1) or fence (FENCE 0)",
+      )
+        .choices(["atomic", "fence"])
+        .default("atomic"),
+    )
+    .option(
+      "--max-copy-bytes <n>",
+      "split copies into packets of at most N bytes (default: the target's limit)",
+    )
+    .option("--conservative-count", "split copies at 0x3FFFE0 bytes (the 22-bit count reading)")
+    .option("--max-stream-bytes <n>", "largest packet stream of one queue (default 268435456)")
+    .option(
+      "--max-ops <n>",
+      "limit on the operations a schedule may instantiate (default 4000000)",
+    );
+  return cmd;
+}
+
+export function registerCompile(program: Command, ctx: CliContext): void {
+  const cmd = program
+    .command("compile")
+    .description(
+      "compile a schedule into SDMA packet streams, a manifest, a dump and a command trace",
+    )
+    .argument("<file>", ".dmac source file")
+    .requiredOption("-o, --output <dir>", "output directory (replaced atomically)");
+  addBuildOptions(cmd);
+  addDiagnosticOptions(cmd).action((file: string, opts: CompileCommandOptions) => {
+    ctx.exit(runCompile(file, opts, ctx));
+  });
+}

@@ -1,0 +1,102 @@
+// `dmac ir FILE`: parse, check and instantiate one schedule and print its IR in the text form
+// (src/ir/print.ts); `--dump-deps` also infers and prints the happens-before edges. The IR goes to
+// stdout; diagnostics go to stderr (also with --format json, since stdout carries the IR).
+// Exit 0 when the IR was printed (warnings allowed), 1 on errors in the input.
+
+import { dirname } from "node:path";
+import type { Command } from "commander";
+import { checkSource } from "../../check/check-source.js";
+import { selectSchedule } from "../../check/select-schedule.js";
+import { hasErrors, sortDiagnostics, type Diagnostic } from "../../diagnostics/diagnostic.js";
+import { renderDiagnostics } from "../../diagnostics/render.js";
+import { inferDeps } from "../../ir/deps.js";
+import { DEFAULT_MAX_OPS, instantiate } from "../../ir/instantiate.js";
+import { printIr } from "../../ir/print.js";
+import type { CliContext } from "../main.js";
+import {
+  EXIT_OK,
+  EXIT_USER_ERROR,
+  useColor,
+  type ColorMode,
+  type DiagnosticFormat,
+} from "../io.js";
+import {
+  addDefineOption,
+  addDiagnosticOptions,
+  parseDefines,
+  parsePositiveInt,
+  readSourceFile,
+  readTargetOption,
+} from "../options.js";
+
+export interface IrCommandOptions {
+  readonly define?: string[] | undefined;
+  readonly schedule?: string | undefined;
+  readonly target?: string | undefined;
+  readonly maxOps?: string | undefined;
+  readonly dumpDeps?: boolean | undefined;
+  readonly format: DiagnosticFormat;
+  readonly color: ColorMode;
+}
+
+/** The IR text of one schedule of `path`, or undefined with the diagnostics that prevented it. */
+export function irText(
+  path: string,
+  opts: IrCommandOptions,
+): { text: string | undefined; diagnostics: Diagnostic[] } {
+  const defines = parseDefines(opts.define);
+  const target = readTargetOption(opts.target);
+  const maxOps = parsePositiveInt("--max-ops", opts.maxOps);
+  const diagnostics: Diagnostic[] = [
+    ...defines.diagnostics,
+    ...target.diagnostics,
+    ...maxOps.diagnostics,
+  ];
+  if (hasErrors(diagnostics)) return { text: undefined, diagnostics };
+  const read = readSourceFile(path);
+  diagnostics.push(...read.diagnostics);
+  if (!read.file) return { text: undefined, diagnostics };
+  const checked = checkSource(read.file, {
+    defines: defines.defines,
+    schedule: opts.schedule,
+    baseDir: dirname(path),
+    targetOverride: target.target,
+    maxOps: maxOps.value,
+  });
+  diagnostics.push(...checked.diagnostics);
+  if (hasErrors(diagnostics)) return { text: undefined, diagnostics };
+  const chosen = selectSchedule(checked.schedules, opts.schedule);
+  diagnostics.push(...chosen.diagnostics);
+  if (!chosen.schedule) return { text: undefined, diagnostics };
+  const result = instantiate(chosen.schedule, { maxOps: maxOps.value ?? DEFAULT_MAX_OPS });
+  diagnostics.push(...result.diagnostics);
+  if (!result.module || hasErrors(diagnostics)) return { text: undefined, diagnostics };
+  const module = opts.dumpDeps ? inferDeps(result.module) : result.module;
+  return { text: printIr(module, { deps: opts.dumpDeps === true }), diagnostics };
+}
+
+export function runIr(path: string, opts: IrCommandOptions, ctx: CliContext): number {
+  const { text, diagnostics } = irText(path, opts);
+  if (text !== undefined) ctx.streams.out(text);
+  const sorted = sortDiagnostics(diagnostics);
+  if (sorted.length > 0) {
+    const color = opts.format !== "json" && useColor(opts.color, ctx.streams);
+    ctx.streams.err(renderDiagnostics(sorted, opts.format, { color }));
+  }
+  return text !== undefined && !hasErrors(sorted) ? EXIT_OK : EXIT_USER_ERROR;
+}
+
+export function registerIr(program: Command, ctx: CliContext): void {
+  const cmd = program
+    .command("ir")
+    .description("instantiate one schedule and print its IR in its text form")
+    .argument("<file>", ".dmac source file");
+  addDefineOption(cmd)
+    .option("--schedule <name>", "the schedule to instantiate (needed when the file has several)")
+    .option("--target <file>", "use this target description (JSON) instead of the file's 'target'")
+    .option("--dump-deps", "also infer and print the happens-before edges ('deps' lines)")
+    .option("--max-ops <n>", `limit on instantiated operations (default ${DEFAULT_MAX_OPS})`);
+  addDiagnosticOptions(cmd).action((file: string, opts: IrCommandOptions) => {
+    ctx.exit(runIr(file, opts, ctx));
+  });
+}

@@ -1,0 +1,287 @@
+// `dmac sim FILE.dmac | DIR | DIR/manifest.json | trace.json`: runs compiled streams on the
+// simulated node (src/sim) and prints a summary; --json for tools, --trace for a Chrome trace.
+// A .dmac file is compiled in memory; for a manifest or trace the source named by its source
+// map is recompiled (when it can be found) to check the postcondition against the IR.
+
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { dirname, isAbsolute, join, resolve } from "node:path";
+import type { Command } from "commander";
+import { buildOutputs, compileToQueues } from "../../backend/compile-pipeline.js";
+import type { Manifest } from "../../backend/sdma/manifest.js";
+import type { Trace } from "../../backend/trace/trace.js";
+import { diag, hasErrors, type Diagnostic } from "../../diagnostics/diagnostic.js";
+import type { IrModule } from "../../ir/ir.js";
+import { chromeTrace } from "../../sim/chrome-trace.js";
+import { simulate, type SimInput, type SimResult } from "../../sim/run.js";
+import { summaryJson, summaryText } from "../../sim/summary.js";
+import { makeSourceFile } from "../../source/source-file.js";
+import { builtinTarget, type Target } from "../../target/target.js";
+import type { CliContext } from "../main.js";
+import type { ColorMode, DiagnosticFormat } from "../io.js";
+import { EXIT_USER_ERROR } from "../io.js";
+import {
+  addDefineOption,
+  addDiagnosticOptions,
+  parseDefines,
+  parsePositiveInt,
+  readSourceFile,
+  readTargetOption,
+  reportDiagnostics,
+} from "../options.js";
+
+export interface SimCommandOptions {
+  readonly define?: string[] | undefined;
+  readonly schedule?: string | undefined;
+  readonly target?: string | undefined;
+  readonly json?: boolean | undefined;
+  readonly trace?: string | undefined;
+  readonly signalPeriod?: string | undefined;
+  readonly maxEvents?: string | undefined;
+  readonly maxSimTime?: string | undefined;
+  readonly format: DiagnosticFormat;
+  readonly color: ColorMode;
+}
+
+export interface LoadedInput {
+  readonly input: SimInput;
+  readonly target: Target;
+}
+
+function badOption(option: string, detail: string): Diagnostic {
+  return diag("DMAC5004", undefined, [option, detail]);
+}
+
+/** A positive number of microseconds (fractions allowed). */
+export function parseMicros(
+  option: string,
+  text: string | undefined,
+): { value: number | undefined; diagnostics: Diagnostic[] } {
+  if (text === undefined) return { value: undefined, diagnostics: [] };
+  const v = Number(text.replace(/us$/, ""));
+  if (!Number.isFinite(v) || v <= 0)
+    return {
+      value: undefined,
+      diagnostics: [badOption(option, `'${text}' is not a positive number of microseconds`)],
+    };
+  return { value: v, diagnostics: [] };
+}
+
+/** Compiles a .dmac in memory into the executor's input (manifest + streams + IR). */
+export function compileForSim(
+  path: string,
+  text: string,
+  defines: Record<string, string>,
+  opts: {
+    schedule?: string | undefined;
+    target?: Target | undefined;
+    maxCopyBytes?: number | undefined;
+  },
+): { loaded: LoadedInput | undefined; diagnostics: Diagnostic[] } {
+  const file = makeSourceFile(path, text);
+  const q = compileToQueues(file, {
+    defines,
+    schedule: opts.schedule,
+    baseDir: dirname(path),
+    targetOverride: opts.target,
+    maxCopyBytes: opts.maxCopyBytes,
+  });
+  if (!q.compiled) return { loaded: undefined, diagnostics: q.diagnostics };
+  const out = buildOutputs(file, q.compiled, { emit: ["sdma"] });
+  const diagnostics = [...q.diagnostics, ...out.diagnostics];
+  if (!out.files || hasErrors(diagnostics)) return { loaded: undefined, diagnostics };
+  let manifest: Manifest | undefined;
+  const streams = new Map<string, Uint32Array>();
+  for (const f of out.files) {
+    if (f.name === "manifest.json") manifest = JSON.parse(f.data as string) as Manifest;
+    else if (f.name.endsWith(".bin") && f.data instanceof Uint8Array)
+      streams.set(
+        f.name,
+        new Uint32Array(
+          f.data.buffer.slice(f.data.byteOffset, f.data.byteOffset + f.data.byteLength),
+        ),
+      );
+  }
+  if (!manifest) return { loaded: undefined, diagnostics };
+  return {
+    loaded: { input: { manifest, streams, module: q.compiled.module }, target: q.compiled.target },
+    diagnostics,
+  };
+}
+
+function readJson(path: string): { json: unknown; diagnostics: Diagnostic[] } {
+  try {
+    return { json: JSON.parse(readFileSync(path, "utf8")), diagnostics: [] };
+  } catch (e) {
+    return {
+      json: undefined,
+      diagnostics: [
+        diag("DMAC5001", undefined, [path, e instanceof Error ? e.message : String(e)]),
+      ],
+    };
+  }
+}
+
+/** Recompiles the source named by a manifest/trace, for the postcondition (undefined if absent). */
+function moduleFor(
+  sourceFile: string | undefined,
+  baseDir: string,
+  params: readonly { name: string; value: number | boolean }[],
+  schedule: string,
+): IrModule | undefined {
+  if (!sourceFile) return undefined;
+  const candidates = isAbsolute(sourceFile)
+    ? [sourceFile]
+    : [resolve(sourceFile), join(baseDir, sourceFile)];
+  const path = candidates.find((c) => existsSync(c));
+  if (!path) return undefined;
+  const defines = Object.fromEntries(
+    params.map((p) => [p.name, typeof p.value === "boolean" ? String(p.value) : `${p.value}B`]),
+  );
+  for (const d of [defines, Object.fromEntries(params.map((p) => [p.name, String(p.value)]))]) {
+    const q = compileToQueues(makeSourceFile(path, readFileSync(path, "utf8")), {
+      defines: d,
+      schedule,
+      baseDir: dirname(path),
+    });
+    if (q.compiled) return q.compiled.module;
+  }
+  return undefined;
+}
+
+/** Loads FILE.dmac, DIR, DIR/manifest.json or trace.json into the executor's input. */
+export function loadSimInput(
+  path: string,
+  defines: Record<string, string>,
+  opts: { schedule?: string | undefined; target?: Target | undefined },
+): { loaded: LoadedInput | undefined; diagnostics: Diagnostic[] } {
+  let p = path;
+  try {
+    if (statSync(p).isDirectory()) p = join(p, "manifest.json");
+  } catch {
+    return {
+      loaded: undefined,
+      diagnostics: [diag("DMAC5001", undefined, [path, "no such file or directory"])],
+    };
+  }
+  if (p.endsWith(".dmac")) {
+    const read = readSourceFile(p);
+    if (!read.file) return { loaded: undefined, diagnostics: read.diagnostics };
+    return compileForSim(p, read.file.text, defines, opts);
+  }
+  const { json, diagnostics } = readJson(p);
+  if (json === undefined) return { loaded: undefined, diagnostics };
+  const kind = (json as { kind?: unknown }).kind;
+  const dir = dirname(p);
+  if (kind === "dmac-manifest") {
+    const manifest = json as Manifest;
+    const target = opts.target ?? builtinTarget(manifest.target);
+    if (!target)
+      return { loaded: undefined, diagnostics: [diag("DMAC2006", undefined, [manifest.target])] };
+    const streams = new Map<string, Uint32Array>();
+    for (const q of manifest.queues) {
+      try {
+        const b = readFileSync(join(dir, q.file));
+        streams.set(
+          q.file,
+          new Uint32Array(b.buffer.slice(b.byteOffset, b.byteOffset + (b.byteLength & ~3))),
+        );
+      } catch (e) {
+        return {
+          loaded: undefined,
+          diagnostics: [
+            diag("DMAC5001", undefined, [
+              join(dir, q.file),
+              e instanceof Error ? e.message : String(e),
+            ]),
+          ],
+        };
+      }
+    }
+    const module = moduleFor(manifest.sourceMap?.file, dir, manifest.params, manifest.schedule);
+    return { loaded: { input: { manifest, streams, module }, target }, diagnostics: [] };
+  }
+  if (kind === "dmac-trace") {
+    const trace = json as Trace;
+    const target = opts.target ?? builtinTarget(trace.target);
+    if (!target)
+      return { loaded: undefined, diagnostics: [diag("DMAC2006", undefined, [trace.target])] };
+    return { loaded: { input: { trace }, target }, diagnostics: [] };
+  }
+  return {
+    loaded: undefined,
+    diagnostics: [
+      badOption("input", `${p} is neither a .dmac file, a dmac manifest nor a dmac trace`),
+    ],
+  };
+}
+
+export function runSim(path: string, opts: SimCommandOptions, ctx: CliContext): number {
+  const defines = parseDefines(opts.define);
+  const target = readTargetOption(opts.target);
+  const period = parseMicros("--signal-period", opts.signalPeriod);
+  const maxEvents = parsePositiveInt("--max-events", opts.maxEvents);
+  const maxSim = parseMicros("--max-sim-time", opts.maxSimTime);
+  const pre = [
+    ...defines.diagnostics,
+    ...target.diagnostics,
+    ...period.diagnostics,
+    ...maxEvents.diagnostics,
+    ...maxSim.diagnostics,
+  ];
+  if (pre.length > 0) return reportDiagnostics(ctx, pre, opts);
+  const load = loadSimInput(path, defines.defines, {
+    schedule: opts.schedule,
+    target: target.target,
+  });
+  if (!load.loaded) return reportDiagnostics(ctx, load.diagnostics, opts);
+  const result: SimResult = simulate(load.loaded.input, {
+    target: load.loaded.target,
+    signalPeriodUs: period.value,
+    maxEvents: maxEvents.value,
+    maxSimTimeUs: maxSim.value,
+    record: opts.trace !== undefined,
+  });
+  const diagnostics = [...load.diagnostics, ...result.diagnostics];
+  if (opts.trace !== undefined && result.program) {
+    try {
+      writeFileSync(opts.trace, JSON.stringify(chromeTrace(result.program, result)) + "\n");
+    } catch (e) {
+      diagnostics.push(
+        diag("DMAC5001", undefined, [opts.trace, e instanceof Error ? e.message : String(e)]),
+      );
+    }
+  }
+  if (opts.json) {
+    ctx.streams.out(JSON.stringify(summaryJson({ ...result, diagnostics }), null, 2) + "\n");
+    return hasErrors(diagnostics) ? EXIT_USER_ERROR : 0;
+  }
+  const code = reportDiagnostics(ctx, diagnostics, opts);
+  if (result.program) ctx.streams.out(summaryText({ ...result, diagnostics }));
+  return code;
+}
+
+export function registerSim(program: Command, ctx: CliContext): void {
+  const cmd = program
+    .command("sim")
+    .description(
+      "run compiled packet streams (or a .dmac, compiled in memory, or a trace) on the simulated MI300X node",
+    )
+    .argument("<input>", "FILE.dmac, an output DIR, DIR/manifest.json or trace.json");
+  addDefineOption(cmd)
+    .option("--schedule <name>", "the schedule to run when the file has several")
+    .option("--target <file>", "use this target description (JSON) instead of the built-in one")
+    .option("--json", "print the summary as JSON on stdout")
+    .option("--trace <out.json>", "write a Chrome trace-event file (open it in Perfetto)")
+    .option(
+      "--signal-period <us>",
+      "raise each external signal by one every this many microseconds (default: at time 0)",
+    )
+    .option("--max-events <n>", "watchdog: stop after this many events (default 200000000)")
+    .option(
+      "--max-sim-time <us>",
+      "watchdog: stop at this simulated time in microseconds (default 1e9)",
+    );
+  addDiagnosticOptions(cmd).action((input: string, opts: SimCommandOptions) => {
+    ctx.exit(runSim(input, opts, ctx));
+  });
+}

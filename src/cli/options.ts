@@ -1,0 +1,159 @@
+// Option helpers shared by the commands: `-D name=value`, `--format`, `--color`, numeric limits,
+// reading source and target files (DMAC5001 / DMAC5006 instead of exceptions), and printing
+// diagnostics with the exit code they imply. Commands stay thin: parse options here, call a pure
+// function, report.
+
+import { readFileSync } from "node:fs";
+import { Option, type Command } from "commander";
+import { diag, hasErrors, type Diagnostic } from "../diagnostics/diagnostic.js";
+import { renderDiagnostics } from "../diagnostics/render.js";
+import { makeSourceFile, type SourceFile } from "../source/source-file.js";
+import { loadTargetFile, TargetError, type Target } from "../target/target.js";
+import type { CliContext } from "./main.js";
+import { EXIT_OK, EXIT_USER_ERROR, useColor, type ColorMode, type DiagnosticFormat } from "./io.js";
+
+export const FORMATS: readonly DiagnosticFormat[] = ["full", "concise", "json"];
+export const COLOR_MODES: readonly ColorMode[] = ["auto", "always", "never"];
+
+export interface DiagnosticOutput {
+  readonly format: DiagnosticFormat;
+  readonly color: ColorMode;
+}
+
+/** Adds --format and --color (commander validates the choices). */
+export function addDiagnosticOptions(cmd: Command): Command {
+  return cmd
+    .addOption(
+      new Option(
+        "--format <format>",
+        "how diagnostics are printed: full (code frames), concise (one line each) or json (on stdout)",
+      )
+        .choices(FORMATS)
+        .default("full"),
+    )
+    .addOption(
+      new Option(
+        "--color <when>",
+        "colour diagnostics: auto (when stderr is a terminal and NO_COLOR is unset), always or never",
+      )
+        .choices(COLOR_MODES)
+        .default("auto"),
+    );
+}
+
+function collect(value: string, previous: readonly string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
+/** Adds the repeatable `-D, --define <name=value>`. */
+export function addDefineOption(cmd: Command): Command {
+  return cmd.option(
+    "-D, --define <name=value>",
+    "set a schedule parameter, e.g. -D chunk=1MiB (repeatable; the value is a constant expression)",
+    collect,
+  );
+}
+
+const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** `["chunk=1MiB", "n=4"]` -> { chunk: "1MiB", n: "4" }; a later -D for the same name wins. */
+export function parseDefines(list: readonly string[] | undefined): {
+  defines: Record<string, string>;
+  diagnostics: Diagnostic[];
+} {
+  const defines: Record<string, string> = {};
+  const diagnostics: Diagnostic[] = [];
+  for (const item of list ?? []) {
+    const eq = item.indexOf("=");
+    const name = (eq < 0 ? item : item.slice(0, eq)).trim();
+    if (eq < 0 || !NAME.test(name)) {
+      diagnostics.push(
+        diag(
+          "DMAC5004",
+          undefined,
+          [`-D ${item}`, eq < 0 ? "expected name=value" : `'${name}' is not a parameter name`],
+          {
+            hint: "write -D name=value, e.g. -D chunk=1MiB",
+          },
+        ),
+      );
+      continue;
+    }
+    defines[name] = item.slice(eq + 1);
+  }
+  return { defines, diagnostics };
+}
+
+/** A positive integer option such as --max-ops (underscores allowed: 4_000_000). */
+export function parsePositiveInt(
+  option: string,
+  text: string | undefined,
+): { value: number | undefined; diagnostics: Diagnostic[] } {
+  if (text === undefined) return { value: undefined, diagnostics: [] };
+  const clean = text.replace(/_/g, "");
+  const value = /^\d+$/.test(clean) ? Number(clean) : NaN;
+  if (!Number.isSafeInteger(value) || value < 1) {
+    return {
+      value: undefined,
+      diagnostics: [diag("DMAC5004", undefined, [option, `'${text}' is not a positive integer`])],
+    };
+  }
+  return { value, diagnostics: [] };
+}
+
+function reason(e: unknown): string {
+  const code = (e as { code?: unknown } | null)?.code;
+  if (code === "ENOENT") return "no such file or directory";
+  if (code === "EACCES") return "permission denied";
+  if (code === "EISDIR") return "is a directory";
+  return e instanceof Error ? e.message : String(e);
+}
+
+/** Reads a source file; DMAC5001 (never an exception) when it cannot be read. */
+export function readSourceFile(path: string): {
+  file: SourceFile | undefined;
+  diagnostics: Diagnostic[];
+} {
+  try {
+    return { file: makeSourceFile(path, readFileSync(path, "utf8")), diagnostics: [] };
+  } catch (e) {
+    return { file: undefined, diagnostics: [diag("DMAC5001", undefined, [path, reason(e)])] };
+  }
+}
+
+/** Loads `--target FILE`; DMAC5001 if unreadable, DMAC5006 if not a valid description. */
+export function readTargetOption(path: string | undefined): {
+  target: Target | undefined;
+  diagnostics: Diagnostic[];
+} {
+  if (path === undefined) return { target: undefined, diagnostics: [] };
+  try {
+    return { target: loadTargetFile(path), diagnostics: [] };
+  } catch (e) {
+    const d =
+      e instanceof TargetError
+        ? diag("DMAC5006", undefined, [
+            path,
+            e.message.startsWith(`${path}: `) ? e.message.slice(path.length + 2) : e.message,
+          ])
+        : diag("DMAC5001", undefined, [path, reason(e)]);
+    return { target: undefined, diagnostics: [d] };
+  }
+}
+
+/**
+ * Prints diagnostics (json on stdout, always one document; text on stderr) and returns the exit
+ * code they imply: 1 if any is an error, else 0.
+ */
+export function reportDiagnostics(
+  ctx: CliContext,
+  diagnostics: readonly Diagnostic[],
+  output: DiagnosticOutput,
+): number {
+  const color = useColor(output.color, ctx.streams);
+  if (output.format === "json")
+    ctx.streams.out(renderDiagnostics(diagnostics, "json", { color: false }));
+  else if (diagnostics.length > 0)
+    ctx.streams.err(renderDiagnostics(diagnostics, output.format, { color }));
+  return hasErrors(diagnostics) ? EXIT_USER_ERROR : EXIT_OK;
+}

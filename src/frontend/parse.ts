@@ -1,0 +1,204 @@
+// The front end's entry points: source text -> AST (+ diagnostics), via lexer, parser and
+// cst-to-ast. Never throws for any input: size and nesting limits are checked before the
+// recursive-descent parser runs, so hostile input (a binary, 100k nested parentheses) gets a
+// diagnostic instead of a stack overflow. parseExpression serves `-D name=value`.
+
+import { EOF, type IRecognitionException, type IToken, type TokenType } from "chevrotain";
+import type { Expr, Program } from "./ast.js";
+import { diag, sortDiagnostics, type Diagnostic } from "../diagnostics/diagnostic.js";
+import type { SourceFile, Span } from "../source/source-file.js";
+import { cstToExpr, cstToProgram } from "./cst-to-ast.js";
+import { lex, type LexResult } from "./lexer.js";
+import { parser } from "./parser.js";
+import { Identifier, KEYWORDS, PUNCTUATION, SIZE_UNITS } from "./tokens.js";
+
+export interface ParseOptions {
+  /** Deepest allowed nesting of brackets, blocks, `else if` chains and unary operators. */
+  readonly maxNesting?: number | undefined;
+  /** Largest accepted source, in UTF-8 bytes. */
+  readonly maxSourceBytes?: number | undefined;
+}
+
+export const DEFAULT_MAX_NESTING = 200;
+export const DEFAULT_MAX_SOURCE_BYTES = 16 * 1024 * 1024;
+
+export function parseSource(
+  file: SourceFile,
+  opts: ParseOptions = {},
+): { program: Program; diagnostics: Diagnostic[] } {
+  const empty: Program = { kind: "program", items: [], span: { start: 0, end: file.text.length } };
+  const front = lexWithLimits(file, opts);
+  if (front.kind === "stop")
+    return { program: empty, diagnostics: sortDiagnostics(front.diagnostics) };
+
+  parser.input = front.lexed.tokens;
+  const cst = parser.program();
+  const diagnostics = [...front.lexed.diagnostics, ...syntaxDiagnostics(file, parser.errors)];
+  const converted = cstToProgram(file, cst, front.lexed.docComments);
+  parser.input = []; // release the token vector
+  return {
+    program: converted.program,
+    diagnostics: sortDiagnostics([...diagnostics, ...converted.diagnostics]),
+  };
+}
+
+/** Parses a whole file as one expression (e.g. the value of `-D chunk=1MiB`). */
+export function parseExpression(file: SourceFile): {
+  expr: Expr | undefined;
+  diagnostics: Diagnostic[];
+} {
+  const front = lexWithLimits(file, {});
+  if (front.kind === "stop")
+    return { expr: undefined, diagnostics: sortDiagnostics(front.diagnostics) };
+  parser.input = front.lexed.tokens;
+  const cst = parser.expressionOnly();
+  const diagnostics = [...front.lexed.diagnostics, ...syntaxDiagnostics(file, parser.errors)];
+  const converted = cstToExpr(file, cst);
+  parser.input = [];
+  const all = sortDiagnostics([...diagnostics, ...converted.diagnostics]);
+  // A partial expression is worse than none: callers evaluate it.
+  return {
+    expr: all.some((d) => d.severity === "error") ? undefined : converted.expr,
+    diagnostics: all,
+  };
+}
+
+// ---- limits ------------------------------------------------------------------------------------
+
+type Front =
+  | { readonly kind: "ok"; readonly lexed: LexResult }
+  | { readonly kind: "stop"; readonly diagnostics: Diagnostic[] };
+
+function lexWithLimits(file: SourceFile, opts: ParseOptions): Front {
+  const maxBytes = opts.maxSourceBytes ?? DEFAULT_MAX_SOURCE_BYTES;
+  // UTF-8 needs at most 3 bytes per UTF-16 code unit: skip the exact count when clearly small.
+  if (file.text.length * 3 > maxBytes) {
+    const bytes = Buffer.byteLength(file.text, "utf8");
+    if (bytes > maxBytes) {
+      const at = { file, span: { start: 0, end: 0 } };
+      return {
+        kind: "stop",
+        diagnostics: [diag("DMAC1012", at, [formatBytes(bytes), formatBytes(maxBytes)])],
+      };
+    }
+  }
+  const lexed = lex(file);
+  const limit = opts.maxNesting ?? DEFAULT_MAX_NESTING;
+  const tooDeep = findTooDeep(lexed.tokens, limit);
+  if (tooDeep !== undefined) {
+    const span = { start: tooDeep.startOffset, end: tooDeep.startOffset + tooDeep.image.length };
+    return {
+      kind: "stop",
+      diagnostics: [...lexed.diagnostics, diag("DMAC1013", { file, span }, [limit])],
+    };
+  }
+  return { kind: "ok", lexed };
+}
+
+const OPENERS: ReadonlySet<TokenType> = new Set([
+  PUNCTUATION["("],
+  PUNCTUATION["["],
+  PUNCTUATION["{"],
+]);
+const CLOSERS: ReadonlySet<TokenType> = new Set([
+  PUNCTUATION[")"],
+  PUNCTUATION["]"],
+  PUNCTUATION["}"],
+]);
+const UNARY: ReadonlySet<TokenType> = new Set([PUNCTUATION["-"], PUNCTUATION["!"]]);
+
+/**
+ * The first token at which the parser would recurse deeper than `limit` levels, or undefined.
+ * Recursion in the grammar comes from brackets, `else if` chains (an if inside an else) and
+ * prefix operators, so the depth is: open brackets + `else if`s in the current chains + the
+ * current run of `-`/`!`. One linear pass over the tokens, no recursion.
+ */
+function findTooDeep(tokens: readonly IToken[], limit: number): IToken | undefined {
+  const chains: number[] = [0]; // `else if` count of the chain at each bracket level
+  let inChains = 0;
+  let unaryRun = 0;
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i]!;
+    const type = t.tokenType;
+    const next = tokens[i + 1]?.tokenType;
+    if (OPENERS.has(type)) {
+      chains.push(0);
+    } else if (CLOSERS.has(type)) {
+      if (chains.length > 1) inChains -= chains.pop()!;
+      if (next !== KEYWORDS.else) {
+        inChains -= chains[chains.length - 1]!;
+        chains[chains.length - 1] = 0;
+      }
+    } else if (type === KEYWORDS.else && next === KEYWORDS.if) {
+      chains[chains.length - 1]! += 1;
+      inChains++;
+    }
+    unaryRun = UNARY.has(type) ? unaryRun + 1 : 0;
+    if (chains.length - 1 + inChains + unaryRun > limit) return t;
+  }
+  return undefined;
+}
+
+function formatBytes(n: number): string {
+  for (const [unit, size] of [
+    ["GiB", SIZE_UNITS.GiB],
+    ["MiB", SIZE_UNITS.MiB],
+    ["KiB", SIZE_UNITS.KiB],
+  ] as const) {
+    if (n >= size && n % size === 0) return `${n / size} ${unit}`;
+  }
+  return `${n} bytes`;
+}
+
+// ---- syntax errors -----------------------------------------------------------------------------
+
+/**
+ * chevrotain's recognition errors -> DMAC1010 "expected X, found Y". The message provider
+ * (parser.ts) put the "expected" text in `message`; the offending token gives "found". Several
+ * errors at one token (recovery cascading out of nested rules) are reported once.
+ */
+function syntaxDiagnostics(
+  file: SourceFile,
+  errors: readonly IRecognitionException[],
+): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  const seen = new Set<number>();
+  for (const e of errors) {
+    const t = e.token;
+    const atEof = t.tokenType === EOF || Number.isNaN(t.startOffset);
+    const span: Span = atEof
+      ? { start: file.text.length, end: file.text.length }
+      : { start: t.startOffset, end: t.startOffset + t.image.length };
+    if (seen.has(span.start)) continue;
+    seen.add(span.start);
+    const found = atEof ? "end of file" : describeFound(t);
+    out.push(diag("DMAC1010", { file, span }, [e.message, found], { hint: hintFor(e, file) }));
+  }
+  return out;
+}
+
+function describeFound(t: IToken): string {
+  const image = t.image.length > 24 ? `${t.image.slice(0, 24)}...` : t.image;
+  return `'${image}'`;
+}
+
+const KEYWORD_TYPES: ReadonlySet<TokenType> = new Set(Object.values(KEYWORDS));
+
+function hintFor(e: IRecognitionException, file: SourceFile): string | undefined {
+  const t = e.token;
+  if (t.tokenType === Identifier && Object.hasOwn(SIZE_UNITS, t.image)) {
+    // `4 KiB`: a number, blanks, then a unit (IntLiteral cannot end in a letter, so the regex
+    // finds the whole number).
+    const before = /([0-9][0-9_]*)[ \t]+$/.exec(
+      file.text.slice(Math.max(0, t.startOffset - 40), t.startOffset),
+    );
+    if (before !== null) return `write ${before[1] ?? ""}${t.image} without a space`;
+  }
+  if (t.tokenType === KEYWORDS.let && e.message.includes("'schedule'")) {
+    return "'let' is only allowed inside a schedule; use 'const' at file level";
+  }
+  if (KEYWORD_TYPES.has(t.tokenType) && /a name|a region|a signal/.test(e.message)) {
+    return `'${t.image}' is a keyword and cannot be used as a name`;
+  }
+  return undefined;
+}

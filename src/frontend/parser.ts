@@ -1,0 +1,447 @@
+// The .dmac grammar as a chevrotain CstParser: grammar ONLY, no actions (cst-to-ast.ts builds the
+// AST). grammar/dmac.ebnf is the same grammar in EBNF; keep the two in step (rule names match).
+// One parser instance serves the process (chevrotain's self-analysis is costly); assigning
+// `input` resets it. Error recovery is on, so one run reports several syntax errors; the error
+// message provider returns only the "expected ..." half, parse.ts adds what was found.
+
+import {
+  CstParser,
+  EOF,
+  type IParserErrorMessageProvider,
+  type IToken,
+  type TokenType,
+} from "chevrotain";
+import { ALL_TOKENS, KEYWORDS as K, T } from "./tokens.js";
+
+/** "'a', 'b' or 'c'" from token labels, deduplicated, in first-seen order. */
+export function describeExpected(types: readonly TokenType[]): string {
+  const labels = [...new Set(types.map(tokenLabel))];
+  if (labels.length <= 1) return labels[0] ?? "something else";
+  return `${labels.slice(0, -1).join(", ")} or ${labels[labels.length - 1]}`;
+}
+
+export function tokenLabel(t: TokenType): string {
+  if (t === EOF) return "end of file";
+  return t.LABEL ?? t.name;
+}
+
+/** What a rule expects when it is left with input it cannot use. */
+const PROGRAM_ITEMS = "'target', 'const' or 'schedule'";
+const NOT_ALL_INPUT: Readonly<Record<string, string>> = {
+  program: PROGRAM_ITEMS,
+  expressionOnly: "end of expression",
+};
+
+const errorMessageProvider: IParserErrorMessageProvider = {
+  // In-repetition recovery reports "expected <the token after the loop>"; say what the loop wanted.
+  buildMismatchTokenMessage: ({ expected, ruleName }) =>
+    ruleName === "program" && expected === EOF
+      ? PROGRAM_ITEMS
+      : ruleName === "block" && expected === T["}"]
+        ? "a statement or '}'"
+        : tokenLabel(expected),
+  buildNotAllInputParsedMessage: ({ ruleName }) => NOT_ALL_INPUT[ruleName] ?? "end of file",
+  buildNoViableAltMessage: ({ expectedPathsPerAlt, customUserDescription }) =>
+    customUserDescription ??
+    describeExpected(expectedPathsPerAlt.flatMap((alt) => alt.map((path) => path[0] ?? EOF))),
+  buildEarlyExitMessage: ({ expectedIterationPaths, customUserDescription }) =>
+    customUserDescription ?? describeExpected(expectedIterationPaths.map((p) => p[0] ?? EOF)),
+};
+
+/** What may follow a bare `ranks` loop range; anything else means `ranks` starts an A..B range. */
+const RANKS_FOLLOW: ReadonlySet<TokenType> = new Set([T[","], K.where, T["{"], EOF]);
+
+class DmacParser extends CstParser {
+  constructor() {
+    super(ALL_TOKENS as TokenType[], {
+      recoveryEnabled: true,
+      maxLookahead: 3,
+      errorMessageProvider,
+    });
+    this.performSelfAnalysis();
+  }
+
+  // Single-token repair (deleting or inventing one token) makes `copy -> b@0` parse as
+  // `copy b@0 ...`, or `on sdma 2` as `on sdma(2 ...`, and then reports a second, confusing error
+  // further on. Re-syncing at the enclosing statement reports each broken statement once.
+  protected override canTokenTypeBeDeletedInRecovery(): boolean {
+    return false;
+  }
+
+  protected override canTokenTypeBeInsertedInRecovery(): boolean {
+    return false;
+  }
+
+  // ---- items ----------------------------------------------------------------------------------
+
+  readonly program = this.RULE("program", () => {
+    this.MANY(() => {
+      this.OR({
+        DEF: [
+          { ALT: () => this.SUBRULE(this.targetDecl) },
+          { ALT: () => this.SUBRULE(this.constItem) },
+          { ALT: () => this.SUBRULE(this.scheduleDecl) },
+          { ALT: () => this.CONSUME(T[";"]) },
+        ],
+        ERR_MSG: PROGRAM_ITEMS,
+      });
+    });
+  });
+
+  readonly targetDecl = this.RULE("targetDecl", () => {
+    this.CONSUME(K.target);
+    this.OR([
+      { ALT: () => this.CONSUME(T.Identifier) },
+      { ALT: () => this.CONSUME(T.StringLiteral) },
+    ]);
+  });
+
+  readonly constItem = this.RULE("constItem", () => {
+    this.CONSUME(K.const);
+    this.SUBRULE(this.binding);
+  });
+
+  readonly scheduleDecl = this.RULE("scheduleDecl", () => {
+    this.CONSUME(K.schedule);
+    this.CONSUME(T.Identifier);
+    this.CONSUME(T["("]);
+    this.OPTION(() => {
+      this.SUBRULE(this.param);
+      this.MANY(() => {
+        this.CONSUME(T[","]);
+        this.SUBRULE2(this.param);
+      });
+    });
+    this.CONSUME(T[")"]);
+    this.OPTION2(() => this.SUBRULE(this.implementsClause));
+    this.SUBRULE(this.block);
+  });
+
+  readonly param = this.RULE("param", () => {
+    this.CONSUME(T.Identifier);
+    this.CONSUME(T[":"]);
+    this.SUBRULE(this.typeName);
+    this.OPTION(() => {
+      this.CONSUME(T["="]);
+      this.SUBRULE(this.expression);
+    });
+  });
+
+  readonly typeName = this.RULE("typeName", () => {
+    this.OR([
+      { ALT: () => this.CONSUME(K.int) },
+      { ALT: () => this.CONSUME(K.bytes) },
+      { ALT: () => this.CONSUME(K.bool) },
+    ]);
+  });
+
+  readonly implementsClause = this.RULE("implementsClause", () => {
+    this.CONSUME(K.implements);
+    this.CONSUME(T.Identifier);
+    this.CONSUME(T["("]);
+    this.OPTION(() => {
+      this.SUBRULE(this.expression);
+      this.MANY(() => {
+        this.CONSUME(T[","]);
+        this.SUBRULE2(this.expression);
+      });
+    });
+    this.CONSUME(T[")"]);
+  });
+
+  // ---- statements -----------------------------------------------------------------------------
+
+  readonly block = this.RULE("block", () => {
+    this.CONSUME(T["{"]);
+    this.MANY(() => {
+      this.OR([{ ALT: () => this.SUBRULE(this.statement) }, { ALT: () => this.CONSUME(T[";"]) }]);
+    });
+    this.CONSUME(T["}"]);
+  });
+
+  readonly statement = this.RULE("statement", () => {
+    this.OR({
+      DEF: [
+        { ALT: () => this.SUBRULE(this.letStmt) },
+        { ALT: () => this.SUBRULE(this.bufferStmt) },
+        { ALT: () => this.SUBRULE(this.signalStmt) },
+        { ALT: () => this.SUBRULE(this.ifStmt) },
+        { ALT: () => this.SUBRULE(this.forStmt) },
+        { ALT: () => this.SUBRULE(this.copyStmt) },
+        { ALT: () => this.SUBRULE(this.swapStmt) },
+        { ALT: () => this.SUBRULE(this.fillStmt) },
+        { ALT: () => this.SUBRULE(this.whenStmt) },
+        { ALT: () => this.SUBRULE(this.notifyStmt) },
+        { ALT: () => this.SUBRULE(this.ensureStmt) },
+      ],
+      ERR_MSG: "a statement",
+    });
+  });
+
+  readonly letStmt = this.RULE("letStmt", () => {
+    this.OR([{ ALT: () => this.CONSUME(K.const) }, { ALT: () => this.CONSUME(K.let) }]);
+    this.SUBRULE(this.binding);
+  });
+
+  /** The part of `const`/`let` after the keyword. */
+  readonly binding = this.RULE("binding", () => {
+    this.CONSUME(T.Identifier);
+    this.OPTION(() => {
+      this.CONSUME(T[":"]);
+      this.SUBRULE(this.typeName);
+    });
+    this.CONSUME(T["="]);
+    this.SUBRULE(this.expression);
+  });
+
+  readonly bufferStmt = this.RULE("bufferStmt", () => {
+    this.CONSUME(K.buffer);
+    this.CONSUME(T.Identifier);
+    this.CONSUME(T[":"]);
+    this.SUBRULE(this.expression);
+    this.OPTION(() => {
+      this.CONSUME(K.on);
+      this.SUBRULE2(this.expression);
+    });
+  });
+
+  readonly signalStmt = this.RULE("signalStmt", () => {
+    this.CONSUME(K.signal);
+    this.CONSUME(T.Identifier);
+    this.OPTION(() => {
+      this.CONSUME(K.on);
+      this.SUBRULE(this.expression);
+    });
+  });
+
+  readonly ifStmt = this.RULE("ifStmt", () => {
+    this.CONSUME(K.if);
+    this.SUBRULE(this.expression);
+    this.SUBRULE(this.block);
+    this.OPTION(() => {
+      this.CONSUME(K.else);
+      this.OR({
+        DEF: [{ ALT: () => this.SUBRULE(this.ifStmt) }, { ALT: () => this.SUBRULE2(this.block) }],
+        ERR_MSG: "'if' or '{'",
+      });
+    });
+  });
+
+  readonly forStmt = this.RULE("forStmt", () => {
+    this.CONSUME(K.for);
+    this.SUBRULE(this.loopVar);
+    this.MANY(() => {
+      this.CONSUME(T[","]);
+      this.SUBRULE2(this.loopVar);
+    });
+    this.OPTION(() => {
+      this.CONSUME(K.where);
+      this.SUBRULE(this.expression);
+    });
+    this.SUBRULE(this.block);
+  });
+
+  readonly loopVar = this.RULE("loopVar", () => {
+    this.CONSUME(T.Identifier);
+    this.CONSUME(K.in);
+    this.SUBRULE(this.loopRange);
+  });
+
+  /** `ranks` alone, or `A..B [step S]` (where A may itself start with `ranks`). */
+  readonly loopRange = this.RULE("loopRange", () => {
+    this.OR({
+      IGNORE_AMBIGUITIES: true,
+      DEF: [
+        {
+          GATE: () => RANKS_FOLLOW.has(this.LA(2).tokenType),
+          ALT: () => this.CONSUME(K.ranks),
+        },
+        {
+          ALT: () => {
+            this.SUBRULE(this.expression);
+            this.CONSUME(T[".."]);
+            this.SUBRULE2(this.expression);
+            this.OPTION(() => {
+              this.CONSUME(K.step);
+              this.SUBRULE3(this.expression);
+            });
+          },
+        },
+      ],
+      ERR_MSG: "'ranks' or a range 'A..B'",
+    });
+  });
+
+  readonly copyStmt = this.RULE("copyStmt", () => {
+    this.CONSUME(K.copy);
+    this.SUBRULE(this.region);
+    this.CONSUME(T["->"]);
+    this.SUBRULE2(this.region);
+    this.MANY(() => {
+      this.CONSUME(T[","]);
+      this.SUBRULE3(this.region);
+    });
+    this.MANY2(() => this.SUBRULE(this.placement));
+  });
+
+  readonly swapStmt = this.RULE("swapStmt", () => {
+    this.CONSUME(K.swap);
+    this.SUBRULE(this.region);
+    this.CONSUME(T["<->"]);
+    this.SUBRULE2(this.region);
+    this.MANY(() => this.SUBRULE(this.placement));
+  });
+
+  readonly fillStmt = this.RULE("fillStmt", () => {
+    this.CONSUME(K.fill);
+    this.SUBRULE(this.region);
+    this.CONSUME(K.with);
+    this.SUBRULE(this.expression);
+    this.MANY(() => this.SUBRULE(this.placement));
+  });
+
+  readonly placement = this.RULE("placement", () => {
+    this.OR([
+      {
+        ALT: () => {
+          this.CONSUME(K.on);
+          this.CONSUME(K.sdma);
+          this.CONSUME(T["("]);
+          this.SUBRULE(this.expression);
+          this.CONSUME(T[")"]);
+        },
+      },
+      {
+        ALT: () => {
+          this.CONSUME(K.by);
+          this.SUBRULE2(this.expression);
+        },
+      },
+    ]);
+  });
+
+  readonly whenStmt = this.RULE("whenStmt", () => {
+    this.CONSUME(K.when);
+    this.SUBRULE(this.flagRef);
+    this.CONSUME(T.CompareOp);
+    this.SUBRULE(this.expression);
+    this.SUBRULE(this.block);
+  });
+
+  readonly notifyStmt = this.RULE("notifyStmt", () => {
+    this.CONSUME(K.notify);
+    this.SUBRULE(this.flagRef);
+  });
+
+  readonly ensureStmt = this.RULE("ensureStmt", () => {
+    this.CONSUME(K.ensure);
+    this.SUBRULE(this.region);
+    this.CONSUME(T["=="]);
+    this.OR({
+      IGNORE_AMBIGUITIES: true,
+      DEF: [
+        // `name@...` is a region; any other expression is a byte value.
+        {
+          GATE: () => this.LA(1).tokenType === T.Identifier && this.LA(2).tokenType === T["@"],
+          ALT: () => this.SUBRULE2(this.region),
+        },
+        { ALT: () => this.SUBRULE(this.expression) },
+      ],
+      ERR_MSG: "a region or a value",
+    });
+  });
+
+  readonly flagRef = this.RULE("flagRef", () => {
+    this.CONSUME(T.Identifier, { ERR_MSG: "a signal such as 'flag@0'" });
+    this.CONSUME(T["@"]);
+    this.SUBRULE(this.primary);
+  });
+
+  readonly region = this.RULE("region", () => {
+    this.CONSUME(T.Identifier, { ERR_MSG: "a region such as 'buf@0'" });
+    this.CONSUME(T["@"]);
+    this.SUBRULE(this.primary);
+    this.OPTION(() => {
+      this.CONSUME(T["["]);
+      this.SUBRULE(this.expression);
+      this.OR([{ ALT: () => this.CONSUME(T[".."]) }, { ALT: () => this.CONSUME(T["+:"]) }]);
+      this.SUBRULE2(this.expression);
+      this.CONSUME(T["]"]);
+    });
+  });
+
+  // ---- expressions (lowest precedence first) ---------------------------------------------------
+
+  readonly expressionOnly = this.RULE("expressionOnly", () => {
+    this.SUBRULE(this.expression);
+  });
+
+  /**
+   * Binary expressions are parsed flat, `operand (op operand)*`, and cst-to-ast applies the
+   * precedence table (BINARY_PRECEDENCE). One rule instead of one per precedence level makes
+   * parsing about three times faster (every literal used to pass through seven rules); the
+   * layered grammar in dmac.ebnf describes the same language.
+   */
+  readonly expression = this.RULE("expression", () => {
+    this.SUBRULE(this.unaryExpr);
+    this.MANY(() => {
+      this.CONSUME(T.BinaryOp);
+      this.SUBRULE2(this.unaryExpr);
+    });
+  });
+
+  readonly unaryExpr = this.RULE("unaryExpr", () => {
+    this.OR({
+      DEF: [
+        {
+          ALT: () => {
+            this.OR2([{ ALT: () => this.CONSUME(T["-"]) }, { ALT: () => this.CONSUME(T["!"]) }]);
+            this.SUBRULE(this.unaryExpr);
+          },
+        },
+        { ALT: () => this.SUBRULE(this.primary) },
+      ],
+      ERR_MSG: "an expression",
+    });
+  });
+
+  readonly primary = this.RULE("primary", () => {
+    this.OR({
+      DEF: [
+        { ALT: () => this.CONSUME(T.IntLiteral) },
+        { ALT: () => this.CONSUME(T.HexLiteral) },
+        { ALT: () => this.CONSUME(T.SizeLiteral) },
+        { ALT: () => this.CONSUME(K.true) },
+        { ALT: () => this.CONSUME(K.false) },
+        { ALT: () => this.CONSUME(K.ranks) },
+        { ALT: () => this.SUBRULE(this.call) },
+        { ALT: () => this.CONSUME(T.Identifier) },
+        {
+          ALT: () => {
+            this.CONSUME(T["("]);
+            this.SUBRULE(this.expression);
+            this.CONSUME(T[")"]);
+          },
+        },
+      ],
+      ERR_MSG: "an expression",
+    });
+  });
+
+  readonly call = this.RULE("call", () => {
+    this.OR([{ ALT: () => this.CONSUME(K.min) }, { ALT: () => this.CONSUME(K.max) }]);
+    this.CONSUME(T["("]);
+    this.SUBRULE(this.expression);
+    this.MANY(() => {
+      this.CONSUME(T[","]);
+      this.SUBRULE2(this.expression);
+    });
+    this.CONSUME(T[")"]);
+  });
+}
+
+/** The process-wide parser. Not re-entrant: parse one input at a time (parsing is synchronous). */
+export const parser = new DmacParser();
+
+export type { DmacParser };
+export type { IToken };

@@ -1,0 +1,1077 @@
+// Instantiation: one CheckedSchedule -> one IrModule (concrete ops on byte regions).
+//
+// Contract: `instantiate(checked, { maxOps })` evaluates file-level consts and parameters, declares
+// buffers and signals, unrolls `for` (several variables = nested loops, `where` filters the combined
+// instance), resolves `if`, evaluates regions and appends ops to the OpTable in program order. It
+// never throws for user errors: every check that needs values reports a Diagnostic at the source
+// span, naming the loop variables' values (`when r = 7, p = 3`); the module is undefined when any
+// error was reported. The op table never grows past `maxOps` (DMAC3010 stops instantiation first),
+// and loops are bounded too (DMAC3019), so hostile inputs cannot exhaust memory or time.
+//
+// How it is fast: the schedule is compiled once into a tree of closures (statements -> Exec,
+// expressions -> CompiledExpr over one environment array of numbers, regions -> writers into
+// preallocated scratch records), and the closures are then run. Per op there is no allocation
+// besides the table's amortised growth and the loop values in bindValues (shared by all ops of one
+// loop instance at one depth).
+//
+// Errors: an instance that fails a check throws an EvalStop (see eval.ts); the enclosing block
+// reports it and goes on with its next statement (after a failed `let`, the rest of the block
+// instance is skipped, because it may use the binding). Per statement and code, only the first
+// failing instance is reported, with "(and N more instances)" appended.
+
+import type {
+  Block,
+  Expr,
+  ForStmt,
+  LetStmt,
+  Placement,
+  Region,
+  Stmt,
+  TypeName,
+} from "../frontend/ast.js";
+import type { CheckedSchedule } from "../check/checked.js";
+import type { Diagnostic } from "../diagnostics/diagnostic.js";
+import { diag } from "../diagnostics/diagnostic.js";
+import type { SourceFile, Span } from "../source/source-file.js";
+import type { Target } from "../target/target.js";
+import { assertNever } from "../util/assert-never.js";
+import { InternalError } from "../util/internal-error.js";
+import { compileExpr, EvalStop, stop, type CompiledExpr, type Env } from "./eval.js";
+import {
+  allocOpTable,
+  COMPARE_OPS,
+  OP_KINDS,
+  type IrBuffer,
+  type IrCollective,
+  type IrEnsure,
+  type IrModule,
+  type IrRegion,
+  type IrSignal,
+  type IrStmt,
+  type OpTable,
+} from "./ir.js";
+
+export const DEFAULT_MAX_OPS = 4_000_000;
+
+/** Total loop iterations (over all loops) allowed per allowed op: bounds loops that emit nothing. */
+const ITERATIONS_PER_OP = 4;
+/** Largest value a 32-bit signal word can hold. */
+const U32_MAX = 0xffff_ffff;
+
+export interface InstantiateOptions {
+  readonly maxOps: number;
+}
+
+export interface InstantiateResult {
+  readonly diagnostics: Diagnostic[];
+  readonly module: IrModule | undefined;
+}
+
+// ---- internal shapes ---------------------------------------------------------------------------
+
+type Exec = (env: Env) => void;
+
+/** A statement position: where diagnostics point, and which loop variables are in scope there. */
+interface Site {
+  readonly id: number;
+  readonly span: Span;
+  readonly names: readonly string[];
+  readonly slots: readonly number[];
+  /** Index into IrModule.stmts for statements that produce ops or ensures; -1 otherwise. */
+  readonly stmt: number;
+}
+
+/** Scratch record a compiled region writes its value into (one per operand, reused per instance). */
+interface RegionOut {
+  rank: number;
+  buf: number;
+  off: number;
+  len: number;
+}
+type RegionFn = (env: Env, out: RegionOut) => void;
+
+/** Thrown (and caught) to drop an instance silently: its cause was already reported. */
+const SKIP = { skip: true } as const;
+
+/** Thrown to end instantiation at once (a limit was reached); carries the one diagnostic. */
+class LimitStop {
+  constructor(readonly diagnostic: Diagnostic) {}
+}
+
+interface State {
+  readonly file: SourceFile;
+  readonly target: Target;
+  readonly ranks: number;
+  readonly maxOps: number;
+  readonly types: ReadonlyMap<Expr, TypeName>;
+  // compile time
+  readonly scopes: Map<string, number>[];
+  nextSlot: number;
+  readonly loopNames: string[];
+  readonly loopSlots: number[];
+  readonly bufferIds: Map<string, number>;
+  readonly signalIds: Map<string, number>;
+  readonly bufferNames: string[];
+  readonly signalNames: string[];
+  readonly stmts: IrStmt[];
+  nextSite: number;
+  /** Nesting depth of blocks below the schedule body (buffers/signals live at depth 0). */
+  blockDepth: number;
+  // run time
+  ops: OpTable;
+  bindValues: Float64Array;
+  bindCount: number;
+  /** Bumped whenever any loop variable changes; a cached bind offset is valid for one stamp. */
+  stamp: number;
+  readonly bindStamp: number[];
+  readonly bindOffset: number[];
+  guard: number;
+  readonly bufSize: number[];
+  readonly bufRank: number[];
+  readonly sigRank: number[];
+  readonly buffers: IrBuffer[];
+  readonly signals: IrSignal[];
+  readonly ensures: IrEnsure[];
+  iterations: number;
+  readonly iterationBudget: number;
+  readonly diagnostics: Diagnostic[];
+  readonly seen: Map<string, { index: number; more: number }>;
+}
+
+// ---- entry point -------------------------------------------------------------------------------
+
+export function instantiate(
+  checked: CheckedSchedule,
+  opts: InstantiateOptions = { maxOps: DEFAULT_MAX_OPS },
+): InstantiateResult {
+  const maxOps = Math.max(0, Math.floor(opts.maxOps));
+  const st: State = {
+    file: checked.file,
+    target: checked.target,
+    ranks: checked.target.gpus,
+    maxOps,
+    types: checked.types,
+    scopes: [new Map()],
+    nextSlot: 0,
+    loopNames: [],
+    loopSlots: [],
+    bufferIds: new Map(),
+    signalIds: new Map(),
+    bufferNames: [],
+    signalNames: [],
+    stmts: [],
+    nextSite: 0,
+    blockDepth: 0,
+    ops: allocOpTable(Math.min(maxOps, 1024)),
+    bindValues: new Float64Array(1024),
+    bindCount: 0,
+    stamp: 0,
+    bindStamp: [],
+    bindOffset: [],
+    guard: -1,
+    bufSize: [],
+    bufRank: [],
+    sigRank: [],
+    buffers: [],
+    signals: [],
+    ensures: [],
+    iterations: 0,
+    iterationBudget: Math.max(maxOps, 1) * ITERATIONS_PER_OP,
+    diagnostics: [],
+    seen: new Map(),
+  };
+
+  // Compile: file consts, then parameters, then the schedule body, each in its own scope.
+  const consts = checked.program.items.flatMap((it) =>
+    it.kind === "const-item" ? [compileLet(st, it.decl)] : [],
+  );
+  st.scopes.push(new Map());
+  const paramSlots = checked.params.map((p) => {
+    const slot = st.nextSlot++;
+    st.scopes[st.scopes.length - 1]!.set(p.name, slot);
+    return { slot, value: typeof p.value === "boolean" ? (p.value ? 1 : 0) : p.value };
+  });
+  const impl = checked.schedule.implements;
+  const implArgs = impl?.args.map((a) => compileImplementsArg(st, a)) ?? [];
+  const body = compileBlock(st, checked.schedule.body);
+
+  // Run.
+  const env: Env = new Array<number>(st.nextSlot).fill(0);
+  let limitHit = false;
+  try {
+    runSequence(st, consts, env);
+    for (const p of paramSlots) env[p.slot] = p.value;
+    body(env);
+  } catch (x) {
+    if (!(x instanceof LimitStop)) throw x;
+    limitHit = true;
+    st.diagnostics.push(x.diagnostic);
+  }
+  let collective: IrCollective | undefined;
+  if (impl && !limitHit) {
+    const args: IrCollective["args"][number][] = [];
+    for (const a of implArgs) {
+      const v = runCaught(st, a.site, env, () => a.eval(env));
+      if (v === undefined) break;
+      args.push(v);
+    }
+    collective = { name: impl.collective.name, args, span: impl.span };
+  }
+
+  const diagnostics = finishDiagnostics(st);
+  if (diagnostics.some((d) => d.severity === "error")) return { diagnostics, module: undefined };
+  const module: IrModule = {
+    schedule: checked.schedule.name.name,
+    doc: checked.schedule.doc,
+    target: checked.target.name,
+    ranks: st.ranks,
+    params: checked.params.map((p) => ({ name: p.name, type: p.type, value: p.value })),
+    buffers: st.buffers,
+    signals: st.signals,
+    stmts: st.stmts,
+    bindValues: st.bindValues.subarray(0, st.bindCount),
+    ops: st.ops,
+    ensures: st.ensures,
+    collective,
+    edges: undefined,
+    file: st.file,
+  };
+  return { diagnostics, module };
+}
+
+// ---- diagnostics -------------------------------------------------------------------------------
+
+function binding(site: Site, env: Env): string {
+  if (site.names.length === 0) return "";
+  return " when " + site.names.map((n, k) => `${n} = ${env[site.slots[k]!]}`).join(", ");
+}
+
+function report(st: State, site: Site, env: Env, x: EvalStop): void {
+  const key = `${site.id}:${x.code}:${x.span.start}:${x.span.end}`;
+  const prev = st.seen.get(key);
+  if (prev) {
+    prev.more++;
+    return;
+  }
+  st.seen.set(key, { index: st.diagnostics.length, more: 0 });
+  st.diagnostics.push(x.build(st.file, binding(site, env)));
+}
+
+function finishDiagnostics(st: State): Diagnostic[] {
+  const out = [...st.diagnostics];
+  for (const { index, more } of st.seen.values()) {
+    if (more === 0) continue;
+    const d = out[index]!;
+    out[index] = {
+      ...d,
+      message: `${d.message} (and ${more} more instance${more === 1 ? "" : "s"})`,
+    };
+  }
+  return out;
+}
+
+/** Runs `f`, reporting an EvalStop at `site`; undefined when it failed. */
+function runCaught<T>(st: State, site: Site, env: Env, f: () => T): T | undefined {
+  try {
+    return f();
+  } catch (x) {
+    if (x === SKIP) return undefined;
+    if (!(x instanceof EvalStop)) throw x;
+    report(st, site, env, x);
+    return undefined;
+  }
+}
+
+// ---- compile: scopes, sites, expressions -------------------------------------------------------
+
+function slotOf(st: State, name: string, span: Span): number {
+  for (let i = st.scopes.length - 1; i >= 0; i--) {
+    const slot = st.scopes[i]!.get(name);
+    if (slot !== undefined) return slot;
+  }
+  throw new InternalError(`unresolved name '${name}' at ${span.start} survived checking`);
+}
+
+function expr(st: State, e: Expr): CompiledExpr {
+  return compileExpr(e, {
+    types: st.types,
+    ranks: st.ranks,
+    slotOf: (name, span) => slotOf(st, name, span),
+  });
+}
+
+function site(st: State, span: Span, producesOps: boolean): Site {
+  const names = [...st.loopNames];
+  let stmt = -1;
+  if (producesOps) {
+    stmt = st.stmts.length;
+    st.stmts.push({ span, loopVars: names });
+  }
+  return { id: st.nextSite++, span, names, slots: [...st.loopSlots], stmt };
+}
+
+interface Compiled {
+  readonly site: Site;
+  readonly exec: Exec;
+  /** A failed binding makes the rest of its block instance meaningless. */
+  readonly binds: boolean;
+}
+
+function runSequence(st: State, list: readonly Compiled[], env: Env): void {
+  for (let i = 0; i < list.length; i++) {
+    const c = list[i]!;
+    try {
+      c.exec(env);
+    } catch (x) {
+      if (x === SKIP) {
+        if (c.binds) return;
+        continue;
+      }
+      if (!(x instanceof EvalStop)) throw x;
+      report(st, c.site, env, x);
+      if (c.binds) return;
+    }
+  }
+}
+
+function compileBlock(st: State, block: Block): Exec {
+  st.scopes.push(new Map());
+  const list = block.stmts.map((s) => compileStmt(st, s));
+  st.scopes.pop();
+  return (env) => runSequence(st, list, env);
+}
+
+/** A nested block (if/for/when bodies): buffers and signals are not allowed there. */
+function compileNested(st: State, block: Block): Exec {
+  st.blockDepth++;
+  const exec = compileBlock(st, block);
+  st.blockDepth--;
+  return exec;
+}
+
+function compileLet(st: State, s: LetStmt): Compiled {
+  const value = expr(st, s.value);
+  const slot = st.nextSlot++;
+  // Declared after compiling the value: `let x = x + 1` refers to an outer x.
+  st.scopes[st.scopes.length - 1]!.set(s.name.name, slot);
+  return {
+    site: site(st, s.span, false),
+    binds: true,
+    exec: (env) => {
+      env[slot] = value(env);
+    },
+  };
+}
+
+function compileImplementsArg(
+  st: State,
+  a: Expr,
+): { site: Site; eval: (env: Env) => IrCollective["args"][number] } {
+  const s = site(st, a.span, false);
+  // Buffers are declared in the body; resolve the name when the body has been compiled.
+  if (a.kind === "name") {
+    let valueSlot: number | undefined;
+    try {
+      valueSlot = slotOf(st, a.name, a.span);
+    } catch {
+      valueSlot = undefined;
+    }
+    if (valueSlot === undefined) {
+      return {
+        site: s,
+        eval: () => {
+          const id = st.bufferIds.get(a.name);
+          if (id === undefined)
+            throw new InternalError(`implements argument '${a.name}' is not a buffer or value`);
+          return { kind: "buffer", id };
+        },
+      };
+    }
+  }
+  const f = expr(st, a);
+  return { site: s, eval: (env) => ({ kind: "int", value: f(env) }) };
+}
+
+// ---- compile: statements -----------------------------------------------------------------------
+
+function compileStmt(st: State, s: Stmt): Compiled {
+  switch (s.kind) {
+    case "let":
+      return compileLet(st, s);
+    case "buffer":
+      return compileBuffer(st, s);
+    case "signal":
+      return compileSignal(st, s);
+    case "if":
+      return compileIf(st, s);
+    case "for":
+      return compileFor(st, s);
+    case "copy":
+      return compileCopy(st, s);
+    case "swap":
+      return compileSwap(st, s);
+    case "fill":
+      return compileFill(st, s);
+    case "when":
+      return compileWhen(st, s);
+    case "notify":
+      return compileNotify(st, s);
+    case "ensure":
+      return compileEnsure(st, s);
+    default:
+      return assertNever(s, "statement");
+  }
+}
+
+function checkRank(st: State, rank: number, span: Span): number {
+  if (!Number.isInteger(rank) || rank < 0 || rank >= st.ranks) stop("DMAC3003", span, [rank, st.ranks]);
+  return rank;
+}
+
+function compileBuffer(st: State, s: Extract<Stmt, { kind: "buffer" }>): Compiled {
+  if (st.blockDepth > 0) throw new InternalError("buffer declared inside a block survived checking");
+  const id = st.bufferNames.length;
+  st.bufferNames.push(s.name.name);
+  st.bufferIds.set(s.name.name, id);
+  st.bufSize.push(-1);
+  st.bufRank.push(-1);
+  const size = expr(st, s.size);
+  const rank = s.rank && expr(st, s.rank);
+  const rankSpan = s.rank?.span;
+  return {
+    site: site(st, s.span, false),
+    binds: false,
+    exec: (env) => {
+      const n = size(env);
+      if (n < 1) stop("DMAC3013", s.size.span, [`the size of buffer '${s.name.name}'`, n, 1]);
+      const r = rank ? checkRank(st, rank(env), rankSpan!) : -1;
+      st.bufSize[id] = n;
+      st.bufRank[id] = r;
+      st.buffers.push({ id, name: s.name.name, size: n, rank: r, span: s.span });
+    },
+  };
+}
+
+function compileSignal(st: State, s: Extract<Stmt, { kind: "signal" }>): Compiled {
+  if (st.blockDepth > 0) throw new InternalError("signal declared inside a block survived checking");
+  const id = st.signalNames.length;
+  st.signalNames.push(s.name.name);
+  st.signalIds.set(s.name.name, id);
+  st.sigRank.push(-2); // -2: declaration failed; -1: every rank
+  const rank = s.rank && expr(st, s.rank);
+  const rankSpan = s.rank?.span;
+  return {
+    site: site(st, s.span, false),
+    binds: false,
+    exec: (env) => {
+      const r = rank ? checkRank(st, rank(env), rankSpan!) : -1;
+      st.sigRank[id] = r;
+      st.signals.push({ id, name: s.name.name, rank: r, span: s.span });
+    },
+  };
+}
+
+function compileIf(st: State, s: Extract<Stmt, { kind: "if" }>): Compiled {
+  const cond = expr(st, s.cond);
+  const then = compileNested(st, s.then);
+  let otherwise: Exec | undefined;
+  if (s.else?.kind === "block") otherwise = compileNested(st, s.else);
+  else if (s.else?.kind === "if") {
+    const inner = compileIf(st, s.else);
+    otherwise = (env) => runSequence(st, [inner], env);
+  }
+  return {
+    site: site(st, s.span, false),
+    binds: false,
+    exec: (env) => {
+      if (cond(env) !== 0) then(env);
+      else if (otherwise) otherwise(env);
+    },
+  };
+}
+
+function mentions(e: Expr, names: ReadonlySet<string>): boolean {
+  switch (e.kind) {
+    case "int":
+    case "size":
+    case "bool":
+    case "ranks":
+      return false;
+    case "name":
+      return names.has(e.name);
+    case "unary":
+      return mentions(e.operand, names);
+    case "binary":
+      return mentions(e.left, names) || mentions(e.right, names);
+    case "call":
+      return e.args.some((a) => mentions(a, names));
+    default:
+      return assertNever(e, "expression");
+  }
+}
+
+interface LoopLevel {
+  readonly slot: number;
+  readonly from: CompiledExpr;
+  readonly to: CompiledExpr;
+  readonly step: CompiledExpr | undefined;
+  readonly stepSpan: Span;
+  readonly span: Span;
+}
+
+function compileFor(st: State, s: ForStmt): Compiled {
+  const outer = site(st, s.span, false);
+  st.scopes.push(new Map());
+  const levels: LoopLevel[] = [];
+  const earlier = new Set<string>();
+  let dependent = false;
+  for (const v of s.vars) {
+    const r = v.range;
+    let from: CompiledExpr;
+    let to: CompiledExpr;
+    let step: CompiledExpr | undefined;
+    let stepSpan = r.span;
+    switch (r.kind) {
+      case "ranks": {
+        const n = st.ranks;
+        from = () => 0;
+        to = () => n;
+        break;
+      }
+      case "range":
+        from = expr(st, r.from);
+        to = expr(st, r.to);
+        step = r.step && expr(st, r.step);
+        stepSpan = r.step?.span ?? r.span;
+        if ([r.from, r.to, ...(r.step ? [r.step] : [])].some((e) => mentions(e, earlier)))
+          dependent = true;
+        break;
+      case "expr":
+        throw new InternalError("`for x in EXPR` survived checking");
+      default:
+        return assertNever(r, "loop range");
+    }
+    const slot = st.nextSlot++;
+    st.scopes[st.scopes.length - 1]!.set(v.name.name, slot);
+    st.loopNames.push(v.name.name);
+    st.loopSlots.push(slot);
+    earlier.add(v.name.name);
+    levels.push({ slot, from, to, step, stepSpan, span: v.span });
+  }
+  const inner = site(st, s.span, false);
+  const where = s.where && expr(st, s.where);
+  const body = compileNested(st, s.body);
+  st.loopNames.length -= s.vars.length;
+  st.loopSlots.length -= s.vars.length;
+  st.scopes.pop();
+
+  const n = levels.length;
+  const limit = st.maxOps;
+  const trips = (lv: LoopLevel, env: Env): { from: number; step: number; count: number } => {
+    const from = lv.from(env);
+    const to = lv.to(env);
+    const step = lv.step ? lv.step(env) : 1;
+    if (step <= 0) stop("DMAC3015", lv.stepSpan, [step]);
+    const count = to > from ? Math.ceil((to - from) / step) : 0;
+    if (count > limit) stop("DMAC3019", lv.span, ["loop runs", String(count), String(limit)]);
+    return { from, step, count };
+  };
+  // Combined instances of this `for` (one execution of it), checked against the limit too.
+  let instances = 0;
+  const run = (k: number, env: Env): void => {
+    const lv = levels[k]!;
+    const { from, step, count } = trips(lv, env);
+    const slot = lv.slot;
+    const last = k === n - 1;
+    for (let i = 0; i < count; i++) {
+      env[slot] = from + i * step;
+      st.stamp++;
+      if (++st.iterations > st.iterationBudget) {
+        throw new LimitStop(
+          diag(
+            "DMAC3019",
+            { file: st.file, span: s.span },
+            ["this loop and the loops around it run", `${st.iterations}`, String(st.iterationBudget)],
+            {
+              hint: `all loops together may run ${ITERATIONS_PER_OP} iterations per allowed operation (--max-ops ${limit}); instantiation stopped here${binding(inner, env)}`,
+            },
+          ),
+        );
+      }
+      if (!last) {
+        run(k + 1, env);
+        continue;
+      }
+      if (dependent && ++instances > limit)
+        stop("DMAC3019", s.span, ["loop runs at least", String(instances), String(limit)]);
+      if (where && where(env) === 0) continue;
+      body(env);
+    }
+  };
+  return {
+    site: outer,
+    binds: false,
+    exec: (env) => {
+      if (!dependent && n > 1) {
+        // Independent ranges: the combined count is a product, known before running anything.
+        let product = 1;
+        for (const lv of levels) product *= trips(lv, env).count;
+        if (product > limit) stop("DMAC3019", s.span, ["loop runs", String(product), String(limit)]);
+      }
+      instances = 0;
+      run(0, env);
+    },
+  };
+}
+
+// ---- compile: regions and placement ------------------------------------------------------------
+
+function newRegionOut(): RegionOut {
+  return { rank: -1, buf: -1, off: 0, len: 0 };
+}
+
+function fmtRegion(st: State, r: RegionOut): string {
+  return `${st.bufferNames[r.buf]}@${r.rank}[${r.off} +: ${r.len}]`;
+}
+
+function bytes(n: number): string {
+  return `${n} byte${n === 1 ? "" : "s"}`;
+}
+
+function overlaps(a: RegionOut, b: RegionOut): boolean {
+  return (
+    a.rank === b.rank && a.buf === b.buf && a.off < b.off + b.len && b.off < a.off + a.len
+  );
+}
+
+function compileRegion(st: State, r: Region): RegionFn {
+  const name = r.buffer.name;
+  const id = st.bufferIds.get(name);
+  if (id === undefined) throw new InternalError(`unknown buffer '${name}' survived checking`);
+  const rankF = expr(st, r.rank);
+  const rankSpan = r.rank.span;
+  const rankOf = (env: Env): number => {
+    if (st.bufSize[id]! < 0) throw SKIP; // the declaration failed and was reported
+    const rank = checkRank(st, rankF(env), rankSpan);
+    const home = st.bufRank[id]!;
+    if (home >= 0 && home !== rank) stop("DMAC3023", rankSpan, [`buffer '${name}'`, rank], `'${name}' is declared on rank ${home} only`);
+    return rank;
+  };
+  const sl = r.slice;
+  if (sl === undefined) {
+    return (env, out) => {
+      out.rank = rankOf(env);
+      out.buf = id;
+      out.off = 0;
+      out.len = st.bufSize[id]!;
+    };
+  }
+  const lo = expr(st, sl.lo);
+  const loSpan = sl.lo.span;
+  if (sl.kind === "range") {
+    const hi = expr(st, sl.hi);
+    return (env, out) => {
+      const rank = rankOf(env);
+      const a = lo(env);
+      const b = hi(env);
+      const size = st.bufSize[id]!;
+      if (a < 0 || b < a || b > size) {
+        const text = `${name}@${rank}[${a} .. ${b}]`;
+        if (a < 0) stop("DMAC3013", loSpan, [`the start of ${text}`, a, 0]);
+        if (b < a) stop("DMAC3013", sl.span, [`the length of ${text}`, b - a, 0]);
+        stop("DMAC3001", r.span, [text, bytes(size)]);
+      }
+      out.rank = rank;
+      out.buf = id;
+      out.off = a;
+      out.len = b - a;
+    };
+  }
+  const len = expr(st, sl.len);
+  const lenSpan = sl.len.span;
+  return (env, out) => {
+    const rank = rankOf(env);
+    const a = lo(env);
+    const n = len(env);
+    const size = st.bufSize[id]!;
+    if (a < 0 || n < 0 || a + n > size) {
+      const text = `${name}@${rank}[${a} +: ${n}]`;
+      if (a < 0) stop("DMAC3013", loSpan, [`the start of ${text}`, a, 0]);
+      if (n < 0) stop("DMAC3013", lenSpan, [`the length of ${text}`, n, 0]);
+      stop("DMAC3001", r.span, [text, bytes(size)]);
+    }
+    out.rank = rank;
+    out.buf = id;
+    out.off = a;
+    out.len = n;
+  };
+}
+
+interface PlacementFns {
+  readonly by: CompiledExpr | undefined;
+  readonly bySpan: Span;
+  readonly engine: CompiledExpr | undefined;
+  readonly engineSpan: Span;
+}
+
+function compilePlacement(st: State, list: readonly Placement[], span: Span): PlacementFns {
+  let by: CompiledExpr | undefined;
+  let bySpan = span;
+  let engine: CompiledExpr | undefined;
+  let engineSpan = span;
+  for (const p of list) {
+    switch (p.kind) {
+      case "driver":
+        by = expr(st, p.rank);
+        bySpan = p.rank.span;
+        break;
+      case "engine":
+        engine = expr(st, p.engine);
+        engineSpan = p.span;
+        break;
+      default:
+        assertNever(p, "placement");
+    }
+  }
+  return { by, bySpan, engine, engineSpan };
+}
+
+/**
+ * The pinned engine (or -1), checked against the target: it must exist (DMAC3004) and be able to
+ * drive a transfer that touches `ranks` (DMAC3005): PCIe engines serve only their own GPU, and an
+ * engine in neither list serves nothing.
+ */
+function checkEngine(
+  st: State,
+  p: PlacementFns,
+  env: Env,
+  driver: number,
+  r1: number,
+  r2: number,
+  r3: number,
+): number {
+  if (!p.engine) return -1;
+  const e = p.engine(env);
+  const eng = st.target.engines;
+  if (!Number.isInteger(e) || e < 0 || e >= eng.count) stop("DMAC3004", p.engineSpan, [e, eng.count]);
+  if (eng.xgmi.includes(e)) return e;
+  if (eng.pcie.includes(e)) {
+    if (r1 === driver && r2 === driver && r3 === driver) return e;
+    const peers = [...new Set([driver, r1, r2, r3])].sort((a, b) => a - b).join(", ");
+    stop(
+      "DMAC3005",
+      p.engineSpan,
+      [e, `is a host<->GPU (PCIe) engine and cannot drive a transfer between GPUs ${peers}`],
+      `use one of the xGMI engines ${eng.xgmi.join(", ")}, or leave the engine to the compiler`,
+    );
+  }
+  stop("DMAC3005", p.engineSpan, [
+    e,
+    `is neither a PCIe nor an xGMI engine of target '${st.target.name}' and cannot drive transfers`,
+  ]);
+}
+
+// ---- run time: op emission ---------------------------------------------------------------------
+
+function grow(t: OpTable, capacity: number): OpTable {
+  const next = allocOpTable(capacity);
+  next.count = t.count;
+  for (const key of Object.keys(t) as (keyof OpTable)[]) {
+    if (key === "count") continue;
+    (next[key] as { set(a: ArrayLike<number>): void }).set(t[key] as ArrayLike<number>);
+  }
+  return next;
+}
+
+function bindFor(st: State, site: Site, env: Env): number {
+  const depth = site.slots.length;
+  if (depth === 0) return -1;
+  if (st.bindStamp[depth] === st.stamp) return st.bindOffset[depth]!;
+  if (st.bindCount + depth > st.bindValues.length) {
+    const next = new Float64Array(Math.max(st.bindValues.length * 2, st.bindCount + depth));
+    next.set(st.bindValues);
+    st.bindValues = next;
+  }
+  const at = st.bindCount;
+  for (let k = 0; k < depth; k++) st.bindValues[at + k] = env[site.slots[k]!]!;
+  st.bindCount += depth;
+  st.bindStamp[depth] = st.stamp;
+  st.bindOffset[depth] = at;
+  return at;
+}
+
+/** Appends one op of `kind` with every operand field unset (-1 / 0); returns its index. */
+function emit(st: State, site: Site, env: Env, kind: number): number {
+  let t = st.ops;
+  const i = t.count;
+  if (i >= st.maxOps) {
+    throw new LimitStop(
+      diag("DMAC3010", { file: st.file, span: site.span }, [String(st.maxOps)], {
+        hint: `instantiation stopped here${binding(site, env)}; raise the limit with --max-ops if the schedule really is this large`,
+      }),
+    );
+  }
+  if (i >= t.kind.length) t = st.ops = grow(t, Math.min(st.maxOps, Math.max(64, t.kind.length * 2)));
+  t.count = i + 1;
+  t.kind[i] = kind;
+  t.stmt[i] = site.stmt;
+  t.bind[i] = bindFor(st, site, env);
+  t.guard[i] = st.guard;
+  t.driver[i] = -1;
+  t.engine[i] = -1;
+  t.srcRank[i] = -1;
+  t.srcBuf[i] = -1;
+  t.srcOff[i] = 0;
+  t.dstRank[i] = -1;
+  t.dstBuf[i] = -1;
+  t.dstOff[i] = 0;
+  t.dst2Rank[i] = -1;
+  t.dst2Buf[i] = -1;
+  t.dst2Off[i] = 0;
+  t.len[i] = 0;
+  t.value[i] = 0;
+  t.signal[i] = -1;
+  t.sigRank[i] = -1;
+  t.cmp[i] = 0;
+  return i;
+}
+
+function irRegion(r: RegionOut): IrRegion {
+  return { rank: r.rank, buffer: r.buf, offset: r.off, len: r.len };
+}
+
+function compileCopy(st: State, s: Extract<Stmt, { kind: "copy" }>): Compiled {
+  const src = compileRegion(st, s.src);
+  const d1 = s.dsts[0];
+  if (!d1) throw new InternalError("copy without destination");
+  const dst = compileRegion(st, d1);
+  const d2 = s.dsts[1];
+  const dst2 = d2 && compileRegion(st, d2);
+  const pl = compilePlacement(st, s.placement, s.span);
+  const me = site(st, s.span, true);
+  const a = newRegionOut();
+  const b = newRegionOut();
+  const c = newRegionOut();
+  const kind = dst2 ? OP_KINDS.bcast.code : OP_KINDS.copy.code;
+  return {
+    site: me,
+    binds: false,
+    exec: (env) => {
+      src(env, a);
+      dst(env, b);
+      if (a.len !== b.len) stop("DMAC3002", d1.span, [bytes(a.len), bytes(b.len)]);
+      if (dst2) {
+        dst2(env, c);
+        if (a.len !== c.len) stop("DMAC3002", d2!.span, [bytes(a.len), bytes(c.len)]);
+      }
+      if (a.len === 0) stop("DMAC3007", s.src.span, [dst2 ? "broadcast copy" : "copy"]);
+      if (overlaps(a, b)) stop("DMAC3008", d1.span, [fmtRegion(st, a), fmtRegion(st, b)]);
+      if (dst2) {
+        if (overlaps(a, c)) stop("DMAC3008", d2!.span, [fmtRegion(st, a), fmtRegion(st, c)]);
+        if (overlaps(b, c)) stop("DMAC3014", d2!.span, [fmtRegion(st, b), fmtRegion(st, c)]);
+      }
+      const driver = pl.by ? checkRank(st, pl.by(env), pl.bySpan) : a.rank;
+      const engine = checkEngine(st, pl, env, driver, a.rank, b.rank, dst2 ? c.rank : a.rank);
+      const i = emit(st, me, env, kind);
+      const t = st.ops;
+      t.driver[i] = driver;
+      t.engine[i] = engine;
+      t.srcRank[i] = a.rank;
+      t.srcBuf[i] = a.buf;
+      t.srcOff[i] = a.off;
+      t.dstRank[i] = b.rank;
+      t.dstBuf[i] = b.buf;
+      t.dstOff[i] = b.off;
+      if (dst2) {
+        t.dst2Rank[i] = c.rank;
+        t.dst2Buf[i] = c.buf;
+        t.dst2Off[i] = c.off;
+      }
+      t.len[i] = a.len;
+    },
+  };
+}
+
+function compileSwap(st: State, s: Extract<Stmt, { kind: "swap" }>): Compiled {
+  const fa = compileRegion(st, s.a);
+  const fb = compileRegion(st, s.b);
+  const pl = compilePlacement(st, s.placement, s.span);
+  const me = site(st, s.span, true);
+  const a = newRegionOut();
+  const b = newRegionOut();
+  return {
+    site: me,
+    binds: false,
+    exec: (env) => {
+      fa(env, a);
+      fb(env, b);
+      if (a.len !== b.len) stop("DMAC3002", s.b.span, [bytes(a.len), bytes(b.len)]);
+      if (a.len === 0) stop("DMAC3007", s.a.span, ["swap"]);
+      if (overlaps(a, b)) stop("DMAC3009", s.b.span, [fmtRegion(st, a), fmtRegion(st, b)]);
+      const driver = pl.by ? checkRank(st, pl.by(env), pl.bySpan) : a.rank;
+      const engine = checkEngine(st, pl, env, driver, a.rank, b.rank, a.rank);
+      const i = emit(st, me, env, OP_KINDS.swap.code);
+      const t = st.ops;
+      t.driver[i] = driver;
+      t.engine[i] = engine;
+      t.srcRank[i] = a.rank;
+      t.srcBuf[i] = a.buf;
+      t.srcOff[i] = a.off;
+      t.dstRank[i] = b.rank;
+      t.dstBuf[i] = b.buf;
+      t.dstOff[i] = b.off;
+      t.len[i] = a.len;
+    },
+  };
+}
+
+function checkByte(v: number, span: Span): number {
+  if (!Number.isInteger(v) || v < 0 || v > 255) stop("DMAC3016", span, [v]);
+  return v;
+}
+
+function compileFill(st: State, s: Extract<Stmt, { kind: "fill" }>): Compiled {
+  const fd = compileRegion(st, s.dst);
+  const value = expr(st, s.value);
+  const pl = compilePlacement(st, s.placement, s.span);
+  const me = site(st, s.span, true);
+  const d = newRegionOut();
+  return {
+    site: me,
+    binds: false,
+    exec: (env) => {
+      fd(env, d);
+      const v = checkByte(value(env), s.value.span);
+      if (d.len === 0) stop("DMAC3007", s.dst.span, ["fill"]);
+      const driver = pl.by ? checkRank(st, pl.by(env), pl.bySpan) : d.rank;
+      const engine = checkEngine(st, pl, env, driver, d.rank, d.rank, d.rank);
+      const i = emit(st, me, env, OP_KINDS.fill.code);
+      const t = st.ops;
+      t.driver[i] = driver;
+      t.engine[i] = engine;
+      t.dstRank[i] = d.rank;
+      t.dstBuf[i] = d.buf;
+      t.dstOff[i] = d.off;
+      t.len[i] = d.len;
+      t.value[i] = v;
+    },
+  };
+}
+
+/** The signal id and checked rank of `FLAG@R`. */
+function compileFlag(
+  st: State,
+  flag: Extract<Stmt, { kind: "notify" }>["flag"],
+): (env: Env) => { id: number; rank: number } {
+  const name = flag.signal.name;
+  const id = st.signalIds.get(name);
+  if (id === undefined) throw new InternalError(`unknown signal '${name}' survived checking`);
+  const rankF = expr(st, flag.rank);
+  const out = { id, rank: -1 };
+  return (env) => {
+    const home = st.sigRank[id]!;
+    if (home === -2) throw SKIP;
+    const rank = checkRank(st, rankF(env), flag.rank.span);
+    if (home >= 0 && home !== rank)
+      stop("DMAC3023", flag.rank.span, [`signal '${name}'`, rank], `'${name}' is declared on rank ${home} only`);
+    out.rank = rank;
+    return out;
+  };
+}
+
+/** Why `signal OP v` can never hold for a u32 signal, or undefined if some value satisfies it. */
+export function unsatisfiable(op: string, v: number): string | undefined {
+  const range = `signals are unsigned 32-bit values (0..${U32_MAX})`;
+  switch (op) {
+    case "==":
+      return v < 0 || v > U32_MAX || !Number.isInteger(v) ? `${range}, never == ${v}` : undefined;
+    case "!=":
+      return undefined;
+    case "<":
+      return v <= 0 ? `${range}, never < ${v}` : undefined;
+    case "<=":
+      return v < 0 ? `${range}, never <= ${v}` : undefined;
+    case ">":
+      return v >= U32_MAX ? `${range}, never > ${v}` : undefined;
+    case ">=":
+      return v > U32_MAX ? `${range}, never >= ${v}` : undefined;
+    default:
+      throw new InternalError(`unknown comparison '${op}'`);
+  }
+}
+
+function compileWhen(st: State, s: Extract<Stmt, { kind: "when" }>): Compiled {
+  const flag = compileFlag(st, s.flag);
+  const value = expr(st, s.value);
+  const header = { start: s.span.start, end: s.value.span.end };
+  const me = site(st, header, true);
+  const cmp = COMPARE_OPS.indexOf(s.op);
+  if (cmp < 0) throw new InternalError(`unknown comparison '${s.op}'`);
+  const body = compileNested(st, s.body);
+  return {
+    site: me,
+    binds: false,
+    exec: (env) => {
+      const f = flag(env);
+      const v = value(env);
+      const why = unsatisfiable(s.op, v);
+      if (why !== undefined) stop("DMAC3017", header, [why]);
+      const i = emit(st, me, env, OP_KINDS.wait.code);
+      const t = st.ops;
+      t.signal[i] = f.id;
+      t.sigRank[i] = f.rank;
+      t.cmp[i] = cmp;
+      t.value[i] = v;
+      const saved = st.guard;
+      st.guard = i;
+      try {
+        body(env);
+      } finally {
+        st.guard = saved;
+      }
+    },
+  };
+}
+
+function compileNotify(st: State, s: Extract<Stmt, { kind: "notify" }>): Compiled {
+  const flag = compileFlag(st, s.flag);
+  const me = site(st, s.span, true);
+  return {
+    site: me,
+    binds: false,
+    exec: (env) => {
+      const f = flag(env);
+      const i = emit(st, me, env, OP_KINDS.notify.code);
+      const t = st.ops;
+      t.signal[i] = f.id;
+      t.sigRank[i] = f.rank;
+    },
+  };
+}
+
+function compileEnsure(st: State, s: Extract<Stmt, { kind: "ensure" }>): Compiled {
+  const fd = compileRegion(st, s.dst);
+  const exp = s.expected;
+  const fs = exp.kind === "region" ? compileRegion(st, exp) : undefined;
+  const value = exp.kind === "region" ? undefined : expr(st, exp);
+  const me = site(st, s.span, true);
+  const d = newRegionOut();
+  const r = newRegionOut();
+  return {
+    site: me,
+    binds: false,
+    exec: (env) => {
+      fd(env, d);
+      let expected: IrEnsure["expected"];
+      if (fs) {
+        fs(env, r);
+        if (r.len !== d.len) stop("DMAC3002", exp.span, [bytes(r.len), bytes(d.len)]);
+        expected = { kind: "region", region: irRegion(r) };
+      } else {
+        expected = { kind: "byte", value: checkByte(value!(env), exp.span) };
+      }
+      st.ensures.push({ dst: irRegion(d), expected, stmt: me.stmt, bind: bindFor(st, me, env) });
+    },
+  };
+}
+

@@ -1,0 +1,310 @@
+// Verification of an instantiated schedule against what it claims: the `implements` collective
+// (DMAC3020, or DMAC3022/DMAC3023 when its buffers do not fit) and every `ensure` (DMAC3021),
+// checked on the final state of the reference semantics (ir/interp.ts), run once. Also the
+// circular-wait check (DMAC3018), which needs only program order.
+//
+// A failing check names the first wrong destination ranges (at most MAX_REPORTED per check, then
+// "(N more)"), what each holds, what it should hold, and the op that last wrote it, with that op's
+// statement as a related note; so a wrong offset in a loop points at the copy and the loop values.
+
+import type { CompareOp } from "../frontend/ast.js";
+import type { SourceFile, Span } from "../source/source-file.js";
+import { lineCol } from "../source/source-file.js";
+import { diag, type Diagnostic, type Related } from "../diagnostics/diagnostic.js";
+import { assertNever } from "../util/assert-never.js";
+import { COLLECTIVES, expectedOf, isCollectiveName } from "./collectives.js";
+import { runReference } from "./interp.js";
+import { formatRegion } from "./print.js";
+import {
+  COMPARE_OPS,
+  describeBinding,
+  opKind,
+  type IrCollective,
+  type IrModule,
+  type IrRegion,
+} from "./ir.js";
+import { coalesce, readRange, type ProvenanceState, type Source } from "./provenance.js";
+
+const MAX_REPORTED = 3;
+
+/** What a destination should hold: the initial bytes of a region, or a byte everywhere. */
+type Expectation =
+  | { readonly kind: "region"; readonly region: IrRegion }
+  | { readonly kind: "byte"; readonly value: number };
+
+interface Check {
+  readonly dst: IrRegion;
+  readonly expected: Expectation;
+  /** The ensure instance's loop values ("" for collectives). */
+  readonly binding: string;
+}
+
+/** A maximal destination range with one source run and one writer that is not as expected. */
+interface WrongPiece {
+  readonly dst: IrRegion;
+  readonly holds: Source;
+  readonly should: Source;
+  readonly writer: number;
+  readonly binding: string;
+}
+
+export function verifyModule(m: IrModule, file: SourceFile): Diagnostic[] {
+  const out = checkCircularWaits(m, file);
+  if (m.collective === undefined && m.ensures.length === 0) return out;
+  const state = runReference(m);
+  if (m.collective !== undefined) out.push(...checkCollective(m, file, state, m.collective));
+  out.push(...checkEnsures(m, file, state));
+  return out;
+}
+
+function collectiveText(m: IrModule, c: IrCollective): string {
+  const args = c.args.map((a) =>
+    a.kind === "buffer" ? (m.buffers[a.id]?.name ?? `#${a.id}`) : String(a.value),
+  );
+  return `${c.name}(${args.join(", ")})`;
+}
+
+function checkCollective(
+  m: IrModule,
+  file: SourceFile,
+  state: ProvenanceState,
+  c: IrCollective,
+): Diagnostic[] {
+  const at = { file, span: c.span };
+  const res = expectedOf(m, c);
+  if (res.kind === "problem") {
+    const p = res.problem;
+    switch (p.kind) {
+      case "size":
+        return [diag("DMAC3022", at, [`${collectiveText(m, c)}: ${p.detail}`])];
+      case "missing":
+        return [
+          diag("DMAC3023", at, [`buffer '${p.buffer}'`, p.rank], {
+            hint: `${c.name} needs '${p.buffer}' on rank ${p.rank}; declare it without \`on\` to have it on every rank`,
+          }),
+        ];
+      default:
+        return assertNever(p, "collective problem");
+    }
+  }
+  const checks: Check[] = res.pairs.map((pair) => ({
+    dst: pair.dst,
+    expected: { kind: "region", region: pair.src },
+    binding: "",
+  }));
+  const wrong = findWrong(state, checks);
+  if (wrong.length === 0) return [];
+  const summary = isCollectiveName(c.name) ? COLLECTIVES[c.name].summary : "";
+  return [
+    diag("DMAC3020", at, [collectiveText(m, c), describeWrong(m, file, wrong)], {
+      hint: `${c.name} means ${summary}`,
+      related: relatedNotes(m, file, wrong),
+    }),
+  ];
+}
+
+function checkEnsures(m: IrModule, file: SourceFile, state: ProvenanceState): Diagnostic[] {
+  // One diagnostic per ensure statement, however many loop instances of it fail.
+  const byStmt = new Map<number, Check[]>();
+  for (const e of m.ensures) {
+    const checks = byStmt.get(e.stmt) ?? [];
+    checks.push({
+      dst: e.dst,
+      expected:
+        e.expected.kind === "region" ? { kind: "region", region: e.expected.region } : e.expected,
+      binding: describeBinding(m, e.stmt, e.bind),
+    });
+    byStmt.set(e.stmt, checks);
+  }
+  const out: Diagnostic[] = [];
+  for (const [stmt, checks] of byStmt) {
+    const wrong = findWrong(state, checks);
+    if (wrong.length === 0) continue;
+    const span: Span = m.stmts[stmt]?.span ?? { start: 0, end: 0 };
+    out.push(
+      diag("DMAC3021", { file, span }, [describeWrong(m, file, wrong)], {
+        related: relatedNotes(m, file, wrong),
+      }),
+    );
+  }
+  return out;
+}
+
+/** Every wrong piece of every check, sorted by destination (rank, buffer, offset). */
+function findWrong(state: ProvenanceState, checks: readonly Check[]): WrongPiece[] {
+  const wrong: WrongPiece[] = [];
+  for (const c of checks) {
+    const { dst } = c;
+    const segs = coalesce(readRange(state, dst.rank, dst.buffer, dst.offset, dst.len));
+    for (const s of segs) {
+      const should = expectedAt(c.expected, s.start - dst.offset);
+      if (sameSource(s.source, should)) continue;
+      wrong.push({
+        dst: { rank: dst.rank, buffer: dst.buffer, offset: s.start, len: s.end - s.start },
+        holds: s.source,
+        should,
+        writer: s.writer,
+        binding: c.binding,
+      });
+    }
+  }
+  wrong.sort(
+    (a, b) => a.dst.rank - b.dst.rank || a.dst.buffer - b.dst.buffer || a.dst.offset - b.dst.offset,
+  );
+  return wrong;
+}
+
+function expectedAt(e: Expectation, delta: number): Source {
+  switch (e.kind) {
+    case "region":
+      return {
+        kind: "initial",
+        rank: e.region.rank,
+        buffer: e.region.buffer,
+        offset: e.region.offset + delta,
+      };
+    case "byte":
+      return { kind: "byte", value: e.value };
+    default:
+      return assertNever(e, "expectation");
+  }
+}
+
+function sameSource(a: Source, b: Source): boolean {
+  if (a.kind === "initial") {
+    return (
+      b.kind === "initial" && a.rank === b.rank && a.buffer === b.buffer && a.offset === b.offset
+    );
+  }
+  return b.kind === "byte" && a.value === b.value;
+}
+
+/** What `len` bytes at `at` hold (or should hold), in words. */
+function describeSource(m: IrModule, s: Source, at: IrRegion): string {
+  switch (s.kind) {
+    case "initial":
+      if (s.rank === at.rank && s.buffer === at.buffer && s.offset === at.offset)
+        return "its own initial bytes";
+      return `${formatRegion(m, { rank: s.rank, buffer: s.buffer, offset: s.offset, len: at.len })} (initial)`;
+    case "byte":
+      return `byte 0x${s.value.toString(16).padStart(2, "0")}`;
+    default:
+      return assertNever(s, "source");
+  }
+}
+
+function opName(m: IrModule, op: number): string {
+  const kind = opKind(m.ops, op);
+  return kind === "bcast" ? "copy" : kind;
+}
+
+function writerText(m: IrModule, file: SourceFile, op: number): string {
+  if (op < 0) return "never written";
+  const stmt = m.ops.stmt[op]!;
+  const span = m.stmts[stmt]?.span;
+  const where =
+    span === undefined
+      ? ""
+      : ` at ${lineCol(file, span.start).line}:${lineCol(file, span.start).col}`;
+  const binding = describeBinding(m, stmt, m.ops.bind[op]!);
+  return `written by ${opName(m, op)}${where}${binding === "" ? "" : " " + binding}`;
+}
+
+function describeWrong(m: IrModule, file: SourceFile, wrong: readonly WrongPiece[]): string {
+  const parts = wrong.slice(0, MAX_REPORTED).map((w) => {
+    const prefix = w.binding === "" ? "" : `${w.binding}: `;
+    return (
+      `${prefix}${formatRegion(m, w.dst)} holds ${describeSource(m, w.holds, w.dst)} ` +
+      `(${writerText(m, file, w.writer)}) but should hold ${describeSource(m, w.should, w.dst)}`
+    );
+  });
+  if (wrong.length > MAX_REPORTED) parts.push(`(${wrong.length - MAX_REPORTED} more)`);
+  return parts.join("; ");
+}
+
+function relatedNotes(m: IrModule, file: SourceFile, wrong: readonly WrongPiece[]): Related[] {
+  const notes: Related[] = [];
+  for (const w of wrong.slice(0, MAX_REPORTED)) {
+    if (w.writer < 0) continue;
+    const stmt = m.ops.stmt[w.writer]!;
+    const span = m.stmts[stmt]?.span;
+    if (span === undefined) continue;
+    const binding = describeBinding(m, stmt, m.ops.bind[w.writer]!);
+    notes.push({
+      message: `${formatRegion(m, w.dst)} last written by this ${opName(m, w.writer)}${binding === "" ? "" : " " + binding}`,
+      file,
+      span,
+    });
+  }
+  return notes;
+}
+
+/**
+ * DMAC3018: a `when` on a signal that this schedule raises with `notify` (so nothing else is
+ * assumed to raise it) whose condition does not hold at the count of notifies that precede it in
+ * program order: the later notifies come after the wait, so the wait blocks forever. Signals the
+ * schedule never notifies are raised by outside code and are not checked. One diagnostic per
+ * `when` statement (its first failing instance).
+ */
+export function checkCircularWaits(m: IrModule, file: SourceFile): Diagnostic[] {
+  const t = m.ops;
+  const total = new Map<number, number>();
+  const key = (i: number): number => t.signal[i]! * m.ranks + t.sigRank[i]!;
+  for (let i = 0; i < t.count; i++) {
+    if (opKind(t, i) === "notify") total.set(key(i), (total.get(key(i)) ?? 0) + 1);
+  }
+  if (total.size === 0) return [];
+  const seen = new Map<number, number>();
+  const reported = new Set<number>();
+  const out: Diagnostic[] = [];
+  for (let i = 0; i < t.count; i++) {
+    const kind = opKind(t, i);
+    if (kind === "notify") {
+      seen.set(key(i), (seen.get(key(i)) ?? 0) + 1);
+      continue;
+    }
+    if (kind !== "wait") continue;
+    const all = total.get(key(i)) ?? 0;
+    if (all === 0) continue;
+    const before = seen.get(key(i)) ?? 0;
+    const op = COMPARE_OPS[t.cmp[i]!]!;
+    const want = t.value[i]!;
+    if (compare(before, op, want) || reported.has(t.stmt[i]!)) continue;
+    reported.add(t.stmt[i]!);
+    const sig = `${m.signals[t.signal[i]!]?.name ?? `#${t.signal[i]}`}@${t.sigRank[i]}`;
+    const binding = describeBinding(m, t.stmt[i]!, t.bind[i]!);
+    const detail =
+      `${sig} ${op} ${want} never holds${binding === "" ? "" : ` ${binding}`}: only this schedule raises ${sig}, ` +
+      `and ${before} of its ${all} notifies come before this wait in program order, so it sees ${sig} = ${before}`;
+    out.push(
+      diag(
+        "DMAC3018",
+        { file, span: m.stmts[t.stmt[i]!]?.span ?? { start: 0, end: 0 } },
+        [detail],
+        {
+          hint: `move the notifies this wait needs before the \`when\`, or wait for a count they reach`,
+        },
+      ),
+    );
+  }
+  return out;
+}
+
+function compare(a: number, op: CompareOp, b: number): boolean {
+  switch (op) {
+    case "==":
+      return a === b;
+    case "!=":
+      return a !== b;
+    case "<":
+      return a < b;
+    case "<=":
+      return a <= b;
+    case ">":
+      return a > b;
+    case ">=":
+      return a >= b;
+    default:
+      return assertNever(op, "compare op");
+  }
+}

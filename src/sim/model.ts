@@ -1,0 +1,107 @@
+// The executor's machine model: the "timing" and "links" sections of a target description,
+// typed and validated. Every constant carries a `source` string (a citation or the fit that
+// produced it; docs/model.md explains each one). Times are microseconds, bandwidths GB/s
+// (10^9 bytes per second, which is 10^3 bytes per microsecond).
+
+import type { Target } from "../target/target.js";
+
+/** THE table of timing constants: name -> what it means (used by the validator and the docs). */
+export const TIMING_CONSTANTS = {
+  hostPacketUs: "host time to build one packet and write it into a ring (control)",
+  hostDoorbellUs: "host time to store the 64-bit wptr and ring the doorbell",
+  doorbellLatencyUs: "doorbell store until the engine fetches the first new packet (schedule)",
+  enginePacketUs: "engine cost to fetch and decode one packet (every packet except NOP)",
+  copyStartupUs: "start-up of a data packet (copy, broadcast, swap, fill) before bytes flow",
+  engineGBps: "largest rate one SDMA engine moves bytes at",
+  localCopyGBps: "HBM bandwidth of one GPU shared by its local (same-GPU) copies",
+  hostSignalLatencyUs: "FENCE/ATOMIC until the write is visible in host memory (sync)",
+  gpuSignalLatencyUs: "FENCE/ATOMIC until the write is visible in GPU memory to a POLL_REGMEM",
+  hostPollIntervalUs: "period of the host's spin-poll over its completion slots",
+  sdmaClockMHz: "SDMA clock; a POLL_REGMEM retry waits interval x 16 of its clocks",
+  pollRepollUs: "fixed latency of one POLL_REGMEM re-check (memory read round trip)",
+  triggerStoreUs: "host store that releases a prelaunched schedule",
+} as const;
+
+export type TimingName = keyof typeof TIMING_CONSTANTS;
+
+export interface TimingConstant {
+  readonly value: number;
+  readonly source: string;
+}
+
+export interface LinkModel {
+  readonly topology: "full-mesh";
+  readonly ratedGBps: number;
+  /** Per-direction usable bandwidth of one xGMI link: the executor's link capacity. */
+  readonly usableGBps: number;
+  readonly source: string;
+}
+
+export interface MachineModel {
+  readonly name: string;
+  readonly gpus: number;
+  readonly engines: number;
+  readonly timing: { readonly [K in TimingName]: number };
+  readonly sources: { readonly [K in TimingName]: string };
+  readonly links: LinkModel;
+}
+
+export type ModelResult =
+  | { readonly ok: true; readonly model: MachineModel }
+  | { readonly ok: false; readonly error: string };
+
+/** Reads and validates the timing and links sections of a target (the Target type allows extra keys). */
+export function readMachineModel(target: Target): ModelResult {
+  const fail = (error: string): ModelResult => ({ ok: false, error: `${target.name}: ${error}` });
+  const timing = target["timing"];
+  if (typeof timing !== "object" || timing === null) return fail("missing 'timing' object");
+  const t = timing as Record<string, unknown>;
+  const values: Partial<Record<TimingName, number>> = {};
+  const sources: Partial<Record<TimingName, string>> = {};
+  for (const name of Object.keys(TIMING_CONSTANTS) as TimingName[]) {
+    const entry = t[name] as Record<string, unknown> | undefined;
+    const v = entry?.["value"];
+    if (typeof v !== "number" || !Number.isFinite(v) || v < 0)
+      return fail(
+        `'timing.${name}.value' must be a non-negative number (${TIMING_CONSTANTS[name]})`,
+      );
+    if (typeof entry?.["source"] !== "string" || entry["source"] === "")
+      return fail(`'timing.${name}.source' must say where the value comes from`);
+    values[name] = v;
+    sources[name] = entry["source"];
+  }
+  for (const name of ["engineGBps", "localCopyGBps", "sdmaClockMHz", "hostPollIntervalUs"] as const)
+    if (values[name] === 0) return fail(`'timing.${name}.value' must be positive`);
+  const links = target["links"] as Record<string, unknown> | undefined;
+  if (typeof links !== "object" || links === null) return fail("missing 'links' object");
+  if (links["topology"] !== "full-mesh") return fail("'links.topology' must be \"full-mesh\"");
+  for (const key of ["ratedGBps", "usableGBps"]) {
+    const v = links[key];
+    if (typeof v !== "number" || !(v > 0)) return fail(`'links.${key}' must be a positive number`);
+  }
+  if (typeof links["source"] !== "string") return fail("'links.source' must be a string");
+  return {
+    ok: true,
+    model: {
+      name: target.name,
+      gpus: target.gpus,
+      engines: target.engines.count,
+      timing: values as MachineModel["timing"],
+      sources: sources as MachineModel["sources"],
+      links: links as unknown as LinkModel,
+    },
+  };
+}
+
+/** A copy of `m` with some timing constants replaced (calibration, what-if runs). */
+export function withTiming(
+  m: MachineModel,
+  patch: Partial<Record<TimingName, number>>,
+): MachineModel {
+  return { ...m, timing: { ...m.timing, ...patch } };
+}
+
+/** GB/s -> bytes per microsecond. */
+export function bytesPerUs(gbps: number): number {
+  return gbps * 1e3;
+}

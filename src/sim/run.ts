@@ -1,0 +1,512 @@
+// simulate(): the executor's entry point. Takes compiled SDMA streams + manifest (decoded here
+// with the back end's one packet table, backend/sdma/decode.ts) or a command trace, turns them
+// into a SimProgram (absolute addresses, one command list per queue), runs it (execute.ts) and,
+// when the IR is known, checks the postcondition: the final provenance of every buffer byte must
+// equal what the reference semantics (ir/interp.ts runReference) gives, which covers every
+// collective's and every `ensure`'s expectation at once. Reports bandwidth as AMD-DMA-Latte
+// defines it (reference/mi300x-node.md section 3).
+
+import { decodeStream } from "../backend/sdma/decode.js";
+import type { Manifest, ManifestMemory } from "../backend/sdma/manifest.js";
+import type { Packet, PollFunc as PacketPollFunc } from "../backend/sdma/packets.js";
+import type { Trace, TraceCmd } from "../backend/trace/trace.js";
+import { diag, type Diagnostic } from "../diagnostics/diagnostic.js";
+import { runReference } from "../ir/interp.js";
+import type { IrModule } from "../ir/ir.js";
+import { coalesce, readRange, type ProvenanceState, type Source } from "../ir/provenance.js";
+import type { Target } from "../target/target.js";
+import { assertNever } from "../util/assert-never.js";
+import { execute, type ExecOptions, type ExecStats, type Timeline } from "./execute.js";
+import { hex } from "./memory.js";
+import { readMachineModel, type MachineModel } from "./model.js";
+import type { PollFunc, SimCmd, SimEntry, SimProgram, SimQueue, SimRegion } from "./program.js";
+
+export type SimInput =
+  | {
+      readonly manifest: Manifest;
+      /** Packet streams by the manifest's file names. */
+      readonly streams: ReadonlyMap<string, Uint32Array>;
+      /** The IR the streams were compiled from: enables the postcondition check. */
+      readonly module?: IrModule | undefined;
+    }
+  | { readonly trace: Trace; readonly module?: IrModule | undefined };
+
+export interface SimulateOptions extends Omit<ExecOptions, "model"> {
+  readonly target: Target;
+}
+
+export interface Bandwidth {
+  /** DMA-Latte's "total": bytes moved between GPUs / (N - 1) (= the per-GPU buffer of AG/AA). */
+  readonly totalBytes: number;
+  readonly algbwGBps: number;
+  readonly busbwGBps: number;
+}
+
+export interface SimResult {
+  readonly diagnostics: Diagnostic[];
+  /** No errors, every queue drained, and the postcondition was checked and holds. */
+  readonly verified: boolean;
+  readonly postcondition: "holds" | "fails" | "unchecked";
+  readonly stats: ExecStats;
+  readonly bandwidth: Bandwidth;
+  readonly timeline: Timeline | undefined;
+  readonly program: SimProgram | undefined;
+  readonly model: MachineModel | undefined;
+}
+
+const EMPTY_STATS: ExecStats = {
+  totalUs: 0,
+  hostSubmitUs: 0,
+  events: 0,
+  packets: 0,
+  engines: [],
+  links: [],
+  peerBytes: 0,
+  localBytes: 0,
+};
+
+export function simulate(input: SimInput, opts: SimulateOptions): SimResult {
+  const fail = (d: Diagnostic[], model?: MachineModel): SimResult => ({
+    diagnostics: d,
+    verified: false,
+    postcondition: "unchecked",
+    stats: EMPTY_STATS,
+    bandwidth: { totalBytes: 0, algbwGBps: 0, busbwGBps: 0 },
+    timeline: undefined,
+    program: undefined,
+    model,
+  });
+  const m = readMachineModel(opts.target);
+  if (!m.ok) return fail([diag("DMAC5006", undefined, [opts.target.name, m.error])]);
+  const model = m.model;
+  const built =
+    "manifest" in input
+      ? programFromManifest(input.manifest, input.streams)
+      : programFromTrace(input.trace);
+  if ("error" in built) return fail([built.error], model);
+  const program = built.program;
+  const ex = execute(program, { ...opts, model });
+  const diagnostics = [...ex.diagnostics];
+  let postcondition: SimResult["postcondition"] = "unchecked";
+  if (input.module && ex.completed) {
+    const d = checkFinalState(input.module, ex.prov, program);
+    diagnostics.push(...d);
+    postcondition = d.length === 0 ? "holds" : "fails";
+  }
+  const N = program.gpus;
+  const total = N > 1 ? ex.stats.peerBytes / (N - 1) : ex.stats.localBytes;
+  const t = ex.stats.totalUs;
+  const bandwidth: Bandwidth = {
+    totalBytes: total,
+    algbwGBps: t > 0 ? (((N - 1) / N) * total) / t / 1e3 : 0,
+    busbwGBps: t > 0 ? total / (N * t) / 1e3 : 0,
+  };
+  const errors = diagnostics.some((d) => d.severity === "error");
+  return {
+    diagnostics,
+    verified: !errors && ex.completed && postcondition === "holds",
+    postcondition,
+    stats: ex.stats,
+    bandwidth,
+    timeline: ex.timeline,
+    program,
+    model,
+  };
+}
+
+// ---- inputs -> SimProgram --------------------------------------------------------------------
+
+function regionsOf(
+  mem: ManifestMemory,
+  trigger: { address: number } | null,
+  initial: number,
+): {
+  regions: SimRegion[];
+  bufferSizes: number[];
+  bufferNames: string[];
+} {
+  const regions: SimRegion[] = [];
+  const bufferSizes: number[] = [];
+  const bufferNames: string[] = [];
+  for (const b of mem.buffers) {
+    regions.push({
+      kind: "buffer",
+      name: b.name,
+      gpu: b.gpu,
+      addr: b.address,
+      bytes: b.size,
+      buffer: b.id,
+    });
+    bufferSizes[b.id] = b.size;
+    bufferNames[b.id] = b.name;
+  }
+  for (let i = 0; i < bufferSizes.length; i++) {
+    bufferSizes[i] ??= 1;
+    bufferNames[i] ??= `buffer${i}`;
+  }
+  for (const s of mem.signals)
+    regions.push({
+      kind: "signal",
+      name: `${s.name}@${s.gpu}`,
+      gpu: s.gpu,
+      addr: s.address,
+      bytes: 4,
+    });
+  for (const w of mem.syncWords)
+    regions.push({
+      kind: "sync",
+      name:
+        w.kind === "progress"
+          ? `sync${w.id} (${w.producer} -> ${w.consumer})`
+          : `sync${w.id} (barrier of ${w.queue})`,
+      gpu: w.gpu,
+      addr: w.address,
+      bytes: 4,
+    });
+  const cs = mem.completionSignals;
+  for (let k = 0; k < cs.count; k++)
+    regions.push({
+      kind: "completion",
+      name: `completion[${k}]`,
+      gpu: null,
+      addr: cs.base + k * cs.stride,
+      bytes: 8,
+      initial,
+    });
+  const ts = mem.timestampSlots;
+  for (let k = 0; k < ts.count; k++)
+    regions.push({
+      kind: "timestamp",
+      name: `timestamp[${k}]`,
+      gpu: null,
+      addr: ts.base + k * ts.stride,
+      bytes: Math.max(8, Math.min(ts.stride, 32)),
+    });
+  if (trigger)
+    regions.push({ kind: "trigger", name: "trigger", gpu: null, addr: trigger.address, bytes: 4 });
+  return { regions, bufferSizes, bufferNames };
+}
+
+const POLL_FUNCS: Readonly<Record<Exclude<PacketPollFunc, "reserved7">, PollFunc>> = {
+  always: "always",
+  lt: "<",
+  le: "<=",
+  eq: "==",
+  ne: "!=",
+  ge: ">=",
+  gt: ">",
+};
+
+/** The executor's reading of one decoded packet (the packet table did the bit work). */
+export function simCmdOfPacket(pk: Packet): SimCmd {
+  switch (pk.kind) {
+    case "nop":
+    case "timestamp_set":
+    case "trap": // raises an interrupt; no memory effect the executor models
+      return { kind: "nop" };
+    case "copy_linear":
+      return { kind: "copy", src: pk.src, dst: pk.dst, bytes: pk.bytes };
+    case "copy_broadcast":
+      return { kind: "bcast", src: pk.src, dst: pk.dst1, dst2: pk.dst2, bytes: pk.bytes };
+    case "copy_swap":
+      return { kind: "swap", a: pk.a, b: pk.b, bytes: pk.bytes };
+    case "constant_fill":
+      if (pk.fillSize !== "byte" && pk.fillSize !== "dword")
+        return { kind: "bad", detail: `CONSTANT_FILL with undocumented fill size ${pk.fillSize}` };
+      if (pk.fillSize === "dword" && ((pk.data >>> 0) & 0xff) * 0x01010101 !== pk.data >>> 0)
+        return {
+          kind: "bad",
+          detail:
+            "CONSTANT_FILL of a dword pattern whose bytes differ (the executor models byte fills)",
+        };
+      return { kind: "fill", dst: pk.dst, bytes: pk.bytes, value: pk.data & 0xff };
+    case "fence":
+      return { kind: "fence", addr: pk.addr, value: pk.data };
+    case "poll_mem":
+      if (pk.func === "reserved7")
+        return { kind: "bad", detail: "POLL_REGMEM with the reserved compare function 7" };
+      return {
+        kind: "poll",
+        addr: pk.addr,
+        func: POLL_FUNCS[pk.func],
+        value: pk.value,
+        mask: pk.mask,
+        interval: pk.interval,
+      };
+    case "poll_reg":
+      // ROCr's HDP flush is a register poll the firmware recognises; it has no effect the executor models.
+      if (pk.hdpFlush === true || (pk.reg === 0 && pk.reqReg === 0x80000000))
+        return { kind: "nop" };
+      return { kind: "bad", detail: "POLL_REGMEM on a register is not allowed in a user queue" };
+    case "atomic":
+      if (pk.op === "add64")
+        return { kind: "atomic", addr: pk.addr, width: 64, add: Number(BigInt.asIntN(64, pk.src)) };
+      if (pk.op === "add32")
+        return { kind: "atomic", addr: pk.addr, width: 32, add: Number(BigInt.asIntN(32, pk.src)) };
+      return {
+        kind: "bad",
+        detail: `ATOMIC ${pk.op} is not modelled by the executor (only add32/add64)`,
+      };
+    case "sem_mem_incr":
+      return { kind: "atomic", addr: pk.addr, width: 64, add: 1 };
+    case "timestamp_get":
+    case "timestamp_get_global":
+      return { kind: "timestamp", addr: pk.addr };
+    case "write_linear":
+      return {
+        kind: "bad",
+        detail: "WRITE_UNTILED is not modelled by the executor (dmac never emits it)",
+      };
+    case "cond_exe":
+      return { kind: "bad", detail: "COND_EXE is not modelled by the executor" };
+    case "indirect_buffer":
+      return {
+        kind: "bad",
+        detail: "INDIRECT_BUFFER is not allowed in a user queue run by the executor",
+      };
+    default:
+      return assertNever(pk, "packet");
+  }
+}
+
+/** The completion signals the host waits for, with the queue that signals each (for reports). */
+function completionsOf(
+  mem: ManifestMemory,
+  queues: readonly SimQueue[],
+  done: number,
+): SimProgram["completions"] {
+  const owner = new Map<number, string>();
+  for (const q of queues)
+    for (const e of q.entries)
+      if (e.cmd.kind === "fence" || e.cmd.kind === "atomic") owner.set(e.cmd.addr - (e.cmd.addr % 8), q.name);
+  const cs = mem.completionSignals;
+  const out: { addr: number; done: number; queue: string }[] = [];
+  for (let k = 0; k < cs.count; k++) {
+    const addr = cs.base + k * cs.stride;
+    out.push({ addr, done, queue: owner.get(addr) ?? "no queue" });
+  }
+  return out;
+}
+
+function externalSignalsOf(regions: readonly SimRegion[], queues: readonly SimQueue[]): number[] {
+  const written = new Set<number>();
+  for (const q of queues)
+    for (const e of q.entries)
+      if (e.cmd.kind === "fence" || e.cmd.kind === "atomic") written.add(e.cmd.addr);
+  return regions.filter((r) => r.kind === "signal" && !written.has(r.addr)).map((r) => r.addr);
+}
+
+export function programFromManifest(
+  manifest: Manifest,
+  streams: ReadonlyMap<string, Uint32Array>,
+): { program: SimProgram } | { error: Diagnostic } {
+  const { regions, bufferSizes, bufferNames } = regionsOf(
+    manifest.memory,
+    manifest.trigger,
+    manifest.completion.initial,
+  );
+  const queues: SimQueue[] = [];
+  for (const mq of manifest.queues) {
+    const words = streams.get(mq.file);
+    if (!words)
+      return {
+        error: diag("DMAC5001", undefined, [
+          mq.file,
+          "the manifest names this packet stream but it was not given",
+        ]),
+      };
+    const decoded = decodeStream(words);
+    const problems = new Map(decoded.problems.map((p) => [p.offset, p.detail]));
+    const entries: SimEntry[] = decoded.packets.map((d) => {
+      if (d.packet.kind === "unknown")
+        return {
+          cmd: {
+            kind: "bad",
+            detail: problems.get(d.offset) ?? `undecodable dword ${hex(d.packet.word)}`,
+          },
+          at: d.offset,
+          packets: 1,
+        };
+      return { cmd: simCmdOfPacket(d.packet), at: d.offset, packets: 1 };
+    });
+    queues.push({ name: mq.name, gpu: mq.gpu, engine: mq.engine, entries, position: "byte" });
+  }
+  const sm = manifest.sourceMap;
+  const maps = new Map(sm.queues.map((q) => [q.queue, q.entries]));
+  const locate = (q: number, at: number): string | undefined => {
+    const entries = maps.get(queues[q]!.name);
+    if (!entries) return undefined;
+    let best: readonly number[] | undefined;
+    for (const e of entries) if (e[0]! <= at) best = e;
+    const stmt = best?.[1];
+    const pos = stmt === undefined ? undefined : sm.stmts[stmt];
+    return pos ? `${sm.file}:${pos.line}:${pos.col}` : undefined;
+  };
+  return {
+    program: {
+      gpus: manifest.ranks,
+      queues,
+      regions,
+      bufferSizes,
+      bufferNames,
+      completions: completionsOf(manifest.memory, queues, manifest.completion.done),
+      trigger: manifest.trigger && {
+        addr: manifest.trigger.address,
+        value: manifest.trigger.value,
+      },
+      externalSignals: externalSignalsOf(regions, queues),
+      locate,
+    },
+  };
+}
+
+function simCmdOfTrace(c: TraceCmd): SimCmd {
+  switch (c.op) {
+    case "copy":
+      return { kind: "copy", src: c.src.addr, dst: c.dst.addr, bytes: c.bytes };
+    case "bcast":
+      return { kind: "bcast", src: c.src.addr, dst: c.dst.addr, dst2: c.dst2.addr, bytes: c.bytes };
+    case "swap":
+      return { kind: "swap", a: c.a.addr, b: c.b.addr, bytes: c.bytes };
+    case "fill":
+      return { kind: "fill", dst: c.dst.addr, bytes: c.bytes, value: c.value };
+    case "poll":
+      return {
+        kind: "poll",
+        addr: c.at.addr,
+        func: c.func,
+        value: c.value,
+        mask: c.mask,
+        interval: 4,
+      };
+    case "fence":
+      return { kind: "fence", addr: c.at.addr, value: c.value };
+    case "atomic":
+      return { kind: "atomic", addr: c.at.addr, width: c.width, add: c.add };
+    case "timestamp":
+      return { kind: "timestamp", addr: c.at.addr };
+    default:
+      return {
+        kind: "bad",
+        detail: `unknown trace command ${JSON.stringify((c as { op?: unknown }).op)}`,
+      };
+  }
+}
+
+export function programFromTrace(trace: Trace): { program: SimProgram } | { error: Diagnostic } {
+  if (trace.kind !== "dmac-trace" || trace.version !== 1)
+    return {
+      error: diag("DMAC5004", undefined, [
+        "trace",
+        "not a dmac command trace (kind 'dmac-trace', version 1)",
+      ]),
+    };
+  const { regions, bufferSizes, bufferNames } = regionsOf(
+    trace.memory,
+    trace.trigger,
+    trace.completion.initial,
+  );
+  const queues: SimQueue[] = trace.queues.map((q) => ({
+    name: q.name,
+    gpu: q.gpu,
+    engine: q.engine,
+    position: "index",
+    entries: q.cmds.map((c, i) => ({ cmd: simCmdOfTrace(c), at: i, packets: 1 })),
+  }));
+  return {
+    program: {
+      gpus: trace.ranks,
+      queues,
+      regions,
+      bufferSizes,
+      bufferNames,
+      completions: completionsOf(trace.memory, queues, trace.completion.done),
+      trigger: trace.trigger && { addr: trace.trigger.address, value: trace.trigger.value },
+      externalSignals: externalSignalsOf(regions, queues),
+    },
+  };
+}
+
+// ---- postcondition ---------------------------------------------------------------------------
+
+function describeSource(m: IrModule, s: Source, len: number): string {
+  switch (s.kind) {
+    case "initial":
+      return `${m.buffers[s.buffer]?.name ?? `buffer${s.buffer}`}@${s.rank}[${s.offset} .. ${s.offset + len})`;
+    case "byte":
+      return `the byte ${hex(s.value)}`;
+    default:
+      return assertNever(s, "source");
+  }
+}
+
+/**
+ * Compares the executor's final provenance of every buffer instance with the reference
+ * semantics' final state; reports the first differing range of each buffer instance (DMAC6001).
+ */
+export function checkFinalState(m: IrModule, got: ProvenanceState, p: SimProgram): Diagnostic[] {
+  const want = runReference(m);
+  const out: Diagnostic[] = [];
+  for (const b of m.buffers) {
+    for (let rank = 0; rank < m.ranks; rank++) {
+      if (b.rank !== -1 && b.rank !== rank) continue;
+      const ws = coalesce(readRange(want, rank, b.id, 0, b.size), false);
+      const gs = coalesce(readRange(got, rank, b.id, 0, b.size), false);
+      // Walk both segment lists in step and find the first byte where the sources differ.
+      let i = 0;
+      let j = 0;
+      let pos = 0;
+      while (pos < b.size && i < ws.length && j < gs.length) {
+        const w = ws[i]!;
+        const g = gs[j]!;
+        const end = Math.min(w.end, g.end);
+        const wsrc = shiftSource(w.source, pos - w.start);
+        const gsrc = shiftSource(g.source, pos - g.start);
+        if (!sameSource(wsrc, gsrc)) {
+          const len = end - pos;
+          const writer =
+            g.writer >= 0
+              ? ` (last written by ${describeWriter(p, g.writer)})`
+              : " (never written)";
+          out.push(
+            diag("DMAC6001", undefined, [
+              `${b.name}@${rank}[${pos} .. ${end}) holds ${describeSource(m, gsrc, len)}${writer}, but the schedule means it to hold ${describeSource(m, wsrc, len)}`,
+            ]),
+          );
+          break;
+        }
+        pos = end;
+        if (w.end === end) i++;
+        if (g.end === end) j++;
+      }
+    }
+  }
+  return out;
+}
+
+function shiftSource(s: Source, d: number): Source {
+  return s.kind === "initial" && d !== 0 ? { ...s, offset: s.offset + d } : s;
+}
+
+function sameSource(a: Source, b: Source): boolean {
+  if (a.kind === "initial")
+    return (
+      b.kind === "initial" && a.rank === b.rank && a.buffer === b.buffer && a.offset === b.offset
+    );
+  return b.kind === "byte" && a.value === b.value;
+}
+
+function describeWriter(p: SimProgram, cmd: number): string {
+  let base = 0;
+  for (let q = 0; q < p.queues.length; q++) {
+    const queue = p.queues[q]!;
+    if (cmd < base + queue.entries.length) {
+      const e = queue.entries[cmd - base]!;
+      const pos = queue.position === "byte" ? `+0x${e.at.toString(16)}` : `#${e.at}`;
+      const src = p.locate?.(q, e.at);
+      return `${queue.name} ${pos}${src ? ` (${src})` : ""}`;
+    }
+    base += queue.entries.length;
+  }
+  return `command ${cmd}`;
+}

@@ -1,0 +1,16 @@
+import { describe, expect, it } from "vitest";
+import { closestName, editDistance } from "../../../src/check/suggest.js";
+
+describe("suggestions", () => {
+  it("computes edit distance", () => {
+    expect(editDistance("chunk", "chunck")).toBe(1);
+    expect(editDistance("", "abc")).toBe(3);
+    expect(editDistance("kitten", "sitting")).toBe(3);
+  });
+  it("suggests only plausible typos", () => {
+    expect(closestName("chunck", ["buf", "chunk", "ranks"])).toBe("chunk");
+    expect(closestName("all_gathr", ["all_gather", "all_gather_inplace"])).toBe("all_gather");
+    expect(closestName("xyz", ["chunk"])).toBeUndefined();
+    expect(closestName("Chunk", ["chunk"])).toBe("chunk");
+  });
+});
