@@ -9,19 +9,29 @@
 //   // @schedule: NAME          --schedule
 //   // @max-nesting: N          parser limit (to reach DMAC1013 with a small file)
 //   // @max-source-bytes: N     parser limit (to reach DMAC1012 with a small file)
-// Later phases add their artifact kinds (ir, sdma, trace, sim) as rows of ARTIFACTS.
+// Artifact kinds (rows of ARTIFACTS): diag (every diagnostic of `dmac check`), ir (`dmac ir
+// --dump-deps`), dump (the dump.txt of `dmac compile`, produced by the same function `dmac golden`
+// uses) and trace (trace.json).
+//
+// The bundled examples/*.dmac are cases too (area "examples"), each with every artifact.
 
 import { describe, expect, it } from "vitest";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { checkSource, type CheckSourceOptions } from "../src/check/check-source.js";
+import { selectSchedule } from "../src/check/select-schedule.js";
+import { compileFileToOutputs } from "../src/cli/commands/compile.js";
+import { printIr } from "../src/ir/print.js";
+import { analyzeSchedule, analyzeSource } from "../src/pipeline.js";
 import { renderDiagnostics } from "../src/diagnostics/render.js";
 import { makeSourceFile, type SourceFile } from "../src/source/source-file.js";
 
 const GOLDEN = join(dirname(fileURLToPath(import.meta.url)), "golden");
 const CASES = join(GOLDEN, "cases");
 const EXPECTED = join(GOLDEN, "expected");
+const EXAMPLES = join(GOLDEN, "..", "..", "examples");
+const EXAMPLE_ARTIFACTS = ["diag", "ir", "dump", "trace"];
 
 export interface GoldenCase {
   readonly area: string;
@@ -65,7 +75,7 @@ export function caseOptions(c: GoldenCase): CheckSourceOptions {
 
 /** Like TypeScript's .errors.txt: the concise list first, then every diagnostic in full. */
 function produceDiag(c: GoldenCase): string {
-  const { diagnostics } = checkSource(c.file, caseOptions(c));
+  const { diagnostics } = analyzeSource(c.file, caseOptions(c));
   if (diagnostics.length === 0) return "(no diagnostics)\n";
   return (
     renderDiagnostics(diagnostics, "concise", { color: false }) +
@@ -74,8 +84,46 @@ function produceDiag(c: GoldenCase): string {
   );
 }
 
+/** The IR with its dependency edges, or the diagnostics when the schedule does not analyse. */
+function produceIr(c: GoldenCase): string {
+  const opts = caseOptions(c);
+  const checked = checkSource(c.file, opts);
+  const selected = selectSchedule(checked.schedules, opts.schedule);
+  const analyzed = selected.schedule ? analyzeSchedule(selected.schedule) : undefined;
+  if (!analyzed?.module) {
+    const diags = [
+      ...checked.diagnostics,
+      ...selected.diagnostics,
+      ...(analyzed?.diagnostics ?? []),
+    ];
+    return "(does not analyse)\n" + renderDiagnostics(diags, "concise", { color: false });
+  }
+  return printIr(analyzed.module, { deps: true });
+}
+
+/** One output file of `dmac compile --emit sdma,trace`, built as `dmac golden` builds it. */
+function compiledFile(c: GoldenCase, name: string): string {
+  // A path relative to the repository (the working directory of the test run), so diagnostics in
+  // the golden do not depend on where the checkout lives.
+  const result = compileFileToOutputs(relative(process.cwd(), c.path), {
+    define: [...(c.directives.get("define") ?? [])],
+    schedule: c.directives.get("schedule")?.[0],
+    emit: "sdma,trace",
+  });
+  const f = result.files?.find((x) => x.name === name);
+  if (!f) {
+    return (
+      "(does not compile)\n" + renderDiagnostics(result.diagnostics, "concise", { color: false })
+    );
+  }
+  return typeof f.data === "string" ? f.data : Buffer.from(f.data).toString("utf8");
+}
+
 export const ARTIFACTS: readonly Artifact[] = [
   { kind: "diag", ext: "diag.txt", produce: produceDiag },
+  { kind: "ir", ext: "ir.txt", produce: produceIr },
+  { kind: "dump", ext: "dump.txt", produce: (c) => compiledFile(c, "dump.txt") },
+  { kind: "trace", ext: "trace.json", produce: (c) => compiledFile(c, "trace.json") },
 ];
 
 function parseDirectives(text: string, where: string): Map<string, string[]> {
@@ -96,8 +144,19 @@ function parseDirectives(text: string, where: string): Map<string, string[]> {
 }
 
 export function discoverCases(): GoldenCase[] {
-  if (!existsSync(CASES)) return [];
   const cases: GoldenCase[] = [];
+  for (const f of readdirSync(EXAMPLES).sort()) {
+    if (!f.endsWith(".dmac")) continue;
+    const path = join(EXAMPLES, f);
+    cases.push({
+      area: "examples",
+      name: f.slice(0, -".dmac".length),
+      path,
+      file: makeSourceFile(`examples/${f}`, readFileSync(path, "utf8")),
+      directives: new Map([["emit", EXAMPLE_ARTIFACTS]]),
+    });
+  }
+  if (!existsSync(CASES)) return cases;
   for (const area of readdirSync(CASES).sort()) {
     for (const f of readdirSync(join(CASES, area)).sort()) {
       if (!f.endsWith(".dmac")) continue;

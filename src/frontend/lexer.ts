@@ -3,7 +3,8 @@
 // own "no token matches here" errors become coded diagnostics; number literals are range-checked
 // here so that the parser and cst-to-ast can assume every literal is a safe integer.
 
-import { Lexer, type IToken } from "chevrotain";
+import type { IToken } from "chevrotain";
+import { Lexer } from "./chevrotain.js";
 import { diag, type Diagnostic } from "../diagnostics/diagnostic.js";
 import type { SourceFile, Span } from "../source/source-file.js";
 import {

@@ -3,7 +3,8 @@
 // recursive-descent parser runs, so hostile input (a binary, 100k nested parentheses) gets a
 // diagnostic instead of a stack overflow. parseExpression serves `-D name=value`.
 
-import { EOF, type IRecognitionException, type IToken, type TokenType } from "chevrotain";
+import type { IRecognitionException, IToken, TokenType } from "chevrotain";
+import { EOF } from "./chevrotain.js";
 import type { Expr, Program } from "./ast.js";
 import { diag, sortDiagnostics, type Diagnostic } from "../diagnostics/diagnostic.js";
 import type { SourceFile, Span } from "../source/source-file.js";
@@ -36,6 +37,8 @@ export function parseSource(
   const diagnostics = [...front.lexed.diagnostics, ...syntaxDiagnostics(file, parser.errors)];
   const converted = cstToProgram(file, cst, front.lexed.docComments);
   parser.input = []; // release the token vector
+  const chain = tooLongChain(file, converted.program, opts.maxNesting ?? DEFAULT_MAX_NESTING);
+  if (chain !== undefined) return { program: empty, diagnostics: [chain] };
   return {
     program: converted.program,
     diagnostics: sortDiagnostics([...diagnostics, ...converted.diagnostics]),
@@ -55,6 +58,8 @@ export function parseExpression(file: SourceFile): {
   const diagnostics = [...front.lexed.diagnostics, ...syntaxDiagnostics(file, parser.errors)];
   const converted = cstToExpr(file, cst);
   parser.input = [];
+  const chain = tooLongChain(file, converted.expr, DEFAULT_MAX_NESTING);
+  if (chain !== undefined) return { expr: undefined, diagnostics: [chain] };
   const all = sortDiagnostics([...diagnostics, ...converted.diagnostics]);
   // A partial expression is worse than none: callers evaluate it.
   return {
@@ -135,6 +140,40 @@ function findTooDeep(tokens: readonly IToken[], limit: number): IToken | undefin
     }
     unaryRun = UNARY.has(type) ? unaryRun + 1 : 0;
     if (chains.length - 1 + inChains + unaryRun > limit) return t;
+  }
+  return undefined;
+}
+
+const OPERATOR_KINDS: ReadonlySet<unknown> = new Set(["unary", "binary", "call"]);
+
+/**
+ * DMAC1013 for an expression whose operator tree is deeper than `limit`, or undefined. The
+ * token scan above cannot see this: `1+1+...+1` has no brackets, yet the parser's loop builds a
+ * left-deep tree one `binary` node per operator, and every later walker (checker, constant
+ * folder, instantiation) recurses on it. Counting operator nodes on the deepest path bounds
+ * those walkers' stacks. The walk is iterative and generic over the AST's plain objects, so a
+ * new node kind cannot slip past it.
+ */
+function tooLongChain(file: SourceFile, root: unknown, limit: number): Diagnostic | undefined {
+  const stack: { node: unknown; depth: number }[] = [{ node: root, depth: 0 }];
+  while (stack.length > 0) {
+    const { node, depth } = stack.pop()!;
+    if (typeof node !== "object" || node === null) continue;
+    if (Array.isArray(node)) {
+      for (const child of node) stack.push({ node: child, depth });
+      continue;
+    }
+    const record = node as Record<string, unknown>;
+    const d = OPERATOR_KINDS.has(record["kind"]) ? depth + 1 : depth;
+    if (d > limit) {
+      const span = (record["span"] as Span | undefined) ?? { start: 0, end: 0 };
+      return diag("DMAC1013", { file, span }, [limit], {
+        hint: "every operator of a chain such as `a + b + c + ...` nests one level; split long chains with `let`",
+      });
+    }
+    for (const key in record) {
+      if (key !== "span") stack.push({ node: record[key], depth: d });
+    }
   }
   return undefined;
 }

@@ -4,13 +4,8 @@
 // `input` resets it. Error recovery is on, so one run reports several syntax errors; the error
 // message provider returns only the "expected ..." half, parse.ts adds what was found.
 
-import {
-  CstParser,
-  EOF,
-  type IParserErrorMessageProvider,
-  type IToken,
-  type TokenType,
-} from "chevrotain";
+import type { IParserErrorMessageProvider, IToken, TokenType } from "chevrotain";
+import { CstParser, EOF } from "./chevrotain.js";
 import { ALL_TOKENS, KEYWORDS as K, T } from "./tokens.js";
 
 /** "'a', 'b' or 'c'" from token labels, deduplicated, in first-seen order. */

@@ -12,7 +12,8 @@
 // Error tokens (group "errors") never reach the parser: the lexer turns them into diagnostics.
 // `///` doc comments go to group "docs" so parse.ts can attach them to the next schedule.
 
-import { createToken, Lexer, type TokenType } from "chevrotain";
+import type { TokenType } from "chevrotain";
+import { createToken, Lexer } from "./chevrotain.js";
 
 /** Size units: the only spellings accepted after a number. Binary multiples on purpose. */
 export const SIZE_UNITS = {

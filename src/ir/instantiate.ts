@@ -424,12 +424,14 @@ function compileStmt(st: State, s: Stmt): Compiled {
 }
 
 function checkRank(st: State, rank: number, span: Span): number {
-  if (!Number.isInteger(rank) || rank < 0 || rank >= st.ranks) stop("DMAC3003", span, [rank, st.ranks]);
+  if (!Number.isInteger(rank) || rank < 0 || rank >= st.ranks)
+    stop("DMAC3003", span, [rank, st.ranks]);
   return rank;
 }
 
 function compileBuffer(st: State, s: Extract<Stmt, { kind: "buffer" }>): Compiled {
-  if (st.blockDepth > 0) throw new InternalError("buffer declared inside a block survived checking");
+  if (st.blockDepth > 0)
+    throw new InternalError("buffer declared inside a block survived checking");
   const id = st.bufferNames.length;
   st.bufferNames.push(s.name.name);
   st.bufferIds.set(s.name.name, id);
@@ -453,7 +455,8 @@ function compileBuffer(st: State, s: Extract<Stmt, { kind: "buffer" }>): Compile
 }
 
 function compileSignal(st: State, s: Extract<Stmt, { kind: "signal" }>): Compiled {
-  if (st.blockDepth > 0) throw new InternalError("signal declared inside a block survived checking");
+  if (st.blockDepth > 0)
+    throw new InternalError("signal declared inside a block survived checking");
   const id = st.signalNames.length;
   st.signalNames.push(s.name.name);
   st.signalIds.set(s.name.name, id);
@@ -591,7 +594,11 @@ function compileFor(st: State, s: ForStmt): Compiled {
           diag(
             "DMAC3019",
             { file: st.file, span: s.span },
-            ["this loop and the loops around it run", `${st.iterations}`, String(st.iterationBudget)],
+            [
+              "this loop and the loops around it run",
+              `${st.iterations}`,
+              String(st.iterationBudget),
+            ],
             {
               hint: `all loops together may run ${ITERATIONS_PER_OP} iterations per allowed operation (--max-ops ${limit}); instantiation stopped here${binding(inner, env)}`,
             },
@@ -616,7 +623,8 @@ function compileFor(st: State, s: ForStmt): Compiled {
         // Independent ranges: the combined count is a product, known before running anything.
         let product = 1;
         for (const lv of levels) product *= trips(lv, env).count;
-        if (product > limit) stop("DMAC3019", s.span, ["loop runs", String(product), String(limit)]);
+        if (product > limit)
+          stop("DMAC3019", s.span, ["loop runs", String(product), String(limit)]);
       }
       instances = 0;
       run(0, env);
@@ -639,9 +647,7 @@ function bytes(n: number): string {
 }
 
 function overlaps(a: RegionOut, b: RegionOut): boolean {
-  return (
-    a.rank === b.rank && a.buf === b.buf && a.off < b.off + b.len && b.off < a.off + a.len
-  );
+  return a.rank === b.rank && a.buf === b.buf && a.off < b.off + b.len && b.off < a.off + a.len;
 }
 
 function compileRegion(st: State, r: Region): RegionFn {
@@ -654,7 +660,13 @@ function compileRegion(st: State, r: Region): RegionFn {
     if (st.bufSize[id]! < 0) throw SKIP; // the declaration failed and was reported
     const rank = checkRank(st, rankF(env), rankSpan);
     const home = st.bufRank[id]!;
-    if (home >= 0 && home !== rank) stop("DMAC3023", rankSpan, [`buffer '${name}'`, rank], `'${name}' is declared on rank ${home} only`);
+    if (home >= 0 && home !== rank)
+      stop(
+        "DMAC3023",
+        rankSpan,
+        [`buffer '${name}'`, rank],
+        `'${name}' is declared on rank ${home} only`,
+      );
     return rank;
   };
   const sl = r.slice;
@@ -753,7 +765,8 @@ function checkEngine(
   if (!p.engine) return -1;
   const e = p.engine(env);
   const eng = st.target.engines;
-  if (!Number.isInteger(e) || e < 0 || e >= eng.count) stop("DMAC3004", p.engineSpan, [e, eng.count]);
+  if (!Number.isInteger(e) || e < 0 || e >= eng.count)
+    stop("DMAC3004", p.engineSpan, [e, eng.count]);
   if (eng.xgmi.includes(e)) return e;
   if (eng.pcie.includes(e)) {
     if (r1 === driver && r2 === driver && r3 === driver) return e;
@@ -811,7 +824,8 @@ function emit(st: State, site: Site, env: Env, kind: number): number {
       }),
     );
   }
-  if (i >= t.kind.length) t = st.ops = grow(t, Math.min(st.maxOps, Math.max(64, t.kind.length * 2)));
+  if (i >= t.kind.length)
+    t = st.ops = grow(t, Math.min(st.maxOps, Math.max(64, t.kind.length * 2)));
   t.count = i + 1;
   t.kind[i] = kind;
   t.stmt[i] = site.stmt;
@@ -973,7 +987,12 @@ function compileFlag(
     if (home === -2) throw SKIP;
     const rank = checkRank(st, rankF(env), flag.rank.span);
     if (home >= 0 && home !== rank)
-      stop("DMAC3023", flag.rank.span, [`signal '${name}'`, rank], `'${name}' is declared on rank ${home} only`);
+      stop(
+        "DMAC3023",
+        flag.rank.span,
+        [`signal '${name}'`, rank],
+        `'${name}' is declared on rank ${home} only`,
+      );
     out.rank = rank;
     return out;
   };
@@ -1074,4 +1093,3 @@ function compileEnsure(st: State, s: Extract<Stmt, { kind: "ensure" }>): Compile
     },
   };
 }
-

@@ -43,7 +43,9 @@ class LineError {
 function cursor(line: string) {
   let i = 0;
   const fail = (what: string): never => {
-    throw new LineError(`expected ${what} at column ${i + 1}, found '${line.slice(i, i + 12) || "end of line"}'`);
+    throw new LineError(
+      `expected ${what} at column ${i + 1}, found '${line.slice(i, i + 12) || "end of line"}'`,
+    );
   };
   const c = {
     peek: (lit: string) => line.startsWith(lit, i),
@@ -186,13 +188,26 @@ export function parseIr(text: string): ParseIrResult {
       const next = allocOpTable(ops.kind.length * 2);
       next.count = ops.count;
       for (const key of Object.keys(ops) as (keyof OpTable)[]) {
-        if (key !== "count") (next[key] as { set(a: ArrayLike<number>): void }).set(ops[key] as ArrayLike<number>);
+        if (key !== "count")
+          (next[key] as { set(a: ArrayLike<number>): void }).set(ops[key] as ArrayLike<number>);
       }
       ops = next;
     }
     const t = ops;
     t.kind[i] = OP_KINDS[k].code;
-    for (const a of [t.driver, t.engine, t.srcRank, t.srcBuf, t.dstRank, t.dstBuf, t.dst2Rank, t.dst2Buf, t.signal, t.sigRank, t.guard])
+    for (const a of [
+      t.driver,
+      t.engine,
+      t.srcRank,
+      t.srcBuf,
+      t.dstRank,
+      t.dstBuf,
+      t.dst2Rank,
+      t.dst2Buf,
+      t.signal,
+      t.sigRank,
+      t.guard,
+    ])
       a[i] = -1;
     const setSrc = (r: IrRegion): void => {
       t.srcRank[i] = r.rank;
@@ -291,7 +306,8 @@ export function parseIr(text: string): ParseIrResult {
       }
       const c = cursor(line);
       const word = /^[a-z]+/.exec(line)?.[0] ?? "";
-      if (word !== "schedule" && head === undefined) throw new LineError("expected the 'schedule' line first");
+      if (word !== "schedule" && head === undefined)
+        throw new LineError("expected the 'schedule' line first");
       c.lit(word);
       c.lit(" ");
       switch (word) {
@@ -300,9 +316,11 @@ export function parseIr(text: string): ParseIrResult {
           const schedule = c.ident();
           c.lit(" target ");
           const target = c.rest().split(" ranks ");
-          if (target.length !== 2 || target[0] === "") throw new LineError("expected 'target NAME ranks N'");
+          if (target.length !== 2 || target[0] === "")
+            throw new LineError("expected 'target NAME ranks N'");
           const ranks = Number(target[1]);
-          if (!Number.isInteger(ranks) || ranks < 1) throw new LineError("ranks must be a positive integer");
+          if (!Number.isInteger(ranks) || ranks < 1)
+            throw new LineError("ranks must be a positive integer");
           head = { schedule, target: target[0]!, ranks };
           return;
         }
@@ -415,7 +433,8 @@ export function parseIr(text: string): ParseIrResult {
           const preds: number[] = [];
           while (c.opt(" ")) {
             const p = c.int();
-            if (p < 0 || p >= i) throw new LineError(`predecessor ${p} does not come before op ${i}`);
+            if (p < 0 || p >= i)
+              throw new LineError(`predecessor ${p} does not come before op ${i}`);
             preds.push(p);
           }
           if (preds.length === 0) throw new LineError("'deps' without predecessors");

@@ -84,7 +84,8 @@ function opText(m: IrModule, names: Names, i: number): string {
       const dst = `${b(t.dstBuf[i]!)}@${t.dstRank[i]}[${t.dstOff[i]} +: ${len}]`;
       if (kind === "swap") s = `swap ${src} <-> ${dst}`;
       else if (kind === "copy") s = `copy ${src} -> ${dst}`;
-      else s = `bcast ${src} -> ${dst}, ${b(t.dst2Buf[i]!)}@${t.dst2Rank[i]}[${t.dst2Off[i]} +: ${len}]`;
+      else
+        s = `bcast ${src} -> ${dst}, ${b(t.dst2Buf[i]!)}@${t.dst2Rank[i]}[${t.dst2Off[i]} +: ${len}]`;
       break;
     }
     case "fill":
@@ -123,21 +124,28 @@ export function printIr(m: IrModule, opts: PrintOptions = {}): string {
       `buffer ${b.id} ${b.name} size ${b.size} on ${b.rank < 0 ? "*" : b.rank} at ${formatSpan(file, b.span)}`,
     );
   for (const s of m.signals)
-    out.push(`signal ${s.id} ${s.name} on ${s.rank < 0 ? "*" : s.rank} at ${formatSpan(file, s.span)}`);
+    out.push(
+      `signal ${s.id} ${s.name} on ${s.rank < 0 ? "*" : s.rank} at ${formatSpan(file, s.span)}`,
+    );
   m.stmts.forEach((s, k) => {
     const vars = s.loopVars.length > 0 ? ` vars ${s.loopVars.join(" ")}` : "";
     out.push(`stmt ${k} at ${formatSpan(file, s.span)}${vars}`);
   });
   const c = m.collective;
   if (c) {
-    const args = c.args.map((a) => (a.kind === "buffer" ? (m.buffers[a.id]?.name ?? `?${a.id}`) : String(a.value)));
+    const args = c.args.map((a) =>
+      a.kind === "buffer" ? (m.buffers[a.id]?.name ?? `?${a.id}`) : String(a.value),
+    );
     out.push(`collective ${c.name}(${args.join(", ")}) at ${formatSpan(file, c.span)}`);
   }
   const names = namesOf(m);
   for (let i = 0; i < m.ops.count; i++) out.push(`op ${i} ${opText(m, names, i)}`);
   for (const e of m.ensures) {
-    const rhs = e.expected.kind === "region" ? formatRegion(m, e.expected.region) : String(e.expected.value);
-    out.push(`ensure ${formatRegion(m, e.dst)} == ${rhs} stmt ${e.stmt}${bindText(m, e.stmt, e.bind)}`);
+    const rhs =
+      e.expected.kind === "region" ? formatRegion(m, e.expected.region) : String(e.expected.value);
+    out.push(
+      `ensure ${formatRegion(m, e.dst)} == ${rhs} stmt ${e.stmt}${bindText(m, e.stmt, e.bind)}`,
+    );
   }
   const edges = m.edges;
   if (opts.deps && edges) {

@@ -32,6 +32,7 @@ import {
   createFlowSet,
   finishTime,
   reshare,
+  reshareAlone,
   type Flow,
   type FlowLoad,
   type FlowSet,
@@ -371,8 +372,8 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
       }
   };
   const lastSample = new Float64Array(G * G);
-  const rescheduleFlows = (): void => {
-    reshare(flows);
+  const rescheduleFlows = (changed: Flow, added: boolean): void => {
+    if (!reshareAlone(flows, changed, added)) reshare(flows);
     for (const f of flows.active) {
       const q = f.id;
       const r = runs[q]!;
@@ -734,7 +735,7 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
     runs[q]!.flow = f;
     runs[q]!.flowDue = -1;
     flows.active.push(f);
-    rescheduleFlows();
+    rescheduleFlows(f, true);
   };
 
   const flowDone = (q: number): void => {
@@ -746,7 +747,7 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
     flows.active.splice(flows.active.indexOf(f), 1);
     for (const l of f.loads) flows.moved[l.resource]! += running[q]!.bytes * l.weight;
     r.flow = null;
-    rescheduleFlows();
+    rescheduleFlows(f, false);
     // Apply the command's effect: race checks, then the provenance move.
     const run = running[q]!;
     running[q] = undefined;

@@ -120,3 +120,28 @@ export function reshare(fs: FlowSet): void {
 export function finishTime(fs: FlowSet, f: Flow): number {
   return f.rate > 0 ? fs.last + f.remaining / f.rate : Infinity;
 }
+
+/**
+ * Max-min fair shares are independent between flows that share no resource. When flow `f` (just
+ * added or just removed) shares no resource with any other active flow, only its own rate is
+ * affected: set it directly (added) or drop its load (removed) instead of a full reshare.
+ * Returns false when a full reshare is needed.
+ */
+export function reshareAlone(fs: FlowSet, f: Flow, added: boolean): boolean {
+  for (const g of fs.active) {
+    if (g === f) continue;
+    for (const l of g.loads) for (const m of f.loads) if (l.resource === m.resource) return false;
+  }
+  if (!added) {
+    for (const l of f.loads) fs.load[l.resource] = 0;
+    return true;
+  }
+  let rate = f.cap;
+  for (const l of f.loads) rate = Math.min(rate, fs.capacity[l.resource]! / l.weight);
+  if (f.rate !== rate) {
+    f.rate = rate;
+    f.version++;
+  }
+  for (const l of f.loads) fs.load[l.resource] = rate * l.weight;
+  return true;
+}

@@ -278,7 +278,8 @@ function completionsOf(
   const owner = new Map<number, string>();
   for (const q of queues)
     for (const e of q.entries)
-      if (e.cmd.kind === "fence" || e.cmd.kind === "atomic") owner.set(e.cmd.addr - (e.cmd.addr % 8), q.name);
+      if (e.cmd.kind === "fence" || e.cmd.kind === "atomic")
+        owner.set(e.cmd.addr - (e.cmd.addr % 8), q.name);
   const cs = mem.completionSignals;
   const out: { addr: number; done: number; queue: string }[] = [];
   for (let k = 0; k < cs.count; k++) {

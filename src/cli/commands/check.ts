@@ -1,9 +1,10 @@
-// `dmac check FILE...`: parse and check each file (checkSource) and report every diagnostic.
-// Exit 0 when there are no errors (warnings allowed), 1 otherwise.
+// `dmac check FILE...`: parse, check, instantiate and verify each file (analyzeSource in
+// src/pipeline.ts) and report every diagnostic. Exit 0 when there are no errors (warnings
+// allowed), 1 otherwise.
 
 import { dirname } from "node:path";
 import type { Command } from "commander";
-import { checkSource } from "../../check/check-source.js";
+import { analyzeSource } from "../../pipeline.js";
 import type { Diagnostic } from "../../diagnostics/diagnostic.js";
 import type { CliContext } from "../main.js";
 import type { ColorMode, DiagnosticFormat } from "../io.js";
@@ -44,7 +45,7 @@ export function runCheck(
       const read = readSourceFile(path);
       diagnostics.push(...read.diagnostics);
       if (!read.file) continue;
-      const result = checkSource(read.file, {
+      const result = analyzeSource(read.file, {
         defines: defines.defines,
         schedule: opts.schedule,
         baseDir: dirname(path),
@@ -60,7 +61,9 @@ export function runCheck(
 export function registerCheck(program: Command, ctx: CliContext): void {
   const cmd = program
     .command("check")
-    .description("parse and type-check .dmac files, reporting every error and warning")
+    .description(
+      "parse, type-check, instantiate and verify .dmac files (postconditions, bounds, engines), reporting every error and warning",
+    )
     .argument("<files...>", ".dmac source files");
   addDefineOption(cmd)
     .option("--schedule <name>", "check only this schedule of each file (default: all of them)")

@@ -11,7 +11,9 @@ import { instantiate, DEFAULT_MAX_OPS } from "../../../src/ir/instantiate.js";
 const DIR = fileURLToPath(new URL("../../golden/cases/instantiate/", import.meta.url));
 
 describe("instantiate golden cases", () => {
-  const files = readdirSync(DIR).filter((f) => f.endsWith(".dmac")).sort();
+  const files = readdirSync(DIR)
+    .filter((f) => f.endsWith(".dmac"))
+    .sort();
   it("cover the instantiation codes", () => {
     expect(files.length).toBeGreaterThanOrEqual(19);
   });

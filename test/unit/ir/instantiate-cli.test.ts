@@ -45,7 +45,9 @@ describe("dmac ir", () => {
     expect(m.errors).toEqual([]);
     expect(m.module!.ops.count).toBe(56);
     expect(r.out).toContain("param chunk: bytes = 1024\n");
-    expect(r.out).toContain("op 0 copy buf@0[0 +: 1024] -> buf@1[0 +: 1024] driver 0 stmt 0 bind r=0 p=1\n");
+    expect(r.out).toContain(
+      "op 0 copy buf@0[0 +: 1024] -> buf@1[0 +: 1024] driver 0 stmt 0 bind r=0 p=1\n",
+    );
     expect(r.out).not.toContain("deps");
   });
 

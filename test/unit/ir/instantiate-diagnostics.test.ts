@@ -10,7 +10,10 @@ function sched(body: string, params = ""): string {
 }
 
 /** The single error: code, message, and the source text it points at. */
-function one(body: string, params = ""): { code: string; message: string; at: string; hint?: string } {
+function one(
+  body: string,
+  params = "",
+): { code: string; message: string; at: string; hint?: string } {
   const text = sched(body, params);
   const d = errs(text);
   expect(d, d.map((x) => `${x.code} ${x.message}`).join("\n")).toHaveLength(1);
@@ -25,7 +28,11 @@ function one(body: string, params = ""): { code: string; message: string; at: st
 
 describe("instantiate diagnostics", () => {
   it("DMAC3001 region out of bounds, naming the loop values", () => {
-    expect(one("  for r in ranks, p in 0..2 where p != r { copy a@r[r * 512B +: 1KiB] -> a@p[0B +: 1KiB] }")).toEqual({
+    expect(
+      one(
+        "  for r in ranks, p in 0..2 where p != r { copy a@r[r * 512B +: 1KiB] -> a@p[0B +: 1KiB] }",
+      ),
+    ).toEqual({
       code: "DMAC3001",
       message:
         "region a@7[3584 +: 1024] is outside the buffer (size 4096 bytes) when r = 7, p = 0 (and 1 more instance)",
@@ -107,9 +114,13 @@ describe("instantiate diagnostics", () => {
       message: "source a@0[0 +: 2048] overlaps destination a@0[1024 +: 2048]",
       at: "a@0[1KiB +: 2KiB]",
     });
-    expect(one("  copy a@0[0B +: 2KiB] -> a@1[0B +: 2KiB], a@0[2KiB - 1B +: 2KiB]").code).toBe("DMAC3008");
+    expect(one("  copy a@0[0B +: 2KiB] -> a@1[0B +: 2KiB], a@0[2KiB - 1B +: 2KiB]").code).toBe(
+      "DMAC3008",
+    );
     // Same offsets on different ranks or buffers do not overlap.
-    expect(errs(sched("  copy a@0[0B +: 1KiB] -> a@1[0B +: 1KiB]\n  copy a@2[0B +: 1KiB] -> s@2"))).toEqual([]);
+    expect(
+      errs(sched("  copy a@0[0B +: 1KiB] -> a@1[0B +: 1KiB]\n  copy a@2[0B +: 1KiB] -> s@2")),
+    ).toEqual([]);
   });
 
   it("DMAC3009 swap halves overlap", () => {
@@ -202,7 +213,9 @@ describe("instantiate diagnostics", () => {
 
   it("reports each failing statement once per code, counting the other instances", () => {
     const d = errs(
-      sched("  for r in ranks, p in ranks { copy a@r[0B +: 8KiB] -> a@p[0B +: 8KiB] }\n  fill a@9 with 0"),
+      sched(
+        "  for r in ranks, p in ranks { copy a@r[0B +: 8KiB] -> a@p[0B +: 8KiB] }\n  fill a@9 with 0",
+      ),
     );
     expect(d.map((x) => x.code)).toEqual(["DMAC3001", "DMAC3003"]);
     expect(d[0]!.message).toBe(
@@ -211,7 +224,9 @@ describe("instantiate diagnostics", () => {
   });
 
   it("a failed let skips the rest of its block instance; the module is undefined on errors", () => {
-    const r = inst(sched("  for r in 0..3 { let x = 8 / (r - 1)\n    fill a@9 with 0 }\n  fill a@0 with 1"));
+    const r = inst(
+      sched("  for r in 0..3 { let x = 8 / (r - 1)\n    fill a@9 with 0 }\n  fill a@0 with 1"),
+    );
     expect(r.module).toBeUndefined();
     // r = 0 and 2 reach the bad fill; r = 1 stops at the let.
     expect(r.diagnostics.map((x) => x.code)).toEqual(["DMAC3003", "DMAC3011"]);

@@ -26,7 +26,11 @@ function evaluate(e: Expr, types: [Expr, TypeName][] = [], env: number[] = [0]):
   return f(env);
 }
 
-function failure(e: Expr, types: [Expr, TypeName][] = [], env: number[] = [0]): { code: string; message: string } {
+function failure(
+  e: Expr,
+  types: [Expr, TypeName][] = [],
+  env: number[] = [0],
+): { code: string; message: string } {
   try {
     evaluate(e, types, env);
   } catch (x) {
@@ -56,10 +60,36 @@ describe("eval", () => {
     const l = int(-7);
     expect(evaluate(bin("/", l, int(2)), [[l, "int"]])).toBe(-4);
     expect(evaluate(bin("%", int(-7), int(3)))).toBe(2);
-    expect(evaluate({ kind: "call", callee: { name: "max", span: sp }, args: [int(3), int(9), int(4)], span: sp })).toBe(9);
-    expect(evaluate({ kind: "call", callee: { name: "min", span: sp }, args: [int(3), name("r")], span: sp }, [], [-1])).toBe(-1);
-    expect(evaluate(bin("&&", bin("<", int(1), int(2)), { kind: "unary", op: "!", operand: { kind: "bool", value: false, span: sp }, span: sp }))).toBe(1);
-    expect(evaluate(bin("||", bin(">=", int(1), int(2)), bin("==", { kind: "ranks", span: sp }, int(8))))).toBe(1);
+    expect(
+      evaluate({
+        kind: "call",
+        callee: { name: "max", span: sp },
+        args: [int(3), int(9), int(4)],
+        span: sp,
+      }),
+    ).toBe(9);
+    expect(
+      evaluate(
+        { kind: "call", callee: { name: "min", span: sp }, args: [int(3), name("r")], span: sp },
+        [],
+        [-1],
+      ),
+    ).toBe(-1);
+    expect(
+      evaluate(
+        bin("&&", bin("<", int(1), int(2)), {
+          kind: "unary",
+          op: "!",
+          operand: { kind: "bool", value: false, span: sp },
+          span: sp,
+        }),
+      ),
+    ).toBe(1);
+    expect(
+      evaluate(
+        bin("||", bin(">=", int(1), int(2)), bin("==", { kind: "ranks", span: sp }, int(8))),
+      ),
+    ).toBe(1);
     expect(evaluate({ kind: "unary", op: "-", operand: name("r"), span: sp }, [], [5])).toBe(-5);
   });
 
@@ -68,7 +98,12 @@ describe("eval", () => {
     expect(evaluate(bin("/", l, int(4)), [[l, "bytes"]])).toBe(1024);
     const l2 = size(1000);
     const r2 = size(3);
-    expect(failure(bin("/", l2, r2), [[l2, "bytes"], [r2, "bytes"]])).toEqual({
+    expect(
+      failure(bin("/", l2, r2), [
+        [l2, "bytes"],
+        [r2, "bytes"],
+      ]),
+    ).toEqual({
       code: "DMAC3006",
       message: "1000 bytes is not divisible by 3 bytes when r = 1",
     });
@@ -78,7 +113,10 @@ describe("eval", () => {
     expect(failure(bin("/", int(1), name("r")), [], [0]).code).toBe("DMAC3011");
     expect(failure(bin("%", int(1), int(0))).code).toBe("DMAC3011");
     const big = int(2 ** 52);
-    expect(failure(bin("*", big, int(2)))).toEqual({ code: "DMAC3012", message: "value exceeds 2^53 - 1 when r = 1" });
+    expect(failure(bin("*", big, int(2)))).toEqual({
+      code: "DMAC3012",
+      message: "value exceeds 2^53 - 1 when r = 1",
+    });
     expect(failure(bin("-", int(-(2 ** 53 - 1)), int(1))).code).toBe("DMAC3012");
     expect(evaluate(bin("+", int(2 ** 53 - 2), int(1)))).toBe(2 ** 53 - 1);
   });

@@ -22,8 +22,13 @@ describe("instantiate: collectives at 8 ranks", () => {
   it("all-gather: 56 copies, every (r, p) pair once, pushed by the source", () => {
     const m = ok(ALL_GATHER);
     expect(m.ops.count).toBe(56);
-    expect(m.buffers).toEqual([expect.objectContaining({ id: 0, name: "buf", size: 65536, rank: -1 })]);
-    expect(m.collective).toMatchObject({ name: "all_gather_inplace", args: [{ kind: "buffer", id: 0 }] });
+    expect(m.buffers).toEqual([
+      expect.objectContaining({ id: 0, name: "buf", size: 65536, rank: -1 }),
+    ]);
+    expect(m.collective).toMatchObject({
+      name: "all_gather_inplace",
+      args: [{ kind: "buffer", id: 0 }],
+    });
     const seen = new Set<string>();
     for (let i = 0; i < m.ops.count; i++) {
       expect(opKind(m.ops, i)).toBe("copy");
@@ -35,7 +40,9 @@ describe("instantiate: collectives at 8 ranks", () => {
       expect(m.ops.driver[i]).toBe(s.rank);
       expect(m.ops.engine[i]).toBe(-1);
       expect(m.ops.guard[i]).toBe(-1);
-      expect(describeBinding(m, m.ops.stmt[i]!, m.ops.bind[i]!)).toBe(`when r = ${s.rank}, p = ${d.rank}`);
+      expect(describeBinding(m, m.ops.stmt[i]!, m.ops.bind[i]!)).toBe(
+        `when r = ${s.rank}, p = ${d.rank}`,
+      );
       seen.add(`${s.rank}->${d.rank}`);
     }
     expect(seen.size).toBe(56);
@@ -175,7 +182,10 @@ schedule s(root: int = 3) implements broadcast(buf, root + 1) {
   buffer buf: 4KiB
   for p in ranks where p != root + 1 { copy buf@(root + 1) -> buf@p }
 }`);
-    expect(m.collective?.args).toEqual([{ kind: "buffer", id: 0 }, { kind: "int", value: 4 }]);
+    expect(m.collective?.args).toEqual([
+      { kind: "buffer", id: 0 },
+      { kind: "int", value: 4 },
+    ]);
     expect(m.ops.count).toBe(7);
   });
 

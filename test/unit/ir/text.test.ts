@@ -25,7 +25,9 @@ function roundTrip(text: string): IrModule {
 }
 
 describe("IR text form", () => {
-  const examples = readdirSync(EXAMPLES).filter((f) => f.endsWith(".dmac")).sort();
+  const examples = readdirSync(EXAMPLES)
+    .filter((f) => f.endsWith(".dmac"))
+    .sort();
 
   it("finds the examples", () => {
     expect(examples.length).toBeGreaterThan(5);
@@ -118,7 +120,16 @@ ensure a@1[0 +: 8] == a@2[8 +: 8] stmt 7 bind k=1
     ops.count = 3;
     const fill = (i: number, kind: number): void => {
       ops.kind[i] = kind;
-      for (const a of [ops.engine, ops.srcRank, ops.srcBuf, ops.dst2Rank, ops.dst2Buf, ops.signal, ops.sigRank, ops.guard])
+      for (const a of [
+        ops.engine,
+        ops.srcRank,
+        ops.srcBuf,
+        ops.dst2Rank,
+        ops.dst2Buf,
+        ops.signal,
+        ops.sigRank,
+        ops.guard,
+      ])
         a[i] = -1;
       ops.stmt[i] = 0;
       ops.bind[i] = -1;
@@ -156,7 +167,16 @@ ensure a@1[0 +: 8] == a@2[8 +: 8] stmt 7 bind k=1
       bindValues: new Float64Array(0),
       ops,
       ensures: [],
-      collective: { name: "send_recv", args: [{ kind: "buffer", id: 0 }, { kind: "buffer", id: 0 }, { kind: "int", value: 0 }, { kind: "int", value: -1 }], span: { start: 3, end: 4 } },
+      collective: {
+        name: "send_recv",
+        args: [
+          { kind: "buffer", id: 0 },
+          { kind: "buffer", id: 0 },
+          { kind: "int", value: 0 },
+          { kind: "int", value: -1 },
+        ],
+        span: { start: 3, end: 4 },
+      },
       edges: { predStart: Int32Array.from([0, 0, 1, 3]), predIdx: Int32Array.from([0, 0, 1]) },
     };
     const text = printIr(m, { deps: true });
@@ -181,7 +201,9 @@ deps 2 <- 0 1
   });
 
   it("reports malformed lines with their line numbers", () => {
-    const good = printIr(ok(`schedule t() {\n  buffer a: 8B\n  signal g\n  when g@0 >= 1 { fill a@0 with 0 }\n}`));
+    const good = printIr(
+      ok(`schedule t() {\n  buffer a: 8B\n  signal g\n  when g@0 >= 1 { fill a@0 with 0 }\n}`),
+    );
     const lines = good.split("\n");
     const bad = (edit: (l: string[]) => void): string[] => {
       const copy = [...lines];
@@ -198,12 +220,20 @@ deps 2 <- 0 1
     expect(bad((l) => (l[opLine] = l[opLine]!.replace("guard 0", "guard 1")))[0]).toContain(
       "guard 1 is not an earlier wait op",
     );
-    expect(bad((l) => (l[opLine] = l[opLine]!.replace("op 1", "op 7")))[0]).toContain("expected op 1, found op 7");
+    expect(bad((l) => (l[opLine] = l[opLine]!.replace("op 1", "op 7")))[0]).toContain(
+      "expected op 1, found op 7",
+    );
     expect(bad((l) => (l[opLine] = l[opLine]! + " extra"))[0]).toMatch(/expected end of line/);
-    expect(bad((l) => l.splice(opLine, 0, "frobnicate 3"))[0]).toContain("unknown line 'frobnicate'");
-    expect(bad((l) => (l[opLine - 1] = l[opLine - 1]!.replace(">=", "=>")))[0]).toContain("expected a comparison");
+    expect(bad((l) => l.splice(opLine, 0, "frobnicate 3"))[0]).toContain(
+      "unknown line 'frobnicate'",
+    );
+    expect(bad((l) => (l[opLine - 1] = l[opLine - 1]!.replace(">=", "=>")))[0]).toContain(
+      "expected a comparison",
+    );
     expect(bad((l) => l.splice(1, 1))[0]).toContain("expected the 'schedule' line first");
-    expect(bad((l) => l.splice(l.length - 1, 0, "deps 1 <- 0"))[0]).toContain("'deps' before 'edges'");
+    expect(bad((l) => l.splice(l.length - 1, 0, "deps 1 <- 0"))[0]).toContain(
+      "'deps' before 'edges'",
+    );
     expect(parseIr("").errors).toEqual(["line 1: expected '; dmac ir v1'"]);
   });
 });

@@ -1,0 +1,158 @@
+// engine-assign: chooses the engine of every data command the source does not pin, by the
+// strategy in the options (pass.ts EngineStrategy), then re-lowers (relower.ts) so that the
+// synchronisation matches the new placement. Pins from the source (`on sdma(E)`) always win.
+//
+// - affinity: the target's recommended engine map (what lowering does; the -O0 default).
+// - spread:K: each GPU uses its K best xGMI engines: the recommended engines of the peers it
+//   sends the most bytes to (ties: lower peer first), then the remaining xGMI engines in order.
+//   Each command goes to the least-loaded of them (load = bytes + a per-command cost expressed
+//   in bytes, so small commands are spread by count and large ones by bytes), preferring the
+//   command's own recommended engine on a tie.
+// - single: every command of GPU g on one engine, engines[g % engines.length], or the GPU's
+//   best engine (as above) when no list is given: DMA-Latte's back-to-back `b2b`.
+
+import type { IrModule } from "../ir/ir.js";
+import type { QueueProgram } from "../queues/queue-program.js";
+import type { Target } from "../target/target.js";
+import { InternalError } from "../util/internal-error.js";
+import type { EngineStrategy, Pass, PassContext, PassResult } from "./pass.js";
+import { isFusedPair, K_BCAST, readPlacement, relower, type Placement } from "./relower.js";
+
+/** A command's fixed cost expressed as bytes on one link (~1.4 us at 48 GB/s). */
+const COMMAND_COST_BYTES = 64 * 1024;
+
+/** The rank on the far side of a group's transfer (lowering's rule: a broadcast's dst2). */
+function otherRank(m: IrModule, group: readonly number[]): number {
+  const t = m.ops;
+  const i = group[0]!;
+  const last = group[group.length - 1]!;
+  const driver = t.driver[i]!;
+  const src = t.srcRank[i]!;
+  const dst = t.dstRank[i]!;
+  if (isFusedPair(m, group))
+    return t.dstRank[last] !== driver ? t.dstRank[last]! : dst !== driver ? dst : src;
+  if (t.kind[i] === K_BCAST) {
+    const d2 = t.dst2Rank[i]!;
+    return d2 !== driver ? d2 : dst !== driver ? dst : src;
+  }
+  if (src >= 0 && src !== driver) return src;
+  return dst >= 0 ? dst : driver;
+}
+
+function affinityEngine(target: Target, driver: number, other: number): number {
+  if (other === driver) return target.engines.localCopy;
+  const e = target.recommendedEngine.map[driver]?.[other];
+  if (e === undefined || e < 0)
+    throw new InternalError(`no recommended engine for ${driver} -> ${other}`);
+  return e;
+}
+
+function groupBytes(m: IrModule, g: readonly number[]): number {
+  let b = 0;
+  for (const x of g) b += m.ops.len[x]!;
+  return b;
+}
+
+/** GPU g's xGMI engines, best first (see the header). */
+export function rankedEngines(
+  m: IrModule,
+  target: Target,
+  groups: readonly (readonly number[])[],
+  g: number,
+): number[] {
+  const bytesTo = new Float64Array(m.ranks);
+  for (const grp of groups) {
+    if (m.ops.driver[grp[0]!] !== g) continue;
+    const o = otherRank(m, grp);
+    if (o !== g) bytesTo[o]! += groupBytes(m, grp);
+  }
+  const peers = [...Array(m.ranks).keys()].filter((p) => p !== g);
+  peers.sort((a, b) => bytesTo[b]! - bytesTo[a]! || a - b);
+  const out: number[] = [];
+  for (const p of peers) {
+    const e = target.recommendedEngine.map[g]?.[p];
+    if (e !== undefined && e >= 0 && !out.includes(e)) out.push(e);
+  }
+  for (const e of target.engines.xgmi) if (!out.includes(e)) out.push(e);
+  return out;
+}
+
+/** The engine of every group under `strategy` (source pins kept). */
+export function assignEngines(
+  prog: QueueProgram,
+  m: IrModule,
+  target: Target,
+  strategy: EngineStrategy,
+): { placement: Placement; moved: number } {
+  const base = readPlacement(prog, m);
+  const t = m.ops;
+  const engine = new Int16Array(t.count).fill(-1);
+  const ranked = new Map<number, number[]>();
+  const best = (g: number): number[] => {
+    let r = ranked.get(g);
+    if (!r) ranked.set(g, (r = rankedEngines(m, target, base.groups, g)));
+    return r;
+  };
+  const load = new Map<number, number>(); // gpu * engines + engine -> load
+  const count = target.engines.count;
+  let moved = 0;
+  for (const grp of base.groups) {
+    const i = grp[0]!;
+    const driver = t.driver[i]!;
+    const pin = grp.map((x) => t.engine[x]!).find((e) => e >= 0);
+    const aff = affinityEngine(target, driver, otherRank(m, grp));
+    let e: number;
+    if (pin !== undefined) e = pin;
+    else {
+      switch (strategy.kind) {
+        case "affinity":
+          e = aff;
+          break;
+        case "single":
+          e =
+            strategy.engines.length > 0
+              ? strategy.engines[driver % strategy.engines.length]!
+              : best(driver)[0]!;
+          break;
+        case "spread": {
+          const set = best(driver).slice(0, Math.max(1, strategy.k));
+          const cost = (x: number): number => load.get(driver * count + x) ?? 0;
+          e = set[0]!;
+          for (const x of set) {
+            if (cost(x) < cost(e) || (cost(x) === cost(e) && x === aff)) e = x;
+          }
+          break;
+        }
+        default: {
+          const never: never = strategy;
+          throw new InternalError(`engine strategy ${JSON.stringify(never)}`);
+        }
+      }
+    }
+    const k = driver * count + e;
+    load.set(k, (load.get(k) ?? 0) + groupBytes(m, grp) + COMMAND_COST_BYTES);
+    for (const x of grp) {
+      if (base.engine[x] !== e) moved++;
+      engine[x] = e;
+    }
+  }
+  return { placement: { groups: base.groups, engine }, moved };
+}
+
+function run(prog: QueueProgram, ctx: PassContext): PassResult {
+  const { placement, moved } = assignEngines(prog, ctx.module, ctx.target, ctx.options.engines);
+  const out = relower(ctx.module, placement, ctx.target, ctx.lower);
+  const engines = new Set(out.queues.map((q) => q.gpu * 1000 + q.engine)).size;
+  return { program: out, counters: { "ops moved": moved, queues: engines } };
+}
+
+const pass: Pass = {
+  name: "engine-assign",
+  description:
+    "place every command on an engine: affinity (the target's map), spread:K (K engines per GPU), single[:E,...] (back to back); source pins kept",
+  levels: [0, 1, 2],
+  required: true,
+  relowers: true,
+  run,
+};
+export default pass;

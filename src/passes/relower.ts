@@ -1,0 +1,186 @@
+// Placement and re-lowering: the shared machinery of the placement passes.
+//
+// A Placement says, for the data ops of an IrModule, which ops share one command (a group:
+// [i, j] fused into a broadcast, or [i, j, k, ...] contiguous copies merged into one copy) and
+// on which engine each op runs (-1: the lowering's choice, the target's affinity map).
+// readPlacement recovers it from a queue program (from the `ops` lists of its data commands and
+// the engines of their queues); relower builds the IR the placement describes (each group becomes
+// one op at the position of its first member, every op pinned to its engine), infers its
+// dependencies, lowers it with queues/lower.ts, and maps the command `ops` back to the original
+// op ids. The synchronisation is therefore always the lowering's, correct by construction.
+//
+// Moving a group's later members up to its first member's position keeps the program's meaning
+// only if nothing between them is ordered before them: `canHoist` is that condition (every
+// happens-before predecessor of the moved op comes before the group's first op, the moved op has
+// the same `when` guard, and no wait/notify lies between). Edges are transitively reduced but
+// keep reachability, so checking direct predecessors is enough: a path from an op k in between
+// to the moved op would end in a direct predecessor after k.
+
+import { inferDeps } from "../ir/deps.js";
+import { allocOpTable, OP_KINDS, type IrModule, type OpTable } from "../ir/ir.js";
+import { lowerToQueues, type LowerOptions } from "../queues/lower.js";
+import { isDataCmd, type QCmd, type QueueProgram } from "../queues/queue-program.js";
+import type { Target } from "../target/target.js";
+import { InternalError } from "../util/internal-error.js";
+
+export const K_COPY = OP_KINDS.copy.code;
+export const K_BCAST = OP_KINDS.bcast.code;
+export const K_SWAP = OP_KINDS.swap.code;
+export const K_FILL = OP_KINDS.fill.code;
+
+export function isDataOp(m: IrModule, i: number): boolean {
+  const k = m.ops.kind[i]!;
+  return k === K_COPY || k === K_BCAST || k === K_SWAP || k === K_FILL;
+}
+
+export interface Placement {
+  /** Ops implemented by one command, first member first (broadcast: [dst op, dst2 op]). */
+  readonly groups: readonly (readonly number[])[];
+  /** Per original op: the engine it runs on, or -1 for the lowering's choice. */
+  readonly engine: Int16Array;
+}
+
+/** The placement a queue program implements (every data op pinned to its queue's engine). */
+export function readPlacement(prog: QueueProgram, m: IrModule): Placement {
+  const engine = new Int16Array(m.ops.count).fill(-1);
+  const groups: number[][] = [];
+  const seen = new Uint8Array(m.ops.count);
+  for (const q of prog.queues) {
+    for (const c of q.cmds) {
+      if (!isDataCmd(c)) continue;
+      const first = c.ops[0];
+      if (first === undefined || seen[first]) continue; // split commands repeat their op list
+      for (const op of c.ops) {
+        seen[op] = 1;
+        engine[op] = q.engine;
+      }
+      groups.push([...c.ops]);
+    }
+  }
+  groups.sort((a, b) => a[0]! - b[0]!);
+  return { groups, engine };
+}
+
+/** Whether op j may move up to position i (i < j) next to it: see the header. */
+export function canHoist(m: IrModule, i: number, j: number): boolean {
+  const t = m.ops;
+  const e = m.edges;
+  if (!e) throw new InternalError("canHoist needs dependency edges");
+  if (t.guard[i] !== t.guard[j]) return false;
+  for (let k = e.predStart[j]!; k < e.predStart[j + 1]!; k++) if (e.predIdx[k]! >= i) return false;
+  for (let k = i + 1; k < j; k++) if (!isDataOp(m, k)) return false;
+  return true;
+}
+
+/** A group of two copies of the same source bytes (a broadcast), not contiguous copies. */
+export function isFusedPair(m: IrModule, g: readonly number[]): boolean {
+  const t = m.ops;
+  const i = g[0]!;
+  const j = g[1]!;
+  return (
+    g.length === 2 &&
+    t.kind[i] === K_COPY &&
+    t.kind[j] === K_COPY &&
+    t.srcRank[j] === t.srcRank[i] &&
+    t.srcBuf[j] === t.srcBuf[i] &&
+    t.srcOff[j] === t.srcOff[i] &&
+    t.len[j] === t.len[i]
+  );
+}
+
+const FIELDS: readonly (keyof OpTable)[] = [
+  "kind",
+  "stmt",
+  "bind",
+  "driver",
+  "engine",
+  "srcRank",
+  "srcBuf",
+  "srcOff",
+  "dstRank",
+  "dstBuf",
+  "dstOff",
+  "dst2Rank",
+  "dst2Buf",
+  "dst2Off",
+  "len",
+  "value",
+  "signal",
+  "sigRank",
+  "cmp",
+  "guard",
+];
+
+/** The IR a placement describes, and for each of its ops the original ops it stands for. */
+export function placedModule(
+  m: IrModule,
+  pl: Placement,
+): { module: IrModule; members: (readonly number[])[] } {
+  const t = m.ops;
+  const n = t.count;
+  const head = new Int32Array(n).fill(-1); // absorbed op -> its group's first op
+  const groupOf = new Map<number, readonly number[]>();
+  for (const g of pl.groups) {
+    if (g.length < 2) continue;
+    groupOf.set(g[0]!, g);
+    for (const x of g.slice(1)) head[x] = g[0]!;
+  }
+  const out = allocOpTable(Math.max(1, n));
+  const newId = new Int32Array(n).fill(-1);
+  const members: (readonly number[])[] = [];
+  let count = 0;
+  for (let i = 0; i < n; i++) {
+    if (head[i]! >= 0) continue;
+    const d = count++;
+    newId[i] = d;
+    for (const f of FIELDS) (out[f] as Float64Array)[d] = (t[f] as Float64Array)[i]!;
+    out.guard[d] = t.guard[i]! >= 0 ? newId[t.guard[i]!]! : -1;
+    if (pl.engine[i]! >= 0) out.engine[d] = pl.engine[i]!;
+    const g = groupOf.get(i);
+    members.push(g ?? [i]);
+    if (!g) continue;
+    const kind = t.kind[i]!;
+    if (kind !== K_COPY || g.some((x) => t.kind[x] !== K_COPY))
+      throw new InternalError(`group ${g.join(",")} is not made of copies`);
+    const last = g[g.length - 1]!;
+    if (isFusedPair(m, g)) {
+      // Two copies of the same source bytes: one broadcast (bcast-fusion).
+      out.kind[d] = K_BCAST;
+      out.dst2Rank[d] = t.dstRank[last]!;
+      out.dst2Buf[d] = t.dstBuf[last]!;
+      out.dst2Off[d] = t.dstOff[last]!;
+      if (pl.engine[last]! >= 0) out.engine[d] = pl.engine[last]!;
+    } else {
+      // Contiguous copies: one copy of the summed length (batch-copies).
+      let len = 0;
+      for (const x of g) len += t.len[x]!;
+      out.len[d] = len;
+    }
+  }
+  out.count = count;
+  const module = inferDeps({ ...m, ops: out, edges: undefined });
+  return { module, members };
+}
+
+/** Lowers the placement; the commands' `ops` name the original ops. */
+export function relower(
+  m: IrModule,
+  pl: Placement,
+  target: Target,
+  opts: LowerOptions,
+): QueueProgram {
+  const { module, members } = placedModule(m, pl);
+  const prog = lowerToQueues(module, target, opts);
+  const mapOps = (ops: readonly number[]): number[] => {
+    const out: number[] = [];
+    for (const d of ops) for (const x of members[d] ?? []) out.push(x);
+    return out;
+  };
+  return {
+    ...prog,
+    queues: prog.queues.map((q) => ({
+      ...q,
+      cmds: q.cmds.map((c): QCmd => ({ ...c, ops: mapOps(c.ops) })),
+    })),
+  };
+}

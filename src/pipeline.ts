@@ -1,0 +1,53 @@
+// The one place the front half of dmac's phases is wired together, in order:
+//
+//   parse -> check (names, types, -D) -> instantiate (params, loops) -> infer dependencies
+//   -> verify (postconditions with the reference semantics)
+//
+// `analyzeSource` runs them for every selected schedule of a file (what `dmac check` does);
+// `compileToQueues` (backend/compile-pipeline.ts) continues with lowering and passes for one
+// schedule. Each phase returns diagnostics as data; a phase that reports an error stops that
+// schedule's pipeline (later phases would only report follow-on errors).
+
+import { checkSource, type CheckSourceOptions } from "./check/check-source.js";
+import { hasErrors, sortDiagnostics, type Diagnostic } from "./diagnostics/diagnostic.js";
+import { inferDeps } from "./ir/deps.js";
+import { DEFAULT_MAX_OPS, instantiate } from "./ir/instantiate.js";
+import type { IrModule } from "./ir/ir.js";
+import { verifyModule } from "./ir/verify.js";
+import type { CheckedSchedule } from "./check/checked.js";
+import type { SourceFile } from "./source/source-file.js";
+
+export interface AnalyzeResult {
+  readonly diagnostics: Diagnostic[];
+  /** One verified module per schedule whose every phase succeeded. */
+  readonly modules: IrModule[];
+}
+
+/** Instantiates, infers dependencies for and verifies one checked schedule. */
+export function analyzeSchedule(
+  checked: CheckedSchedule,
+  opts: { readonly maxOps?: number | undefined } = {},
+): { diagnostics: Diagnostic[]; module: IrModule | undefined } {
+  const inst = instantiate(checked, { maxOps: opts.maxOps ?? DEFAULT_MAX_OPS });
+  if (!inst.module || hasErrors(inst.diagnostics)) {
+    return { diagnostics: inst.diagnostics, module: undefined };
+  }
+  const module = inferDeps(inst.module);
+  const diagnostics = [...inst.diagnostics, ...verifyModule(module, checked.file)];
+  return { diagnostics, module: hasErrors(diagnostics) ? undefined : module };
+}
+
+/** Parse, check, and analyse every selected schedule of `file`. */
+export function analyzeSource(file: SourceFile, opts: CheckSourceOptions): AnalyzeResult {
+  const checked = checkSource(file, opts);
+  const diagnostics = [...checked.diagnostics];
+  const modules: IrModule[] = [];
+  if (!hasErrors(diagnostics)) {
+    for (const schedule of checked.schedules) {
+      const analyzed = analyzeSchedule(schedule, { maxOps: opts.maxOps });
+      diagnostics.push(...analyzed.diagnostics);
+      if (analyzed.module) modules.push(analyzed.module);
+    }
+  }
+  return { diagnostics: sortDiagnostics(diagnostics), modules };
+}

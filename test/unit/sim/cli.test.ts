@@ -1,0 +1,138 @@
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { main } from "../../../src/cli/main.js";
+import { parseSizeRange } from "../../../src/cli/commands/sweep.js";
+
+async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = "";
+  let err = "";
+  const code = await main(["node", "dmac", ...args], {
+    out: (s) => void (out += s),
+    err: (s) => void (err += s),
+    isTTY: false,
+  });
+  return { code, out, err };
+}
+
+/** Strict schema of the Chrome trace-event JSON we emit (the subset Perfetto's importer reads). */
+function checkChromeTrace(json: unknown): void {
+  expect(Object.keys(json as object).sort()).toEqual(["displayTimeUnit", "traceEvents"]);
+  const events = (json as { traceEvents: Record<string, unknown>[] }).traceEvents;
+  expect(Array.isArray(events)).toBe(true);
+  const num = (v: unknown): boolean => typeof v === "number" && Number.isFinite(v);
+  const seen = new Set<string>();
+  for (const e of events) {
+    seen.add(e["ph"] as string);
+    expect(typeof e["name"]).toBe("string");
+    expect(Number.isInteger(e["pid"])).toBe(true);
+    switch (e["ph"]) {
+      case "X":
+        expect(Object.keys(e).sort()).toEqual([
+          "args",
+          "cat",
+          "dur",
+          "name",
+          "ph",
+          "pid",
+          "tid",
+          "ts",
+        ]);
+        expect(num(e["ts"]) && num(e["dur"]) && (e["dur"] as number) >= 0).toBe(true);
+        expect(Number.isInteger(e["tid"])).toBe(true);
+        break;
+      case "i":
+        expect(Object.keys(e).sort()).toEqual(["cat", "name", "ph", "pid", "s", "tid", "ts"]);
+        expect(["t", "p", "g"]).toContain(e["s"]);
+        break;
+      case "C": {
+        expect(Object.keys(e).sort()).toEqual(["args", "cat", "name", "ph", "pid", "ts"]);
+        const args = e["args"] as Record<string, unknown>;
+        for (const v of Object.values(args)) expect(num(v)).toBe(true);
+        break;
+      }
+      case "M":
+        expect(["process_name", "thread_name"]).toContain(e["name"]);
+        expect(typeof (e["args"] as { name: unknown }).name).toBe("string");
+        break;
+      default:
+        throw new Error(`unexpected phase ${String(e["ph"])}`);
+    }
+  }
+  expect([...seen].sort()).toEqual(["C", "M", "X", "i"]);
+}
+
+describe("dmac sim and dmac sweep", () => {
+  const dir = mkdtempSync(join(tmpdir(), "dmac-sim-"));
+
+  it("sim FILE.dmac prints a verified summary and writes a valid Chrome trace", async () => {
+    const trace = join(dir, "t.json");
+    const r = await run([
+      "sim",
+      "examples/all_gather_bcst.dmac",
+      "-D",
+      "chunk=64KiB",
+      "--trace",
+      trace,
+    ]);
+    expect(r.err).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/^verified/);
+    expect(r.out).toMatch(/algbw \/ busbw/);
+    expect(r.out).toMatch(/gpu0->gpu1/);
+    checkChromeTrace(JSON.parse(readFileSync(trace, "utf8")));
+  });
+
+  it("sim --json; compiled output directories and traces also run", async () => {
+    const out = join(dir, "ag");
+    expect(
+      (await run(["compile", "examples/all_to_all_pcpy.dmac", "-o", out, "--emit", "sdma,trace"]))
+        .code,
+    ).toBe(0);
+    const j = await run(["sim", out, "--json"]);
+    expect(j.code).toBe(0);
+    const s = JSON.parse(j.out) as { verified: boolean; totalUs: number; postcondition: string };
+    expect(s.postcondition).toBe("holds");
+    expect(s.verified).toBe(true);
+    const t = await run(["sim", join(out, "trace.json"), "--json"]);
+    expect((JSON.parse(t.out) as { totalUs: number }).totalUs).toBeCloseTo(s.totalUs, 6);
+  });
+
+  it("sim exits 1 with a report on a bad stream and on bad options", async () => {
+    const out = join(dir, "bad");
+    expect((await run(["compile", "examples/scatter.dmac", "-o", out])).code).toBe(0);
+    const m = JSON.parse(readFileSync(join(out, "manifest.json"), "utf8")) as {
+      queues: { file: string }[];
+    };
+    writeFileSync(join(out, m.queues[0]!.file), Buffer.from(new Uint32Array([0xff]).buffer));
+    const r = await run(["sim", out, "--format", "concise"]);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/DMAC6007/);
+    expect((await run(["sim", "examples/scatter.dmac", "--max-sim-time", "-3"])).code).toBe(1);
+  });
+
+  it("sweep prints a table and writes CSV and SVG", async () => {
+    const out = join(dir, "sweep");
+    const r = await run([
+      "sweep",
+      "examples/all_gather_pcpy.dmac",
+      "--param",
+      "chunk",
+      "--sizes",
+      "1KiB..1GiB",
+      "--out",
+      out,
+    ]);
+    expect(r.code).toBe(0);
+    expect(r.out.trim().split("\n")).toHaveLength(22);
+    expect(r.out).toMatch(/1 GiB .* yes/);
+    const csv = readFileSync(join(out, "sweep.csv"), "utf8").trim().split("\n");
+    expect(csv).toHaveLength(22);
+    expect(readFileSync(join(out, "sweep.svg"), "utf8")).toMatch(
+      /^<svg[^>]*>[\s\S]*<polyline[\s\S]*<\/svg>\n$/,
+    );
+    expect(parseSizeRange("1KiB..4KiB")).toEqual([1024, 2048, 4096]);
+    expect(parseSizeRange("4KB..1MiB")).toBeUndefined();
+  });
+});
