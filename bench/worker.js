@@ -99,8 +99,17 @@ for (let i = 0; i < (spec.warmup ?? 1) + (spec.reps ?? 3); i++) {
 }
 const stats = {};
 for (const k of Object.keys(runs[0] ?? {})) {
-  const xs = runs.map((r) => r[k]).filter((x) => x !== undefined).sort((a, b) => a - b);
-  if (xs.length) stats[k] = { median: xs[Math.floor((xs.length - 1) / 2)], min: xs[0], max: xs.at(-1), n: xs.length };
+  const xs = runs
+    .map((r) => r[k])
+    .filter((x) => x !== undefined)
+    .sort((a, b) => a - b);
+  if (xs.length)
+    stats[k] = {
+      median: xs[Math.floor((xs.length - 1) / 2)],
+      min: xs[0],
+      max: xs.at(-1),
+      n: xs.length,
+    };
 }
 process.stdout.write(
   JSON.stringify({

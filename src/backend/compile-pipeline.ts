@@ -13,10 +13,12 @@ import { DEFAULT_MAX_OPS, instantiate } from "../ir/instantiate.js";
 import type { IrModule } from "../ir/ir.js";
 import { verifyModule } from "../ir/verify.js";
 import { lowerToQueues } from "../queues/lower.js";
+import type { PassOptions, PassStats } from "../passes/pass.js"; // optimiser hook
+import { optimise, type PlanResult } from "../passes/plan.js"; // optimiser hook
 import type { CompletionProtocol, QueueProgram } from "../queues/queue-program.js";
 import type { SourceFile } from "../source/source-file.js";
 import type { Target } from "../target/target.js";
-import { disassemble } from "./sdma/disasm.js";
+import { disassembleInto, TextSink } from "./sdma/disasm.js";
 import { emitSdma, streamBytes } from "./sdma/emit.js";
 import { DEFAULT_LAYOUT, layoutProgram, type LayoutConfig } from "./sdma/layout.js";
 import { buildManifest, formatJson } from "./sdma/manifest.js";
@@ -33,14 +35,32 @@ export interface CompileOptions {
   readonly maxCopyBytes?: number | undefined;
   /** Split copies at the target's maxCopyBytesConservative (the 22-bit count reading). */
   readonly conservativeCount?: boolean | undefined;
+  /** Optimiser hook: run the passes (passes/plan.ts optimise) after lowering; absent = -O0 as lowered. */
+  readonly passes?: PassOptions | undefined;
+  /** Front-end limits (DMAC1012 / DMAC1013); default DEFAULT_MAX_SOURCE_BYTES / _NESTING. */
+  readonly maxSourceBytes?: number | undefined;
+  readonly maxNesting?: number | undefined;
 }
 
 export interface QueuesResult {
   readonly diagnostics: Diagnostic[];
   /** Present when every phase succeeded. */
   readonly compiled:
-    | { readonly module: IrModule; readonly program: QueueProgram; readonly target: Target }
+    | {
+        readonly module: IrModule;
+        readonly program: QueueProgram;
+        readonly target: Target;
+        /** Optimiser hook: what the passes did (present when opts.passes was given). */
+        readonly optimised?: OptimiseReport | undefined;
+      }
     | undefined;
+}
+
+/** Optimiser hook: the passes' statistics, --dump-after texts and the -O2 plan. */
+export interface OptimiseReport {
+  readonly stats: readonly PassStats[];
+  readonly dumps: readonly { readonly pass: string; readonly text: string }[];
+  readonly plan?: PlanResult | undefined;
 }
 
 export function compileToQueues(file: SourceFile, opts: CompileOptions = {}): QueuesResult {
@@ -56,6 +76,8 @@ export function compileToQueues(file: SourceFile, opts: CompileOptions = {}): Qu
     baseDir: opts.baseDir,
     targetOverride: opts.targetOverride,
     maxOps: opts.maxOps,
+    maxSourceBytes: opts.maxSourceBytes,
+    maxNesting: opts.maxNesting,
   });
   diagnostics.push(...checked.diagnostics);
   if (hasErrors(diagnostics)) return done();
@@ -74,10 +96,24 @@ export function compileToQueues(file: SourceFile, opts: CompileOptions = {}): Qu
   const maxCopyBytes =
     opts.maxCopyBytes ??
     (opts.conservativeCount ? target.limits.maxCopyBytesConservative : undefined);
-  const program = lowerToQueues(module, target, {
-    completion: opts.completion ?? "atomic",
-    maxCopyBytes,
-  });
+  const lowerOptions = { completion: opts.completion ?? "atomic", maxCopyBytes } as const;
+  const program = lowerToQueues(module, target, lowerOptions);
+  // ---- optimiser hook (src/passes, owned by the optimiser) ----
+  if (opts.passes) {
+    const r = optimise(program, module, {
+      target,
+      module,
+      options: opts.passes,
+      lower: lowerOptions,
+      file,
+    });
+    const optimised: OptimiseReport = { stats: r.stats, dumps: r.dumps, plan: r.plan };
+    return {
+      diagnostics: sortDiagnostics(diagnostics),
+      compiled: { module, program: r.program, target, optimised },
+    };
+  }
+  // ---- end optimiser hook ----
   return { diagnostics: sortDiagnostics(diagnostics), compiled: { module, program, target } };
 }
 
@@ -107,22 +143,39 @@ export function buildOutputs(
   const files: OutputFile[] = [];
   const diagnostics = [...laid.diagnostics];
   if (opts.emit.includes("sdma")) {
-    const emitted = emitSdma(p, m, layout, file, { maxStreamBytes: opts.maxStreamBytes });
+    let emitted: ReturnType<typeof emitSdma> | undefined = emitSdma(p, m, layout, file, {
+      maxStreamBytes: opts.maxStreamBytes,
+    });
     diagnostics.push(...emitted.diagnostics);
     if (hasErrors(diagnostics))
       return { diagnostics: sortDiagnostics(diagnostics), files: undefined };
-    const manifest = buildManifest(m, p, layout, emitted.queues, file, target.name);
-    files.push({ name: "manifest.json", data: formatJson(manifest) });
-    const dump: string[] = [];
-    for (const q of emitted.queues) {
-      files.push({ name: `${q.name}.bin`, data: streamBytes(q.words) });
-      dump.push(
+    const queues = emitted.queues.map(({ name, gpu, engine, words }) => ({
+      name,
+      gpu,
+      engine,
+      words,
+    }));
+    files.push({
+      name: "manifest.json",
+      data: formatJson(buildManifest(m, p, layout, emitted.queues, file, target.name)),
+    });
+    // Memory: drop the packet objects, relocations and source map (millions of objects at 10^6
+    // operations) before the largest output is built; garbage collection of a near-full heap
+    // was most of the time of big compiles (docs/performance.md).
+    emitted = undefined;
+    for (const q of queues) files.push({ name: `${q.name}.bin`, data: streamBytes(q.words) });
+    // dump.txt is assembled as bytes (UTF-8) in one buffer, not as strings: at 10^6 operations
+    // it is ~400 MB of text, and building it as strings dominated the compile.
+    // ~21 bytes of listing per dword in practice; a generous first guess avoids regrowth.
+    const dump = new TextSink(queues.reduce((a, q) => a + 24 * q.words.length + 256, 4096));
+    for (const q of queues) {
+      dump.text(
         `# queue ${q.name}: gpu ${q.gpu}, engine ${q.engine}, ${q.words.length} dwords (${q.name}.bin)\n`,
       );
-      dump.push(disassemble(q.words));
-      dump.push("\n");
+      disassembleInto(dump, q.words);
+      dump.text("\n");
     }
-    files.push({ name: "dump.txt", data: dump.join("") });
+    files.push({ name: "dump.txt", data: dump.bytes() });
   }
   if (opts.emit.includes("trace")) {
     files.push({ name: "trace.json", data: formatJson(emitTrace(m, p, layout, target.name)) });

@@ -7,6 +7,11 @@ import { readFileSync } from "node:fs";
 import { Option, type Command } from "commander";
 import { diag, hasErrors, type Diagnostic } from "../diagnostics/diagnostic.js";
 import { renderDiagnostics } from "../diagnostics/render.js";
+import {
+  DEFAULT_MAX_NESTING,
+  DEFAULT_MAX_SOURCE_BYTES,
+  MAX_NESTING_CEILING,
+} from "../frontend/parse.js";
 import { makeSourceFile, type SourceFile } from "../source/source-file.js";
 import { loadTargetFile, TargetError, type Target } from "../target/target.js";
 import type { CliContext } from "./main.js";
@@ -88,6 +93,7 @@ export function parseDefines(list: readonly string[] | undefined): {
 export function parsePositiveInt(
   option: string,
   text: string | undefined,
+  max = Number.MAX_SAFE_INTEGER,
 ): { value: number | undefined; diagnostics: Diagnostic[] } {
   if (text === undefined) return { value: undefined, diagnostics: [] };
   const clean = text.replace(/_/g, "");
@@ -98,7 +104,48 @@ export function parsePositiveInt(
       diagnostics: [diag("DMAC5004", undefined, [option, `'${text}' is not a positive integer`])],
     };
   }
+  if (value > max) {
+    return {
+      value: undefined,
+      diagnostics: [
+        diag("DMAC5004", undefined, [option, `'${text}' is more than the most, ${max}`]),
+      ],
+    };
+  }
   return { value, diagnostics: [] };
+}
+
+/** The front end's limits as commander delivers them (`--max-source-bytes`, `--max-nesting`). */
+export interface FrontEndLimitOptions {
+  readonly maxSourceBytes?: string | undefined;
+  readonly maxNesting?: string | undefined;
+}
+
+/** Adds `--max-source-bytes` and `--max-nesting` (DMAC1012 / DMAC1013). */
+export function addFrontEndLimitOptions(cmd: Command): Command {
+  return cmd
+    .option(
+      "--max-source-bytes <n>",
+      `largest accepted source file in bytes (default ${DEFAULT_MAX_SOURCE_BYTES})`,
+    )
+    .option(
+      "--max-nesting <n>",
+      `deepest nesting of blocks, brackets and operators (default ${DEFAULT_MAX_NESTING}, at most ${MAX_NESTING_CEILING})`,
+    );
+}
+
+export function parseFrontEndLimits(opts: FrontEndLimitOptions): {
+  maxSourceBytes: number | undefined;
+  maxNesting: number | undefined;
+  diagnostics: Diagnostic[];
+} {
+  const bytes = parsePositiveInt("--max-source-bytes", opts.maxSourceBytes);
+  const nesting = parsePositiveInt("--max-nesting", opts.maxNesting, MAX_NESTING_CEILING);
+  return {
+    maxSourceBytes: bytes.value,
+    maxNesting: nesting.value,
+    diagnostics: [...bytes.diagnostics, ...nesting.diagnostics],
+  };
 }
 
 function reason(e: unknown): string {

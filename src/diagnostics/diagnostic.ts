@@ -52,15 +52,23 @@ export function hasErrors(diagnostics: readonly Diagnostic[]): boolean {
   return diagnostics.some((d) => d.severity === "error");
 }
 
+/**
+ * Code-unit order. Not localeCompare: that follows the process's locale (LANG/LC_ALL), so `ä`
+ * sorts after `z` under sv_SE and the same input would print its diagnostics in another order.
+ */
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
 /** Sorted by file, position and code, with exact duplicates removed (deterministic output). */
 export function sortDiagnostics(diagnostics: readonly Diagnostic[]): Diagnostic[] {
   const sorted = [...diagnostics].sort(
     (a, b) =>
-      (a.file?.name ?? "").localeCompare(b.file?.name ?? "") ||
+      compareText(a.file?.name ?? "", b.file?.name ?? "") ||
       (a.span?.start ?? -1) - (b.span?.start ?? -1) ||
       (a.span?.end ?? -1) - (b.span?.end ?? -1) ||
-      a.code.localeCompare(b.code) ||
-      a.message.localeCompare(b.message),
+      compareText(a.code, b.code) ||
+      compareText(a.message, b.message),
   );
   return sorted.filter(
     (d, i) =>

@@ -139,7 +139,9 @@ function renderFull(diags: readonly Diagnostic[], paint: Painter): string {
       lines.push(`${paint("note", SEVERITY_STYLE.note, "bold")}${paint(`: ${r.message}`, "bold")}`);
       if (file) lines.push(...codeFrame(file, r.span, paint, SEVERITY_STYLE.note).lines);
     }
-    out.push(lines.map((l) => l.replace(/\s+$/, "")).join("\n") + "\n\n");
+    // trimEnd, not /\s+$/: that regex backtracks quadratically on a caret line under a long
+    // source line (thousands of spaces before the carets), found by the fuzzer.
+    out.push(lines.map((l) => l.trimEnd()).join("\n") + "\n\n");
   }
   const errors = diags.filter((d) => d.severity === "error").length;
   const warnings = diags.filter((d) => d.severity === "warning").length;

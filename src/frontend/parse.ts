@@ -21,6 +21,12 @@ export interface ParseOptions {
 }
 
 export const DEFAULT_MAX_NESTING = 200;
+/**
+ * The most `maxNesting` may be raised to: chevrotain's recursive descent and the checker's
+ * walkers use the JS stack, which overflows somewhere above 400 levels of blocks or calls. A
+ * larger request is clamped here (the CLI rejects it with DMAC5004 first).
+ */
+export const MAX_NESTING_CEILING = 256;
 export const DEFAULT_MAX_SOURCE_BYTES = 16 * 1024 * 1024;
 
 export function parseSource(
@@ -37,7 +43,7 @@ export function parseSource(
   const diagnostics = [...front.lexed.diagnostics, ...syntaxDiagnostics(file, parser.errors)];
   const converted = cstToProgram(file, cst, front.lexed.docComments);
   parser.input = []; // release the token vector
-  const chain = tooLongChain(file, converted.program, opts.maxNesting ?? DEFAULT_MAX_NESTING);
+  const chain = tooLongChain(file, converted.program, nestingLimit(opts));
   if (chain !== undefined) return { program: empty, diagnostics: [chain] };
   return {
     program: converted.program,
@@ -88,7 +94,7 @@ function lexWithLimits(file: SourceFile, opts: ParseOptions): Front {
     }
   }
   const lexed = lex(file);
-  const limit = opts.maxNesting ?? DEFAULT_MAX_NESTING;
+  const limit = nestingLimit(opts);
   const tooDeep = findTooDeep(lexed.tokens, limit);
   if (tooDeep !== undefined) {
     const span = { start: tooDeep.startOffset, end: tooDeep.startOffset + tooDeep.image.length };
@@ -98,6 +104,10 @@ function lexWithLimits(file: SourceFile, opts: ParseOptions): Front {
     };
   }
   return { kind: "ok", lexed };
+}
+
+function nestingLimit(opts: ParseOptions): number {
+  return Math.min(opts.maxNesting ?? DEFAULT_MAX_NESTING, MAX_NESTING_CEILING);
 }
 
 const OPENERS: ReadonlySet<TokenType> = new Set([

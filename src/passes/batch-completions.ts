@@ -41,7 +41,8 @@ function run(prog: QueueProgram, _ctx: PassContext): PassResult {
 
 const pass: Pass = {
   name: "batch-completions",
-  description: "the commands of one queue share one host completion signal (--completion per-queue)",
+  description:
+    "the commands of one queue share one host completion signal (--completion per-queue)",
   levels: [1, 2],
   required: false,
   relowers: false,

@@ -3,11 +3,11 @@
 // synchronisation matches the new placement. Pins from the source (`on sdma(E)`) always win.
 //
 // - affinity: the target's recommended engine map (what lowering does; the -O0 default).
-// - spread:K: each GPU uses its K best xGMI engines: the recommended engines of the peers it
-//   sends the most bytes to (ties: lower peer first), then the remaining xGMI engines in order.
-//   Each command goes to the least-loaded of them (load = bytes + a per-command cost expressed
-//   in bytes, so small commands are spread by count and large ones by bytes), preferring the
-//   command's own recommended engine on a tie.
+// - spread:K: each GPU uses its K best xGMI engines: the recommended engines of the ranks it
+//   sends the most bytes to (ties: lower rank first; its own local copies prefer an xGMI engine
+//   that serves no peer), then the remaining xGMI engines in order. Each command goes to its own
+//   preferred engine unless another of the K is less loaded (load = bytes + a per-command cost
+//   expressed in bytes, so small commands are spread by count and large ones by bytes).
 // - single: every command of GPU g on one engine, engines[g % engines.length], or the GPU's
 //   best engine (as above) when no list is given: DMA-Latte's back-to-back `b2b`.
 
@@ -53,28 +53,34 @@ function groupBytes(m: IrModule, g: readonly number[]): number {
   return b;
 }
 
-/** GPU g's xGMI engines, best first (see the header). */
+/**
+ * GPU g's engines, best first (see the header), and the engine each destination rank prefers:
+ * map[g][p] for a peer, and for g's own (local) copies the first xGMI engine that serves no peer,
+ * so a local copy does not queue behind a peer copy on the shared localCopy engine.
+ */
 export function rankedEngines(
   m: IrModule,
   target: Target,
   groups: readonly (readonly number[])[],
   g: number,
-): number[] {
+): { ranked: number[]; prefer: (other: number) => number } {
   const bytesTo = new Float64Array(m.ranks);
   for (const grp of groups) {
     if (m.ops.driver[grp[0]!] !== g) continue;
-    const o = otherRank(m, grp);
-    if (o !== g) bytesTo[o]! += groupBytes(m, grp);
+    bytesTo[otherRank(m, grp)]! += groupBytes(m, grp);
   }
-  const peers = [...Array(m.ranks).keys()].filter((p) => p !== g);
-  peers.sort((a, b) => bytesTo[b]! - bytesTo[a]! || a - b);
-  const out: number[] = [];
-  for (const p of peers) {
-    const e = target.recommendedEngine.map[g]?.[p];
-    if (e !== undefined && e >= 0 && !out.includes(e)) out.push(e);
+  const row = target.recommendedEngine.map[g] ?? [];
+  const local = target.engines.xgmi.find((e) => !row.includes(e)) ?? target.engines.localCopy;
+  const prefer = (p: number): number => (p === g ? local : affinityEngine(target, g, p));
+  const others = [...Array(m.ranks).keys()].filter((p) => p !== g || bytesTo[p]! > 0);
+  others.sort((a, b) => bytesTo[b]! - bytesTo[a]! || a - b);
+  const ranked: number[] = [];
+  for (const p of others) {
+    const e = prefer(p);
+    if (!ranked.includes(e)) ranked.push(e);
   }
-  for (const e of target.engines.xgmi) if (!out.includes(e)) out.push(e);
-  return out;
+  for (const e of target.engines.xgmi) if (!ranked.includes(e)) ranked.push(e);
+  return { ranked, prefer };
 }
 
 /** The engine of every group under `strategy` (source pins kept). */
@@ -87,10 +93,10 @@ export function assignEngines(
   const base = readPlacement(prog, m);
   const t = m.ops;
   const engine = new Int16Array(t.count).fill(-1);
-  const ranked = new Map<number, number[]>();
-  const best = (g: number): number[] => {
-    let r = ranked.get(g);
-    if (!r) ranked.set(g, (r = rankedEngines(m, target, base.groups, g)));
+  const rankCache = new Map<number, ReturnType<typeof rankedEngines>>();
+  const rank = (g: number): ReturnType<typeof rankedEngines> => {
+    let r = rankCache.get(g);
+    if (!r) rankCache.set(g, (r = rankedEngines(m, target, base.groups, g)));
     return r;
   };
   const load = new Map<number, number>(); // gpu * engines + engine -> load
@@ -100,7 +106,8 @@ export function assignEngines(
     const i = grp[0]!;
     const driver = t.driver[i]!;
     const pin = grp.map((x) => t.engine[x]!).find((e) => e >= 0);
-    const aff = affinityEngine(target, driver, otherRank(m, grp));
+    const other = otherRank(m, grp);
+    const aff = affinityEngine(target, driver, other);
     let e: number;
     if (pin !== undefined) e = pin;
     else {
@@ -112,15 +119,15 @@ export function assignEngines(
           e =
             strategy.engines.length > 0
               ? strategy.engines[driver % strategy.engines.length]!
-              : best(driver)[0]!;
+              : rank(driver).ranked[0]!;
           break;
         case "spread": {
-          const set = best(driver).slice(0, Math.max(1, strategy.k));
+          const r = rank(driver);
+          const set = r.ranked.slice(0, Math.max(1, strategy.k));
+          const own = r.prefer(other);
           const cost = (x: number): number => load.get(driver * count + x) ?? 0;
-          e = set[0]!;
-          for (const x of set) {
-            if (cost(x) < cost(e) || (cost(x) === cost(e) && x === aff)) e = x;
-          }
+          e = set.includes(own) ? own : set[0]!;
+          for (const x of set) if (cost(x) < cost(e)) e = x;
           break;
         }
         default: {

@@ -52,6 +52,8 @@ export interface PassOptions {
   readonly disabled?: readonly PassName[] | undefined;
   /** Explicit on/off per pass, overriding the level (used by the -O2 plan's candidates). */
   readonly enable?: Partial<Record<PassName, boolean>> | undefined;
+  /** The user chose --engines explicitly: the -O2 plan keeps that strategy. */
+  readonly enginesFixed?: boolean | undefined;
   /** Print the queue program after these passes (--dump-after). */
   readonly dumpAfter?: readonly PassName[] | undefined;
 }

@@ -2,8 +2,9 @@
 // progress FENCEs nobody needs, and renumbers each progress counter densely.
 //
 // Knowledge: know[q][r] = k means queue q, at its current point, is guaranteed that the first k
-// commands of queue r have completed. A FENCE at position f of queue r takes effect after r's
-// commands 0..f-1 completed, so it carries r's knowledge at f plus know[r] = f. A poll `word >= v`
+// effects of queue r (its data commands and user-signal writes, what another queue can depend
+// on) have completed. A FENCE of queue r takes effect after every earlier command of r, so it
+// carries r's knowledge at that point plus know[r] = r's effects before it. A poll `word >= v`
 // on a progress word is satisfied, at the earliest, by the first FENCE of that word with value
 // >= v; once satisfied, the polling queue joins that FENCE's knowledge. Knowledge only flows
 // through joins, so it is transitive: if q already knows r up to f when it reaches a poll that
@@ -19,7 +20,7 @@
 // compare but `>=` is left alone too.
 
 import { compare } from "../queues/verify.js";
-import type { QCmd, QueueProgram, SyncWord } from "../queues/queue-program.js";
+import { isDataCmd, type QCmd, type QueueProgram, type SyncWord } from "../queues/queue-program.js";
 import { InternalError } from "../util/internal-error.js";
 import type { Pass, PassContext, PassResult } from "./pass.js";
 
@@ -27,7 +28,14 @@ interface Fence {
   readonly value: number;
   readonly queue: number;
   readonly pos: number;
+  /** Effects (data commands and user-signal writes) of its queue before it. */
+  readonly eff: number;
   readonly vec: Int32Array;
+}
+
+/** Commands whose effect another queue can depend on (sync FENCEs and completions are not). */
+function isEffect(c: QCmd): boolean {
+  return isDataCmd(c) || (c.kind === "signal" && c.at.space !== "sync");
 }
 
 function run(prog: QueueProgram, _ctx: PassContext): PassResult {
@@ -46,6 +54,11 @@ function run(prog: QueueProgram, _ctx: PassContext): PassResult {
   // need[q][i]: for a kept progress poll, the index in fences[word] of the FENCE it waits for.
   const need = prog.queues.map((q) => new Int32Array(q.cmds.length).fill(-1));
   const redundant = prog.queues.map((q) => new Uint8Array(q.cmds.length));
+  const effBefore = prog.queues.map((q) => {
+    const out = new Int32Array(q.cmds.length + 1);
+    q.cmds.forEach((c, i) => (out[i + 1] = out[i]! + (isEffect(c) ? 1 : 0)));
+    return out;
+  });
   const pc = new Int32Array(Q);
   let progress = true;
   while (progress) {
@@ -56,25 +69,49 @@ function run(prog: QueueProgram, _ctx: PassContext): PassResult {
       for (; i < cmds.length; i++) {
         const c: QCmd = cmds[i]!;
         if (c.kind === "poll" && c.at.space === "sync") {
-          const w = c.at.word;
-          if (!compare((value[w]! & c.mask) >>> 0, c.func, c.value)) break;
-          if (opaque[w]) continue;
-          const fi = fences[w]!.findIndex((f) => f.value >= c.value);
-          const f = fences[w]![fi];
-          if (!f) throw new InternalError(`sync-elision: poll on word ${w} satisfied by no FENCE`);
-          const k = know[qi]!;
-          if (k[f.queue]! >= f.pos) {
-            redundant[qi]![i] = 1;
-            continue;
+          // A run of consecutive sync polls is one wait for all of them: nothing runs until every
+          // one holds. Judge the polls whose FENCE knows the most first, so a poll implied by
+          // another poll of the same run is removed whichever order lowering put them in.
+          let end = i;
+          let ready = true;
+          for (; end < cmds.length; end++) {
+            const d = cmds[end]!;
+            if (d.kind !== "poll" || d.at.space !== "sync") break;
+            if (!compare((value[d.at.word]! & d.mask) >>> 0, d.func, d.value)) ready = false;
           }
-          for (let r = 0; r < Q; r++) if (f.vec[r]! > k[r]!) k[r] = f.vec[r]!;
-          if (f.pos > k[f.queue]!) k[f.queue] = f.pos;
-          need[qi]![i] = fi;
+          if (!ready) break;
+          const run: { at: number; fi: number; f: Fence; weight: number }[] = [];
+          for (let j = i; j < end; j++) {
+            const d = cmds[j]!;
+            if (d.kind !== "poll" || d.at.space !== "sync" || opaque[d.at.word]) continue;
+            const fi = fences[d.at.word]!.findIndex((f) => f.value >= d.value);
+            const f = fences[d.at.word]![fi];
+            if (!f)
+              throw new InternalError(
+                `sync-elision: poll on word ${d.at.word} satisfied by no FENCE`,
+              );
+            let weight = 0;
+            for (let r = 0; r < Q; r++) weight += f.vec[r]!;
+            run.push({ at: j, fi, f, weight });
+          }
+          run.sort((a, b) => b.weight - a.weight || a.at - b.at);
+          const k = know[qi]!;
+          for (const { at, fi, f } of run) {
+            if (k[f.queue]! >= f.eff) {
+              redundant[qi]![at] = 1;
+              continue;
+            }
+            for (let r = 0; r < Q; r++) if (f.vec[r]! > k[r]!) k[r] = f.vec[r]!;
+            if (f.eff > k[f.queue]!) k[f.queue] = f.eff;
+            need[qi]![at] = fi;
+          }
+          i = end - 1;
         } else if (c.kind === "signal" && c.at.space === "sync") {
           const w = c.at.word;
           const vec = know[qi]!.slice();
-          vec[qi] = i;
-          fences[w]!.push({ value: c.value, queue: qi, pos: i, vec });
+          const eff = effBefore[qi]![i]!;
+          vec[qi] = eff;
+          fences[w]!.push({ value: c.value, queue: qi, pos: i, eff, vec });
           value[w] = c.how === "fence" ? c.value : value[w]! + c.value;
         }
       }

@@ -97,15 +97,14 @@ export function lowerToQueues(m: IrModule, target: Target, opts: LowerOptions): 
   const keySpace = m.ranks * engines;
   const lastWriter = new Map<number, number>();
   const notifyCover: number[][] = []; // per notify (by order of appearance): ops it must follow
-  const notifyIndex = new Map<number, number>();
+  const notifyIndex = new Int32Array(n).fill(-1);
   for (let i = 0; i < n; i++) {
     const kind = t.kind[i]!;
     if (isData(kind)) {
-      key[i] = chooseQueueKey(m, target, i);
-      const written = [t.dstRank[i]!];
-      if (kind === K_BCAST) written.push(t.dst2Rank[i]!);
-      if (kind === K_SWAP) written.push(t.srcRank[i]!);
-      for (const r of written) lastWriter.set(r * keySpace + key[i]!, i);
+      const k = (key[i] = chooseQueueKey(m, target, i));
+      lastWriter.set(t.dstRank[i]! * keySpace + k, i);
+      if (kind === K_BCAST) lastWriter.set(t.dst2Rank[i]! * keySpace + k, i);
+      if (kind === K_SWAP) lastWriter.set(t.srcRank[i]! * keySpace + k, i);
     } else if (kind === K_NOTIFY) {
       const r = t.sigRank[i]!;
       const cover: number[] = [];
@@ -117,21 +116,30 @@ export function lowerToQueues(m: IrModule, target: Target, opts: LowerOptions): 
       cover.sort((a, b) => a - b);
       const latest = cover[cover.length - 1];
       key[i] = latest !== undefined ? key[latest]! : r * engines + target.engines.localCopy;
-      notifyIndex.set(i, notifyCover.length);
+      notifyIndex[i] = notifyCover.length;
       notifyCover.push(cover);
       // The notify's own queue now holds a command ordered after every covered op.
     }
   }
 
   // 2. Queue indices: sorted by (gpu, engine) = by key.
-  const keys = [...new Set(Array.from(key).filter((k) => k >= 0))].sort((a, b) => a - b);
-  const queueOfKey = new Map<number, number>();
-  keys.forEach((k, qi) => queueOfKey.set(k, qi));
+  // (Loops over typed arrays rather than Array.from/filter/Map: this runs per op.)
+  const keySet = new Set<number>();
+  for (let i = 0; i < n; i++) if (key[i]! >= 0) keySet.add(key[i]!);
+  const keys = [...keySet].sort((a, b) => a - b);
+  const queueOfKey = new Int32Array(keySpace).fill(-1);
+  keys.forEach((k, qi) => (queueOfKey[k] = qi));
   const Q = keys.length;
   const queueOf = new Int32Array(n).fill(-1);
-  for (let i = 0; i < n; i++) if (key[i]! >= 0) queueOf[i] = queueOfKey.get(key[i]!)!;
+  for (let i = 0; i < n; i++) if (key[i]! >= 0) queueOf[i] = queueOfKey[key[i]!]!;
 
-  const waitChain = (i: number): number[] => {
+  const NO_OPS: readonly number[] = [];
+  const waitChain = (i: number): readonly number[] => {
+    // Fast path, the common case: no guard and no wait among the preds (no allocation).
+    let anyWait = t.guard[i]! >= 0;
+    for (let e = edges.predStart[i]!; !anyWait && e < edges.predStart[i + 1]!; e++)
+      anyWait = t.kind[edges.predIdx[e]!] === K_WAIT;
+    if (!anyWait) return NO_OPS;
     const chain: number[] = [];
     for (let g = t.guard[i]!; g >= 0; g = t.guard[g]!) chain.push(g);
     for (let e = edges.predStart[i]!; e < edges.predStart[i + 1]!; e++) {
@@ -143,32 +151,81 @@ export function lowerToQueues(m: IrModule, target: Target, opts: LowerOptions): 
 
   // Preds of op i that are placed ops (data or notify), including a notify's cover and the
   // placed preds of the waits that guard it (a wait follows the earlier notifies of its flag).
-  const placedPreds = (i: number): number[] => {
-    const ni = notifyIndex.get(i);
-    const out: number[] = ni !== undefined ? [...notifyCover[ni]!] : [];
-    for (const x of [i, ...waitChain(i)]) {
-      for (let e = edges.predStart[x]!; e < edges.predStart[x + 1]!; e++) {
+  // Computed once for every placed op into one flat list (ppStart/ppIdx, like the IR's edge
+  // lists): steps 3 and 4 both need them, and building small arrays per op twice was a large
+  // share of lowering time and garbage for 10^6 ops. May hold duplicates; users don't care.
+  const ppStart = new Int32Array(n + 1);
+  let ppIdx = new Int32Array(Math.max(16, edges.predIdx.length));
+  let ppLen = 0;
+  const pushPred = (p: number): void => {
+    if (ppLen === ppIdx.length) {
+      const grown = new Int32Array(ppIdx.length * 2);
+      grown.set(ppIdx);
+      ppIdx = grown;
+    }
+    ppIdx[ppLen++] = p;
+  };
+  for (let i = 0; i < n; i++) {
+    ppStart[i] = ppLen;
+    if (queueOf[i]! < 0) continue;
+    const ni = notifyIndex[i]!;
+    if (ni >= 0) for (const p of notifyCover[ni]!) pushPred(p);
+    const chain = waitChain(i);
+    for (let x = -1; x < chain.length; x++) {
+      const y = x < 0 ? i : chain[x]!;
+      for (let e = edges.predStart[y]!; e < edges.predStart[y + 1]!; e++) {
         const p = edges.predIdx[e]!;
-        if (queueOf[p]! >= 0 && p !== i) out.push(p);
+        if (queueOf[p]! >= 0 && p !== i) pushPred(p);
       }
     }
-    return out;
-  };
+  }
+  ppStart[n] = ppLen;
 
-  // 3. Which (producer op, consumer queue) pairs need a progress signal.
-  const needs = new Map<number, number[]>(); // producer op -> consumer queues (sorted, unique)
+  // 3. Which (producer op, consumer queue) pairs need a progress signal: for producer p, the
+  // consumer queues needIdx[needStart[p] .. needStart[p + 1]) (sorted, unique); the value the
+  // signal raised goes to needValue at the same index (0 = not raised yet).
+  const needCount = new Int32Array(n + 1);
   for (let i = 0; i < n; i++) {
     const qi = queueOf[i]!;
     if (qi < 0) continue;
-    for (const p of placedPreds(i)) {
-      const qp = queueOf[p]!;
-      if (qp === qi) continue;
-      let list = needs.get(p);
-      if (!list) needs.set(p, (list = []));
-      if (!list.includes(qi)) list.push(qi);
+    for (let e = ppStart[i]!; e < ppStart[i + 1]!; e++) {
+      const p = ppIdx[e]!;
+      if (queueOf[p]! !== qi) needCount[p]!++;
     }
   }
-  for (const list of needs.values()) list.sort((a, b) => a - b);
+  const rawStart = new Int32Array(n + 1);
+  for (let p = 0; p < n; p++) rawStart[p + 1] = rawStart[p]! + needCount[p]!;
+  const rawIdx = new Int32Array(rawStart[n]!);
+  const fillAt = rawStart.slice(0, n);
+  for (let i = 0; i < n; i++) {
+    const qi = queueOf[i]!;
+    if (qi < 0) continue;
+    for (let e = ppStart[i]!; e < ppStart[i + 1]!; e++) {
+      const p = ppIdx[e]!;
+      if (queueOf[p]! !== qi) rawIdx[fillAt[p]!++] = qi;
+    }
+  }
+  // Sort and deduplicate each producer's consumers, compacting into needIdx.
+  const needStart = new Int32Array(n + 1);
+  const needIdx = new Int32Array(rawIdx.length);
+  let needLen = 0;
+  for (let p = 0; p < n; p++) {
+    needStart[p] = needLen;
+    const lo = rawStart[p]!;
+    const hi = rawStart[p + 1]!;
+    if (hi - lo > 1) rawIdx.subarray(lo, hi).sort();
+    for (let e = lo; e < hi; e++) {
+      const c = rawIdx[e]!;
+      if (needLen === needStart[p]! || needIdx[needLen - 1] !== c) needIdx[needLen++] = c;
+    }
+  }
+  needStart[n] = needLen;
+  const needValue = new Int32Array(needLen);
+  /** The value producer p's signal for queue q raised (0 if none yet). */
+  const signalledValue = (p: number, q: number): number => {
+    for (let e = needStart[p]!; e < needStart[p + 1]!; e++) if (needIdx[e] === q) return needValue[e]!;
+    return 0;
+  };
 
   // 4. Emit in program order.
   const cmds: QCmd[][] = Array.from({ length: Q }, () => []);
@@ -176,11 +233,12 @@ export function lowerToQueues(m: IrModule, target: Target, opts: LowerOptions): 
   const progressWord = new Map<number, number>(); // producer * Q + consumer -> word id
   const barrierWord = new Int32Array(Q).fill(-1);
   const wordValue: number[] = []; // last value raised per sync word
-  const signalled = new Map<number, number>(); // producer op * Q + consumer queue -> value
   const endPos = new Int32Array(n); // cmds[q].length right after op i's commands
   const lastBarrier = new Int32Array(Q).fill(-1); // cmds index of the latest barrier poll
   const polledWait = new Set<number>(); // wait op * Q + queue
   let completionSlots = 0;
+  const pollQueue: number[] = [];
+  const pollValue: number[] = [];
 
   const bufLoc = (rank: number, buffer: number, offset: number): BufferLoc => ({
     space: "buffer",
@@ -227,26 +285,35 @@ export function lowerToQueues(m: IrModule, target: Target, opts: LowerOptions): 
       });
     }
 
-    // Dependencies.
-    const preds = placedPreds(i);
-    const pollValue = new Map<number, number>(); // producer queue -> value to wait for
+    // Dependencies: the value to wait for per producer queue (pollQueue/pollValue, reused
+    // scratch arrays kept sorted by queue; an op has few producers).
+    pollQueue.length = 0;
+    pollValue.length = 0;
     let needBarrier = false;
-    for (const p of preds) {
+    for (let e = ppStart[i]!; e < ppStart[i + 1]!; e++) {
+      const p = ppIdx[e]!;
       const qp = queueOf[p]!;
       if (qp === q) {
         if (kind !== K_NOTIFY && lastBarrier[q]! < endPos[p]!) needBarrier = true;
         continue;
       }
-      const v = signalled.get(p * Q + q);
-      if (v === undefined) throw new InternalError(`op ${p} has no progress signal for queue ${q}`);
-      pollValue.set(qp, Math.max(pollValue.get(qp) ?? 0, v));
+      const v = signalledValue(p, q);
+      if (v === 0) throw new InternalError(`op ${p} has no progress signal for queue ${q}`);
+      let j = 0;
+      while (j < pollQueue.length && pollQueue[j]! < qp) j++;
+      if (pollQueue[j] === qp) pollValue[j] = Math.max(pollValue[j]!, v);
+      else {
+        pollQueue.splice(j, 0, qp);
+        pollValue.splice(j, 0, v);
+      }
     }
-    for (const qp of [...pollValue.keys()].sort((a, b) => a - b)) {
+    for (let j = 0; j < pollQueue.length; j++) {
+      const qp = pollQueue[j]!;
       out.push({
         kind: "poll",
         at: { space: "sync", word: getProgressWord(qp, q) },
         func: ">=",
-        value: pollValue.get(qp)!,
+        value: pollValue[j]!,
         mask: 0xffffffff,
         why: "dep",
         ops,
@@ -335,10 +402,11 @@ export function lowerToQueues(m: IrModule, target: Target, opts: LowerOptions): 
     if (isData(kind)) out.push({ kind: "completion", slot: completionSlots++, ops });
 
     // Progress signals for consumers on other queues.
-    for (const c of needs.get(i) ?? []) {
+    for (let e = needStart[i]!; e < needStart[i + 1]!; e++) {
+      const c = needIdx[e]!;
       const w = getProgressWord(q, c);
       const v = ++wordValue[w]!;
-      signalled.set(i * Q + c, v);
+      needValue[e] = v;
       out.push({
         kind: "signal",
         at: { space: "sync", word: w },

@@ -93,7 +93,13 @@ export function verifyQueueProgram(p: QueueProgram, m: IrModule, engines = 16): 
             total += t.len[op]!;
           }
           if (c.ops.length === 1) opBytes[c.ops[0]!]! += c.bytes;
-          else {
+          else if (c.kind === "bcast" && c.ops.length === 2) {
+            // A fused broadcast (passes/bcast-fusion.ts): each copy op is one destination.
+            for (const op of c.ops) {
+              if (t.kind[op] !== OP_KINDS.copy.code) fail(at, `fuses op ${op} that is not a copy`);
+              opBytes[op]! += c.bytes;
+            }
+          } else {
             if (total !== c.bytes) fail(at, `moves ${c.bytes} bytes for ops totalling ${total}`);
             for (const op of c.ops) opBytes[op]! += t.len[op]!;
           }

@@ -28,8 +28,10 @@ import { fillRange, readRange, writeSegments, type ProvenanceState } from "../ir
 import { assertNever } from "../util/assert-never.js";
 import { EventHeap } from "./heap.js";
 import {
+  addFlow,
   advance,
   createFlowSet,
+  removeFlow,
   finishTime,
   reshare,
   reshareAlone,
@@ -41,11 +43,14 @@ import {
   createMemory,
   describeRegion,
   hex,
+  joinWordClock,
   recordAccess,
+  regionIndex,
+  regionOf,
   resolve,
-  type Epoch,
+  wordWriteClock,
+  type Conflict,
   type Memory,
-  type WordState,
 } from "./memory.js";
 import { bytesPerUs, type MachineModel } from "./model.js";
 import type { PollFunc, SimCmd, SimEntry, SimProgram, SimRegion } from "./program.js";
@@ -158,27 +163,41 @@ interface QueueRun {
   /** Current poll: first check time and re-check period. */
   pollStart: number;
   pollPeriod: number;
-  flow: Flow | null;
+  /** The queue's one Flow object, reused by each of its data commands (one runs at a time). */
+  flow: Flow;
+  flowActive: boolean;
   flowDue: number;
   flowVer: number;
+  /**
+   * A copy of vc taken since the last join that changed it, shared by the word writes issued
+   * meanwhile (null: take a new one). Only vc[own queue] moves between joins (fences advance
+   * it), so a write carries (snapshot, clock) instead of a copy of its own.
+   */
+  snap: Int32Array | null;
 }
 
-interface PendingWrite {
-  readonly addr: number;
-  readonly region: SimRegion;
-  readonly half: 0 | 4;
-  readonly kind: "set" | "add";
-  readonly value: number;
-  readonly width: 32 | 64;
-  readonly vc: Int32Array;
-  readonly queue: number;
+/** The data command a queue is running: its operands (up to three) and its flow's inputs. */
+interface Running {
+  n: number;
+  readonly gpu: Int32Array;
+  readonly buffer: Int32Array;
+  readonly offset: Float64Array;
+  readonly writes: Uint8Array;
+  bytes: number;
+  cap: number;
+  /** Span name for the timeline (only built when recording). */
+  name: string;
 }
 
-interface DataAccess {
-  readonly gpu: number;
-  readonly buffer: number;
-  readonly offset: number;
-}
+const SET = 0;
+const ADD = 1;
+
+const WORD_WRITE_KINDS: ReadonlySet<SimRegion["kind"]> = new Set([
+  "signal",
+  "sync",
+  "completion",
+  "trigger",
+]);
 
 const MAX_EVENTS = 200_000_000;
 const MAX_SIM_US = 1e9;
@@ -190,7 +209,12 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
   const Q = p.queues.length;
   const HOST = Q;
   const PRODUCER = Q + 1;
-  const mem: Memory = createMemory(p);
+  // Global command ids (provenance writers, race reports): queue q's entry i is cmdBase[q] + i.
+  const cmdBase = new Int32Array(Q + 1);
+  for (let q = 0; q < Q; q++) cmdBase[q + 1] = cmdBase[q]! + p.queues[q]!.entries.length;
+  const commandQueue = new Int32Array(cmdBase[Q]!);
+  for (let q = 0; q < Q; q++) commandQueue.fill(q, cmdBase[q]!, cmdBase[q + 1]!);
+  const mem: Memory = createMemory(p, commandQueue);
   const heap = new EventHeap();
   const diagnostics: Diagnostic[] = [];
   const maxEvents = opts.maxEvents ?? MAX_EVENTS;
@@ -211,7 +235,7 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
   const flows: FlowSet = createFlowSet(capacity);
   const engineCap = bytesPerUs(T.engineGBps);
 
-  const runs: QueueRun[] = p.queues.map(() => ({
+  const runs: QueueRun[] = p.queues.map((_, q) => ({
     pc: 0,
     submitted: 0,
     state: QState.Idle,
@@ -222,18 +246,65 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
     cmdStart: 0,
     pollStart: 0,
     pollPeriod: 0,
-    flow: null,
+    flow: { id: q, loads: [], cap: 0, remaining: 0, rate: 0, version: 0 },
+    flowActive: false,
     flowDue: 0,
     flowVer: -1,
+    snap: null,
   }));
-  // Global command ids (provenance writers, race reports): queue q's entry i is cmdBase[q] + i.
-  const cmdBase = new Int32Array(Q + 1);
-  for (let q = 0; q < Q; q++) cmdBase[q + 1] = cmdBase[q]! + p.queues[q]!.entries.length;
+  const running: Running[] = p.queues.map(() => ({
+    n: 0,
+    gpu: new Int32Array(3),
+    buffer: new Int32Array(3),
+    offset: new Float64Array(3),
+    writes: new Uint8Array(3),
+    bytes: 0,
+    cap: 0,
+    name: "",
+  }));
 
-  const pendingWrites: (PendingWrite | undefined)[] = [];
-  const waiting = new Map<number, number[]>(); // word address -> polling queues
-  const completionSeen = new Map<number, number>(); // completion addr -> time it reached done
-  const doorbells: { queue: number; upTo: number }[] = [];
+  // Word writes in flight (FENCE/ATOMIC/TIMESTAMP latency, the trigger), as rows of parallel
+  // arrays; a row is reused once its write landed (the event names the row).
+  const pwRegion: number[] = [];
+  const pwHalf: number[] = [];
+  const pwKind: number[] = [];
+  const pwValue: number[] = [];
+  const pwWidth: number[] = [];
+  const pwVc: Int32Array[] = [];
+  const pwClock: number[] = [];
+  const pwQueue: number[] = [];
+  const pwFree: number[] = [];
+  const pendingWrite = (
+    region: number,
+    half: number,
+    kind: number,
+    value: number,
+    width: number,
+    vc: Int32Array,
+    clock: number,
+    queue: number,
+  ): number => {
+    const i = pwFree.length > 0 ? pwFree.pop()! : pwRegion.length;
+    pwRegion[i] = region;
+    pwHalf[i] = half;
+    pwKind[i] = kind;
+    pwValue[i] = value;
+    pwWidth[i] = width;
+    pwVc[i] = vc;
+    pwClock[i] = clock;
+    pwQueue[i] = queue;
+    return i;
+  };
+  const R = mem.regions.length;
+  const waiting: (number[] | undefined)[] = new Array<number[] | undefined>(R); // polling queues
+  const completionDone = new Float64Array(R).fill(NaN); // value the host waits for
+  const completionSeen = new Float64Array(R).fill(NaN); // time it reached that value
+  // Doorbells are known up front and in time order (the host submits queue after queue), so
+  // they stay out of the heap: the loop merges this list with it. They were the first events
+  // scheduled, so on a tie in time a doorbell goes before any heap event (as it did when pushed).
+  const dbQueue: number[] = [];
+  const dbUpTo: number[] = [];
+  const dbTime: number[] = [];
   let events = 0;
   let now = 0;
   let races = 0;
@@ -252,7 +323,10 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
   const cmdName = (c: SimCmd): string => (c.kind === "bad" ? "packet" : c.kind.toUpperCase());
 
   // ---- memory checks ---------------------------------------------------------------------
-  /** Resolves a data operand to a buffer instance; reports and returns undefined when invalid. */
+  /**
+   * Resolves operand `k` of the data command queue q is starting to a buffer instance (into
+   * running[q]); reports and returns false when invalid.
+   */
   const dataOperand = (
     q: number,
     e: SimEntry,
@@ -260,29 +334,42 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
     bytes: number,
     role: string,
     writes: boolean,
-  ): DataAccess | undefined => {
-    const r = resolve(mem, addr, bytes);
-    if ("error" in r) {
-      report("DMAC6002", [where(q, e.at), `${cmdName(e.cmd)} ${role} ${r.error}; not executed`]);
-      return undefined;
+    k: number,
+  ): boolean => {
+    const i = regionOf(mem, addr, bytes, hints[q * 4 + k]!);
+    const region = i < 0 ? undefined : mem.regions[i]!;
+    if (region === undefined) {
+      const r = resolve(mem, addr, bytes);
+      const error = "error" in r ? r.error : "?";
+      report("DMAC6002", [where(q, e.at), `${cmdName(e.cmd)} ${role} ${error}; not executed`]);
+      return false;
     }
-    if (r.region.kind !== "buffer" || r.region.buffer === undefined || r.region.gpu === null) {
+    if (region.kind !== "buffer" || region.buffer === undefined || region.gpu === null) {
       report("DMAC6002", [
         where(q, e.at),
-        `${cmdName(e.cmd)} ${role} [${hex(addr)}, +${bytes}) is in ${describeRegion(r.region)}, not a buffer; not executed`,
+        `${cmdName(e.cmd)} ${role} [${hex(addr)}, +${bytes}) is in ${describeRegion(region)}, not a buffer; not executed`,
       ]);
-      return undefined;
+      return false;
     }
-    if (writes && ringHit(addr, bytes, q, e)) return undefined;
-    return { gpu: r.region.gpu, buffer: r.region.buffer, offset: r.offset };
+    if (writes && ringHit(addr, bytes, q, e)) return false;
+    hints[q * 4 + k] = i;
+    const run = running[q]!;
+    run.gpu[k] = region.gpu;
+    run.buffer[k] = region.buffer;
+    run.offset[k] = addr - region.addr;
+    run.writes[k] = writes ? 1 : 0;
+    return true;
   };
+  /** Per queue: the region each data operand (0-2) and the last signal write (3) hit last. */
+  const hints = new Int32Array(Q * 4).fill(-1);
+  const rings = p.queues.filter((queue) => queue.ring !== undefined);
   const ringHit = (addr: number, bytes: number, q: number, e: SimEntry): boolean => {
-    for (let k = 0; k < Q; k++) {
-      const ring = p.queues[k]!.ring;
-      if (ring && addr < ring.addr + ring.bytes && ring.addr < addr + bytes) {
+    for (const queue of rings) {
+      const ring = queue.ring!;
+      if (addr < ring.addr + ring.bytes && ring.addr < addr + bytes) {
         report("DMAC6009", [
           where(q, e.at),
-          `${cmdName(e.cmd)} writes [${hex(addr)}, +${bytes}) inside the ring of ${p.queues[k]!.name}; not executed`,
+          `${cmdName(e.cmd)} writes [${hex(addr)}, +${bytes}) inside the ring of ${queue.name}; not executed`,
         ]);
         return true;
       }
@@ -294,16 +381,10 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
   };
 
   // ---- vector clocks and races -------------------------------------------------------------
-  const race = (
-    q: number,
-    e: SimEntry,
-    who: Epoch,
-    acc: DataAccess,
-    c: { earlier: Epoch; earlierWrites: boolean; start: number; end: number },
-    writes: boolean,
-  ): void => {
+  const race = (q: number, e: SimEntry, k: number, c: Conflict, writes: boolean): void => {
     races++;
     if (races > maxRaces) return;
+    const run = running[q]!;
     const eq = c.earlier.queue;
     const other =
       eq < Q
@@ -311,43 +392,50 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
         : eq === HOST
           ? "the host"
           : "the signal producer";
-    const name = p.bufferNames[acc.buffer] ?? `buffer ${acc.buffer}`;
+    const buffer = run.buffer[k]!;
+    const name = p.bufferNames[buffer] ?? `buffer ${buffer}`;
     report(
       "DMAC6003",
       [
-        `${where(q, e.at)} ${writes ? "writes" : "reads"} ${name}@${acc.gpu}[${c.start} .. ${c.end}) while ${other} ${c.earlierWrites ? "writes" : "reads"} it, and nothing orders the two`,
+        `${where(q, e.at)} ${writes ? "writes" : "reads"} ${name}@${run.gpu[k]!}[${c.start} .. ${c.end}) while ${other} ${c.earlierWrites ? "writes" : "reads"} it, and nothing orders the two`,
       ],
       "order them with a fence on the first queue and a poll on the second, or make them touch different bytes",
     );
-    void who;
   };
-  const touch = (
-    q: number,
-    e: SimEntry,
-    who: Epoch,
-    acc: DataAccess,
-    bytes: number,
-    writes: boolean,
-  ): void => {
-    const size = p.bufferSizes[acc.buffer]!;
+  /** Records the access of operand k of the command `cmd` queue q runs; reports a race. */
+  const touch = (q: number, e: SimEntry, cmd: number, k: number, writes: boolean): void => {
+    const run = running[q]!;
+    const buffer = run.buffer[k]!;
+    const lo = run.offset[k]!;
     const c = recordAccess(
       mem,
-      acc.gpu,
-      acc.buffer,
-      size,
-      acc.offset,
-      acc.offset + bytes,
-      who,
+      run.gpu[k]!,
+      buffer,
+      p.bufferSizes[buffer]!,
+      lo,
+      lo + run.bytes,
+      cmd,
       runs[q]!.vc,
       writes,
     );
-    if (c) race(q, e, who, acc, c, writes);
+    if (c) race(q, e, k, c, writes);
   };
 
   // ---- flows -------------------------------------------------------------------------------
+  // FlowLoad objects are immutable: one per (resource, weight) pair, shared by every flow.
+  const loadCache: (FlowLoad | undefined)[] = [];
+  const loadOf = (resource: number, weight: number): FlowLoad => {
+    const key = resource * 4 + weight;
+    let l = loadCache[key];
+    if (l === undefined) {
+      l = { resource, weight };
+      loadCache[key] = l;
+    }
+    return l;
+  };
   const linkLoads = (from: number, to: number, weight: number, out: FlowLoad[]): void => {
-    if (from === to) out.push({ resource: HBM + from, weight: 2 * weight });
-    else out.push({ resource: from * G + to, weight });
+    if (from === to) out.push(loadOf(HBM + from, 2 * weight));
+    else out.push(loadOf(from * G + to, weight));
   };
   /** Resources a transfer src -> dst driven by GPU drv uses (data passes through the driver). */
   const route = (src: number, dst: number, drv: number, weight: number, out: FlowLoad[]): void => {
@@ -372,88 +460,98 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
       }
   };
   const lastSample = new Float64Array(G * G);
+  const rescheduleFlow = (f: Flow): void => {
+    const q = f.id;
+    const r = runs[q]!;
+    if (r.flowDue >= 0 && r.flowVer === f.version) return; // rate unchanged: event still valid
+    const due = finishTime(flows, f);
+    r.flowVer = f.version;
+    if (due !== r.flowDue) {
+      r.flowDue = due;
+      if (due !== Infinity) heap.push(due, EV_FLOW_DONE, q);
+    }
+  };
   const rescheduleFlows = (changed: Flow, added: boolean): void => {
-    if (!reshareAlone(flows, changed, added)) reshare(flows);
-    for (const f of flows.active) {
-      const q = f.id;
-      const r = runs[q]!;
-      if (r.flowDue >= 0 && r.flowVer === f.version) continue; // rate unchanged: event still valid
-      const due = finishTime(flows, f);
-      r.flowVer = f.version;
-      if (due !== r.flowDue) {
-        r.flowDue = due;
-        if (due !== Infinity) heap.push(due, EV_FLOW_DONE, q);
-      }
+    if (reshareAlone(flows, changed, added)) {
+      // Only the changed flow's rate can have moved (and only if it was just added).
+      if (added) rescheduleFlow(changed);
+    } else {
+      reshare(flows);
+      const active = flows.active;
+      for (let i = 0; i < active.length; i++) rescheduleFlow(active[i]!);
     }
     sampleLinks();
   };
 
   // ---- words ------------------------------------------------------------------------------
-  const wordOf = (
-    addr: number,
-  ): { state: WordState; region: SimRegion; half: 0 | 4 } | undefined => {
-    const r = resolve(mem, addr, 4);
-    if ("error" in r) return undefined;
-    const state = mem.words.get(r.region.addr);
-    if (!state) return undefined;
-    return { state, region: r.region, half: r.offset === 4 ? 4 : 0 };
+  // A word is named by its region index; `half` is 4 for the high dword of a 64-bit word.
+  /** The word region holding [addr, addr + 4), or -1. */
+  const wordAt = (addr: number): number => {
+    const i = regionOf(mem, addr, 4);
+    return i >= 0 && mem.words.isWord[i] === 1 ? i : -1;
   };
-  const read32 = (w: { state: WordState; half: 0 | 4 }): number =>
-    w.half === 4
-      ? Math.floor(w.state.value / 4294967296) >>> 0
-      : (w.state.value % 4294967296) >>> 0;
-
-  const joinInto = (dst: Int32Array, src: Int32Array | null): void => {
-    if (!src) return;
-    for (let i = 0; i < dst.length; i++) if (src[i]! > dst[i]!) dst[i] = src[i]!;
+  const halfOf = (i: number, addr: number): number => (addr - mem.regions[i]!.addr === 4 ? 4 : 0);
+  const read32 = (i: number, half: number): number => {
+    const value = mem.words.value[i]!;
+    return half === 4 ? Math.floor(value / 4294967296) >>> 0 : (value % 4294967296) >>> 0;
   };
 
-  const applyWrite = (w: PendingWrite): void => {
-    const state = mem.words.get(w.region.addr)!;
-    const before = state.value;
-    if (w.kind === "set") {
-      if (w.width === 32) {
-        const hi = Math.floor(state.value / 4294967296);
-        const lo = state.value % 4294967296;
-        state.value =
-          w.half === 4 ? (w.value >>> 0) * 4294967296 + lo : hi * 4294967296 + (w.value >>> 0);
-      } else state.value = w.value;
-    } else if (w.width === 32) {
-      state.value = (state.value + w.value) >>> 0;
+  const applyWrite = (w: number): void => {
+    const i = pwRegion[w]!;
+    const region = mem.regions[i]!;
+    const words = mem.words;
+    let v0 = words.value[i]!;
+    const before = v0;
+    const value = pwValue[w]!;
+    const width = pwWidth[w]!;
+    if (pwKind[w] === SET) {
+      if (width === 32) {
+        const hi = Math.floor(v0 / 4294967296);
+        const lo = v0 % 4294967296;
+        v0 = pwHalf[w] === 4 ? (value >>> 0) * 4294967296 + lo : hi * 4294967296 + (value >>> 0);
+      } else v0 = value;
+    } else if (width === 32) {
+      v0 = (v0 + value) >>> 0;
     } else {
-      let v = state.value + w.value;
+      let v = v0 + value;
       if (v < 0) v += 18446744073709551616;
-      state.value = v % 18446744073709551616;
+      v0 = v % 18446744073709551616;
     }
-    if (state.vc === null) state.vc = new Int32Array(Q + 2);
-    joinInto(state.vc, w.vc);
-    if (w.region.kind === "completion") {
-      const c = completionByAddr.get(w.region.addr);
-      if (c !== undefined) {
-        if (state.value === c) completionSeen.set(w.region.addr, now);
-        else completionSeen.delete(w.region.addr);
-      }
-    }
+    const queue = pwQueue[w]!;
+    words.value[i] = v0;
+    wordWriteClock(words, i, pwVc[w]!, queue, pwClock[w]!);
+    const c = completionDone[i]!; // NaN unless a completion slot
+    if (!Number.isNaN(c)) completionSeen[i] = v0 === c ? now : NaN;
     if (timeline)
       timeline.instants.push({
-        queue: w.queue < Q ? w.queue : -1,
-        name: `${w.region.name} = ${state.value}`,
+        queue: queue < Q ? queue : -1,
+        name: `${region.name} = ${v0}`,
         t: now,
       });
-    if (state.value !== before) wake(w.region.addr);
+    if (v0 !== before) wake(i);
   };
-  const wake = (regionAddr: number): void => {
-    const list = waiting.get(regionAddr);
+  const wake = (i: number): void => {
+    const list = waiting[i];
     if (!list || list.length === 0) return;
-    waiting.delete(regionAddr);
+    waiting[i] = undefined;
     for (const q of list) {
       const r = runs[q]!;
       const k = Math.ceil((now - r.pollStart) / r.pollPeriod - 1e-9);
       heap.push(r.pollStart + Math.max(0, k) * r.pollPeriod, EV_POLL_CHECK, q);
     }
   };
-  const completionByAddr = new Map<number, number>();
-  for (const c of p.completions) completionByAddr.set(c.addr, c.done);
+  /** Index of the region that starts exactly at addr, or -1 (hint: see regionOf). */
+  const regionAtStart = (addr: number, hint = -1): number => {
+    const i = regionOf(mem, addr, 0, hint);
+    const j = i >= 0 ? i : regionIndex(mem, addr);
+    return j >= 0 && mem.regions[j]!.addr === addr ? j : -1;
+  };
+  let lastSlot = -1;
+  for (const c of p.completions) {
+    const i = regionAtStart(c.addr, lastSlot);
+    if (i >= 0) lastSlot = i;
+    if (i >= 0 && mem.regions[i]!.kind === "completion") completionDone[i] = c.done;
+  }
 
   const holds = (func: PollFunc, v: number, ref: number): boolean => {
     switch (func) {
@@ -532,8 +630,8 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
         startData(q, e, c);
         return;
       case "poll": {
-        const w = wordOf(c.addr);
-        if (!w || c.addr % 4 !== 0) {
+        const w = wordAt(c.addr);
+        if (w < 0 || c.addr % 4 !== 0) {
           const res = resolve(mem, c.addr, 4);
           const detail =
             c.addr % 4 !== 0
@@ -560,84 +658,57 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
       case "timestamp": {
         const width = c.kind === "atomic" ? c.width : c.kind === "timestamp" ? 64 : 32;
         const bytes = width / 8;
-        const res = resolve(mem, c.addr, bytes);
-        const wantRegion =
-          c.kind === "timestamp" ? "a timestamp slot" : "a signal, sync or completion word";
-        const okKind = (k: SimRegion["kind"]): boolean =>
-          c.kind === "timestamp"
-            ? k === "timestamp"
-            : k === "signal" || k === "sync" || k === "completion" || k === "trigger";
+        const i = regionOf(mem, c.addr, bytes, hints[q * 4 + 3]!);
+        if (i >= 0) hints[q * 4 + 3] = i;
+        const region = i < 0 ? undefined : mem.regions[i]!;
         const align = c.kind === "timestamp" ? 8 : width === 64 ? 8 : 4;
+        const okKind =
+          region !== undefined &&
+          (c.kind === "timestamp"
+            ? region.kind === "timestamp"
+            : WORD_WRITE_KINDS.has(region.kind));
         if (c.addr % align !== 0) {
           misaligned(q, e, `${cmdName(c)} address ${hex(c.addr)} is not ${align}-byte aligned`);
-        } else if ("error" in res) {
-          report("DMAC6002", [where(q, e.at), `${cmdName(c)} writes ${res.error}; not executed`]);
-        } else if (!okKind(res.region.kind)) {
+        } else if (region === undefined) {
+          const res = resolve(mem, c.addr, bytes);
+          const error = "error" in res ? res.error : "?";
+          report("DMAC6002", [where(q, e.at), `${cmdName(c)} writes ${error}; not executed`]);
+        } else if (!okKind) {
+          const wantRegion =
+            c.kind === "timestamp" ? "a timestamp slot" : "a signal, sync or completion word";
           report("DMAC6002", [
             where(q, e.at),
-            `${cmdName(c)} writes ${describeRegion(res.region)} at ${hex(c.addr)}, not ${wantRegion}; not executed`,
+            `${cmdName(c)} writes ${describeRegion(region)} at ${hex(c.addr)}, not ${wantRegion}; not executed`,
           ]);
         } else if (!ringHit(c.addr, bytes, q, e)) {
           // The write waits for all earlier work of the queue (sequential here), so it publishes
           // the queue's whole history: advance the queue's own clock component.
           r.clock++;
           r.vc[q] = r.clock;
-          const latency = res.region.gpu === null ? T.hostSignalLatencyUs : T.gpuSignalLatencyUs;
-          const w: PendingWrite =
+          if (r.snap === null) r.snap = r.vc.slice();
+          const latency = region.gpu === null ? T.hostSignalLatencyUs : T.gpuSignalLatencyUs;
+          const w =
             c.kind === "timestamp"
-              ? {
-                  addr: c.addr,
-                  region: res.region,
-                  half: 0,
-                  kind: "set",
-                  value: Math.floor(afterPacket * 100),
-                  width: 64,
-                  vc: r.vc.slice(),
-                  queue: q,
-                }
+              ? pendingWrite(i, 0, SET, Math.floor(afterPacket * 100), 64, r.snap, r.clock, q)
               : c.kind === "fence"
-                ? {
-                    addr: c.addr,
-                    region: res.region,
-                    half: res.offset === 4 ? 4 : 0,
-                    kind: "set",
-                    value: c.value >>> 0,
-                    width: 32,
-                    vc: r.vc.slice(),
-                    queue: q,
-                  }
-                : {
-                    addr: c.addr,
-                    region: res.region,
-                    half: 0,
-                    kind: "add",
-                    value: c.add,
-                    width: c.width,
-                    vc: r.vc.slice(),
-                    queue: q,
-                  };
-          pendingWrites.push(w);
-          heap.push(afterPacket + latency, EV_WORD_WRITE, pendingWrites.length - 1);
+                ? pendingWrite(i, halfOf(i, c.addr), SET, c.value >>> 0, 32, r.snap, r.clock, q)
+                : pendingWrite(i, 0, ADD, c.add, c.width, r.snap, r.clock, q);
+          heap.push(afterPacket + latency, EV_WORD_WRITE, w);
         }
-        finishCmd(q, afterPacket, {
-          name: c.kind === "timestamp" ? "TIMESTAMP" : `${cmdName(c)} ${hex(c.addr)}`,
-          args: { at: e.at },
-        });
+        finishCmd(
+          q,
+          afterPacket,
+          timeline && {
+            name: c.kind === "timestamp" ? "TIMESTAMP" : `${cmdName(c)} ${hex(c.addr)}`,
+            args: { at: e.at },
+          },
+        );
         return;
       }
       default:
         assertNever(c, "command");
     }
   };
-
-  interface Running {
-    accesses: { acc: DataAccess; writes: boolean }[];
-    loads: FlowLoad[];
-    bytes: number;
-    cap: number;
-    name: string;
-  }
-  const running: (Running | undefined)[] = new Array(Q);
 
   const startData = (
     q: number,
@@ -651,18 +722,20 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
       return skip();
     }
     const drv = queue.gpu;
-    const loads: FlowLoad[] = [];
-    const accesses: { acc: DataAccess; writes: boolean }[] = [];
+    const r = runs[q]!;
+    const run = running[q]!;
+    const loads: FlowLoad[] = r.flow.loads;
+    while (loads.length > 0) loads.pop(); // (no allocation, unlike a new array)
     let cap = engineCap;
-    let name: string;
+    const g = run.gpu;
     switch (c.kind) {
       case "copy": {
-        const s = dataOperand(q, e, c.src, c.bytes, "source", false);
-        const d = dataOperand(q, e, c.dst, c.bytes, "destination", true);
+        const s = dataOperand(q, e, c.src, c.bytes, "source", false, 0);
+        const d = dataOperand(q, e, c.dst, c.bytes, "destination", true, 1);
         if (!s || !d) return skip();
-        accesses.push({ acc: s, writes: false }, { acc: d, writes: true });
-        route(s.gpu, d.gpu, drv, 1, loads);
-        name = `copy gpu${s.gpu}->gpu${d.gpu}`;
+        run.n = 2;
+        route(g[0]!, g[1]!, drv, 1, loads);
+        if (timeline) run.name = `copy gpu${g[0]!}->gpu${g[1]!}`;
         break;
       }
       case "bcast": {
@@ -674,19 +747,15 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
           );
           return skip();
         }
-        const s = dataOperand(q, e, c.src, c.bytes, "source", false);
-        const d = dataOperand(q, e, c.dst, c.bytes, "destination 1", true);
-        const d2 = dataOperand(q, e, c.dst2, c.bytes, "destination 2", true);
+        const s = dataOperand(q, e, c.src, c.bytes, "source", false, 0);
+        const d = dataOperand(q, e, c.dst, c.bytes, "destination 1", true, 1);
+        const d2 = dataOperand(q, e, c.dst2, c.bytes, "destination 2", true, 2);
         if (!s || !d || !d2) return skip();
-        accesses.push(
-          { acc: s, writes: false },
-          { acc: d, writes: true },
-          { acc: d2, writes: true },
-        );
+        run.n = 3;
         // One read, two writes: each destination's link carries the bytes once.
-        route(s.gpu, d.gpu, drv, 1, loads);
-        route(s.gpu, d2.gpu, drv, 1, loads);
-        name = `bcast gpu${s.gpu}->gpu${d.gpu},gpu${d2.gpu}`;
+        route(g[0]!, g[1]!, drv, 1, loads);
+        route(g[0]!, g[2]!, drv, 1, loads);
+        if (timeline) run.name = `bcast gpu${g[0]!}->gpu${g[1]!},gpu${g[2]!}`;
         break;
       }
       case "swap": {
@@ -694,97 +763,98 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
           misaligned(q, e, `swap addresses ${hex(c.a)} and ${hex(c.b)} must be 64-byte aligned`);
           return skip();
         }
-        const a = dataOperand(q, e, c.a, c.bytes, "side A", true);
-        const b = dataOperand(q, e, c.b, c.bytes, "side B", true);
+        const a = dataOperand(q, e, c.a, c.bytes, "side A", true, 0);
+        const b = dataOperand(q, e, c.b, c.bytes, "side B", true, 1);
         if (!a || !b) return skip();
-        accesses.push({ acc: a, writes: true }, { acc: b, writes: true });
+        run.n = 2;
         // Both directions of the link carry the bytes; the engine moves 2 x bytes.
-        route(a.gpu, b.gpu, drv, 1, loads);
-        route(b.gpu, a.gpu, drv, 1, loads);
+        route(g[0]!, g[1]!, drv, 1, loads);
+        route(g[1]!, g[0]!, drv, 1, loads);
         cap = engineCap / 2;
-        name = `swap gpu${a.gpu}<->gpu${b.gpu}`;
+        if (timeline) run.name = `swap gpu${g[0]!}<->gpu${g[1]!}`;
         break;
       }
       case "fill": {
-        const d = dataOperand(q, e, c.dst, c.bytes, "destination", true);
+        const d = dataOperand(q, e, c.dst, c.bytes, "destination", true, 0);
         if (!d) return skip();
-        accesses.push({ acc: d, writes: true });
-        if (d.gpu === drv) loads.push({ resource: HBM + drv, weight: 1 });
-        else loads.push({ resource: drv * G + d.gpu, weight: 1 });
-        name = `fill gpu${d.gpu}`;
+        run.n = 1;
+        if (g[0] === drv) loads.push(loadOf(HBM + drv, 1));
+        else loads.push(loadOf(drv * G + g[0]!, 1));
+        if (timeline) run.name = `fill gpu${g[0]!}`;
         break;
       }
       default:
         return assertNever(c, "data command");
     }
-    running[q] = { accesses, loads, bytes: c.bytes, cap, name };
+    run.bytes = c.bytes;
+    run.cap = cap;
     heap.push(now + T.enginePacketUs + T.copyStartupUs, EV_FLOW_START, q);
   };
 
   const flowStart = (q: number): void => {
     const run = running[q]!;
+    const r = runs[q]!;
     advance(flows, now);
-    const f: Flow = {
-      id: q,
-      loads: run.loads,
-      cap: run.cap,
-      remaining: run.bytes,
-      rate: 0,
-      version: 0,
-    };
-    runs[q]!.flow = f;
-    runs[q]!.flowDue = -1;
-    flows.active.push(f);
+    const f = r.flow;
+    f.cap = run.cap;
+    f.remaining = run.bytes;
+    f.rate = 0;
+    r.flowActive = true;
+    r.flowDue = -1;
+    addFlow(flows, f);
     rescheduleFlows(f, true);
   };
 
   const flowDone = (q: number): void => {
     const r = runs[q]!;
     const f = r.flow;
-    if (!f || r.flowDue !== now) return; // stale completion event
+    if (!r.flowActive || r.flowDue !== now) return; // stale completion event
+    const run = running[q]!;
     advance(flows, now);
     f.remaining = 0;
-    flows.active.splice(flows.active.indexOf(f), 1);
-    for (const l of f.loads) flows.moved[l.resource]! += running[q]!.bytes * l.weight;
-    r.flow = null;
+    removeFlow(flows, f);
+    for (const l of f.loads) flows.moved[l.resource]! += run.bytes * l.weight;
+    r.flowActive = false;
     rescheduleFlows(f, false);
     // Apply the command's effect: race checks, then the provenance move.
-    const run = running[q]!;
-    running[q] = undefined;
     const e = p.queues[q]!.entries[r.pc]!;
     const c = e.cmd;
     r.clock++;
-    const who: Epoch = { queue: q, clock: r.clock, cmd: cmdBase[q]! + r.pc };
-    for (const a of run.accesses) if (!a.writes) touch(q, e, who, a.acc, run.bytes, false);
-    for (const a of run.accesses) if (a.writes) touch(q, e, who, a.acc, run.bytes, true);
+    const cmd = cmdBase[q]! + r.pc;
+    mem.epochClock[cmd] = r.clock;
+    for (let k = 0; k < run.n; k++) if (!run.writes[k]) touch(q, e, cmd, k, false);
+    for (let k = 0; k < run.n; k++) if (run.writes[k]) touch(q, e, cmd, k, true);
     const st = mem.prov;
-    const [x, y, z] = run.accesses;
+    const g = run.gpu;
+    const b = run.buffer;
+    const o = run.offset;
+    const n = run.bytes;
     switch (c.kind) {
       case "copy": {
-        const segs = readRange(st, x!.acc.gpu, x!.acc.buffer, x!.acc.offset, run.bytes);
-        writeSegments(st, y!.acc.gpu, y!.acc.buffer, y!.acc.offset, x!.acc.offset, segs, who.cmd);
+        const segs = readRange(st, g[0]!, b[0]!, o[0]!, n);
+        writeSegments(st, g[1]!, b[1]!, o[1]!, o[0]!, segs, cmd);
         break;
       }
       case "bcast": {
-        const segs = readRange(st, x!.acc.gpu, x!.acc.buffer, x!.acc.offset, run.bytes);
-        writeSegments(st, y!.acc.gpu, y!.acc.buffer, y!.acc.offset, x!.acc.offset, segs, who.cmd);
-        writeSegments(st, z!.acc.gpu, z!.acc.buffer, z!.acc.offset, x!.acc.offset, segs, who.cmd);
+        const segs = readRange(st, g[0]!, b[0]!, o[0]!, n);
+        writeSegments(st, g[1]!, b[1]!, o[1]!, o[0]!, segs, cmd);
+        writeSegments(st, g[2]!, b[2]!, o[2]!, o[0]!, segs, cmd);
         break;
       }
       case "swap": {
-        const sa = readRange(st, x!.acc.gpu, x!.acc.buffer, x!.acc.offset, run.bytes);
-        const sb = readRange(st, y!.acc.gpu, y!.acc.buffer, y!.acc.offset, run.bytes);
-        writeSegments(st, x!.acc.gpu, x!.acc.buffer, x!.acc.offset, y!.acc.offset, sb, who.cmd);
-        writeSegments(st, y!.acc.gpu, y!.acc.buffer, y!.acc.offset, x!.acc.offset, sa, who.cmd);
+        const sa = readRange(st, g[0]!, b[0]!, o[0]!, n);
+        const sb = readRange(st, g[1]!, b[1]!, o[1]!, n);
+        writeSegments(st, g[0]!, b[0]!, o[0]!, o[1]!, sb, cmd);
+        writeSegments(st, g[1]!, b[1]!, o[1]!, o[0]!, sa, cmd);
         break;
       }
       case "fill":
-        fillRange(st, x!.acc.gpu, x!.acc.buffer, x!.acc.offset, run.bytes, c.value & 0xff, who.cmd);
+        fillRange(st, g[0]!, b[0]!, o[0]!, n, c.value & 0xff, cmd);
         break;
       default:
         throw new Error(`flow for ${c.kind}`);
     }
-    finishCmd(q, now, { name: run.name, args: { bytes: run.bytes, at: e.at } });
+    finishCmd(q, now, timeline && { name: run.name, args: { bytes: n, at: e.at } });
   };
 
   const pollCheck = (q: number): void => {
@@ -792,14 +862,14 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
     if (r.state !== QState.Polling) return;
     const e = p.queues[q]!.entries[r.pc]!;
     const c = e.cmd as Extract<SimCmd, { kind: "poll" }>;
-    const w = wordOf(c.addr)!;
-    const v = (read32(w) & c.mask) >>> 0;
+    const w = wordAt(c.addr);
+    const v = (read32(w, halfOf(w, c.addr)) & c.mask) >>> 0;
     if (holds(c.func, v, c.value >>> 0)) {
-      joinInto(r.vc, w.state.vc);
+      if (joinWordClock(r.vc, mem.words, w)) r.snap = null;
       if (timeline)
         timeline.instants.push({
           queue: q,
-          name: `poll ${w.region.name} ${c.func} ${c.value} satisfied`,
+          name: `poll ${mem.regions[w]!.name} ${c.func} ${c.value} satisfied`,
           t: now,
         });
       // A poll's packet cost is busy time; the wait is not.
@@ -807,34 +877,26 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
       finishCmd(q, now);
       return;
     }
-    const list = waiting.get(w.region.addr);
+    const list = waiting[w];
     if (list) list.push(q);
-    else waiting.set(w.region.addr, [q]);
+    else waiting[w] = [q];
   };
 
   // ---- the host and the producer -----------------------------------------------------------
   let hostT = 0;
+  let hostHint = -1;
   if (p.trigger) {
     for (let q = 0; q < Q; q++) {
       runs[q]!.submitted = p.queues[q]!.entries.length;
       heap.push(0, EV_STEP, q);
     }
     hostT = T.triggerStoreUs;
-    const tw = wordOf(p.trigger.addr);
-    if (tw) {
+    const tw = wordAt(p.trigger.addr);
+    if (tw >= 0) {
       const vc = new Int32Array(Q + 2);
       vc[HOST] = 1;
-      pendingWrites.push({
-        addr: p.trigger.addr,
-        region: tw.region,
-        half: tw.half,
-        kind: "set",
-        value: p.trigger.value,
-        width: 32,
-        vc,
-        queue: HOST,
-      });
-      heap.push(hostT + T.gpuSignalLatencyUs, EV_WORD_WRITE, pendingWrites.length - 1);
+      const w = pendingWrite(tw, halfOf(tw, p.trigger.addr), SET, p.trigger.value, 32, vc, 0, HOST);
+      heap.push(hostT + T.gpuSignalLatencyUs, EV_WORD_WRITE, w);
     }
     if (timeline)
       timeline.host.push({ queue: -1, name: "trigger store", start: 0, end: hostT, args: {} });
@@ -847,8 +909,9 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
         hostT += T.hostPacketUs * e.packets;
         if (i === entries.length - 1 || signalsHost(e.cmd)) {
           hostT += T.hostDoorbellUs;
-          doorbells.push({ queue: q, upTo: i + 1 });
-          heap.push(hostT + T.doorbellLatencyUs, EV_DOORBELL, doorbells.length - 1);
+          dbQueue.push(q);
+          dbUpTo.push(i + 1);
+          dbTime.push(hostT + T.doorbellLatencyUs);
         }
       }
       if (timeline && entries.length > 0)
@@ -864,44 +927,38 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
   const hostSubmitUs = hostT;
   function signalsHost(c: SimCmd): boolean {
     if (c.kind !== "fence" && c.kind !== "atomic") return false;
-    const r = resolve(mem, c.addr, 4);
-    return !("error" in r) && r.region.kind === "completion";
+    const i = regionOf(mem, c.addr, 4, hostHint);
+    if (i >= 0) hostHint = i;
+    return i >= 0 && mem.regions[i]!.kind === "completion";
   }
 
   // External signals: the value each must reach (the largest any poll needs), raised at time 0 or
   // by one every signalPeriodUs.
   const extNeed = new Map<number, number>();
   for (const addr of p.externalSignals) extNeed.set(addr, 0);
-  for (const queue of p.queues)
-    for (const e of queue.entries) {
-      const c = e.cmd;
-      if (c.kind !== "poll" || !extNeed.has(c.addr)) continue;
-      const need =
-        c.func === ">"
-          ? c.value + 1
-          : c.func === "<" || c.func === "<=" || c.func === "always"
-            ? 0
-            : c.value;
-      extNeed.set(c.addr, Math.max(extNeed.get(c.addr)!, need >>> 0));
-    }
+  if (extNeed.size > 0)
+    for (const queue of p.queues)
+      for (const e of queue.entries) {
+        const c = e.cmd;
+        if (c.kind !== "poll" || !extNeed.has(c.addr)) continue;
+        const need =
+          c.func === ">"
+            ? c.value + 1
+            : c.func === "<" || c.func === "<=" || c.func === "always"
+              ? 0
+              : c.value;
+        extNeed.set(c.addr, Math.max(extNeed.get(c.addr)!, need >>> 0));
+      }
   const extAddrs = [...extNeed.keys()];
   const producerVc = new Int32Array(Q + 2);
   const raiseExternal = (i: number, to: number): void => {
     const addr = extAddrs[i]!;
-    const w = wordOf(addr);
-    if (!w) return;
+    const w = wordAt(addr);
+    if (w < 0) return;
     producerVc[PRODUCER]!++;
-    pendingWrites.push({
-      addr,
-      region: w.region,
-      half: w.half,
-      kind: "set",
-      value: to,
-      width: 32,
-      vc: producerVc.slice(),
-      queue: PRODUCER,
-    });
-    applyWrite(pendingWrites.pop()!);
+    const row = pendingWrite(w, halfOf(w, addr), SET, to, 32, producerVc.slice(), 0, PRODUCER);
+    applyWrite(row);
+    pwFree.push(row);
   };
   const period = opts.signalPeriodUs;
   extAddrs.forEach((addr, i) => {
@@ -912,8 +969,19 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
   });
 
   // ---- the event loop ----------------------------------------------------------------------
-  while (heap.pop()) {
-    now = heap.lastTime;
+  let nextDb = 0;
+  for (;;) {
+    let kind: number;
+    let arg: number;
+    if (nextDb < dbTime.length && dbTime[nextDb]! <= heap.peekTime()) {
+      now = dbTime[nextDb]!;
+      kind = EV_DOORBELL;
+      arg = nextDb++;
+    } else if (heap.pop()) {
+      now = heap.lastTime;
+      kind = heap.lastKind;
+      arg = heap.lastArg;
+    } else break;
     if (++events > maxEvents) {
       stopped = `more than ${maxEvents} events (raise --max-events if the schedule is really this large)`;
       break;
@@ -922,8 +990,7 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
       stopped = `simulated time passed ${maxSim} us (--max-sim-time)`;
       break;
     }
-    const arg = heap.lastArg;
-    switch (heap.lastKind) {
+    switch (kind) {
       case EV_STEP:
         step(arg);
         break;
@@ -934,34 +1001,33 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
         flowDone(arg);
         break;
       case EV_WORD_WRITE: {
-        const w = pendingWrites[arg]!;
-        pendingWrites[arg] = undefined;
-        applyWrite(w);
+        applyWrite(arg);
+        pwFree.push(arg);
         break;
       }
       case EV_POLL_CHECK:
         pollCheck(arg);
         break;
       case EV_DOORBELL: {
-        const d = doorbells[arg]!;
-        const r = runs[d.queue]!;
-        r.submitted = Math.max(r.submitted, d.upTo);
+        const dq = dbQueue[arg]!;
+        const r = runs[dq]!;
+        r.submitted = Math.max(r.submitted, dbUpTo[arg]!);
         if (r.state === QState.Idle) {
           r.state = QState.Busy;
-          step(d.queue);
+          step(dq);
         }
         break;
       }
       case EV_EXT_SIGNAL: {
         const addr = extAddrs[arg]!;
-        const w = wordOf(addr)!;
-        const next = read32(w) + 1;
+        const w = wordAt(addr);
+        const next = read32(w, halfOf(w, addr)) + 1;
         raiseExternal(arg, next);
         if (next < extNeed.get(addr)!) heap.push(now + period!, EV_EXT_SIGNAL, arg);
         break;
       }
       default:
-        throw new Error(`unknown event kind ${heap.lastKind}`);
+        throw new Error(`unknown event kind ${kind}`);
     }
   }
   if (races > maxRaces) report("DMAC6003", [`${races - maxRaces} more races not shown`]);
@@ -981,9 +1047,9 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
       if (r.state !== QState.Polling) continue;
       const e = p.queues[q]!.entries[r.pc]!;
       const c = e.cmd as Extract<SimCmd, { kind: "poll" }>;
-      const w = wordOf(c.addr)!;
+      const w = wordAt(c.addr);
       blocked.push(
-        `${where(q, e.at)} waits for ${w.region.name} (${hex(c.addr)}) ${c.func} ${c.value} but it is ${read32(w)}`,
+        `${where(q, e.at)} waits for ${mem.regions[w]!.name} (${hex(c.addr)}) ${c.func} ${c.value} but it is ${read32(w, halfOf(w, c.addr))}`,
       );
     }
     if (blocked.length > 0) {
@@ -1005,15 +1071,16 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
       }
     }
     for (const c of p.completions) {
-      const state = mem.words.get(c.addr);
-      if (state && state.value === c.done) continue;
+      const wi = regionAtStart(c.addr);
+      const value = wi < 0 || mem.words.isWord[wi] !== 1 ? undefined : mem.words.value[wi];
+      if (value === c.done) continue;
       const qi = p.queues.findIndex((x) => x.name === c.queue);
       if (qi >= 0 && runs[qi]!.state !== QState.Done) continue; // already reported as stuck
       completed = false;
       report(
         "DMAC6005",
         [
-          `the host waits for completion signal ${hex(c.addr)} of ${c.queue} to reach ${c.done}, but it is ${state?.value ?? "unmapped"} after ${c.queue} drained`,
+          `the host waits for completion signal ${hex(c.addr)} of ${c.queue} to reach ${c.done}, but it is ${value ?? "unmapped"} after ${c.queue} drained`,
         ],
         "every completion slot in the manifest needs one ATOMIC (or FENCE) packet that signals it",
       );
@@ -1024,7 +1091,7 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
   let total = now;
   if (completed) {
     let last = hostSubmitUs;
-    for (const t of completionSeen.values()) last = Math.max(last, t);
+    for (const t of completionSeen) if (!Number.isNaN(t)) last = Math.max(last, t);
     const P = T.hostPollIntervalUs;
     total = hostSubmitUs + Math.ceil((last - hostSubmitUs) / P - 1e-9) * P;
     if (p.completions.length === 0) total = Math.max(now, hostSubmitUs);

@@ -14,9 +14,10 @@ export interface FlowLoad {
 
 export interface Flow {
   readonly id: number;
-  readonly loads: readonly FlowLoad[];
+  /** The resources it loads (mutable so that one Flow per queue can be reused for every command). */
+  loads: FlowLoad[];
   /** Largest rate in bytes/us (engine cap). */
-  readonly cap: number;
+  cap: number;
   remaining: number;
   rate: number;
   /** Bumped whenever the rate changes, so that stale completion events can be ignored. */
@@ -30,6 +31,8 @@ export interface FlowSet {
   /** Current load (bytes/us) of each resource. */
   readonly load: Float64Array;
   readonly active: Flow[];
+  /** Number of (active flow, load) pairs on each resource (kept by addFlow/removeFlow). */
+  readonly users: Int32Array;
   last: number;
 }
 
@@ -39,15 +42,30 @@ export function createFlowSet(capacity: Float64Array): FlowSet {
     moved: new Float64Array(capacity.length),
     load: new Float64Array(capacity.length),
     active: [],
+    users: new Int32Array(capacity.length),
     last: 0,
   };
+}
+
+/** Makes `f` active (its rate is set by the next reshare). */
+export function addFlow(fs: FlowSet, f: Flow): void {
+  fs.active.push(f);
+  for (const l of f.loads) fs.users[l.resource]!++;
+}
+
+/** Makes `f` inactive. */
+export function removeFlow(fs: FlowSet, f: Flow): void {
+  fs.active.splice(fs.active.indexOf(f), 1);
+  for (const l of f.loads) fs.users[l.resource]!--;
 }
 
 /** Advances every active flow's remaining bytes to time `now`. */
 export function advance(fs: FlowSet, now: number): void {
   const dt = now - fs.last;
   if (dt > 0) {
-    for (const f of fs.active) {
+    const flows = fs.active;
+    for (let i = 0; i < flows.length; i++) {
+      const f = flows[i]!;
       f.remaining = Math.max(0, f.remaining - f.rate * dt);
     }
   }
@@ -128,9 +146,14 @@ export function finishTime(fs: FlowSet, f: Flow): number {
  * Returns false when a full reshare is needed.
  */
 export function reshareAlone(fs: FlowSet, f: Flow, added: boolean): boolean {
-  for (const g of fs.active) {
-    if (g === f) continue;
-    for (const l of g.loads) for (const m of f.loads) if (l.resource === m.resource) return false;
+  // Another flow shares a resource with f iff the resource has more users than f's own loads on
+  // it (f is counted in `users` when active, i.e. when just added, not when just removed).
+  const loads = f.loads;
+  for (let i = 0; i < loads.length; i++) {
+    const r = loads[i]!.resource;
+    let own = 0;
+    if (added) for (const m of loads) if (m.resource === r) own++;
+    if (fs.users[r]! !== own) return false;
   }
   if (!added) {
     for (const l of f.loads) fs.load[l.resource] = 0;

@@ -7,21 +7,38 @@
 // made it; the access is ordered before an operation whose vector clock C has C[queue] >= clock.
 // Per byte range we keep the last write and the reads since it (reads ordered before a newer
 // read are dropped: anything ordered after the newer read is ordered after them too).
+//
+// Nothing here is allocated per access on the common paths: an epoch is the global id of the
+// command that made it (its queue and clock live in typed arrays indexed by that id), and the
+// value of a byte range in the access map is a small integer naming a row of an access table
+// (write epoch + read epochs) kept in typed arrays, so the maps hold no objects for the garbage
+// collector to trace.
 
 import {
-  createIntervalMap,
-  assignRange,
-  forEachPiece,
-  updateRange,
-  type IntervalMap,
-} from "../ir/interval-map.js";
+  assignAccess,
+  createAccessMap,
+  updateAccess,
+  visitAccess,
+  type AccessMap,
+} from "./access-map.js";
 import { createProvenance, type ProvenanceState } from "../ir/provenance.js";
 import type { SimProgram, SimRegion } from "./program.js";
 
-export interface WordState {
-  value: number;
-  /** Join of the vector clocks of every write so far (null: never written by a queue). */
-  vc: Int32Array | null;
+/**
+ * The words (signal, sync, completion, trigger and timestamp regions) by region index, as
+ * parallel arrays: there may be one completion slot per packet, so no object per word.
+ * A word's clock is the join of the vector clocks of every write so far. Most words (completion
+ * slots) are written once and never polled, so the first write's clock is kept as the writer's
+ * shared snapshot `first` plus its own component (firstClock at firstQueue), not copied; `vc`
+ * is the materialised join from the second write on (null: not needed yet).
+ */
+export interface Words {
+  readonly isWord: Uint8Array;
+  readonly value: Float64Array;
+  readonly vc: (Int32Array | null)[];
+  readonly first: (Int32Array | null)[];
+  readonly firstQueue: Int32Array;
+  readonly firstClock: Int32Array;
 }
 
 /** One access: which queue, its clock value, and the command (global id) that made it. */
@@ -31,45 +48,189 @@ export interface Epoch {
   readonly cmd: number;
 }
 
-interface Access {
-  readonly write: Epoch | null;
-  readonly reads: readonly Epoch[];
-}
-
-const NO_ACCESS: Access = { write: null, reads: [] };
-const ACCESS_OPS = { shift: (v: Access) => v, continues: (a: Access, b: Access) => a === b };
-
 export interface Memory {
   /** Regions sorted by address. */
   readonly regions: readonly SimRegion[];
   readonly starts: Float64Array;
-  readonly words: Map<number, WordState>;
+  readonly words: Words;
   readonly prov: ProvenanceState;
-  readonly access: Map<number, IntervalMap<Access>>;
+  /** Access map of each buffer instance (gpu * buffers + buffer); values are access-table rows. */
+  readonly access: (AccessMap | undefined)[];
   readonly buffers: number;
+  /** Epochs by global command id: the queue of the command and its clock value when it ran. */
+  readonly epochQueue: Int32Array;
+  readonly epochClock: Int32Array;
+  readonly table: AccessTable;
 }
 
-export function createMemory(p: SimProgram): Memory {
-  const regions = [...p.regions].sort((a, b) => a.addr - b.addr);
-  const words = new Map<number, WordState>();
-  for (const r of regions) {
-    if (
-      r.kind === "signal" ||
-      r.kind === "sync" ||
-      r.kind === "completion" ||
-      r.kind === "trigger" ||
-      r.kind === "timestamp"
-    )
-      words.set(r.addr, { value: r.initial ?? 0, vc: null });
+/**
+ * Access-table rows: the last write (a command id, -1 none) and the reads since it. One read
+ * lives in read0; a row with two or more reads keeps them all in `more` instead.
+ */
+interface AccessTable {
+  write: Int32Array;
+  read0: Int32Array;
+  readonly more: Map<number, number[]>;
+  n: number;
+}
+
+const NONE = -1;
+
+function newRow(t: AccessTable, write: number, read0: number): number {
+  if (t.n === t.write.length) {
+    const w = new Int32Array(t.n * 2);
+    w.set(t.write);
+    t.write = w;
+    const r = new Int32Array(t.n * 2);
+    r.set(t.read0);
+    t.read0 = r;
   }
+  const row = t.n++;
+  t.write[row] = write;
+  t.read0[row] = read0;
+  return row;
+}
+
+/** Row 0 of every table: never accessed. */
+const NO_ACCESS = 0;
+
+const WORD_KINDS: ReadonlySet<SimRegion["kind"]> = new Set([
+  "signal",
+  "sync",
+  "completion",
+  "trigger",
+  "timestamp",
+]);
+
+/** `commands`: the number of commands of all queues (global command ids are 0 .. commands-1). */
+export function createMemory(p: SimProgram, commandQueue: Int32Array): Memory {
+  const regions = [...p.regions];
+  let sorted = true;
+  for (let i = 1; i < regions.length && sorted; i++)
+    sorted = regions[i - 1]!.addr <= regions[i]!.addr;
+  if (!sorted) regions.sort((a, b) => a.addr - b.addr);
+  const R = regions.length;
+  const starts = new Float64Array(R);
+  for (let i = 0; i < R; i++) starts[i] = regions[i]!.addr;
+  const words: Words = {
+    isWord: new Uint8Array(R),
+    value: new Float64Array(R),
+    vc: new Array<Int32Array | null>(R).fill(null),
+    first: new Array<Int32Array | null>(R).fill(null),
+    firstQueue: new Int32Array(R),
+    firstClock: new Int32Array(R),
+  };
+  for (let i = 0; i < R; i++) {
+    const r = regions[i]!;
+    if (!WORD_KINDS.has(r.kind)) continue;
+    words.isWord[i] = 1;
+    words.value[i] = r.initial ?? 0;
+  }
+  const table: AccessTable = {
+    write: new Int32Array(1024),
+    read0: new Int32Array(1024),
+    more: new Map(),
+    n: 0,
+  };
+  newRow(table, NONE, NONE);
   return {
     regions,
-    starts: Float64Array.from(regions.map((r) => r.addr)),
+    starts,
     words,
     prov: createProvenance(p.gpus, p.bufferSizes),
-    access: new Map(),
+    access: [],
     buffers: p.bufferSizes.length,
+    epochQueue: commandQueue,
+    epochClock: new Int32Array(commandQueue.length),
+    table,
   };
+}
+
+/** Element-wise dst = max(dst, src); true if dst changed. */
+function joinVc(dst: Int32Array, src: Int32Array): boolean {
+  let changed = false;
+  for (let i = 0; i < dst.length; i++)
+    if (src[i]! > dst[i]!) {
+      dst[i] = src[i]!;
+      changed = true;
+    }
+  return changed;
+}
+
+/** dst = max(dst, vc, own component `clock` at `queue`); true if dst changed. */
+function joinStamp(dst: Int32Array, vc: Int32Array, queue: number, clock: number): boolean {
+  let changed = joinVc(dst, vc);
+  if (clock > dst[queue]!) {
+    dst[queue] = clock;
+    changed = true;
+  }
+  return changed;
+}
+
+/** Joins a write's clock (snapshot `vc` + own component) into the clock of word i. */
+export function wordWriteClock(
+  w: Words,
+  i: number,
+  vc: Int32Array,
+  queue: number,
+  clock: number,
+): void {
+  let own = w.vc[i]!;
+  if (own === null) {
+    const first = w.first[i]!;
+    if (first === null) {
+      w.first[i] = vc;
+      w.firstQueue[i] = queue;
+      w.firstClock[i] = clock;
+      return;
+    }
+    own = new Int32Array(vc.length);
+    joinStamp(own, first, w.firstQueue[i]!, w.firstClock[i]!);
+    w.vc[i] = own;
+    w.first[i] = null;
+  }
+  joinStamp(own, vc, queue, clock);
+}
+
+/** Joins the clock of word i into `dst` (a poll that saw the word); true if dst changed. */
+export function joinWordClock(dst: Int32Array, w: Words, i: number): boolean {
+  const own = w.vc[i]!;
+  if (own !== null) return joinVc(dst, own);
+  const first = w.first[i]!;
+  if (first !== null) return joinStamp(dst, first, w.firstQueue[i]!, w.firstClock[i]!);
+  return false;
+}
+
+/** Index of the region whose range starts at or below `addr` (-1: below every region). */
+export function regionIndex(m: Memory, addr: number): number {
+  const s = m.starts;
+  let lo = 0;
+  let hi = s.length - 1;
+  if (hi < 0 || addr < s[0]!) return -1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (s[mid]! <= addr) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+/**
+ * Index of the region holding all of [addr, addr + bytes), or -1 (resolve() says why). `hint`
+ * is a guess (the region the caller found last time): it and the region after it are tried
+ * before the binary search, since a queue's consecutive packets touch neighbouring regions.
+ */
+export function regionOf(m: Memory, addr: number, bytes: number, hint = -1): number {
+  const s = m.starts;
+  let i = -1;
+  if (hint >= 0 && hint < s.length && s[hint]! <= addr) {
+    if (hint + 1 >= s.length || addr < s[hint + 1]!) i = hint;
+    else if (hint + 2 >= s.length || addr < s[hint + 2]!) i = hint + 1;
+  }
+  if (i < 0) i = regionIndex(m, addr);
+  if (i < 0) return -1;
+  const r = m.regions[i]!;
+  return addr - r.addr + bytes <= r.bytes ? i : -1;
 }
 
 /** The region containing [addr, addr + bytes), or why there is none. */
@@ -112,12 +273,12 @@ export function hex(n: number): string {
   return "0x" + n.toString(16);
 }
 
-function accessMap(m: Memory, gpu: number, buffer: number, size: number): IntervalMap<Access> {
+function accessMap(m: Memory, gpu: number, buffer: number, size: number): AccessMap {
   const key = gpu * m.buffers + buffer;
-  let map = m.access.get(key);
+  let map = m.access[key];
   if (map === undefined) {
-    map = createIntervalMap<Access>(size, NO_ACCESS, ACCESS_OPS);
-    m.access.set(key, map);
+    map = createAccessMap(size, NO_ACCESS);
+    m.access[key] = map;
   }
   return map;
 }
@@ -129,13 +290,74 @@ export interface Conflict {
   readonly end: number;
 }
 
-function ordered(e: Epoch, vc: Int32Array): boolean {
-  return vc[e.queue]! >= e.clock;
+// The access being recorded (module state so that the interval-map callbacks allocate nothing).
+let curMem: Memory;
+let curVc: Int32Array;
+let curCmd = 0;
+let curWrites = false;
+let found: Conflict | undefined;
+
+function ordered(cmd: number): boolean {
+  return curVc[curMem.epochQueue[cmd]!]! >= curMem.epochClock[cmd]!;
+}
+
+function epochOf(cmd: number): Epoch {
+  return { queue: curMem.epochQueue[cmd]!, clock: curMem.epochClock[cmd]!, cmd };
+}
+
+function checkPiece(start: number, end: number, row: number): void {
+  if (found) return;
+  const t = curMem.table;
+  const w = t.write[row]!;
+  if (w !== NONE && !ordered(w) && w !== curCmd) {
+    found = { earlier: epochOf(w), earlierWrites: true, start, end };
+    return;
+  }
+  if (!curWrites) return;
+  const more = t.more.get(row);
+  if (more === undefined) {
+    const r = t.read0[row]!;
+    if (r !== NONE && !ordered(r) && r !== curCmd)
+      found = { earlier: epochOf(r), earlierWrites: false, start, end };
+    return;
+  }
+  for (const r of more)
+    if (!ordered(r) && r !== curCmd) {
+      found = { earlier: epochOf(r), earlierWrites: false, start, end };
+      return;
+    }
+}
+
+function checkAndAddRead(row: number, start: number, end: number): number {
+  checkPiece(start, end, row);
+  return addRead(row);
+}
+
+/** The row after a read by curCmd: the reads not ordered before it, then curCmd. */
+function addRead(row: number): number {
+  const t = curMem.table;
+  const write = t.write[row]!;
+  const more = t.more.get(row);
+  if (more === undefined) {
+    const r = t.read0[row]!;
+    if (r === NONE || ordered(r)) return newRow(t, write, curCmd);
+    const out = newRow(t, write, NONE);
+    t.more.set(out, [r, curCmd]);
+    return out;
+  }
+  const kept: number[] = [];
+  for (const r of more) if (!ordered(r)) kept.push(r);
+  if (kept.length === 0) return newRow(t, write, curCmd);
+  kept.push(curCmd);
+  const out = newRow(t, write, NONE);
+  t.more.set(out, kept);
+  return out;
 }
 
 /**
- * Records an access by `who` (whose vector clock is `vc`) to [lo, hi) of a buffer instance and
- * returns the first earlier access it is unordered with (a data race), if any.
+ * Records an access by command `cmd` (whose queue's vector clock is `vc`; its epoch must be in
+ * epochQueue/epochClock) to [lo, hi) of a buffer instance and returns the first earlier access it
+ * is unordered with (a data race), if any.
  */
 export function recordAccess(
   m: Memory,
@@ -144,30 +366,25 @@ export function recordAccess(
   size: number,
   lo: number,
   hi: number,
-  who: Epoch,
+  cmd: number,
   vc: Int32Array,
   writes: boolean,
 ): Conflict | undefined {
   const map = accessMap(m, gpu, buffer, size);
-  let conflict: Conflict | undefined;
-  forEachPiece(map, lo, hi, (start, end, a) => {
-    if (conflict) return;
-    if (a.write && a.write.queue !== -1 && !ordered(a.write, vc) && !(a.write.cmd === who.cmd))
-      conflict = { earlier: a.write, earlierWrites: true, start, end };
-    else if (writes)
-      for (const r of a.reads)
-        if (!ordered(r, vc) && r.cmd !== who.cmd) {
-          conflict = { earlier: r, earlierWrites: false, start, end };
-          break;
-        }
-  });
+  curMem = m;
+  curVc = vc;
+  curCmd = cmd;
+  curWrites = writes;
+  found = undefined;
   if (writes) {
-    assignRange(map, lo, hi, [{ start: lo, end: hi, value: { write: who, reads: [] } }]);
+    visitAccess(map, lo, hi, checkPiece);
+    assignAccess(map, lo, hi, newRow(m.table, cmd, NONE));
   } else {
-    updateRange(map, lo, hi, (a) => ({
-      write: a.write,
-      reads: [...a.reads.filter((r) => !ordered(r, vc)), who],
-    }));
+    // One pass: updateAccess visits the same pieces in the same order as visitAccess would
+    // (after splitting at lo and hi), and each piece is checked against its old row first.
+    updateAccess(map, lo, hi, checkAndAddRead);
   }
+  const conflict = found;
+  found = undefined;
   return conflict;
 }

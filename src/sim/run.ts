@@ -275,26 +275,35 @@ function completionsOf(
   queues: readonly SimQueue[],
   done: number,
 ): SimProgram["completions"] {
-  const owner = new Map<number, string>();
+  const cs = mem.completionSignals;
+  // Slot k's owner: the last queue with a FENCE/ATOMIC on slot k's 8-byte word (by index, not
+  // a map keyed by address: there may be one slot per packet).
+  const owner: (string | undefined)[] = new Array<string | undefined>(cs.count);
   for (const q of queues)
     for (const e of q.entries)
-      if (e.cmd.kind === "fence" || e.cmd.kind === "atomic")
-        owner.set(e.cmd.addr - (e.cmd.addr % 8), q.name);
-  const cs = mem.completionSignals;
+      if (e.cmd.kind === "fence" || e.cmd.kind === "atomic") {
+        const word = e.cmd.addr - (e.cmd.addr % 8);
+        const k = (word - cs.base) / cs.stride;
+        if (Number.isInteger(k) && k >= 0 && k < cs.count) owner[k] = q.name;
+      }
   const out: { addr: number; done: number; queue: string }[] = [];
   for (let k = 0; k < cs.count; k++) {
     const addr = cs.base + k * cs.stride;
-    out.push({ addr, done, queue: owner.get(addr) ?? "no queue" });
+    out.push({ addr, done, queue: owner[k] ?? "no queue" });
   }
   return out;
 }
 
 function externalSignalsOf(regions: readonly SimRegion[], queues: readonly SimQueue[]): number[] {
+  const signals = regions.filter((r) => r.kind === "signal");
+  if (signals.length === 0) return [];
+  const addrs = new Set(signals.map((r) => r.addr));
   const written = new Set<number>();
   for (const q of queues)
     for (const e of q.entries)
-      if (e.cmd.kind === "fence" || e.cmd.kind === "atomic") written.add(e.cmd.addr);
-  return regions.filter((r) => r.kind === "signal" && !written.has(r.addr)).map((r) => r.addr);
+      if ((e.cmd.kind === "fence" || e.cmd.kind === "atomic") && addrs.has(e.cmd.addr))
+        written.add(e.cmd.addr);
+  return signals.filter((r) => !written.has(r.addr)).map((r) => r.addr);
 }
 
 export function programFromManifest(

@@ -1,5 +1,9 @@
-// Text and JSON summaries of one executor run (what `dmac sim` prints).
+// Text and JSON summaries of one executor run (what `dmac sim` prints): the full summary of one
+// input (per-engine and per-link lines grouped into min / median / max and the busiest few unless
+// verbose: an 8-GPU node has 56+ queues and 56 links), one compact line per input when several
+// are run, and the complete JSON form.
 
+import type { EngineStats, LinkStats } from "./execute.js";
 import type { SimResult } from "./run.js";
 
 export function formatBytes(n: number): string {
@@ -18,8 +22,89 @@ export function formatUs(us: number): string {
   return `${us.toFixed(2)} us`;
 }
 
-export function summaryText(r: SimResult): string {
+export interface SummaryOptions {
+  /** Every engine and link on its own line (default: grouped when there are more than GROUP_ABOVE). */
+  readonly verbose?: boolean | undefined;
+}
+
+/** Up to this many engines (or links) are always listed one per line. */
+export const GROUP_ABOVE = 8;
+/** How many of the busiest engines and links the grouped form names. */
+export const BUSIEST = 3;
+
+const pct = (x: number): string => `${(100 * x).toFixed(1)}%`;
+
+/** min, median (mean of the two middle values for an even count) and max of a non-empty list. */
+export function spread(values: readonly number[]): { min: number; median: number; max: number } {
+  const v = [...values].sort((a, b) => a - b);
+  const mid = v.length >> 1;
+  const median = v.length % 2 === 1 ? v[mid]! : (v[mid - 1]! + v[mid]!) / 2;
+  return { min: v[0] ?? 0, median, max: v[v.length - 1] ?? 0 };
+}
+
+function engineLine(e: EngineStats, totalUs: number): string {
+  return `${formatUs(e.busyUs).padStart(12)}  ${pct(totalUs > 0 ? e.busyUs / totalUs : 0).padStart(6)}  ${e.packets} packets`;
+}
+
+function linkLine(l: LinkStats): string {
+  return `${formatBytes(l.bytes).padStart(12)}  ${pct(l.utilisation).padStart(6)}`;
+}
+
+function engineLines(s: SimResult["stats"], verbose: boolean): string[] {
+  const lines: string[] = [];
+  const gpus = new Set(s.engines.map((e) => e.gpu)).size;
+  lines.push(
+    `engines         ${s.engines.length} queues on ${gpus} GPU${gpus === 1 ? "" : "s"}; busy time, share of total`,
+  );
+  if (verbose || s.engines.length <= GROUP_ABOVE) {
+    for (const e of s.engines) lines.push(`  ${e.queue.padEnd(14)}${engineLine(e, s.totalUs)}`);
+    return lines;
+  }
+  const busy = spread(s.engines.map((e) => e.busyUs));
+  const share = (us: number): string => pct(s.totalUs > 0 ? us / s.totalUs : 0).padStart(6);
+  for (const [name, us] of [
+    ["min", busy.min],
+    ["median", busy.median],
+    ["max", busy.max],
+  ] as const)
+    lines.push(`  ${name.padEnd(14)}${formatUs(us).padStart(12)}  ${share(us)}`);
+  const top = [...s.engines].sort((a, b) => b.busyUs - a.busyUs).slice(0, BUSIEST);
+  lines.push(`  busiest`);
+  for (const e of top) lines.push(`    ${e.queue.padEnd(12)}${engineLine(e, s.totalUs)}`);
+  return lines;
+}
+
+function linkLines(s: SimResult["stats"], verbose: boolean): string[] {
+  if (s.links.length === 0) return ["links           (no xGMI traffic)"];
+  const bytes = s.links.reduce((a, l) => a + l.bytes, 0);
+  const lines = [
+    `links           ${s.links.length} links carry ${formatBytes(bytes)}; bytes, utilisation of usable bandwidth`,
+  ];
+  const name = (l: LinkStats): string => `gpu${l.src}->gpu${l.dst}`;
+  if (verbose || s.links.length <= GROUP_ABOVE) {
+    for (const l of s.links) lines.push(`  ${name(l).padEnd(14)}${linkLine(l)}`);
+    return lines;
+  }
+  const u = spread(s.links.map((l) => l.utilisation));
+  const b = spread(s.links.map((l) => l.bytes));
+  for (const [label, by, ut] of [
+    ["min", b.min, u.min],
+    ["median", b.median, u.median],
+    ["max", b.max, u.max],
+  ] as const)
+    lines.push(
+      `  ${label.padEnd(14)}${formatBytes(Math.round(by)).padStart(12)}  ${pct(ut).padStart(6)}`,
+    );
+  const top = [...s.links].sort((a, c) => c.utilisation - a.utilisation).slice(0, BUSIEST);
+  lines.push(`  busiest`);
+  for (const l of top) lines.push(`    ${name(l).padEnd(12)}${linkLine(l)}`);
+  return lines;
+}
+
+/** The full summary of one run (`dmac sim` with one input). */
+export function summaryText(r: SimResult, opts: SummaryOptions = {}): string {
   const s = r.stats;
+  const verbose = opts.verbose === true;
   const lines: string[] = [];
   const status = r.verified
     ? "verified: the postcondition holds, no out-of-bounds access, no race, no deadlock, every queue drained"
@@ -34,18 +119,31 @@ export function summaryText(r: SimResult): string {
     `algbw / busbw   ${r.bandwidth.algbwGBps.toFixed(2)} / ${r.bandwidth.busbwGBps.toFixed(2)} GB/s  (DMA-Latte: total = ${formatBytes(r.bandwidth.totalBytes)}; algbw = (N-1)/N x total / time, busbw = total / (N x time))`,
   );
   lines.push(`packets         ${s.packets} in ${s.events} events`);
-  lines.push("engines         busy time (share of total)");
-  for (const e of s.engines)
-    lines.push(
-      `  ${e.queue.padEnd(14)} ${formatUs(e.busyUs).padStart(12)}  ${s.totalUs > 0 ? ((100 * e.busyUs) / s.totalUs).toFixed(1) : "0.0"}%  ${e.packets} packets`,
-    );
-  lines.push("links           bytes, utilisation of usable bandwidth");
-  for (const l of s.links)
-    lines.push(
-      `  gpu${l.src}->gpu${l.dst}     ${formatBytes(l.bytes).padStart(12)}  ${(100 * l.utilisation).toFixed(1)}%`,
-    );
-  if (s.links.length === 0) lines.push("  (no xGMI traffic)");
+  lines.push(...engineLines(s, verbose), ...linkLines(s, verbose));
+  if (!verbose && (s.engines.length > GROUP_ABOVE || s.links.length > GROUP_ABOVE))
+    lines.push("(--verbose lists every engine and link)");
   return lines.join("\n") + "\n";
+}
+
+/**
+ * One line for `dmac sim` with several inputs: name, "verified" or the first problem, total
+ * time and busbw. `width` pads the name column.
+ */
+export function summaryLine(
+  name: string,
+  r: SimResult | undefined,
+  problem: string | undefined,
+  width = 0,
+): string {
+  const head = name.padEnd(width);
+  if (!r || !r.program)
+    return `${head}  ${"-".padStart(12)}  ${"-".padStart(8)}            FAILED  ${problem ?? "did not run"}`;
+  const status = r.verified
+    ? "verified"
+    : problem !== undefined
+      ? `FAILED  ${problem}`
+      : "unchecked (no IR)";
+  return `${head}  ${formatUs(r.stats.totalUs).padStart(12)}  ${r.bandwidth.busbwGBps.toFixed(2).padStart(8)} GB/s busbw  ${status}`;
 }
 
 export function summaryJson(r: SimResult): unknown {

@@ -25,10 +25,40 @@ export interface DisasmOptions {
 }
 
 const MAX_DATA_PRINTED = 8;
+const NO_PROBLEMS: readonly StreamProblem[] = [];
 
-const hex = (v: number | bigint): string => `0x${v.toString(16)}`;
-const hex8 = (v: number): string => (v >>> 0).toString(16).padStart(8, "0");
-const offsetText = (v: number): string => v.toString(16).padStart(8, "0");
+// Hex formatting through a 256-entry byte table: Number.prototype.toString(16) goes through V8's
+// general radix conversion and was ~15% of `dmac compile` of a 3M-packet program (profile in
+// docs/performance.md). Same output as toString(16) (+ padStart) for every value printed here.
+const BYTE_HEX: readonly string[] = Array.from({ length: 256 }, (_, i) =>
+  i.toString(16).padStart(2, "0"),
+);
+/** 8 lower-case hex digits of the low 32 bits. */
+const hex8 = (v: number): string =>
+  BYTE_HEX[v >>> 24]! +
+  BYTE_HEX[(v >>> 16) & 0xff]! +
+  BYTE_HEX[(v >>> 8) & 0xff]! +
+  BYTE_HEX[v & 0xff]!;
+/** toString(16) of a non-negative integer below 2^32, without leading zeros. */
+function hex32(v: number): string {
+  if (v < 0x100) return v < 0x10 ? BYTE_HEX[v]![1]! : BYTE_HEX[v]!;
+  const s = hex8(v);
+  let i = 0;
+  while (s.charCodeAt(i) === 48) i++; // '0'
+  return i === 0 ? s : s.slice(i);
+}
+const hex = (v: number | bigint): string => {
+  if (typeof v === "number" && Number.isInteger(v) && v >= 0) {
+    if (v <= 0xffffffff) return `0x${hex32(v)}`;
+    if (v <= Number.MAX_SAFE_INTEGER) {
+      const hi = Math.floor(v / 0x1_0000_0000);
+      return `0x${hex32(hi)}${hex8(v - hi * 0x1_0000_0000)}`;
+    }
+  }
+  return `0x${v.toString(16)}`;
+};
+const offsetText = (v: number): string =>
+  v <= 0xffffffff ? hex8(v) : v.toString(16).padStart(8, "0");
 
 /** `name=value` for every field of `p` (raw words, when given, supply exact huge addresses). */
 function formatFields(
@@ -83,11 +113,210 @@ export function formatPacket(p: Packet): string {
   return fields.length > 0 ? `${c.spec.mnemonic}  ${fields.join(" ")}` : c.spec.mnemonic;
 }
 
+const ASCII = new TextEncoder();
+/** Per packet kind, each field's ` name=` (and `  name=` for the first printed one) as bytes. */
+const FIELD_PREFIXES = new Map<CompiledPacket, { first: Uint8Array; next: Uint8Array }[]>();
+function fieldPrefixes(c: CompiledPacket): { first: Uint8Array; next: Uint8Array }[] {
+  let list = FIELD_PREFIXES.get(c);
+  if (!list) {
+    list = c.fields.map((f) => ({
+      first: ASCII.encode(`  ${f.name}=`),
+      next: ASCII.encode(` ${f.name}=`),
+    }));
+    FIELD_PREFIXES.set(c, list);
+  }
+  return list;
+}
+
+/** formatFields(c, p, raw) written straight into the sink, with the separators of a listing line
+ * ("  " before the first field, " " between fields): no string per field, no join. */
+function writeFields(
+  out: TextSink,
+  c: CompiledPacket,
+  p: Packet,
+  words: ArrayLike<number>,
+  at: number,
+): void {
+  const rec = p as unknown as Readonly<Record<string, unknown>>;
+  const prefixes = fieldPrefixes(c);
+  let first = true;
+  for (let i = 0; i < c.fields.length; i++) {
+    const f = c.fields[i]!;
+    const v = rec[f.name];
+    if (v === undefined) continue;
+    out.ascii(first ? prefixes[i]!.first : prefixes[i]!.next);
+    first = false;
+    switch (f.type) {
+      case "uint":
+        if (f.spec.type === "uint" && f.spec.hex === true) out.hexNumber(v as number);
+        else if (typeof v === "number") out.decimal(v);
+        else out.text(String(v));
+        break;
+      case "bool":
+        out.char(v === true ? 49 : 48);
+        break;
+      case "addr": {
+        const hi = words[at + f.dw + 1]!;
+        if (hi > MAX_SAFE_ADDR_HI) out.text(hex(joinU64(words[at + f.dw]! & f.mask, hi)));
+        else out.hexNumber(v as number);
+        break;
+      }
+      case "enum":
+        out.text(v as string);
+        break;
+      case "u64":
+        out.text(hex(v as bigint));
+        break;
+      default: {
+        // words (WRITE's data): rare in listings; the string formatter has the rules.
+        const one = formatFields(c, { kind: p.kind, [f.name]: v } as unknown as Packet, {
+          words,
+          at,
+        });
+        const text = one[0]!;
+        out.text(text.slice(text.indexOf("=") + 1));
+      }
+    }
+  }
+}
+
 /** The listing of a stream (see the module comment); every line ends with a newline. */
 export function disassemble(
   words: Uint32Array | readonly number[],
   opts: DisasmOptions = {},
 ): string {
+  return UTF8.decode(disassembleBytes(words, opts));
+}
+
+const UTF8 = new TextDecoder();
+/** HEX_PAIR[b] = the two ASCII hex digits of byte b, as one little-endian 16-bit value. */
+const HEX_PAIR = Uint16Array.from(
+  BYTE_HEX,
+  (h) => h.charCodeAt(0) | (h.charCodeAt(1) << 8),
+);
+
+/**
+ * The bytes of a growing UTF-8 (in practice ASCII) text. Why not strings: a listing of a
+ * 3M-packet program is 400 MB of text in 3M lines; built as strings, every line is a tree of
+ * concatenations that survives until the final join, and garbage collection of those was 2/3 of
+ * the time of `dmac compile` at that size (docs/performance.md). Hex digits go straight in, other
+ * text through Buffer's native UTF-8 writer.
+ */
+export class TextSink {
+  private buf: Buffer;
+  private len = 0;
+  /** `capacity`: expected bytes. A good guess matters for big texts: every regrowth is a large
+   * external allocation, and V8 answers those with a full garbage collection, which costs seconds
+   * when the heap holds a 10^6-operation program. */
+  constructor(capacity = 1 << 16) {
+    this.buf = Buffer.allocUnsafe(Math.max(64, capacity));
+  }
+  private room(n: number): void {
+    if (this.len + n <= this.buf.length) return;
+    const grown = Buffer.allocUnsafe(Math.max(this.buf.length * 4, this.len + n));
+    this.buf.copy(grown, 0, 0, this.len);
+    this.buf = grown;
+  }
+  /** 8 lower-case hex digits of the low 32 bits. */
+  hex8(v: number): void {
+    this.room(8);
+    const b = this.buf;
+    const at = this.len;
+    let pair = HEX_PAIR[v >>> 24]!;
+    b[at] = pair & 0xff;
+    b[at + 1] = pair >>> 8;
+    pair = HEX_PAIR[(v >>> 16) & 0xff]!;
+    b[at + 2] = pair & 0xff;
+    b[at + 3] = pair >>> 8;
+    pair = HEX_PAIR[(v >>> 8) & 0xff]!;
+    b[at + 4] = pair & 0xff;
+    b[at + 5] = pair >>> 8;
+    pair = HEX_PAIR[v & 0xff]!;
+    b[at + 6] = pair & 0xff;
+    b[at + 7] = pair >>> 8;
+    this.len = at + 8;
+  }
+  /** One ASCII character by code. */
+  char(code: number): void {
+    this.room(1);
+    this.buf[this.len++] = code;
+  }
+  text(s: string): void {
+    this.room(3 * s.length); // the UTF-8 worst case
+    this.len += this.buf.write(s, this.len, "utf8");
+  }
+  offset(v: number): void {
+    if (v <= 0xffffffff) this.hex8(v);
+    else this.text(offsetText(v));
+  }
+  /** Pre-encoded ASCII bytes. */
+  ascii(bytes: Uint8Array): void {
+    this.room(bytes.length);
+    this.buf.set(bytes, this.len);
+    this.len += bytes.length;
+  }
+  /** String(v) for a non-negative safe integer, else via String. */
+  decimal(v: number): void {
+    if (!(Number.isSafeInteger(v) && v >= 0)) return this.text(String(v));
+    let digits = 1;
+    for (let x = v; x >= 10; x = Math.floor(x / 10)) digits++;
+    this.room(digits);
+    let x = v;
+    for (let i = this.len + digits - 1; i >= this.len; i--) {
+      this.buf[i] = 48 + (x % 10);
+      x = Math.floor(x / 10);
+    }
+    this.len += digits;
+  }
+  /** hex(v) (0x, no leading zeros) for a non-negative safe integer, else via hex(). */
+  hexNumber(v: number): void {
+    if (!(Number.isSafeInteger(v) && v >= 0)) return this.text(hex(v));
+    // 32-bit halves, so the digit loop runs on small integers (addresses are ~48-bit doubles).
+    const hi = v > 0xffffffff ? Math.floor(v / 0x1_0000_0000) : 0;
+    const lo = (v - hi * 0x1_0000_0000) >>> 0;
+    this.room(18);
+    const b = this.buf;
+    b[this.len++] = 48; // 0
+    b[this.len++] = 120; // x
+    if (hi > 0) {
+      this.hexDigits(hi);
+      this.hex8(lo);
+    } else this.hexDigits(lo);
+  }
+  /** The hex digits of a uint32 without leading zeros (at least one digit). */
+  private hexDigits(v: number): void {
+    let digits = 1;
+    while (digits < 8 && v >>> (4 * digits) !== 0) digits++;
+    this.room(digits);
+    const b = this.buf;
+    const at = this.len;
+    for (let i = 0; i < digits; i++) b[at + i] = HEX_PAIR[(v >>> (4 * (digits - 1 - i))) & 15]! >>> 8;
+    this.len = at + digits;
+  }
+  bytes(): Uint8Array {
+    return new Uint8Array(this.buf.buffer, this.buf.byteOffset, this.len);
+  }
+}
+
+const SPACE = 0x20;
+const NEWLINE = 0x0a;
+
+/** disassemble() as UTF-8 bytes (what dump.txt holds), without building the text as strings. */
+export function disassembleBytes(
+  words: Uint32Array | readonly number[],
+  opts: DisasmOptions = {},
+): Uint8Array {
+  const out = new TextSink();
+  disassembleInto(out, words, opts);
+  return out.bytes();
+}
+
+/** disassemble() appended to `out` (several streams into one text without copying). */
+export function disassembleInto(
+  out: TextSink,
+  words: Uint32Array | readonly number[],
+  opts: DisasmOptions = {},
+): void {
   const base = opts.baseOffset ?? 0;
   const perLine = Math.max(1, opts.dwordsPerLine ?? 8);
   const { packets, problems } = decodeStream(words);
@@ -97,33 +326,39 @@ export function disassemble(
     if (list) list.push(pr);
     else byOffset.set(pr.offset, [pr]);
   }
-  const lines: string[] = [];
   let truncated = false;
   for (const e of packets) {
-    const here = byOffset.get(e.offset) ?? [];
+    const here = byOffset.get(e.offset) ?? NO_PROBLEMS;
     const at = e.offset / 4;
     if (e.packet.kind === "unknown") {
       const why = here.map((p) => p.detail);
       if (here.some((p) => p.code === "DMAC4102")) truncated = true;
       else if (why.length === 0 && truncated) why.push("part of the truncated packet above");
       const comment = why.length > 0 ? `  ; ${why.join("; ")}` : "";
-      lines.push(
-        `${offsetText(base + e.offset)}  ${hex8(e.packet.word)}  .dword 0x${hex8(e.packet.word)}${comment}`,
-      );
+      out.offset(base + e.offset);
+      out.text("  ");
+      out.hex8(e.packet.word);
+      out.text("  .dword 0x");
+      out.hex8(e.packet.word);
+      out.text(`${comment}\n`);
       continue;
     }
     const c = lookupHeader(words[at]!)!;
-    const fields = formatFields(c, e.packet, { words, at });
-    const notes = here.map((p) => `${p.code} ${p.detail}`);
-    let text = c.spec.mnemonic;
-    if (fields.length > 0) text += `  ${fields.join(" ")}`;
-    if (notes.length > 0) text += `  ; ${notes.join("; ")}`;
     for (let k = 0; k < e.words; k += perLine) {
-      const raw: string[] = [];
-      for (let j = k; j < Math.min(e.words, k + perLine); j++) raw.push(hex8(words[at + j]!));
-      const line = `${offsetText(base + e.offset + k * 4)}  ${raw.join(" ")}`;
-      lines.push(k === 0 ? `${line}  ${text}` : line);
+      out.offset(base + e.offset + k * 4);
+      out.char(SPACE);
+      for (let j = k; j < Math.min(e.words, k + perLine); j++) {
+        out.char(SPACE);
+        out.hex8(words[at + j]!);
+      }
+      if (k === 0) {
+        out.char(SPACE);
+        out.char(SPACE);
+        out.text(c.spec.mnemonic);
+        writeFields(out, c, e.packet, words, at);
+        if (here.length > 0) out.text(`  ; ${here.map((p) => `${p.code} ${p.detail}`).join("; ")}`);
+      }
+      out.char(NEWLINE);
     }
   }
-  return lines.map((l) => l + "\n").join("");
 }

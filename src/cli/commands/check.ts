@@ -11,6 +11,9 @@ import type { ColorMode, DiagnosticFormat } from "../io.js";
 import {
   addDefineOption,
   addDiagnosticOptions,
+  addFrontEndLimitOptions,
+  parseFrontEndLimits,
+  type FrontEndLimitOptions,
   parseDefines,
   parsePositiveInt,
   readSourceFile,
@@ -18,7 +21,7 @@ import {
   reportDiagnostics,
 } from "../options.js";
 
-export interface CheckCommandOptions {
+export interface CheckCommandOptions extends FrontEndLimitOptions {
   readonly define?: string[] | undefined;
   readonly schedule?: string | undefined;
   readonly target?: string | undefined;
@@ -35,10 +38,12 @@ export function runCheck(
   const defines = parseDefines(opts.define);
   const target = readTargetOption(opts.target);
   const maxOps = parsePositiveInt("--max-ops", opts.maxOps);
+  const limits = parseFrontEndLimits(opts);
   const diagnostics: Diagnostic[] = [
     ...defines.diagnostics,
     ...target.diagnostics,
     ...maxOps.diagnostics,
+    ...limits.diagnostics,
   ];
   if (diagnostics.length === 0) {
     for (const path of files) {
@@ -51,6 +56,8 @@ export function runCheck(
         baseDir: dirname(path),
         targetOverride: target.target,
         maxOps: maxOps.value,
+        maxSourceBytes: limits.maxSourceBytes,
+        maxNesting: limits.maxNesting,
       });
       diagnostics.push(...result.diagnostics);
     }
@@ -72,6 +79,7 @@ export function registerCheck(program: Command, ctx: CliContext): void {
       "--max-ops <n>",
       "limit on the operations a schedule may instantiate (default 4000000)",
     );
+  addFrontEndLimitOptions(cmd);
   addDiagnosticOptions(cmd).action((files: string[], opts: CheckCommandOptions) => {
     ctx.exit(runCheck(files, opts, ctx));
   });

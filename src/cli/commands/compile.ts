@@ -4,7 +4,6 @@
 
 import { dirname } from "node:path";
 import type { Command } from "commander";
-import { Option } from "commander";
 import {
   buildOutputs,
   compileToQueues,
@@ -14,12 +13,22 @@ import {
 } from "../../backend/compile-pipeline.js";
 import { OutputError, writeOutputDir } from "../../backend/output.js";
 import { diag, hasErrors, type Diagnostic } from "../../diagnostics/diagnostic.js";
-import type { CompletionProtocol } from "../../queues/queue-program.js";
+// ---- optimiser hook (options shared with sim and sweep: ../opt-options.ts) ----
+import {
+  addOptOptions,
+  optimiserReport,
+  parseOptOptions,
+  type OptCommandOptions,
+} from "../opt-options.js";
+// ---- end optimiser hook ----
 import type { ColorMode, DiagnosticFormat } from "../io.js";
 import type { CliContext } from "../main.js";
 import {
   addDefineOption,
   addDiagnosticOptions,
+  addFrontEndLimitOptions,
+  parseFrontEndLimits,
+  type FrontEndLimitOptions,
   parseDefines,
   parsePositiveInt,
   readSourceFile,
@@ -28,12 +37,11 @@ import {
 } from "../options.js";
 
 /** Options shared by `compile` and `golden` (as commander delivers them). */
-export interface BuildCommandOptions {
+export interface BuildCommandOptions extends FrontEndLimitOptions, OptCommandOptions {
   readonly define?: string[] | undefined;
   readonly schedule?: string | undefined;
   readonly target?: string | undefined;
   readonly emit?: string | undefined;
-  readonly completion?: string | undefined;
   readonly maxCopyBytes?: string | undefined;
   readonly conservativeCount?: boolean | undefined;
   readonly maxStreamBytes?: string | undefined;
@@ -71,14 +79,16 @@ export function parseEmit(text: string | undefined): {
 export function compileFileToOutputs(
   path: string,
   opts: BuildCommandOptions,
-): { diagnostics: Diagnostic[]; files: OutputFile[] | undefined } {
+): { diagnostics: Diagnostic[]; files: OutputFile[] | undefined; report?: string | undefined } {
   const defines = parseDefines(opts.define);
   const target = readTargetOption(opts.target);
   const emit = parseEmit(opts.emit);
   const maxCopy = parsePositiveInt("--max-copy-bytes", opts.maxCopyBytes);
   const maxStream = parsePositiveInt("--max-stream-bytes", opts.maxStreamBytes);
   const maxOps = parsePositiveInt("--max-ops", opts.maxOps);
+  const limits = parseFrontEndLimits(opts);
   const diagnostics: Diagnostic[] = [
+    ...limits.diagnostics,
     ...defines.diagnostics,
     ...target.diagnostics,
     ...emit.diagnostics,
@@ -86,12 +96,11 @@ export function compileFileToOutputs(
     ...maxStream.diagnostics,
     ...maxOps.diagnostics,
   ];
-  const completion = opts.completion ?? "atomic";
-  if (completion !== "atomic" && completion !== "fence") {
-    diagnostics.push(
-      diag("DMAC5004", undefined, ["--completion", `'${completion}': choose atomic or fence`]),
-    );
-  }
+  // ---- optimiser hook: --completion takes a protocol (atomic|fence) and/or a policy
+  // (per-op|per-queue), comma-separated; the policy goes to the passes ----
+  const optimiser = parseOptOptions(opts, target.target);
+  diagnostics.push(...optimiser.diagnostics);
+  // ---- end optimiser hook ----
   if (maxCopy.value !== undefined && opts.conservativeCount) {
     diagnostics.push(
       diag("DMAC5004", undefined, [
@@ -110,18 +119,26 @@ export function compileFileToOutputs(
     baseDir: dirname(path),
     targetOverride: target.target,
     maxOps: maxOps.value,
-    completion: completion as CompletionProtocol,
+    completion: optimiser.protocol,
     maxCopyBytes: maxCopy.value,
     conservativeCount: opts.conservativeCount === true,
+    passes: optimiser.passes, // optimiser hook
+    maxSourceBytes: limits.maxSourceBytes,
+    maxNesting: limits.maxNesting,
   });
   diagnostics.push(...q.diagnostics);
   if (!q.compiled) return { diagnostics, files: undefined };
   const out = buildOutputs(file, q.compiled, { emit: emit.emit, maxStreamBytes: maxStream.value });
-  return { diagnostics: [...diagnostics, ...out.diagnostics], files: out.files };
+  const report = optimiserReport(q.compiled.optimised, opts); // optimiser hook
+  return { diagnostics: [...diagnostics, ...out.diagnostics], files: out.files, report };
 }
+
+/** --stats, --dump-after and --explain-plan text (printed on stdout by `compile`). */
+export { optimiserReport };
 
 export function runCompile(path: string, opts: CompileCommandOptions, ctx: CliContext): number {
   const result = compileFileToOutputs(path, opts);
+  if (result.report !== undefined) ctx.streams.out(result.report); // optimiser hook
   const diagnostics = [...result.diagnostics];
   if (result.files && !hasErrors(diagnostics)) {
     try {
@@ -144,14 +161,6 @@ export function addBuildOptions(cmd: Command): Command {
       "what to write, comma-separated: sdma (manifest, .bin, dump.txt), trace",
       "sdma",
     )
-    .addOption(
-      new Option(
-        "--completion <protocol>",
-        "completion signals: atomic (ATOMIC add64 -1) or fence (FENCE 0)",
-      )
-        .choices(["atomic", "fence"])
-        .default("atomic"),
-    )
     .option(
       "--max-copy-bytes <n>",
       "split copies into packets of at most N bytes (default: the target's limit)",
@@ -162,6 +171,8 @@ export function addBuildOptions(cmd: Command): Command {
       "--max-ops <n>",
       "limit on the operations a schedule may instantiate (default 4000000)",
     );
+  addFrontEndLimitOptions(cmd);
+  addOptOptions(cmd, { passReports: true, defaultLevel: "0" }); // optimiser hook
   return cmd;
 }
 

@@ -1,24 +1,39 @@
-// `dmac sim FILE.dmac | DIR | DIR/manifest.json | trace.json`: runs compiled streams on the
-// simulated node (src/sim) and prints a summary; --json for tools, --trace for a Chrome trace.
-// A .dmac file is compiled in memory; for a manifest or trace the source named by its source
-// map is recompiled (when it can be found) to check the postcondition against the IR.
+// `dmac sim INPUT...` (INPUT: FILE.dmac | DIR | DIR/manifest.json | trace.json): runs compiled
+// streams on the simulated node (src/sim) and prints a summary; --json for tools, --trace for a
+// Chrome trace. A .dmac file is compiled in memory with the optimiser options of `compile`
+// (-O, --engines, --prelaunch, ...: ../opt-options.ts); for a manifest or trace the source named
+// by its source map is recompiled (when it can be found) to check the postcondition against the
+// IR. With several inputs, one compact line each (exit 1 if any fails to verify).
 
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import type { Command } from "commander";
-import { buildOutputs, compileToQueues } from "../../backend/compile-pipeline.js";
+import {
+  buildOutputs,
+  compileToQueues,
+  type OptimiseReport,
+} from "../../backend/compile-pipeline.js";
 import type { Manifest } from "../../backend/sdma/manifest.js";
 import type { Trace } from "../../backend/trace/trace.js";
 import { diag, hasErrors, type Diagnostic } from "../../diagnostics/diagnostic.js";
+import type { PassOptions } from "../../passes/pass.js";
+import type { PlanResult } from "../../passes/plan.js";
+import type { CompletionProtocol } from "../../queues/queue-program.js";
 import type { IrModule } from "../../ir/ir.js";
 import { chromeTrace } from "../../sim/chrome-trace.js";
 import { simulate, type SimInput, type SimResult } from "../../sim/run.js";
-import { summaryJson, summaryText } from "../../sim/summary.js";
+import { summaryJson, summaryLine, summaryText } from "../../sim/summary.js";
 import { makeSourceFile } from "../../source/source-file.js";
 import { builtinTarget, type Target } from "../../target/target.js";
 import type { CliContext } from "../main.js";
 import type { ColorMode, DiagnosticFormat } from "../io.js";
-import { EXIT_USER_ERROR } from "../io.js";
+import { EXIT_OK, EXIT_USER_ERROR } from "../io.js";
+import {
+  addOptOptions,
+  optimiserReport,
+  parseOptOptions,
+  type OptCommandOptions,
+} from "../opt-options.js";
 import {
   addDefineOption,
   addDiagnosticOptions,
@@ -29,7 +44,7 @@ import {
   reportDiagnostics,
 } from "../options.js";
 
-export interface SimCommandOptions {
+export interface SimCommandOptions extends OptCommandOptions {
   readonly define?: string[] | undefined;
   readonly schedule?: string | undefined;
   readonly target?: string | undefined;
@@ -38,6 +53,7 @@ export interface SimCommandOptions {
   readonly signalPeriod?: string | undefined;
   readonly maxEvents?: string | undefined;
   readonly maxSimTime?: string | undefined;
+  readonly verbose?: boolean | undefined;
   readonly format: DiagnosticFormat;
   readonly color: ColorMode;
 }
@@ -45,6 +61,18 @@ export interface SimCommandOptions {
 export interface LoadedInput {
   readonly input: SimInput;
   readonly target: Target;
+  /** What the optimiser did (a .dmac compiled in memory). */
+  readonly optimised?: OptimiseReport | undefined;
+}
+
+/** How a .dmac input is compiled: the optimiser's options (opt-options.ts) and lowering knobs. */
+export interface SimCompileOptions {
+  readonly schedule?: string | undefined;
+  readonly target?: Target | undefined;
+  readonly maxCopyBytes?: number | undefined;
+  readonly completion?: CompletionProtocol | undefined;
+  /** The passes (absent: the program exactly as lowered, i.e. the -O0 baseline). */
+  readonly passes?: PassOptions | undefined;
 }
 
 function badOption(option: string, detail: string): Diagnostic {
@@ -71,11 +99,7 @@ export function compileForSim(
   path: string,
   text: string,
   defines: Record<string, string>,
-  opts: {
-    schedule?: string | undefined;
-    target?: Target | undefined;
-    maxCopyBytes?: number | undefined;
-  },
+  opts: SimCompileOptions,
 ): { loaded: LoadedInput | undefined; diagnostics: Diagnostic[] } {
   const file = makeSourceFile(path, text);
   const q = compileToQueues(file, {
@@ -84,6 +108,8 @@ export function compileForSim(
     baseDir: dirname(path),
     targetOverride: opts.target,
     maxCopyBytes: opts.maxCopyBytes,
+    completion: opts.completion,
+    passes: opts.passes,
   });
   if (!q.compiled) return { loaded: undefined, diagnostics: q.diagnostics };
   const out = buildOutputs(file, q.compiled, { emit: ["sdma"] });
@@ -103,7 +129,11 @@ export function compileForSim(
   }
   if (!manifest) return { loaded: undefined, diagnostics };
   return {
-    loaded: { input: { manifest, streams, module: q.compiled.module }, target: q.compiled.target },
+    loaded: {
+      input: { manifest, streams, module: q.compiled.module },
+      target: q.compiled.target,
+      optimised: q.compiled.optimised,
+    },
     diagnostics,
   };
 }
@@ -148,11 +178,15 @@ function moduleFor(
   return undefined;
 }
 
-/** Loads FILE.dmac, DIR, DIR/manifest.json or trace.json into the executor's input. */
+/**
+ * Loads FILE.dmac, DIR, DIR/manifest.json or trace.json into the executor's input. The compile
+ * options other than schedule and target apply to .dmac inputs only (`optimiserGiven` says the
+ * user asked for them, which is an error for an input that is already compiled).
+ */
 export function loadSimInput(
   path: string,
   defines: Record<string, string>,
-  opts: { schedule?: string | undefined; target?: Target | undefined },
+  opts: SimCompileOptions & { readonly optimiserGiven?: boolean | undefined },
 ): { loaded: LoadedInput | undefined; diagnostics: Diagnostic[] } {
   let p = path;
   try {
@@ -168,6 +202,16 @@ export function loadSimInput(
     if (!read.file) return { loaded: undefined, diagnostics: read.diagnostics };
     return compileForSim(p, read.file.text, defines, opts);
   }
+  if (opts.optimiserGiven)
+    return {
+      loaded: undefined,
+      diagnostics: [
+        badOption(
+          "-O/--engines/--prelaunch/--completion/--disable-pass",
+          `${p} is already compiled; optimisation options apply to .dmac inputs (recompile it with dmac compile)`,
+        ),
+      ],
+    };
   const { json, diagnostics } = readJson(p);
   if (json === undefined) return { loaded: undefined, diagnostics };
   const kind = (json as { kind?: unknown }).kind;
@@ -215,33 +259,143 @@ export function loadSimInput(
   };
 }
 
-export function runSim(path: string, opts: SimCommandOptions, ctx: CliContext): number {
+/** Did the user give any optimiser option (as opposed to the defaults)? */
+function optimiserGiven(o: SimCommandOptions): boolean {
+  return (
+    o.opt !== undefined ||
+    o.engines !== undefined ||
+    o.completion !== undefined ||
+    o.prelaunch === true ||
+    (o.disablePass?.length ?? 0) > 0 ||
+    (o.dumpAfter?.length ?? 0) > 0
+  );
+}
+
+/** The plan of an -O2 compilation as JSON (for --json). */
+function planJson(plan: PlanResult | undefined): unknown {
+  if (!plan) return undefined;
+  return {
+    chosen: plan.chosen.label,
+    predictedUs: plan.chosen.timeUs,
+    searchMs: plan.searchMs,
+    candidates: plan.entries.map((e) => ({
+      label: e.label,
+      predictedUs: e.timeUs,
+      verified: e.verified,
+      ...(e.sameAs !== undefined ? { sameAs: e.sameAs } : {}),
+      ...(e.note !== undefined ? { note: e.note } : {}),
+    })),
+  };
+}
+
+interface InputRun {
+  readonly path: string;
+  readonly result: SimResult | undefined;
+  readonly diagnostics: Diagnostic[];
+  readonly optimised: OptimiseReport | undefined;
+}
+
+function firstProblem(diagnostics: readonly Diagnostic[]): string | undefined {
+  const d = diagnostics.find((x) => x.severity === "error");
+  return d ? `${d.code} ${d.message}` : undefined;
+}
+
+export function runSim(
+  inputs: string | readonly string[],
+  opts: SimCommandOptions,
+  ctx: CliContext,
+): number {
+  const paths = typeof inputs === "string" ? [inputs] : inputs;
   const defines = parseDefines(opts.define);
   const target = readTargetOption(opts.target);
   const period = parseMicros("--signal-period", opts.signalPeriod);
   const maxEvents = parsePositiveInt("--max-events", opts.maxEvents);
   const maxSim = parseMicros("--max-sim-time", opts.maxSimTime);
+  const optimiser = parseOptOptions(opts, target.target);
   const pre = [
     ...defines.diagnostics,
     ...target.diagnostics,
     ...period.diagnostics,
     ...maxEvents.diagnostics,
     ...maxSim.diagnostics,
+    ...optimiser.diagnostics,
   ];
+  if (opts.trace !== undefined && paths.length > 1)
+    pre.push(badOption("--trace", "give a single input to write a Chrome trace"));
   if (pre.length > 0) return reportDiagnostics(ctx, pre, opts);
-  const load = loadSimInput(path, defines.defines, {
-    schedule: opts.schedule,
-    target: target.target,
-  });
-  if (!load.loaded) return reportDiagnostics(ctx, load.diagnostics, opts);
-  const result: SimResult = simulate(load.loaded.input, {
-    target: load.loaded.target,
-    signalPeriodUs: period.value,
-    maxEvents: maxEvents.value,
-    maxSimTimeUs: maxSim.value,
-    record: opts.trace !== undefined,
-  });
-  const diagnostics = [...load.diagnostics, ...result.diagnostics];
+  const runOne = (path: string): InputRun => {
+    const load = loadSimInput(path, defines.defines, {
+      schedule: opts.schedule,
+      target: target.target,
+      completion: optimiser.protocol,
+      passes: optimiser.passes,
+      optimiserGiven: optimiserGiven(opts),
+    });
+    if (!load.loaded)
+      return { path, result: undefined, diagnostics: load.diagnostics, optimised: undefined };
+    const result = simulate(load.loaded.input, {
+      target: load.loaded.target,
+      signalPeriodUs: period.value,
+      maxEvents: maxEvents.value,
+      maxSimTimeUs: maxSim.value,
+      record: opts.trace !== undefined,
+    });
+    return {
+      path,
+      result,
+      diagnostics: [...load.diagnostics, ...result.diagnostics],
+      optimised: load.loaded.optimised,
+    };
+  };
+  if (paths.length === 1) return reportOne(runOne(paths[0]!), opts, ctx);
+
+  // Several inputs: one compact line (or one JSON object) each.
+  const runs: InputRun[] = [];
+  for (const path of paths) {
+    const run = runOne(path);
+    runs.push(run);
+    const report = optimiserReport(run.optimised, opts);
+    if (report !== undefined && !opts.json) ctx.streams.out(`# ${path}\n${report}`);
+  }
+  const failed = runs.some((r) => hasErrors(r.diagnostics) || !r.result?.program);
+  if (opts.json) {
+    ctx.streams.out(
+      JSON.stringify(
+        runs.map((r) => ({
+          input: r.path,
+          ...(r.result
+            ? (summaryJson({ ...r.result, diagnostics: r.diagnostics }) as object)
+            : { verified: false, diagnostics: jsonDiagnostics(r.diagnostics) }),
+          ...(r.optimised?.plan ? { plan: planJson(r.optimised.plan) } : {}),
+        })),
+        null,
+        2,
+      ) + "\n",
+    );
+    return failed ? EXIT_USER_ERROR : EXIT_OK;
+  }
+  if (opts.verbose)
+    for (const r of runs) if (r.diagnostics.length > 0) reportDiagnostics(ctx, r.diagnostics, opts);
+  const width = Math.max(...runs.map((r) => r.path.length));
+  for (const r of runs)
+    ctx.streams.out(summaryLine(r.path, r.result, firstProblem(r.diagnostics), width) + "\n");
+  return failed ? EXIT_USER_ERROR : EXIT_OK;
+}
+
+function jsonDiagnostics(diagnostics: readonly Diagnostic[]): unknown[] {
+  return diagnostics.map((d) => ({
+    code: d.code,
+    severity: d.severity,
+    message: d.message,
+    hint: d.hint,
+  }));
+}
+
+/** One input: the optimiser's report, then the full summary (or JSON), and the exit code. */
+function reportOne(run: InputRun, opts: SimCommandOptions, ctx: CliContext): number {
+  const diagnostics = [...run.diagnostics];
+  const result = run.result;
+  if (!result) return reportDiagnostics(ctx, diagnostics, opts);
   if (opts.trace !== undefined && result.program) {
     try {
       writeFileSync(opts.trace, JSON.stringify(chromeTrace(result.program, result)) + "\n");
@@ -252,11 +406,18 @@ export function runSim(path: string, opts: SimCommandOptions, ctx: CliContext): 
     }
   }
   if (opts.json) {
-    ctx.streams.out(JSON.stringify(summaryJson({ ...result, diagnostics }), null, 2) + "\n");
-    return hasErrors(diagnostics) ? EXIT_USER_ERROR : 0;
+    const json = {
+      ...(summaryJson({ ...result, diagnostics }) as object),
+      ...(run.optimised?.plan ? { plan: planJson(run.optimised.plan) } : {}),
+    };
+    ctx.streams.out(JSON.stringify(json, null, 2) + "\n");
+    return hasErrors(diagnostics) ? EXIT_USER_ERROR : EXIT_OK;
   }
+  const report = optimiserReport(run.optimised, opts);
+  if (report !== undefined) ctx.streams.out(report);
   const code = reportDiagnostics(ctx, diagnostics, opts);
-  if (result.program) ctx.streams.out(summaryText({ ...result, diagnostics }));
+  if (result.program)
+    ctx.streams.out(summaryText({ ...result, diagnostics }, { verbose: opts.verbose }));
   return code;
 }
 
@@ -266,11 +427,18 @@ export function registerSim(program: Command, ctx: CliContext): void {
     .description(
       "run compiled packet streams (or a .dmac, compiled in memory, or a trace) on the simulated MI300X node",
     )
-    .argument("<input>", "FILE.dmac, an output DIR, DIR/manifest.json or trace.json");
+    .argument(
+      "<inputs...>",
+      "FILE.dmac, an output DIR, DIR/manifest.json or trace.json; several give one line each",
+    );
   addDefineOption(cmd)
     .option("--schedule <name>", "the schedule to run when the file has several")
     .option("--target <file>", "use this target description (JSON) instead of the built-in one")
-    .option("--json", "print the summary as JSON on stdout")
+    .option("--json", "print the summary as JSON on stdout (an array with several inputs)")
+    .option(
+      "-v, --verbose",
+      "list every engine and link (and, with several inputs, every diagnostic)",
+    )
     .option("--trace <out.json>", "write a Chrome trace-event file (open it in Perfetto)")
     .option(
       "--signal-period <us>",
@@ -281,7 +449,8 @@ export function registerSim(program: Command, ctx: CliContext): void {
       "--max-sim-time <us>",
       "watchdog: stop at this simulated time in microseconds (default 1e9)",
     );
-  addDiagnosticOptions(cmd).action((input: string, opts: SimCommandOptions) => {
-    ctx.exit(runSim(input, opts, ctx));
+  addOptOptions(cmd, { passReports: true });
+  addDiagnosticOptions(cmd).action((inputs: string[], opts: SimCommandOptions) => {
+    ctx.exit(runSim(inputs, opts, ctx));
   });
 }

@@ -1,35 +1,52 @@
-// `dmac sweep FILE --param chunk --sizes 1KiB..1GiB [--out DIR]`: compiles and simulates the
-// schedule at every size of the range (doubling), prints a table, and with --out writes
-// sweep.csv and sweep.svg (time and bus bandwidth against size, log-log). A progress bar goes to
-// stderr when it is a terminal.
+// `dmac sweep FILE[@SPEC]... --param chunk --sizes 1KiB..1GiB [-O 0,1,2] [--out DIR]`: compiles
+// and simulates every variant at every size of the range (doubling) and compares them side by
+// side: a table (time and busbw per size, one column per variant, and the fastest), and with
+// --out sweep.csv (one row per variant and size) and sweep.svg (time and busbw against size,
+// log-log, one line per variant). A variant is (file, optimisation level, prelaunch): each file
+// runs at every level of -O unless its @SPEC fixes one (`b2b.dmac@O1`, `bcst.dmac@O0+prelaunch`).
+// Every run must verify in the executor; a failure is reported and the exit code is 1. A
+// progress bar goes to stderr when it is a terminal.
 
-import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { basename, join } from "node:path";
 import type { Command } from "commander";
 import { diag, hasErrors, type Diagnostic } from "../../diagnostics/diagnostic.js";
+import type { OptLevel } from "../../passes/pass.js";
 import { simulate } from "../../sim/run.js";
 import { formatBytes, formatUs } from "../../sim/summary.js";
-import { logLogPlot } from "../../sim/svg.js";
+import { logLogPlot, sweepPlot } from "../../sim/svg.js";
+import type { SourceFile } from "../../source/source-file.js";
 import type { CliContext } from "../main.js";
 import type { ColorMode, DiagnosticFormat } from "../io.js";
 import { EXIT_USER_ERROR } from "../io.js";
 import {
+  addOptOptions,
+  parseOptLevels,
+  parseOptOptions,
+  type OptCommandOptions,
+} from "../opt-options.js";
+import {
   addDefineOption,
   addDiagnosticOptions,
   parseDefines,
+  parsePositiveInt,
   readSourceFile,
   readTargetOption,
   reportDiagnostics,
 } from "../options.js";
-import { compileForSim } from "./sim.js";
+import { compileForSim, parseMicros } from "./sim.js";
 
-export interface SweepCommandOptions {
+export interface SweepCommandOptions extends OptCommandOptions {
   readonly define?: string[] | undefined;
   readonly schedule?: string | undefined;
   readonly target?: string | undefined;
   readonly param: string;
   readonly sizes: string;
   readonly out?: string | undefined;
+  readonly label?: string | undefined;
+  readonly title?: string | undefined;
+  readonly maxEvents?: string | undefined;
+  readonly maxSimTime?: string | undefined;
   readonly format: DiagnosticFormat;
   readonly color: ColorMode;
 }
@@ -49,9 +66,13 @@ export function parseSize(text: string): number | undefined {
   return Number.isSafeInteger(v) && v > 0 ? v : undefined;
 }
 
-/** "1KiB..1GiB" -> [1024, 2048, ..., 2^30]. */
+/** "1KiB..1GiB" -> [1024, 2048, ..., 2^30]; a single size "4KiB" -> [4096]. */
 export function parseSizeRange(text: string): number[] | undefined {
   const parts = text.split("..");
+  if (parts.length === 1) {
+    const one = parseSize(parts[0]!);
+    return one === undefined ? undefined : [one];
+  }
   if (parts.length !== 2) return undefined;
   const lo = parseSize(parts[0]!);
   const hi = parseSize(parts[1]!);
@@ -61,6 +82,98 @@ export function parseSizeRange(text: string): number[] | undefined {
   return out;
 }
 
+// ---- variants --------------------------------------------------------------------------------
+
+/** One column of the comparison: a file compiled at one level, with or without prelaunch. */
+export interface SweepVariant {
+  readonly path: string;
+  readonly level: OptLevel;
+  readonly prelaunch: boolean;
+  /** A label given in the spec (`FILE@O1=b2b`), used as is. */
+  readonly label?: string | undefined;
+}
+
+/**
+ * `FILE[@SPEC][=LABEL]` -> variants. SPEC is `+`-separated items: a level `O0`, `O1` or `O2`
+ * (several give one variant each) and `prelaunch` (or `pl`). Without a level the file runs at
+ * every level of `levels` (-O); --prelaunch applies to every variant. An argument that names an
+ * existing file is a plain path (so paths containing `@` still work).
+ */
+export function parseVariantSpec(
+  arg: string,
+  levels: readonly OptLevel[],
+  prelaunch: boolean,
+): { variants: SweepVariant[]; diagnostics: Diagnostic[] } {
+  if (existsSync(arg))
+    return { variants: levels.map((level) => ({ path: arg, level, prelaunch })), diagnostics: [] };
+  const eq = arg.indexOf("=", arg.lastIndexOf("@"));
+  const label = eq >= 0 ? arg.slice(eq + 1) : undefined;
+  const body = eq >= 0 ? arg.slice(0, eq) : arg;
+  const at = body.lastIndexOf("@");
+  const path = at >= 0 ? body.slice(0, at) : body;
+  const own: OptLevel[] = [];
+  let pl = prelaunch;
+  const diagnostics: Diagnostic[] = [];
+  for (const item of at >= 0 ? body.slice(at + 1).split("+") : []) {
+    const m = /^-?O([012])$/.exec(item);
+    if (m) {
+      const level = Number(m[1]) as OptLevel;
+      if (!own.includes(level)) own.push(level);
+    } else if (item === "prelaunch" || item === "pl") pl = true;
+    else
+      diagnostics.push(
+        diag("DMAC5004", undefined, [
+          "variant",
+          `'${arg}': unknown item '${item}' after @ (use O0, O1, O2 and prelaunch, joined by +)`,
+        ]),
+      );
+  }
+  if (label !== undefined && label.trim() === "")
+    diagnostics.push(diag("DMAC5004", undefined, ["variant", `'${arg}': empty label after =`]));
+  const chosen = own.length > 0 ? own : levels;
+  if (label !== undefined && chosen.length > 1)
+    diagnostics.push(
+      diag("DMAC5004", undefined, [
+        "variant",
+        `'${arg}': a label names one variant; give one level (e.g. @O1=${label})`,
+      ]),
+    );
+  return {
+    variants: chosen.map((level) => ({
+      path,
+      level,
+      prelaunch: pl,
+      ...(label !== undefined ? { label } : {}),
+    })),
+    diagnostics,
+  };
+}
+
+/**
+ * --label: `schedule` (default: the schedule's name, then -O<level> and +prelaunch), `file` (the
+ * file name without .dmac, likewise), or a template with {schedule}, {file}, {path}, {level} and
+ * {prelaunch} (" +prelaunch" or "").
+ */
+export function variantLabel(scheme: string, v: SweepVariant, schedule: string): string {
+  if (v.label !== undefined) return v.label;
+  const file = basename(v.path).replace(/\.dmac$/, "");
+  const pl = v.prelaunch ? " +prelaunch" : "";
+  const template =
+    scheme === "schedule"
+      ? "{schedule} -O{level}{prelaunch}"
+      : scheme === "file"
+        ? "{file} -O{level}{prelaunch}"
+        : scheme;
+  return template
+    .replaceAll("{schedule}", schedule)
+    .replaceAll("{file}", file)
+    .replaceAll("{path}", v.path)
+    .replaceAll("{level}", String(v.level))
+    .replaceAll("{prelaunch}", pl);
+}
+
+// ---- running ---------------------------------------------------------------------------------
+
 export interface SweepRow {
   readonly bytes: number;
   readonly verified: boolean;
@@ -68,116 +181,382 @@ export interface SweepRow {
   readonly algbwGBps: number;
   readonly busbwGBps: number;
   readonly packets: number;
+  /** -O2: the plan chosen at this size. */
+  readonly plan?: string | undefined;
+  /** The first error, when the run did not verify (or did not compile). */
+  readonly problem?: string | undefined;
 }
 
-export function runSweep(path: string, opts: SweepCommandOptions, ctx: CliContext): number {
+export interface SweepSeries {
+  readonly variant: SweepVariant;
+  readonly label: string;
+  readonly schedule: string;
+  readonly rows: readonly SweepRow[];
+}
+
+/** Fixed decimals without trailing noise (CSV values stay stable across float rounding). */
+const num = (x: number, digits: number): string => String(Number(x.toFixed(digits)));
+
+function csvField(s: string): string {
+  return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+/** The CSV: one row per (variant, size). */
+export function sweepCsv(series: readonly SweepSeries[], param: string): string {
+  const lines = [
+    `label,file,schedule,opt,prelaunch,${param}_bytes,time_us,algbw_GBps,busbw_GBps,packets,verified,plan`,
+  ];
+  for (const s of series)
+    for (const r of s.rows)
+      lines.push(
+        [
+          csvField(s.label),
+          csvField(s.variant.path),
+          csvField(s.schedule),
+          String(s.variant.level),
+          String(s.variant.prelaunch),
+          String(r.bytes),
+          num(r.totalUs, 3),
+          num(r.algbwGBps, 4),
+          num(r.busbwGBps, 4),
+          String(r.packets),
+          String(r.verified),
+          csvField(r.plan ?? ""),
+        ].join(","),
+      );
+  return lines.join("\n") + "\n";
+}
+
+/** Relative tolerance under which two predicted times count as a tie. */
+export const TIE = 1e-3;
+
+/** The table: one variant in detail, or several side by side (time, then busbw). */
+export function sweepTable(
+  series: readonly SweepSeries[],
+  sizes: readonly number[],
+  param: string,
+): string {
+  const out: string[] = [];
+  if (series.length === 1) {
+    const s = series[0]!;
+    const plans = s.rows.some((r) => r.plan !== undefined);
+    out.push(
+      `${param.padStart(10)}  ${"time".padStart(12)}  ${"algbw GB/s".padStart(11)}  ${"busbw GB/s".padStart(11)}  ${"packets".padStart(8)}  verified${plans ? "  plan" : ""}`,
+    );
+    for (const r of s.rows)
+      out.push(
+        `${formatBytes(r.bytes).padStart(10)}  ${formatUs(r.totalUs).padStart(12)}  ${r.algbwGBps.toFixed(2).padStart(11)}  ${r.busbwGBps.toFixed(2).padStart(11)}  ${String(r.packets).padStart(8)}  ${r.verified ? "yes" : "NO "}${plans ? `       ${r.plan ?? ""}` : ""}`,
+      );
+    return out.join("\n") + "\n";
+  }
+  out.push("variants");
+  const w = Math.max(...series.map((s) => s.label.length));
+  series.forEach((s, i) =>
+    out.push(
+      `  #${String(i + 1).padEnd(3)}${s.label.padEnd(w)}  ${s.variant.path} -O${s.variant.level}${s.variant.prelaunch ? " --prelaunch" : ""}`,
+    ),
+  );
+  const col = 11;
+  const head = (title: string): string =>
+    `${title.padEnd(12)}${series.map((_, i) => `#${i + 1}`.padStart(col)).join("")}`;
+  const row = (bytes: number): (SweepRow | undefined)[] =>
+    series.map((s) => s.rows.find((r) => r.bytes === bytes));
+  out.push("", head(`time`) + "  fastest");
+  for (const bytes of sizes) {
+    const rs = row(bytes);
+    const ok = rs.map((r) => (r?.verified ? r.totalUs : Infinity));
+    const best = Math.min(...ok);
+    const fastest = ok
+      .map((t, i) => (Number.isFinite(t) && t <= best * (1 + TIE) ? `#${i + 1}` : ""))
+      .filter((x) => x !== "");
+    out.push(
+      `${formatBytes(bytes).padStart(10)}  ${rs.map((r) => (r === undefined ? "-" : r.verified ? formatUs(r.totalUs) : "FAIL").padStart(col)).join("")}  ${fastest.join("=")}`,
+    );
+  }
+  out.push("", head("busbw GB/s"));
+  for (const bytes of sizes)
+    out.push(
+      `${formatBytes(bytes).padStart(10)}  ${row(bytes)
+        .map((r) =>
+          (r === undefined ? "-" : r.verified ? r.busbwGBps.toFixed(2) : "FAIL").padStart(col),
+        )
+        .join("")}`,
+    );
+  return out.join("\n") + "\n";
+}
+
+/** --explain-plan: for each -O2 variant, the plan chosen over each run of sizes. */
+export function planRuns(series: readonly SweepSeries[]): string {
+  const out: string[] = [];
+  for (const s of series) {
+    if (!s.rows.some((r) => r.plan !== undefined)) continue;
+    out.push(`plans of ${s.label}:`);
+    let i = 0;
+    while (i < s.rows.length) {
+      let j = i;
+      while (j + 1 < s.rows.length && s.rows[j + 1]!.plan === s.rows[i]!.plan) j++;
+      const range =
+        i === j
+          ? formatBytes(s.rows[i]!.bytes)
+          : `${formatBytes(s.rows[i]!.bytes)} .. ${formatBytes(s.rows[j]!.bytes)}`;
+      out.push(`  ${range.padEnd(22)} ${s.rows[i]!.plan ?? "(failed)"}`);
+      i = j + 1;
+    }
+  }
+  return out.length > 0 ? out.join("\n") + "\n" : "";
+}
+
+// A fixed palette (matplotlib's tab10, then darker shades): one colour per variant.
+const PALETTE = [
+  "#1f77b4",
+  "#ff7f0e",
+  "#2ca02c",
+  "#d62728",
+  "#9467bd",
+  "#8c564b",
+  "#e377c2",
+  "#7f7f7f",
+  "#bcbd22",
+  "#17becf",
+  "#0b3c5d",
+  "#a64b00",
+  "#145214",
+  "#6b0f0f",
+];
+
+/** The SVG: one series per variant (single variant: time and busbw on one chart, as before). */
+export function sweepSvg(series: readonly SweepSeries[], param: string, title: string): string {
+  const ok = (s: SweepSeries): SweepRow[] => s.rows.filter((r) => r.verified);
+  if (series.length === 1) {
+    const rows = ok(series[0]!);
+    return logLogPlot({
+      title,
+      xLabel: `${param} (bytes)`,
+      leftLabel: "time (us)",
+      rightLabel: "busbw (GB/s, dashed)",
+      series: [
+        { name: "time (us)", color: "#1f77b4", points: rows.map((r) => [r.bytes, r.totalUs]) },
+        {
+          name: "busbw (GB/s)",
+          color: "#d62728",
+          points: rows.map((r) => [r.bytes, r.busbwGBps]),
+          right: true,
+        },
+      ],
+    });
+  }
+  return sweepPlot({
+    title,
+    xLabel: `${param} (bytes)`,
+    panels: [
+      { yLabel: "time (us), lower is better", metric: 0 },
+      { yLabel: "busbw (GB/s), higher is better", metric: 1 },
+    ].map((p) => ({
+      yLabel: p.yLabel,
+      series: series.map((s, i) => ({
+        name: s.label,
+        color: PALETTE[i % PALETTE.length]!,
+        dashed: i >= PALETTE.length,
+        points: ok(s).map((r) => [r.bytes, p.metric === 0 ? r.totalUs : r.busbwGBps] as const),
+      })),
+    })),
+  });
+}
+
+export function runSweep(
+  files: string | readonly string[],
+  opts: SweepCommandOptions,
+  ctx: CliContext,
+): number {
+  const args = typeof files === "string" ? [files] : files;
   const defines = parseDefines(opts.define);
   const target = readTargetOption(opts.target);
   const sizes = parseSizeRange(opts.sizes);
-  const pre: Diagnostic[] = [...defines.diagnostics, ...target.diagnostics];
+  const levels = parseOptLevels(opts.opt);
+  const maxEvents = parsePositiveInt("--max-events", opts.maxEvents);
+  const maxSim = parseMicros("--max-sim-time", opts.maxSimTime);
+  const pre: Diagnostic[] = [
+    ...defines.diagnostics,
+    ...target.diagnostics,
+    ...levels.diagnostics,
+    ...maxEvents.diagnostics,
+    ...maxSim.diagnostics,
+  ];
   if (!sizes)
     pre.push(
       diag("DMAC5004", undefined, ["--sizes", `'${opts.sizes}' is not a range like 1KiB..1GiB`], {
         hint: "sizes use binary units B, KiB, MiB, GiB",
       }),
     );
-  if (pre.length > 0 || !sizes) return reportDiagnostics(ctx, pre, opts);
-  const read = readSourceFile(path);
-  if (!read.file) return reportDiagnostics(ctx, read.diagnostics, opts);
-  const rows: SweepRow[] = [];
-  const diagnostics: Diagnostic[] = [];
-  const bar = (i: number): void => {
+  const variants: SweepVariant[] = [];
+  for (const a of args) {
+    const v = parseVariantSpec(a, levels.levels, opts.prelaunch === true);
+    pre.push(...v.diagnostics);
+    variants.push(...v.variants);
+  }
+  // Check the optimiser options once (every variant only changes level and prelaunch).
+  pre.push(...parseOptOptions(opts, target.target, { level: "0" }).diagnostics);
+  if (hasErrors(pre) || !sizes) return reportDiagnostics(ctx, pre, opts);
+
+  const sources = new Map<string, SourceFile>();
+  const diagnostics: Diagnostic[] = [...pre];
+  const seenDiag = new Set<string>();
+  const report = (ds: readonly Diagnostic[]): void => {
+    for (const d of ds) {
+      const key = `${d.code}|${d.file?.name ?? ""}|${d.span?.start ?? ""}|${d.message}`;
+      if (seenDiag.has(key)) continue;
+      seenDiag.add(key);
+      diagnostics.push(d);
+    }
+  };
+  for (const v of variants) {
+    if (sources.has(v.path)) continue;
+    const read = readSourceFile(v.path);
+    if (read.file) sources.set(v.path, read.file);
+    else report(read.diagnostics);
+  }
+  const total = variants.length * sizes.length;
+  const bar = (done: number, what: string): void => {
     if (!ctx.streams.isTTY) return;
     const w = 30;
-    const done = Math.round((w * i) / sizes.length);
+    const n = Math.round((w * done) / total);
     ctx.streams.err(
-      `\r[${"#".repeat(done)}${".".repeat(w - done)}] ${i}/${sizes.length} ${i < sizes.length ? formatBytes(sizes[i]!) : "done"}   `,
+      `\r[${"#".repeat(n)}${".".repeat(w - n)}] ${done}/${total} ${what}`.padEnd(100).slice(0, 100),
     );
   };
-  for (let i = 0; i < sizes.length; i++) {
-    bar(i);
-    const bytes = sizes[i]!;
-    const c = compileForSim(
-      path,
-      read.file.text,
-      { ...defines.defines, [opts.param]: `${bytes}B` },
-      { schedule: opts.schedule, target: target.target },
-    );
-    if (!c.loaded) {
-      diagnostics.push(...c.diagnostics);
-      break;
-    }
-    const r = simulate(c.loaded.input, { target: c.loaded.target });
-    if (hasErrors(r.diagnostics)) diagnostics.push(...r.diagnostics);
-    rows.push({
-      bytes,
-      verified: r.verified,
-      totalUs: r.stats.totalUs,
-      algbwGBps: r.bandwidth.algbwGBps,
-      busbwGBps: r.bandwidth.busbwGBps,
-      packets: r.stats.packets,
+  let budgetSkips = 0;
+  const series: SweepSeries[] = [];
+  variants.forEach((v, vi) => {
+    const file = sources.get(v.path);
+    const rows: SweepRow[] = [];
+    let schedule = basename(v.path).replace(/\.dmac$/, "");
+    const optimiser = parseOptOptions(opts, target.target, {
+      level: String(v.level),
+      prelaunch: v.prelaunch,
     });
-  }
-  bar(sizes.length);
+    for (let i = 0; i < sizes.length && file; i++) {
+      const bytes = sizes[i]!;
+      bar(vi * sizes.length + i, `${basename(v.path)} -O${v.level} ${formatBytes(bytes)}`);
+      const c = compileForSim(
+        v.path,
+        file.text,
+        { ...defines.defines, [opts.param]: `${bytes}B` },
+        {
+          schedule: opts.schedule,
+          target: target.target,
+          completion: optimiser.protocol,
+          passes: optimiser.passes,
+        },
+      );
+      if (!c.loaded) {
+        report(c.diagnostics);
+        const d = c.diagnostics.find((x) => x.severity === "error");
+        rows.push({
+          bytes,
+          verified: false,
+          totalUs: 0,
+          algbwGBps: 0,
+          busbwGBps: 0,
+          packets: 0,
+          problem: d ? `${d.code} ${d.message}` : "does not compile",
+        });
+        continue;
+      }
+      if ("manifest" in c.loaded.input) schedule = c.loaded.input.manifest.schedule;
+      const plan = c.loaded.optimised?.plan;
+      if (plan) budgetSkips += plan.entries.filter((e) => e.note?.startsWith("skipped")).length;
+      const r = simulate(c.loaded.input, {
+        target: c.loaded.target,
+        maxEvents: maxEvents.value,
+        maxSimTimeUs: maxSim.value,
+      });
+      const err = r.diagnostics.find((x) => x.severity === "error");
+      if (!r.verified) report(r.diagnostics);
+      rows.push({
+        bytes,
+        verified: r.verified,
+        totalUs: r.stats.totalUs,
+        algbwGBps: r.bandwidth.algbwGBps,
+        busbwGBps: r.bandwidth.busbwGBps,
+        packets: r.stats.packets,
+        ...(plan ? { plan: plan.chosen.label } : {}),
+        ...(!r.verified
+          ? { problem: err ? `${err.code} ${err.message}` : "postcondition not checked" }
+          : {}),
+      });
+    }
+    series.push({
+      variant: v,
+      label: variantLabel(opts.label ?? "schedule", v, schedule),
+      schedule,
+      rows,
+    });
+  });
+  bar(total, "done");
   if (ctx.streams.isTTY) ctx.streams.err("\n");
-  const table = [
-    `${opts.param.padStart(10)}  ${"time".padStart(12)}  ${"algbw GB/s".padStart(11)}  ${"busbw GB/s".padStart(11)}  ${"packets".padStart(8)}  verified`,
-  ];
-  for (const r of rows)
-    table.push(
-      `${formatBytes(r.bytes).padStart(10)}  ${formatUs(r.totalUs).padStart(12)}  ${r.algbwGBps.toFixed(2).padStart(11)}  ${r.busbwGBps.toFixed(2).padStart(11)}  ${String(r.packets).padStart(8)}  ${r.verified ? "yes" : "NO"}`,
+  // Labels name columns and SVG lines: make them unique.
+  const named = series.map((s) => {
+    const same = series.filter((t) => t.label === s.label);
+    return same.length > 1 ? { ...s, label: `${s.label} (${same.indexOf(s) + 1})` } : s;
+  });
+
+  ctx.streams.out(sweepTable(named, sizes, opts.param));
+  if (opts.explainPlan) ctx.streams.out(planRuns(named));
+  const failures = named.flatMap((s) => s.rows.filter((r) => !r.verified).map((r) => ({ s, r })));
+  for (const { s, r } of failures)
+    ctx.streams.err(
+      `sweep: ${s.label} at ${opts.param} = ${formatBytes(r.bytes)} did not verify: ${r.problem ?? "unknown"}\n`,
     );
-  ctx.streams.out(table.join("\n") + "\n");
-  if (opts.out !== undefined && rows.length > 0) {
+  if (budgetSkips > 0)
+    ctx.streams.err(
+      `sweep: the -O2 plan search hit its time budget (${budgetSkips} candidates skipped); results may depend on machine load\n`,
+    );
+  if (opts.out !== undefined && named.some((s) => s.rows.length > 0)) {
     try {
       mkdirSync(opts.out, { recursive: true });
-      const csv = [
-        "bytes,time_us,algbw_GBps,busbw_GBps,packets,verified",
-        ...rows.map(
-          (r) => `${r.bytes},${r.totalUs},${r.algbwGBps},${r.busbwGBps},${r.packets},${r.verified}`,
-        ),
-      ];
-      writeFileSync(join(opts.out, "sweep.csv"), csv.join("\n") + "\n");
-      writeFileSync(
-        join(opts.out, "sweep.svg"),
-        logLogPlot({
-          title: `${path}: sweep of ${opts.param}`,
-          xLabel: `${opts.param} (bytes)`,
-          leftLabel: "time (us)",
-          rightLabel: "busbw (GB/s, dashed)",
-          series: [
-            { name: "time (us)", color: "#1f77b4", points: rows.map((r) => [r.bytes, r.totalUs]) },
-            {
-              name: "busbw (GB/s)",
-              color: "#d62728",
-              points: rows.map((r) => [r.bytes, r.busbwGBps]),
-              right: true,
-            },
-          ],
-        }),
-      );
+      writeFileSync(join(opts.out, "sweep.csv"), sweepCsv(named, opts.param));
+      const title =
+        opts.title ??
+        (named.length === 1
+          ? `${named[0]!.variant.path}: sweep of ${opts.param}`
+          : `sweep of ${opts.param}: ${named.length} variants`);
+      writeFileSync(join(opts.out, "sweep.svg"), sweepSvg(named, opts.param, title));
     } catch (e) {
       diagnostics.push(
-        diag("DMAC5001", undefined, [opts.out, e instanceof Error ? e.message : String(e)]),
+        diag("DMAC5002", undefined, [opts.out, e instanceof Error ? e.message : String(e)]),
       );
     }
   }
   const code = reportDiagnostics(ctx, diagnostics, opts);
-  return rows.every((r) => r.verified) && rows.length === sizes.length ? code : EXIT_USER_ERROR;
+  const complete = named.every((s) => s.rows.length === sizes.length);
+  return failures.length === 0 && complete ? code : EXIT_USER_ERROR;
 }
 
 export function registerSweep(program: Command, ctx: CliContext): void {
   const cmd = program
     .command("sweep")
-    .description("compile and simulate a schedule over a range of sizes; table, CSV and SVG plot")
-    .argument("<file>", "a .dmac source file")
+    .description(
+      "compile and simulate schedules over a range of sizes and compare them: table, CSV and SVG plot",
+    )
+    .argument(
+      "<files...>",
+      ".dmac files, each FILE[@SPEC][=LABEL]: SPEC fixes the level and prelaunch of that file, e.g. b2b.dmac@O1 or bcst.dmac@O0+prelaunch",
+    )
     .requiredOption("--param <name>", "the bytes parameter to sweep (e.g. chunk)")
     .requiredOption("--sizes <lo..hi>", "size range, doubling, e.g. 1KiB..1GiB");
   addDefineOption(cmd)
-    .option("--schedule <name>", "the schedule to sweep when the file has several")
+    .option("--schedule <name>", "the schedule to sweep when a file has several")
     .option("--target <file>", "use this target description (JSON)")
-    .option("--out <dir>", "write sweep.csv and sweep.svg into this directory");
-  addDiagnosticOptions(cmd).action((file: string, opts: SweepCommandOptions) => {
-    ctx.exit(runSweep(file, opts, ctx));
+    .option("--out <dir>", "write sweep.csv and sweep.svg into this directory")
+    .option(
+      "--label <scheme>",
+      "name the variants: schedule (default), file, or a template with {schedule} {file} {path} {level} {prelaunch}",
+    )
+    .option("--title <text>", "title of the SVG plot")
+    .option("--max-events <n>", "watchdog per run: stop after this many events")
+    .option("--max-sim-time <us>", "watchdog per run: stop at this simulated time (us)");
+  addOptOptions(cmd, { levelList: true });
+  addDiagnosticOptions(cmd).action((fs: string[], opts: SweepCommandOptions) => {
+    ctx.exit(runSweep(fs, opts, ctx));
   });
 }

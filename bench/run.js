@@ -1,0 +1,270 @@
+// `npm run bench` (after `npm run build`): every benchmark of issue 7, on the built dist/ JS.
+// Prints a table and writes bench/results.json. Each case runs in its own child process
+// (bench/worker.js for in-process phase timings, bench/cli-rss.js for whole CLI runs) so that its
+// peak resident memory is its own. Timings: median (min..max) of several repetitions after a
+// warm-up; fewer repetitions for the big cases. Generated programs go to a temporary directory.
+//   node bench/run.js [--quick]      (--quick: one repetition each, for trying the script out)
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, tmpdir } from "node:os";
+import { join } from "node:path";
+import { allToAll, checkHeavySource, forwardProgram } from "./gen.js";
+
+const ROOT = new URL("..", import.meta.url).pathname;
+const quick = process.argv.includes("--quick");
+const reps = (n) => (quick ? 1 : n);
+const tmp = mkdtempSync(join(tmpdir(), "dmac-bench-"));
+const write = (name, text) => {
+  const p = join(tmp, name);
+  writeFileSync(p, text);
+  return p;
+};
+
+function worker(spec, timeoutMs = 0) {
+  const r = spawnSync(process.execPath, [join(ROOT, "bench/worker.js"), JSON.stringify(spec)], {
+    encoding: "utf8",
+    maxBuffer: 1 << 24,
+    ...(timeoutMs > 0 ? { timeout: timeoutMs } : {}),
+  });
+  if (r.error?.code === "ETIMEDOUT" || r.signal === "SIGTERM")
+    return { timedOut: true, ms: {}, simNote: `timed out after ${timeoutMs / 1000} s` };
+  if (r.status !== 0) throw new Error(`worker ${JSON.stringify(spec)} failed:\n${r.stderr}`);
+  return JSON.parse(r.stdout.trim().split("\n").at(-1));
+}
+
+/** Whole CLI runs: wall time (incl. Node start-up) and peak RSS, warm-up + n repetitions. */
+function cli(args, n, warmup = 1) {
+  const times = [];
+  let rss = 0;
+  for (let i = 0; i < warmup + n; i++) {
+    const t0 = performance.now();
+    const r = spawnSync(process.execPath, [join(ROOT, "bench/cli-rss.js"), ...args], {
+      encoding: "utf8",
+      cwd: ROOT,
+    });
+    const ms = performance.now() - t0;
+    const last = JSON.parse(r.stderr.trim().split("\n").at(-1));
+    if (last.code !== 0)
+      throw new Error(`dmac ${args.join(" ")} exited ${last.code}:\n${r.stderr}`);
+    if (i >= warmup) times.push(ms);
+    rss = Math.max(rss, last.maxRssKiB);
+  }
+  return { ms: summary(times), maxRssKiB: rss };
+}
+
+function summary(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  return { median: s[Math.floor((s.length - 1) / 2)], min: s[0], max: s.at(-1), n: s.length };
+}
+
+const fmtMs = (s) => (s ? `${fmt(s.median)} ms (${fmt(s.min)}..${fmt(s.max)}, n=${s.n})` : "-");
+const fmt = (x) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
+const rate = (count, s) => (s && s.median > 0 ? Math.round((count / s.median) * 1000) : null);
+const fmtRate = (r) =>
+  r === null
+    ? "-"
+    : r >= 1e6
+      ? `${(r / 1e6).toFixed(2)}M`
+      : r >= 1e3
+        ? `${(r / 1e3).toFixed(1)}k`
+        : `${r}`;
+const mib = (kib) => `${(kib / 1024).toFixed(0)} MiB`;
+
+const results = {
+  date: new Date().toISOString(),
+  machine: {
+    nproc: cpus().length,
+    cpu:
+      (readFileSync("/proc/cpuinfo", "utf8").match(/model name\s*:\s*(.*)/) ?? [])[1] ??
+      cpus()[0]?.model,
+    node: process.version,
+  },
+  quick,
+  parse: null,
+  examples: [],
+  allToAll: [],
+  big: null,
+  compile1M: null,
+  scaling: null,
+  plan: null,
+  notes: [],
+};
+const log = (s) => process.stdout.write(s + "\n");
+
+// ---- (1) parse + check throughput on a generated 50,000-line file -------------------------
+{
+  const p = write("check50k.dmac", checkHeavySource(50_000));
+  const r = worker({ phase: "check", source: p, warmup: 1, reps: reps(3) });
+  results.parse = {
+    lines: r.lines,
+    ms: r.ms.check,
+    linesPerSec: rate(r.lines, r.ms.check),
+    maxRssKiB: r.maxRssKiB,
+  };
+  log(
+    `parse+check ${r.lines} lines: ${fmtMs(r.ms.check)} = ${fmtRate(results.parse.linesPerSec)} lines/s, peak ${mib(r.maxRssKiB)}`,
+  );
+}
+
+// ---- pipeline cases: examples, all-to-all sizes, the 1M-op program ---------------------------
+function pipelineCase(name, path, { warmup, n, sim }) {
+  const r = worker({ phase: "pipeline", source: path, warmup, reps: n, sim });
+  const mem = worker({ phase: "pipeline", source: path, warmup: 0, reps: 1, sim: false });
+  if (r.simNote) results.notes.push(`${name}: ${r.simNote}`);
+  return {
+    name,
+    ops: r.ops,
+    packets: r.packets,
+    ms: r.ms,
+    checkLinesPerSec: rate(r.lines, r.ms.check),
+    frontOpsPerSec: rate(r.ops, r.ms.front),
+    packetsOpsPerSec: rate(r.ops, r.ms.packets),
+    simPacketsPerSec: r.ms.sim ? rate(r.simPackets, r.ms.sim) : null,
+    simVerified: r.simVerified ?? null,
+    simNote: r.simNote ?? null,
+    maxRssKiB: mem.maxRssKiB,
+  };
+}
+
+const examples = readdirSync(join(ROOT, "examples"))
+  .filter((f) => f.endsWith(".dmac"))
+  .sort();
+for (const f of examples) {
+  const c = pipelineCase(f, join(ROOT, "examples", f), { warmup: 2, n: reps(5), sim: true });
+  c.checkCli = cli(["check", join("examples", f)], reps(3));
+  results.examples.push(c);
+}
+for (const chunks of [1, 16, 256, 2048]) {
+  const p = write(`a2a-${chunks}.dmac`, allToAll(chunks));
+  const big = chunks >= 256;
+  results.allToAll.push(
+    pipelineCase(`all-to-all 8 GPUs x ${chunks} chunks`, p, {
+      warmup: 1,
+      n: reps(big ? (chunks >= 2048 ? 2 : 3) : 5),
+      sim: true,
+    }),
+  );
+}
+
+// ---- scaling: the forward program at 10^4, 10^5, 10^6 operations ----------------------------
+const baseline = worker({
+  phase: "pipeline",
+  source: write("fwd16.dmac", forwardProgram(16)),
+  warmup: 0,
+  reps: 1,
+});
+const scale = [];
+for (const ops of [10_000, 100_000, 1_000_000]) {
+  const p = write(`fwd-${ops}.dmac`, forwardProgram(ops));
+  const huge = ops >= 1_000_000;
+  const c = pipelineCase(`forward ${ops} ops`, p, { warmup: 1, n: reps(huge ? 2 : 3), sim: !huge });
+  if (huge) {
+    // The executor once (no warm-up) at this size: it is the slowest phase.
+    const s = worker({ phase: "pipeline", source: p, warmup: 0, reps: 1, sim: true }, 180_000);
+    c.ms.sim = s.ms.sim;
+    c.simPacketsPerSec = s.ms.sim ? rate(s.simPackets, s.ms.sim) : null;
+    c.simVerified = s.simVerified ?? null;
+    if (s.simNote) results.notes.push(`${c.name}: ${s.simNote}`);
+  }
+  if (ops === 1_000_000) results.big = c;
+  const work = (c.ms.front?.median ?? 0) + (c.ms.packets?.median ?? 0);
+  scale.push({
+    ops: c.ops,
+    usPerOp: (1000 * work) / c.ops,
+    bytesPerOp: Math.max(0, ((c.maxRssKiB - baseline.maxRssKiB) * 1024) / c.ops),
+  });
+}
+results.scaling = {
+  what: "instantiate+deps+verify+lower+layout+emit time and peak-RSS growth over a 16-op run, per op",
+  points: scale,
+  timeRatio: scale.slice(1).map((s, i) => s.usPerOp / scale[i].usPerOp),
+  memRatio: scale.slice(1).map((s, i) => s.bytesPerOp / scale[i].bytesPerOp),
+};
+
+// ---- the whole `dmac compile -O0` of the 1M-op program ---------------------------------------
+{
+  const p = join(tmp, "fwd-1000000.dmac");
+  const out = join(tmp, "out1M");
+  const r = cli(["compile", p, "-o", out], reps(2));
+  results.compile1M = { ...r, targetMs: 4000, targetRssKiB: 1.5 * 1024 * 1024 };
+  rmSync(out, { recursive: true, force: true });
+}
+
+// ---- -O2 plan choice for an 8-GPU all-to-all ---------------------------------------------------
+if (existsSync(join(ROOT, "dist/passes/plan.js"))) {
+  try {
+    const src = join("examples", "all_to_all_pcpy.dmac");
+    const o2 = cli(["compile", src, "-O2", "-o", join(tmp, "o2")], reps(3));
+    const o0 = cli(["compile", src, "-O0", "-o", join(tmp, "o0")], reps(3));
+    results.plan = { o2, o0, planMs: o2.ms.median - o0.ms.median };
+  } catch (e) {
+    results.notes.push(`-O2 plan timing skipped: ${String(e.message).split("\n")[0]}`);
+  }
+} else {
+  results.notes.push(
+    "-O2 plan timing skipped: the optimiser (src/passes/plan.ts) does not exist yet",
+  );
+}
+
+rmSync(tmp, { recursive: true, force: true });
+
+// ---- the table -------------------------------------------------------------------------------
+const rows = [];
+const row = (c) =>
+  rows.push([
+    c.name,
+    String(c.ops),
+    String(c.packets),
+    fmtRate(c.frontOpsPerSec),
+    fmtRate(c.packetsOpsPerSec),
+    c.simPacketsPerSec !== null
+      ? `${fmtRate(c.simPacketsPerSec)}${c.simVerified ? "" : " (!)"}`
+      : "skipped",
+    mib(c.maxRssKiB),
+    c.checkCli ? `${fmt(c.checkCli.ms.median)} ms` : "",
+  ]);
+for (const c of [...results.examples, ...results.allToAll, results.big]) row(c);
+const head = [
+  "case",
+  "ops",
+  "packets",
+  "inst+deps+verify ops/s",
+  "lower+emit ops/s",
+  "executor pkts/s",
+  "peak RSS",
+  "dmac check",
+];
+const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+const line = (r) =>
+  r.map((x, i) => (i === 0 ? x.padEnd(widths[i]) : x.padStart(widths[i]))).join("  ");
+log("\n" + line(head));
+log(widths.map((w) => "-".repeat(w)).join("  "));
+for (const r of rows) log(line(r));
+log("\nphase timings, median (min..max):");
+for (const c of [...results.allToAll, results.big])
+  log(
+    `  ${c.name}: front ${fmtMs(c.ms.front)}; packets ${fmtMs(c.ms.packets)}; executor ${fmtMs(c.ms.sim)}`,
+  );
+log(`\nscaling (${results.scaling.what}):`);
+for (const s of results.scaling.points)
+  log(
+    `  ${String(s.ops).padStart(8)} ops: ${s.usPerOp.toFixed(2)} us/op, ${s.bytesPerOp.toFixed(0)} B/op`,
+  );
+log(
+  `  ratios 10^5/10^4, 10^6/10^5: time ${results.scaling.timeRatio.map((x) => x.toFixed(2)).join(", ")}; memory ${results.scaling.memRatio.map((x) => x.toFixed(2)).join(", ")} (linear: <= 1.3)`,
+);
+const c1 = results.compile1M;
+log(
+  `\ndmac compile -O0 of the 1,000,000-op program: ${fmtMs(c1.ms)}, peak ${mib(c1.maxRssKiB)} (targets: < 4000 ms, < 1536 MiB)`,
+);
+const worstCheck = Math.max(...results.examples.map((c) => c.checkCli.ms.median));
+log(
+  `slowest 'dmac check' of an example (incl. Node start-up): ${fmt(worstCheck)} ms (target < 500 ms)`,
+);
+if (results.plan)
+  log(`-O2 plan choice, 8-GPU all-to-all: ~${fmt(results.plan.planMs)} ms (compile -O2 minus -O0)`);
+for (const n of results.notes) log(`note: ${n}`);
+
+if (!quick)
+  writeFileSync(join(ROOT, "bench/results.json"), JSON.stringify(results, null, 2) + "\n");
+log(quick ? "\n(--quick: bench/results.json not written)" : "\nwrote bench/results.json");

@@ -1,0 +1,216 @@
+// The fuzzing loop shared by CI mode (vitest, fixed seed, a few thousand cases) and long mode
+// (`npm run fuzz`). Case i of a run depends only on (seed, i), so any failure is reproduced by
+// its seed and index, and the failing input itself is handed to `onFailure` (the CLI saves it
+// under test/fuzz-regressions/, where a test replays it).
+
+import type { Manifest } from "../src/backend/sdma/manifest.js";
+import type { DmacApi } from "./api.js";
+import { generateProgram } from "./generate.js";
+import { mutateSource, mutateWords, randomWords } from "./mutate.js";
+import {
+  checkDecoder,
+  checkExecutor,
+  checkFrontend,
+  checkFrontendCli,
+  type Failure,
+  type SimSeed,
+} from "./properties.js";
+import { caseRng, type Rng } from "./rng.js";
+
+export type FuzzTarget = "frontend" | "decoder" | "executor";
+export const FUZZ_TARGETS: readonly FuzzTarget[] = ["frontend", "decoder", "executor"];
+
+export type FuzzInput =
+  | { readonly target: "frontend"; readonly source: string; readonly viaCli: boolean }
+  | { readonly target: "decoder"; readonly words: Uint32Array }
+  | {
+      readonly target: "executor";
+      readonly seedName: string;
+      readonly streams: ReadonlyMap<string, Uint32Array>;
+    };
+
+export interface FuzzFailure {
+  readonly seed: number;
+  readonly index: number;
+  readonly input: FuzzInput;
+  readonly failures: readonly Failure[];
+}
+
+export interface FuzzOptions {
+  readonly api: DmacApi;
+  readonly seed: number;
+  readonly iterations: number;
+  readonly targets: readonly FuzzTarget[];
+  /** The example programs the mutator starts from (and the executor's seed corpus). */
+  readonly examples: readonly { readonly name: string; readonly text: string }[];
+  /** Per-case time bound (default 2000 ms). */
+  readonly timeBoundMs?: number;
+  /** One front-end case in this many goes through the CLI's main() (default 250; 0 = never). */
+  readonly cliEvery?: number;
+  /** One compiling front-end case in this many is also simulated (default 8; 0 = never). */
+  readonly simEvery?: number;
+  /** --max-ops for front-end cases (default 5000: at about 10k operations per second through the back end, larger schedules would exceed the time bound without being wrong). */
+  readonly maxOps?: number;
+  readonly onFailure?: (f: FuzzFailure) => void;
+  /** Called every `progressEvery` cases (default 10000). */
+  readonly onProgress?: (done: number, stats: FuzzStats) => void;
+  readonly progressEvery?: number;
+  /** Run only these case indices (to reproduce a failure). */
+  readonly only?: readonly number[] | undefined;
+}
+
+export interface FuzzStats {
+  readonly cases: Record<FuzzTarget, number>;
+  readonly failures: FuzzFailure[];
+  readonly elapsedMs: number;
+}
+
+export async function runFuzz(opts: FuzzOptions): Promise<FuzzStats> {
+  const t0 = performance.now();
+  const cases: Record<FuzzTarget, number> = { frontend: 0, decoder: 0, executor: 0 };
+  const failures: FuzzFailure[] = [];
+  const texts = opts.examples.map((e) => e.text);
+  const simSeeds = opts.targets.includes("executor") ? buildSimSeeds(opts.api, opts.examples) : [];
+  const streamSeeds = buildStreamSeeds(opts.api, opts.examples, opts.targets);
+  const bound = opts.timeBoundMs ?? 2000;
+  const stats = (): FuzzStats => ({ cases, failures, elapsedMs: performance.now() - t0 });
+  for (let i = 0; i < opts.iterations; i++) {
+    if (opts.only && !opts.only.includes(i)) continue;
+    const target = opts.targets[i % opts.targets.length]!;
+    const rng = caseRng(opts.seed, i);
+    const input = makeInput(rng, target, opts, texts, streamSeeds, simSeeds, i);
+    const found = await runCase(opts.api, input, simSeeds, {
+      timeBoundMs: bound,
+      maxOps: opts.maxOps ?? 5_000,
+      simulate: (opts.simEvery ?? 8) > 0 && rng.int(opts.simEvery ?? 8) === 0,
+    });
+    cases[target]++;
+    if (found.length > 0) {
+      const f: FuzzFailure = { seed: opts.seed, index: i, input, failures: found };
+      failures.push(f);
+      opts.onFailure?.(f);
+    }
+    if (opts.onProgress && (i + 1) % (opts.progressEvery ?? 10_000) === 0)
+      opts.onProgress(i + 1, stats());
+  }
+  return stats();
+}
+
+/** Runs one input against its target's properties (also used to replay saved regressions). */
+export async function runCase(
+  api: DmacApi,
+  input: FuzzInput,
+  simSeeds: readonly SimSeed[],
+  o: { timeBoundMs: number; maxOps: number; simulate: boolean },
+): Promise<Failure[]> {
+  switch (input.target) {
+    case "frontend": {
+      const fo = { maxOps: o.maxOps, simulate: o.simulate, timeBoundMs: o.timeBoundMs };
+      return input.viaCli
+        ? checkFrontendCli(api, input.source, fo)
+        : checkFrontend(api, input.source, fo);
+    }
+    case "decoder":
+      return checkDecoder(api, input.words, o.timeBoundMs);
+    case "executor": {
+      const seed = simSeeds.find((s) => s.name === input.seedName);
+      if (!seed) return [{ property: "setup", detail: `no executor seed ${input.seedName}` }];
+      return checkExecutor(api, { ...seed, streams: input.streams }, o.timeBoundMs);
+    }
+  }
+}
+
+function makeInput(
+  rng: Rng,
+  target: FuzzTarget,
+  opts: FuzzOptions,
+  texts: readonly string[],
+  streamSeeds: readonly Uint32Array[],
+  simSeeds: readonly SimSeed[],
+  index: number,
+): FuzzInput {
+  switch (target) {
+    case "frontend": {
+      const every = opts.cliEvery ?? 250;
+      const viaCli = every > 0 && index % (every * opts.targets.length) === 0;
+      const roll = rng.int(10);
+      let source: string;
+      if (roll < 5 || texts.length === 0) source = generateProgram(rng);
+      else if (roll < 9) source = mutateSource(rng, rng.pick(texts), texts);
+      else source = mutateSource(rng, generateProgram(rng, { errorRate: 0 }), texts);
+      return { target, source, viaCli };
+    }
+    case "decoder": {
+      const words =
+        streamSeeds.length > 0 && rng.chance(0.5)
+          ? mutateWords(rng, sliceOf(rng, rng.pick(streamSeeds)))
+          : randomWords(rng);
+      return { target, words };
+    }
+    case "executor": {
+      if (simSeeds.length === 0) return { target, seedName: "none", streams: new Map() };
+      const seed = rng.pick(simSeeds);
+      const streams = new Map(seed.streams);
+      const names = [...streams.keys()];
+      const n = rng.range(1, 2);
+      for (let k = 0; k < n; k++) {
+        const name = rng.pick(names);
+        streams.set(name, mutateWords(rng, streams.get(name)!));
+      }
+      return { target, seedName: seed.name, streams };
+    }
+  }
+}
+
+/** A window of a real stream (whole streams can be long; the decoder is linear anyway). */
+function sliceOf(rng: Rng, words: Uint32Array): Uint32Array {
+  if (words.length <= 64) return words;
+  const from = rng.int(words.length - 32);
+  return words.subarray(from, from + rng.range(8, 64));
+}
+
+function compileExample(
+  api: DmacApi,
+  name: string,
+  text: string,
+):
+  { manifest: Manifest; streams: Map<string, Uint32Array>; module: SimSeed["module"] } | undefined {
+  const file = api.makeSourceFile(name, text);
+  // Small chunks keep the seeds cheap to simulate.
+  const q = api.compileToQueues(file, { defines: {} });
+  if (!q.compiled) return undefined;
+  const out = api.buildOutputs(file, q.compiled, { emit: ["sdma"] });
+  if (!out.files) return undefined;
+  const streams = new Map<string, Uint32Array>();
+  let manifest: Manifest | undefined;
+  for (const f of out.files) {
+    if (f.name === "manifest.json" && typeof f.data === "string")
+      manifest = JSON.parse(f.data) as Manifest;
+    else if (f.name.endsWith(".bin") && typeof f.data !== "string")
+      streams.set(f.name, new Uint32Array(f.data.slice().buffer, 0, f.data.byteLength >>> 2));
+  }
+  return manifest ? { manifest, streams, module: q.compiled.module } : undefined;
+}
+
+export function buildSimSeeds(api: DmacApi, examples: FuzzOptions["examples"]): SimSeed[] {
+  const seeds: SimSeed[] = [];
+  for (const e of examples) {
+    const c = compileExample(api, e.name, e.text);
+    if (c) seeds.push({ name: e.name, ...c });
+  }
+  return seeds;
+}
+
+function buildStreamSeeds(
+  api: DmacApi,
+  examples: FuzzOptions["examples"],
+  targets: readonly FuzzTarget[],
+): Uint32Array[] {
+  if (!targets.includes("decoder")) return [];
+  const out: Uint32Array[] = [];
+  for (const e of examples) {
+    const c = compileExample(api, e.name, e.text);
+    if (c) out.push(...c.streams.values());
+  }
+  return out;
+}

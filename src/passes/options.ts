@@ -1,0 +1,114 @@
+// Parsing the optimiser's command-line options into PassOptions: -O0/-O1/-O2, --engines,
+// --completion per-op|per-queue, --prelaunch, --disable-pass, --dump-after. Bad values are
+// DMAC5004 diagnostics (bad option), never exceptions.
+
+import { diag, type Diagnostic } from "../diagnostics/diagnostic.js";
+import type { Target } from "../target/target.js";
+import { passByName } from "./index.js";
+import {
+  PASS_NAMES,
+  type CompletionPolicy,
+  type EngineStrategy,
+  type OptLevel,
+  type PassName,
+  type PassOptions,
+} from "./pass.js";
+
+export interface RawPassOptions {
+  readonly opt?: string | undefined;
+  readonly engines?: string | undefined;
+  readonly completion?: string | undefined;
+  readonly prelaunch?: boolean | undefined;
+  readonly disablePass?: string | readonly string[] | undefined;
+  readonly dumpAfter?: string | readonly string[] | undefined;
+}
+
+const bad = (option: string, detail: string): Diagnostic =>
+  diag("DMAC5004", undefined, [option, detail]);
+
+/** `affinity`, `spread:K`, `single`, `single:E1,E2,...` (engines must be the target's xGMI ones). */
+export function parseEngineStrategy(
+  text: string,
+  target?: Target,
+): { strategy: EngineStrategy | undefined; diagnostics: Diagnostic[] } {
+  const fail = (detail: string) => ({
+    strategy: undefined,
+    diagnostics: [bad("--engines", `'${text}': ${detail}`)],
+  });
+  const [kind, arg] = text.split(":", 2) as [string, string | undefined];
+  if (kind === "affinity" && arg === undefined)
+    return { strategy: { kind: "affinity" }, diagnostics: [] };
+  if (kind === "spread") {
+    const k = Number(arg);
+    const max = target?.engines.xgmi.length ?? 64;
+    if (!Number.isInteger(k) || k < 1 || k > max)
+      return fail(`spread needs an engine count from 1 to ${max}, as in spread:4`);
+    return { strategy: { kind: "spread", k }, diagnostics: [] };
+  }
+  if (kind === "single") {
+    if (arg === undefined || arg === "")
+      return { strategy: { kind: "single", engines: [] }, diagnostics: [] };
+    const engines = arg.split(",").map((s) => Number(s.trim()));
+    const ok = (e: number): boolean =>
+      Number.isInteger(e) && (target ? target.engines.xgmi.includes(e) : e >= 0);
+    const wrong = engines.find((e) => !ok(e));
+    if (wrong !== undefined)
+      return fail(
+        `engine ${String(wrong)} is not an xGMI engine${target ? ` of ${target.name} (${target.engines.xgmi.join(", ")})` : ""}`,
+      );
+    return { strategy: { kind: "single", engines }, diagnostics: [] };
+  }
+  return fail("choose affinity, spread:K or single[:E,...]");
+}
+
+function passList(option: string, v: string | readonly string[] | undefined) {
+  const items = (typeof v === "string" ? [v] : (v ?? []))
+    .flatMap((s) => s.split(","))
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
+  const names: PassName[] = [];
+  const diagnostics: Diagnostic[] = [];
+  for (const s of items) {
+    if ((PASS_NAMES as readonly string[]).includes(s)) names.push(s as PassName);
+    else diagnostics.push(bad(option, `no pass '${s}': choose from ${PASS_NAMES.join(", ")}`));
+  }
+  return { names, diagnostics };
+}
+
+export function parsePassOptions(
+  raw: RawPassOptions,
+  target?: Target,
+): { options: PassOptions | undefined; diagnostics: Diagnostic[] } {
+  const diagnostics: Diagnostic[] = [];
+  const optText = raw.opt ?? "0";
+  const level = Number(optText.replace(/^-?O/, ""));
+  if (!(level === 0 || level === 1 || level === 2))
+    diagnostics.push(bad("-O", `'${optText}': choose 0, 1 or 2`));
+  const eng = parseEngineStrategy(raw.engines ?? "affinity", target);
+  diagnostics.push(...eng.diagnostics);
+  let completion: CompletionPolicy | undefined;
+  if (raw.completion !== undefined) {
+    if (raw.completion === "per-op" || raw.completion === "per-queue") completion = raw.completion;
+    else diagnostics.push(bad("--completion", `'${raw.completion}': choose per-op or per-queue`));
+  }
+  const disabled = passList("--disable-pass", raw.disablePass);
+  const dumpAfter = passList("--dump-after", raw.dumpAfter);
+  diagnostics.push(...disabled.diagnostics, ...dumpAfter.diagnostics);
+  for (const n of disabled.names)
+    if (passByName(n)?.required)
+      diagnostics.push(bad("--disable-pass", `${n} is required and cannot be disabled`));
+  if (diagnostics.length > 0 || !eng.strategy) return { options: undefined, diagnostics };
+  return {
+    options: {
+      level: level as OptLevel,
+      engines: eng.strategy,
+      completion,
+      prelaunch: raw.prelaunch === true,
+      disabled: disabled.names,
+      dumpAfter: dumpAfter.names,
+      // An explicit --engines is a user choice the -O2 plan keeps.
+      ...(raw.engines !== undefined ? { enginesFixed: true } : {}),
+    },
+    diagnostics,
+  };
+}

@@ -1,0 +1,260 @@
+// The -O2 auto strategy: enumerate candidate plans, predict each one's time with the executor's
+// timing model, keep the fastest one that verifies, and explain the choice (--explain-plan).
+//
+// A candidate fixes: the engine strategy (affinity, spread:K for K in 2, 4, 7, 8 (7 peers + the
+// local copy of an all-to-all), single = spread:1),
+// broadcast fusion on/off, prelaunch on/off and the completion policy (per-queue unless the user
+// asks for per-op with --completion or by disabling batch-completions).
+// batch-copies and sync-elision always run (never slower under the model). Options the user
+// gave (--engines, --completion, --prelaunch, --disable-pass) narrow the candidate set.
+//
+// Cost: the placement passes (which re-lower) run once per (engines, fusion) pair; the
+// queue-level passes once per full candidate; candidates whose programs print the same are
+// simulated once. Each prediction lays the program out, emits the hardware-neutral command trace
+// (no packet encoding) and runs simulate() on it, which also checks the final state against the
+// reference semantics, so "verified" means the executor's verdict. A time budget bounds the
+// search on huge programs (the best plan found so far is kept; the rest are reported skipped).
+
+import { DEFAULT_LAYOUT, layoutProgram } from "../backend/sdma/layout.js";
+import { emitTrace } from "../backend/trace/trace.js";
+import type { IrModule } from "../ir/ir.js";
+import type { QueueProgram } from "../queues/queue-program.js";
+import { simulate } from "../sim/run.js";
+import { makeSourceFile } from "../source/source-file.js";
+import { InternalError } from "../util/internal-error.js";
+import { runPasses, type RunPassesResult } from "./index.js";
+import type {
+  CompletionPolicy,
+  EngineStrategy,
+  PassContext,
+  PassName,
+  PassOptions,
+  PassStats,
+} from "./pass.js";
+
+export interface PlanCandidate {
+  readonly engines: EngineStrategy;
+  readonly bcast: boolean;
+  readonly prelaunch: boolean;
+  readonly completion: CompletionPolicy;
+}
+
+export interface PlanEntry {
+  readonly candidate: PlanCandidate;
+  readonly label: string;
+  /** Predicted time (us); undefined when not evaluated or when it failed to verify. */
+  readonly timeUs: number | undefined;
+  readonly verified: boolean;
+  /** The label of an earlier candidate that produced the same program, if any. */
+  readonly sameAs?: string | undefined;
+  readonly note?: string | undefined;
+}
+
+export interface PlanResult extends RunPassesResult {
+  readonly chosen: PlanEntry;
+  readonly entries: readonly PlanEntry[];
+  readonly searchMs: number;
+}
+
+/** Stop simulating new candidates after this long (the best so far is kept). */
+export const PLAN_BUDGET_MS = 1500;
+
+export function engineLabel(e: EngineStrategy): string {
+  switch (e.kind) {
+    case "affinity":
+      return "affinity";
+    case "spread":
+      return `spread:${e.k}`;
+    case "single":
+      return e.engines.length > 0 ? `single:${e.engines.join(",")}` : "single";
+    default: {
+      const never: never = e;
+      throw new InternalError(`engine strategy ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+export function candidateLabel(c: PlanCandidate): string {
+  return `${engineLabel(c.engines)}${c.bcast ? " +bcast" : ""}${c.prelaunch ? " +prelaunch" : ""} completion ${c.completion}`;
+}
+
+/** The candidates the options allow, simplest first (ties go to the earlier one). */
+export function planCandidates(o: PassOptions): PlanCandidate[] {
+  const off = (n: PassName): boolean => o.disabled?.includes(n) === true;
+  const engines: EngineStrategy[] = o.enginesFixed
+    ? [o.engines]
+    : [
+        { kind: "affinity" },
+        { kind: "spread", k: 8 },
+        { kind: "spread", k: 7 },
+        { kind: "spread", k: 4 },
+        { kind: "spread", k: 2 },
+        // spread:1 is `single` (each GPU's best engine): one candidate, not two.
+        { kind: "single", engines: [] },
+      ];
+  const bcast = off("bcast-fusion") ? [false] : [false, true];
+  const prelaunch = o.prelaunch ? [true] : off("prelaunch") ? [false] : [false, true];
+  // Per-op completions are never faster under the model than per-queue (the -O1 premise, checked
+  // by test/unit/passes/levels.test.ts), so they are a candidate only when the user asks.
+  const completion: CompletionPolicy[] =
+    o.completion !== undefined
+      ? [o.completion]
+      : off("batch-completions")
+        ? ["per-op"]
+        : ["per-queue"];
+  const out: PlanCandidate[] = [];
+  for (const e of engines)
+    for (const b of bcast)
+      for (const p of prelaunch)
+        for (const c of completion) out.push({ engines: e, bcast: b, prelaunch: p, completion: c });
+  return out;
+}
+
+/** Predicted time of a program under the executor's model, and whether it verifies. */
+export function predict(
+  prog: QueueProgram,
+  m: IrModule,
+  ctx: PassContext,
+): { timeUs: number | undefined; verified: boolean; note?: string } {
+  const file = ctx.file ?? makeSourceFile("<plan>", "");
+  const laid = layoutProgram(m, prog, file, DEFAULT_LAYOUT);
+  if (!laid.layout) return { timeUs: undefined, verified: false, note: "layout failed" };
+  const trace = emitTrace(m, prog, laid.layout, ctx.target.name);
+  const r = simulate({ trace, module: m }, { target: ctx.target });
+  if (!r.verified) {
+    const d = r.diagnostics.find((x) => x.severity === "error");
+    return {
+      timeUs: undefined,
+      verified: false,
+      note: d ? `${d.code} ${d.message}` : "did not verify",
+    };
+  }
+  return { timeUs: r.stats.totalUs, verified: true };
+}
+
+export function choosePlan(prog: QueueProgram, m: IrModule, ctx: PassContext): PlanResult {
+  const t0 = performance.now();
+  const o = ctx.options;
+  const off = (n: PassName): boolean => o.disabled?.includes(n) === true;
+  const placementCache = new Map<string, RunPassesResult>();
+  const seen = new Map<string, PlanEntry>();
+  const entries: PlanEntry[] = [];
+  let best: { entry: PlanEntry; run: RunPassesResult; stats: PassStats[] } | undefined;
+  for (const cand of planCandidates(o)) {
+    const label = candidateLabel(cand);
+    if (performance.now() - t0 > PLAN_BUDGET_MS) {
+      entries.push({
+        candidate: cand,
+        label,
+        timeUs: undefined,
+        verified: false,
+        note: "skipped (time budget)",
+      });
+      continue;
+    }
+    const pkey = `${engineLabel(cand.engines)}|${cand.bcast}`;
+    let placed = placementCache.get(pkey);
+    if (!placed) {
+      const options: PassOptions = {
+        ...o,
+        engines: cand.engines,
+        enable: {
+          "bcast-fusion": cand.bcast,
+          "engine-assign": true,
+          "batch-copies": !off("batch-copies"),
+          "batch-completions": false,
+          "sync-elision": false,
+          prelaunch: false,
+        },
+      };
+      placed = runPasses(prog, m, { ...ctx, options });
+      placementCache.set(pkey, placed);
+    }
+    const finish = runPasses(placed.program, m, {
+      ...ctx,
+      options: {
+        ...o,
+        enable: {
+          "bcast-fusion": false,
+          "engine-assign": false,
+          "batch-copies": false,
+          "batch-completions": cand.completion === "per-queue",
+          "sync-elision": !off("sync-elision"),
+          prelaunch: cand.prelaunch,
+        },
+      },
+    });
+    const key = JSON.stringify(finish.program);
+    const prev = seen.get(key);
+    if (prev) {
+      entries.push({ ...prev, candidate: cand, label, sameAs: prev.label });
+      continue;
+    }
+    const p = predict(finish.program, m, ctx);
+    const entry: PlanEntry = { candidate: cand, label, ...p };
+    seen.set(key, entry);
+    entries.push(entry);
+    if (p.verified && p.timeUs !== undefined && (!best || p.timeUs < best.entry.timeUs! - 1e-9)) {
+      const run: RunPassesResult = {
+        program: finish.program,
+        stats: [...placed.stats, ...finish.stats],
+        dumps: [...placed.dumps, ...finish.dumps],
+      };
+      best = { entry, run, stats: run.stats };
+    }
+  }
+  if (!best) {
+    // Nothing verified under the model: fall back to -O1 (a dmac bug; tests would catch it).
+    const fallback = runPasses(prog, m, { ...ctx, options: { ...o, level: 1 } });
+    const cand: PlanCandidate = {
+      engines: o.engines,
+      bcast: false,
+      prelaunch: false,
+      completion: "per-queue",
+    };
+    const entry: PlanEntry = {
+      candidate: cand,
+      label: "-O1 fallback",
+      timeUs: undefined,
+      verified: false,
+      note: "no candidate verified",
+    };
+    return { ...fallback, chosen: entry, entries, searchMs: performance.now() - t0 };
+  }
+  return { ...best.run, chosen: best.entry, entries, searchMs: performance.now() - t0 };
+}
+
+const fmtUs = (t: number | undefined): string => (t === undefined ? "-" : `${t.toFixed(2)} us`);
+
+/** `--explain-plan`: the chosen plan and the predicted time of every alternative. */
+export function formatPlan(r: PlanResult): string {
+  const lines = [
+    `plan: ${r.chosen.label}, predicted ${fmtUs(r.chosen.timeUs)} (${r.entries.length} candidates, ${r.searchMs.toFixed(0)} ms)`,
+  ];
+  const width = Math.max(...r.entries.map((e) => e.label.length));
+  const sorted = [...r.entries].sort((a, b) => (a.timeUs ?? Infinity) - (b.timeUs ?? Infinity));
+  for (const e of sorted) {
+    const mark =
+      e === r.chosen || (e.sameAs === r.chosen.label && e.timeUs === r.chosen.timeUs) ? "*" : " ";
+    const rel =
+      e.timeUs !== undefined && r.chosen.timeUs !== undefined
+        ? ` ${((e.timeUs / r.chosen.timeUs - 1) * 100).toFixed(1).padStart(6)} %`
+        : "";
+    const extra = e.sameAs ? ` (same program as ${e.sameAs})` : e.note ? ` (${e.note})` : "";
+    lines.push(`${mark} ${e.label.padEnd(width)}  ${fmtUs(e.timeUs).padStart(12)}${rel}${extra}`);
+  }
+  return lines.join("\n") + "\n";
+}
+
+/** The optimiser's entry point: -O0/-O1 run the level's passes, -O2 searches for a plan. */
+export function optimise(
+  prog: QueueProgram,
+  m: IrModule,
+  ctx: PassContext,
+): RunPassesResult & { readonly plan?: PlanResult | undefined } {
+  if (ctx.options.level === 2) {
+    const plan = choosePlan(prog, m, ctx);
+    return { program: plan.program, stats: plan.stats, dumps: plan.dumps, plan };
+  }
+  return runPasses(prog, m, ctx);
+}
