@@ -64,17 +64,19 @@ export function lex(file: SourceFile): LexResult {
           hint: "close the string with '\"' on the same line",
         }),
       );
-    } else if (t.tokenType === BadSizeLiteral || t.tokenType === SpacedBadSizeLiteral) {
-      const m = /^([0-9][0-9_]*)[ \t]*(.*)$/.exec(t.image);
-      const digits = m?.[1] ?? t.image;
-      const unit = m?.[2] ?? "";
-      diagnostics.push(
-        diag("DMAC1003", at(start, end), [unit], { hint: sizeUnitHint(digits, unit) }),
-      );
     }
   }
 
   for (const t of result.tokens) {
+    if (t.tokenType === BadSizeLiteral || t.tokenType === SpacedBadSizeLiteral) {
+      const m = /^([0-9][0-9_]*)[ \t]*(.*)$/.exec(t.image);
+      const digits = m?.[1] ?? t.image;
+      const unit = m?.[2] ?? "";
+      const span = { start: t.startOffset, end: t.startOffset + t.image.length };
+      diagnostics.push(
+        diag("DMAC1003", { file, span }, [unit], { hint: sizeUnitHint(digits, unit) }),
+      );
+    }
     if (t.tokenType === IntLiteral || t.tokenType === HexLiteral || t.tokenType === SizeLiteral) {
       if (literalValue(t.image) === undefined) {
         const span = { start: t.startOffset, end: t.startOffset + t.image.length };

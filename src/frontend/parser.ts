@@ -6,7 +6,7 @@
 
 import type { IParserErrorMessageProvider, IToken, TokenType } from "chevrotain";
 import { CstParser, EOF } from "./chevrotain.js";
-import { ALL_TOKENS, KEYWORDS as K, T } from "./tokens.js";
+import { ALL_TOKENS, BadSizeLiteral, KEYWORDS as K, SpacedBadSizeLiteral, T } from "./tokens.js";
 
 /** "'a', 'b' or 'c'" from token labels, deduplicated, in first-seen order. */
 export function describeExpected(types: readonly TokenType[]): string {
@@ -406,6 +406,10 @@ class DmacParser extends CstParser {
         { ALT: () => this.CONSUME(T.IntLiteral) },
         { ALT: () => this.CONSUME(T.HexLiteral) },
         { ALT: () => this.CONSUME(T.SizeLiteral) },
+        // A size with a unit we reject (`4KB`): the lexer already reported DMAC1003. Accepting it
+        // here keeps one bad unit from also producing a syntax error at the next token.
+        { ALT: () => this.CONSUME(BadSizeLiteral) },
+        { ALT: () => this.CONSUME(SpacedBadSizeLiteral) },
         { ALT: () => this.CONSUME(K.true) },
         { ALT: () => this.CONSUME(K.false) },
         { ALT: () => this.CONSUME(K.ranks) },

@@ -73,7 +73,8 @@ export const UnterminatedString = createToken({
 export const BadSizeLiteral = createToken({
   name: "BadSizeLiteral",
   pattern: /[0-9][0-9_]*[A-Za-z][A-Za-z0-9_]*/,
-  group: ERROR_GROUP,
+  // Kept in the token stream (not ERROR_GROUP): the parser accepts it as a literal, so a bad unit
+  // is reported once (DMAC1003 by the lexer) instead of also as a syntax error.
 });
 
 const SPACED_UNIT = /[0-9][0-9_]*[ \t]+([A-Za-z]+)(?![A-Za-z0-9_])/y;
@@ -97,7 +98,7 @@ export const SpacedBadSizeLiteral = createToken({
   },
   start_chars_hint: ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9"],
   line_breaks: false,
-  group: ERROR_GROUP,
+  // In the token stream, like BadSizeLiteral.
 });
 
 // ---- literals ------------------------------------------------------------------------------------
