@@ -1,18 +1,26 @@
 // "Did you mean" suggestions: the closest candidate by edit distance, if it is close enough to be
 // a plausible typo (at most a third of the name's length, and at least one edit allowed).
 
+/**
+ * Edit distance with adjacent transpositions (optimal string alignment): `bfu` -> `buf` is one
+ * edit, as a typist would count it, not two.
+ */
 export function editDistance(a: string, b: string): number {
-  const prev = new Array<number>(b.length + 1);
-  for (let j = 0; j <= b.length; j++) prev[j] = j;
+  let prev2 = new Array<number>(b.length + 1).fill(0);
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
-    let diag = prev[0]!;
-    prev[0] = i;
+    const row = new Array<number>(b.length + 1);
+    row[0] = i;
     for (let j = 1; j <= b.length; j++) {
-      const up = prev[j]!;
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      prev[j] = Math.min(up + 1, prev[j - 1]! + 1, diag + cost);
-      diag = up;
+      let d = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        d = Math.min(d, prev2[j - 2]! + 1);
+      }
+      row[j] = d;
     }
+    prev2 = prev;
+    prev = row;
   }
   return prev[b.length]!;
 }

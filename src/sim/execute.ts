@@ -173,7 +173,7 @@ interface QueueRun {
    * meanwhile (null: take a new one). Only vc[own queue] moves between joins (fences advance
    * it), so a write carries (snapshot, clock) instead of a copy of its own.
    */
-  snap: Int32Array | null;
+  snap: number[] | null;
 }
 
 /** The data command a queue is running: its operands (up to three) and its flow's inputs. */
@@ -187,6 +187,13 @@ interface Running {
   cap: number;
   /** Span name for the timeline (only built when recording). */
   name: string;
+}
+
+/** A plain-array copy of a vector clock (allocating a small array is far cheaper than a typed one). */
+function snapshot(vc: Int32Array): number[] {
+  const out = new Array<number>(vc.length);
+  for (let i = 0; i < vc.length; i++) out[i] = vc[i]!;
+  return out;
 }
 
 const SET = 0;
@@ -270,7 +277,7 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
   const pwKind: number[] = [];
   const pwValue: number[] = [];
   const pwWidth: number[] = [];
-  const pwVc: Int32Array[] = [];
+  const pwVc: ArrayLike<number>[] = [];
   const pwClock: number[] = [];
   const pwQueue: number[] = [];
   const pwFree: number[] = [];
@@ -280,7 +287,7 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
     kind: number,
     value: number,
     width: number,
-    vc: Int32Array,
+    vc: ArrayLike<number>,
     clock: number,
     queue: number,
   ): number => {
@@ -337,6 +344,16 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
     k: number,
   ): boolean => {
     const i = regionOf(mem, addr, bytes, hints[q * 4 + k]!);
+    if (i >= 0 && mem.bufferOf[i]! >= 0 && (!writes || rings.length === 0)) {
+      // The common case, without touching the region object.
+      hints[q * 4 + k] = i;
+      const run = running[q]!;
+      run.gpu[k] = regionGpu[i]!;
+      run.buffer[k] = mem.bufferOf[i]!;
+      run.offset[k] = addr - mem.starts[i]!;
+      run.writes[k] = writes ? 1 : 0;
+      return true;
+    }
     const region = i < 0 ? undefined : mem.regions[i]!;
     if (region === undefined) {
       const r = resolve(mem, addr, bytes);
@@ -360,6 +377,7 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
     run.writes[k] = writes ? 1 : 0;
     return true;
   };
+  const regionGpu = Int32Array.from(mem.regions, (r) => r.gpu ?? -1);
   /** Per queue: the region each data operand (0-2) and the last signal write (3) hit last. */
   const hints = new Int32Array(Q * 4).fill(-1);
   const rings = p.queues.filter((queue) => queue.ring !== undefined);
@@ -685,7 +703,7 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
           // the queue's whole history: advance the queue's own clock component.
           r.clock++;
           r.vc[q] = r.clock;
-          if (r.snap === null) r.snap = r.vc.slice();
+          if (r.snap === null) r.snap = snapshot(r.vc);
           const latency = region.gpu === null ? T.hostSignalLatencyUs : T.gpuSignalLatencyUs;
           const w =
             c.kind === "timestamp"

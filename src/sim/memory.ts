@@ -36,7 +36,7 @@ export interface Words {
   readonly isWord: Uint8Array;
   readonly value: Float64Array;
   readonly vc: (Int32Array | null)[];
-  readonly first: (Int32Array | null)[];
+  readonly first: (ArrayLike<number> | null)[];
   readonly firstQueue: Int32Array;
   readonly firstClock: Int32Array;
 }
@@ -52,6 +52,10 @@ export interface Memory {
   /** Regions sorted by address. */
   readonly regions: readonly SimRegion[];
   readonly starts: Float64Array;
+  /** addr + bytes of each region. */
+  readonly ends: Float64Array;
+  /** Buffer id of each region (-1: not a buffer instance on a GPU). */
+  readonly bufferOf: Int32Array;
   readonly words: Words;
   readonly prov: ProvenanceState;
   /** Access map of each buffer instance (gpu * buffers + buffer); values are access-table rows. */
@@ -111,12 +115,19 @@ export function createMemory(p: SimProgram, commandQueue: Int32Array): Memory {
   if (!sorted) regions.sort((a, b) => a.addr - b.addr);
   const R = regions.length;
   const starts = new Float64Array(R);
-  for (let i = 0; i < R; i++) starts[i] = regions[i]!.addr;
+  const ends = new Float64Array(R);
+  const bufferOf = new Int32Array(R).fill(-1);
+  for (let i = 0; i < R; i++) {
+    const r = regions[i]!;
+    starts[i] = r.addr;
+    ends[i] = r.addr + r.bytes;
+    if (r.kind === "buffer" && r.buffer !== undefined && r.gpu !== null) bufferOf[i] = r.buffer;
+  }
   const words: Words = {
     isWord: new Uint8Array(R),
     value: new Float64Array(R),
     vc: new Array<Int32Array | null>(R).fill(null),
-    first: new Array<Int32Array | null>(R).fill(null),
+    first: new Array<ArrayLike<number> | null>(R).fill(null),
     firstQueue: new Int32Array(R),
     firstClock: new Int32Array(R),
   };
@@ -136,6 +147,8 @@ export function createMemory(p: SimProgram, commandQueue: Int32Array): Memory {
   return {
     regions,
     starts,
+    ends,
+    bufferOf,
     words,
     prov: createProvenance(p.gpus, p.bufferSizes),
     access: [],
@@ -147,7 +160,7 @@ export function createMemory(p: SimProgram, commandQueue: Int32Array): Memory {
 }
 
 /** Element-wise dst = max(dst, src); true if dst changed. */
-function joinVc(dst: Int32Array, src: Int32Array): boolean {
+function joinVc(dst: Int32Array, src: ArrayLike<number>): boolean {
   let changed = false;
   for (let i = 0; i < dst.length; i++)
     if (src[i]! > dst[i]!) {
@@ -158,7 +171,7 @@ function joinVc(dst: Int32Array, src: Int32Array): boolean {
 }
 
 /** dst = max(dst, vc, own component `clock` at `queue`); true if dst changed. */
-function joinStamp(dst: Int32Array, vc: Int32Array, queue: number, clock: number): boolean {
+function joinStamp(dst: Int32Array, vc: ArrayLike<number>, queue: number, clock: number): boolean {
   let changed = joinVc(dst, vc);
   if (clock > dst[queue]!) {
     dst[queue] = clock;
@@ -171,7 +184,7 @@ function joinStamp(dst: Int32Array, vc: Int32Array, queue: number, clock: number
 export function wordWriteClock(
   w: Words,
   i: number,
-  vc: Int32Array,
+  vc: ArrayLike<number>,
   queue: number,
   clock: number,
 ): void {
@@ -229,8 +242,8 @@ export function regionOf(m: Memory, addr: number, bytes: number, hint = -1): num
   }
   if (i < 0) i = regionIndex(m, addr);
   if (i < 0) return -1;
-  const r = m.regions[i]!;
-  return addr - r.addr + bytes <= r.bytes ? i : -1;
+  // Integers below 2^53: the same test as offset + bytes <= region bytes.
+  return addr + bytes <= m.ends[i]! ? i : -1;
 }
 
 /** The region containing [addr, addr + bytes), or why there is none. */

@@ -6,6 +6,9 @@ describe("suggestions", () => {
     expect(editDistance("chunk", "chunck")).toBe(1);
     expect(editDistance("", "abc")).toBe(3);
     expect(editDistance("kitten", "sitting")).toBe(3);
+    // An adjacent transposition is one edit, so short names still get a suggestion.
+    expect(editDistance("bfu", "buf")).toBe(1);
+    expect(closestName("bfu", ["buf", "ready"])).toBe("buf");
   });
   it("suggests only plausible typos", () => {
     expect(closestName("chunck", ["buf", "chunk", "ranks"])).toBe("chunk");
