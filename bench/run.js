@@ -35,6 +35,7 @@ function worker(spec, timeoutMs = 0) {
 /** Whole CLI runs: wall time (incl. Node start-up) and peak RSS, warm-up + n repetitions. */
 function cli(args, n, warmup = 1) {
   const times = [];
+  const cpu = [];
   let rss = 0;
   for (let i = 0; i < warmup + n; i++) {
     const t0 = performance.now();
@@ -46,10 +47,13 @@ function cli(args, n, warmup = 1) {
     const last = JSON.parse(r.stderr.trim().split("\n").at(-1));
     if (last.code !== 0)
       throw new Error(`dmac ${args.join(" ")} exited ${last.code}:\n${r.stderr}`);
-    if (i >= warmup) times.push(ms);
+    if (i >= warmup) {
+      times.push(ms);
+      cpu.push(last.cpuMs);
+    }
     rss = Math.max(rss, last.maxRssKiB);
   }
-  return { ms: summary(times), maxRssKiB: rss };
+  return { ms: summary(times), cpuMs: summary(cpu), maxRssKiB: rss };
 }
 
 function summary(xs) {

@@ -8,7 +8,13 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadDistApi } from "./api.js";
-import { FUZZ_TARGETS, runFuzz, type FuzzFailure, type FuzzTarget } from "./engine.js";
+import {
+  DEFAULT_TARGETS,
+  FUZZ_TARGETS,
+  runFuzz,
+  type FuzzFailure,
+  type FuzzTarget,
+} from "./engine.js";
 import { saveInput } from "./regressions.js";
 
 interface Args {
@@ -25,7 +31,7 @@ function parseArgs(argv: readonly string[]): Args | string {
   const a: Args = {
     iterations: 10_000,
     seed: 1,
-    targets: [...FUZZ_TARGETS],
+    targets: [...DEFAULT_TARGETS],
     timeBoundMs: 2000,
     save: true,
     only: undefined,
@@ -53,7 +59,7 @@ function parseArgs(argv: readonly string[]): Args | string {
       a.timeBoundMs = n;
     } else if (k === "--target") {
       i++;
-      if (v === "all") a.targets = [...FUZZ_TARGETS];
+      if (v === "all") a.targets = [...DEFAULT_TARGETS];
       else if ((FUZZ_TARGETS as readonly string[]).includes(v ?? "")) a.targets = [v as FuzzTarget];
       else return `--target: choose from ${FUZZ_TARGETS.join(", ")}, all`;
     } else if (k === "--case") {
@@ -83,7 +89,7 @@ async function run(): Promise<number> {
     process.stderr.write(`fuzz: warning: ${m.name} unavailable: ${m.error}\n`);
   if (missing.some((m) => m.name === "simulate")) {
     process.stderr.write("fuzz: the executor does not load: no executor cases, no simulation\n");
-    args.targets = args.targets.filter((t) => t !== "executor");
+    args.targets = args.targets.filter((t) => t !== "executor" && t !== "sim-input");
     args.simEvery = 0;
   }
   let cliEvery = 250;

@@ -283,3 +283,48 @@ export function mutateWords(rng: Rng, input: Uint32Array): Uint32Array {
   }
   return Uint32Array.from(w);
 }
+
+// ---- manifests and traces -------------------------------------------------------------------
+
+const ODD_VALUES: readonly unknown[] = [
+  0,
+  -1,
+  1,
+  7,
+  0.5,
+  2 ** 32,
+  2 ** 53,
+  1e308,
+  Number.NaN,
+  null,
+  "x",
+  true,
+  [],
+  {},
+];
+
+/** A copy of a JSON document with 1-3 leaf values replaced by odd ones (or deleted). */
+export function mutateJson(rng: Rng, doc: unknown): unknown {
+  const copy = structuredClone(doc);
+  const leaves: { parent: Record<string, unknown>; key: string }[] = [];
+  const walk = (v: unknown): void => {
+    if (v === null || typeof v !== "object") return;
+    const rec = v as Record<string, unknown>;
+    for (const key of Object.keys(rec)) {
+      const child = rec[key];
+      if (child !== null && typeof child === "object") walk(child);
+      else leaves.push({ parent: rec, key });
+    }
+  };
+  walk(copy);
+  if (leaves.length === 0) return copy;
+  for (let k = rng.range(1, 3); k > 0; k--) {
+    const { parent, key } = rng.pick(leaves);
+    const old = parent[key];
+    if (rng.chance(0.1)) delete parent[key];
+    else if (typeof old === "number" && rng.chance(0.4))
+      parent[key] = old + rng.pick([1, 4, 64, -4, 4096]);
+    else parent[key] = rng.pick(ODD_VALUES);
+  }
+  return copy;
+}

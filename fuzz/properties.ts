@@ -288,6 +288,8 @@ const hexWords = (ws: readonly number[]): string =>
 export interface SimSeed {
   readonly name: string;
   readonly manifest: Manifest;
+  /** The same schedule's command trace (trace.json), for the sim-input target. */
+  readonly trace: unknown;
   readonly streams: ReadonlyMap<string, Uint32Array>;
   readonly module: IrModule;
 }
@@ -301,6 +303,37 @@ export function checkExecutor(
   const failures: Failure[] = [];
   timed(failures, timeBoundMs, () => {
     failures.push(...checkSim(api, seed.manifest, seed.streams, seed.module, expectVerified));
+  });
+  return failures;
+}
+
+/**
+ * The executor on a hostile manifest or trace (a hand-edited or corrupt JSON file given to
+ * `dmac sim`): no exception, and not verified => an error diagnostic.
+ */
+export function checkSimInput(
+  api: DmacApi,
+  seed: SimSeed,
+  doc: { readonly manifest: unknown } | { readonly trace: unknown },
+  timeBoundMs: number,
+): Failure[] {
+  const failures: Failure[] = [];
+  timed(failures, timeBoundMs, () => {
+    const target = api.builtinTarget("mi300x")!;
+    const input =
+      "manifest" in doc
+        ? { manifest: doc.manifest as Manifest, streams: seed.streams, module: seed.module }
+        : {
+            trace: doc.trace as Parameters<DmacApi["simulate"]>[0] extends infer T
+              ? T extends { trace: infer X }
+                ? X
+                : never
+              : never,
+            module: seed.module,
+          };
+    const r = api.simulate(input, { target, maxEvents: 2_000_000, maxSimTimeUs: 10_000_000 });
+    if (!r.verified && r.postcondition !== "unchecked" && !hasError(r.diagnostics))
+      failures.push({ property: "diagnostic", detail: "executor: not verified, yet no error" });
   });
   return failures;
 }

@@ -5,6 +5,7 @@
 //   frontend-cli-<hash>.dmac   the source, replayed through the CLI's main()
 //   decoder-<hash>.bin         little-endian dwords
 //   executor-<hash>.json       { "seed": example file name, "streams": { file: base64 } }
+//   sim-input-<hash>.json      { "seed": example file name, "manifest" | "trace": document }
 
 import { readdirSync, readFileSync, writeFileSync, mkdirSync, existsSync } from "node:fs";
 import { join } from "node:path";
@@ -35,6 +36,12 @@ export function encodeInput(input: FuzzInput): { name: string; data: Uint8Array 
       const data = Buffer.from(`${JSON.stringify({ seed: input.seedName, streams }, null, 2)}\n`);
       return { name: `executor-${fnv1a(data)}.json`, data };
     }
+    case "sim-input": {
+      const data = Buffer.from(
+        `${JSON.stringify({ seed: input.seedName, ...input.doc }, null, 2)}\n`,
+      );
+      return { name: `sim-input-${fnv1a(data)}.json`, data };
+    }
   }
 }
 
@@ -53,6 +60,11 @@ export function decodeInput(name: string, data: Uint8Array): FuzzInput | undefin
     };
   if (name.startsWith("decoder-") && name.endsWith(".bin"))
     return { target: "decoder", words: wordsOf(data) };
+  if (name.startsWith("sim-input-") && name.endsWith(".json")) {
+    const j = JSON.parse(Buffer.from(data).toString("utf8")) as Record<string, unknown>;
+    const doc = "manifest" in j ? { manifest: j["manifest"] } : { trace: j["trace"] };
+    return { target: "sim-input", seedName: String(j["seed"]), doc };
+  }
   if (name.startsWith("executor-") && name.endsWith(".json")) {
     const j = JSON.parse(Buffer.from(data).toString("utf8")) as {
       seed: string;
@@ -66,7 +78,7 @@ export function decodeInput(name: string, data: Uint8Array): FuzzInput | undefin
   return undefined;
 }
 
-const SAVED_NAME = /^(frontend-.*\.dmac|decoder-.*\.bin|executor-.*\.json)$/;
+const SAVED_NAME = /^(frontend-.*\.dmac|decoder-.*\.bin|(executor|sim-input)-.*\.json)$/;
 
 export function saveInput(dir: string, input: FuzzInput): string {
   const { name, data } = encodeInput(input);

@@ -20,7 +20,12 @@ import type { SourceFile } from "../source/source-file.js";
 import type { Target } from "../target/target.js";
 import { disassembleInto, TextSink } from "./sdma/disasm.js";
 import { emitSdma, streamBytes } from "./sdma/emit.js";
-import { DEFAULT_LAYOUT, layoutProgram, type LayoutConfig } from "./sdma/layout.js";
+import {
+  checkBuffersFit,
+  DEFAULT_LAYOUT,
+  layoutProgram,
+  type LayoutConfig,
+} from "./sdma/layout.js";
 import { buildManifest, formatJson } from "./sdma/manifest.js";
 import { emitTrace } from "./trace/trace.js";
 
@@ -91,6 +96,8 @@ export function compileToQueues(file: SourceFile, opts: CompileOptions = {}): Qu
   if (!inst.module || hasErrors(diagnostics)) return done();
   const module = inferDeps(inst.module);
   diagnostics.push(...verifyModule(module, file));
+  // Buffers that cannot fit a GPU's memory window fail here, before lowering splits them.
+  diagnostics.push(...checkBuffersFit(module, file));
   if (hasErrors(diagnostics)) return done();
 
   const maxCopyBytes =

@@ -34,11 +34,19 @@ export interface LexResult {
   readonly diagnostics: Diagnostic[];
 }
 
-// One lexer for the process: building it validates and optimises the token table.
-const LEXER = new Lexer(ALL_TOKENS as import("chevrotain").TokenType[], {
-  positionTracking: "onlyOffset",
-  ensureOptimizations: true,
-});
+/** A lexer for the token table. `validate` runs chevrotain's checks of the token patterns: they
+ * only find mistakes in tokens.ts and cost ~15 ms of every `dmac` start, so the process-wide
+ * lexer skips them and a test (test/unit/perf/startup.test.ts) builds a validating one. */
+export function buildLexer(validate: boolean): InstanceType<typeof Lexer> {
+  return new Lexer(ALL_TOKENS as import("chevrotain").TokenType[], {
+    positionTracking: "onlyOffset",
+    ensureOptimizations: true,
+    skipValidations: !validate,
+  });
+}
+
+// One lexer for the process: building it optimises the token table.
+const LEXER = buildLexer(false);
 
 export function lex(file: SourceFile): LexResult {
   const result = LEXER.tokenize(file.text);

@@ -47,11 +47,16 @@ const errorMessageProvider: IParserErrorMessageProvider = {
 const RANKS_FOLLOW: ReadonlySet<TokenType> = new Set([T[","], K.where, T["{"], EOF]);
 
 class DmacParser extends CstParser {
-  constructor() {
+  /** `validate`: run chevrotain's grammar validations (ambiguities, left recursion, ...). They
+   * only find mistakes in this file's grammar, never in user input, and cost ~20 ms of every
+   * `dmac` start; the process-wide parser skips them and a test (test/unit/perf/startup.test.ts)
+   * builds a validating one, so a broken grammar still fails CI. */
+  constructor(validate = false) {
     super(ALL_TOKENS as TokenType[], {
       recoveryEnabled: true,
       maxLookahead: 3,
       errorMessageProvider,
+      skipValidations: !validate,
     });
     this.performSelfAnalysis();
   }
@@ -441,6 +446,11 @@ class DmacParser extends CstParser {
 
 /** The process-wide parser. Not re-entrant: parse one input at a time (parsing is synchronous). */
 export const parser = new DmacParser();
+
+/** A parser built with every grammar validation on; throws if the grammar is broken (tests). */
+export function validatingParser(): InstanceType<typeof CstParser> {
+  return new DmacParser(true);
+}
 
 export type { DmacParser };
 export type { IToken };

@@ -223,7 +223,8 @@ export function lowerToQueues(m: IrModule, target: Target, opts: LowerOptions): 
   const needValue = new Int32Array(needLen);
   /** The value producer p's signal for queue q raised (0 if none yet). */
   const signalledValue = (p: number, q: number): number => {
-    for (let e = needStart[p]!; e < needStart[p + 1]!; e++) if (needIdx[e] === q) return needValue[e]!;
+    for (let e = needStart[p]!; e < needStart[p + 1]!; e++)
+      if (needIdx[e] === q) return needValue[e]!;
     return 0;
   };
 

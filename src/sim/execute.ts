@@ -377,7 +377,16 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
     run.writes[k] = writes ? 1 : 0;
     return true;
   };
-  const regionGpu = Int32Array.from(mem.regions, (r) => r.gpu ?? -1);
+  const regionGpu = new Int32Array(mem.regions.length);
+  // Per region: its GPU (-1: host memory), whether FENCE/ATOMIC may write it, is it a timestamp slot.
+  const signalWord = new Uint8Array(mem.regions.length);
+  const timestampSlot = new Uint8Array(mem.regions.length);
+  for (let i = 0; i < mem.regions.length; i++) {
+    const r = mem.regions[i]!;
+    regionGpu[i] = r.gpu ?? -1;
+    if (WORD_WRITE_KINDS.has(r.kind)) signalWord[i] = 1;
+    if (r.kind === "timestamp") timestampSlot[i] = 1;
+  }
   /** Per queue: the region each data operand (0-2) and the last signal write (3) hit last. */
   const hints = new Int32Array(Q * 4).fill(-1);
   const rings = p.queues.filter((queue) => queue.ring !== undefined);
@@ -678,16 +687,11 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
         const bytes = width / 8;
         const i = regionOf(mem, c.addr, bytes, hints[q * 4 + 3]!);
         if (i >= 0) hints[q * 4 + 3] = i;
-        const region = i < 0 ? undefined : mem.regions[i]!;
         const align = c.kind === "timestamp" ? 8 : width === 64 ? 8 : 4;
-        const okKind =
-          region !== undefined &&
-          (c.kind === "timestamp"
-            ? region.kind === "timestamp"
-            : WORD_WRITE_KINDS.has(region.kind));
+        const okKind = i >= 0 && (c.kind === "timestamp" ? timestampSlot[i] : signalWord[i]) === 1;
         if (c.addr % align !== 0) {
           misaligned(q, e, `${cmdName(c)} address ${hex(c.addr)} is not ${align}-byte aligned`);
-        } else if (region === undefined) {
+        } else if (i < 0) {
           const res = resolve(mem, c.addr, bytes);
           const error = "error" in res ? res.error : "?";
           report("DMAC6002", [where(q, e.at), `${cmdName(c)} writes ${error}; not executed`]);
@@ -696,7 +700,7 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
             c.kind === "timestamp" ? "a timestamp slot" : "a signal, sync or completion word";
           report("DMAC6002", [
             where(q, e.at),
-            `${cmdName(c)} writes ${describeRegion(region)} at ${hex(c.addr)}, not ${wantRegion}; not executed`,
+            `${cmdName(c)} writes ${describeRegion(mem.regions[i]!)} at ${hex(c.addr)}, not ${wantRegion}; not executed`,
           ]);
         } else if (!ringHit(c.addr, bytes, q, e)) {
           // The write waits for all earlier work of the queue (sequential here), so it publishes
@@ -704,7 +708,7 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
           r.clock++;
           r.vc[q] = r.clock;
           if (r.snap === null) r.snap = snapshot(r.vc);
-          const latency = region.gpu === null ? T.hostSignalLatencyUs : T.gpuSignalLatencyUs;
+          const latency = regionGpu[i] === -1 ? T.hostSignalLatencyUs : T.gpuSignalLatencyUs;
           const w =
             c.kind === "timestamp"
               ? pendingWrite(i, 0, SET, Math.floor(afterPacket * 100), 64, r.snap, r.clock, q)

@@ -190,10 +190,7 @@ export function disassemble(
 
 const UTF8 = new TextDecoder();
 /** HEX_PAIR[b] = the two ASCII hex digits of byte b, as one little-endian 16-bit value. */
-const HEX_PAIR = Uint16Array.from(
-  BYTE_HEX,
-  (h) => h.charCodeAt(0) | (h.charCodeAt(1) << 8),
-);
+const HEX_PAIR = Uint16Array.from(BYTE_HEX, (h) => h.charCodeAt(0) | (h.charCodeAt(1) << 8));
 
 /**
  * The bytes of a growing UTF-8 (in practice ASCII) text. Why not strings: a listing of a
@@ -290,7 +287,8 @@ export class TextSink {
     this.room(digits);
     const b = this.buf;
     const at = this.len;
-    for (let i = 0; i < digits; i++) b[at + i] = HEX_PAIR[(v >>> (4 * (digits - 1 - i))) & 15]! >>> 8;
+    for (let i = 0; i < digits; i++)
+      b[at + i] = HEX_PAIR[(v >>> (4 * (digits - 1 - i))) & 15]! >>> 8;
     this.len = at + digits;
   }
   bytes(): Uint8Array {

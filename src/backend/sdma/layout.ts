@@ -91,6 +91,37 @@ export function regionOf(l: Layout, addr: number): number {
 
 const alignUp = (x: number, a: number): number => Math.ceil(x / a) * a;
 
+/**
+ * DMAC4008 for a GPU whose buffers alone (aligned as layoutProgram places them) overflow its
+ * window, or nothing. Cheap (one pass over the buffers) and needs no queue program, so the
+ * pipeline runs it before lowering: otherwise a schedule with petabyte buffers is first split
+ * into millions of copy packets (seconds of work) only for the layout to reject it.
+ */
+export function checkBuffersFit(
+  m: IrModule,
+  file: SourceFile | undefined,
+  c: LayoutConfig = DEFAULT_LAYOUT,
+): Diagnostic[] {
+  for (let g = 0; g < m.ranks; g++) {
+    let size = 0;
+    for (const b of m.buffers) {
+      if (b.rank !== -1 && b.rank !== g) continue;
+      size = Math.ceil(size / c.bufferAlign) * c.bufferAlign + b.size;
+      if (size > c.deviceWindow) {
+        const span = b.span;
+        return [
+          diag("DMAC4008", file && span ? { file, span } : undefined, [
+            `gpu${g}`,
+            `${size} bytes`,
+            `${c.deviceWindow} bytes`,
+          ]),
+        ];
+      }
+    }
+  }
+  return [];
+}
+
 export function layoutProgram(
   m: IrModule,
   p: QueueProgram,

@@ -10,7 +10,7 @@ import { join } from "node:path";
 
 const { api, missing } = await loadSrcApi();
 const saved = loadInputs("test/fuzz-regressions");
-const needsSim = saved.some((s) => s.input.target === "executor");
+const needsSim = saved.some((s) => s.input.target === "executor" || s.input.target === "sim-input");
 const simSeeds =
   needsSim && !missing.includes("simulate")
     ? buildSimSeeds(
@@ -27,7 +27,8 @@ describe("saved fuzz regressions", () => {
   });
   for (const { name, input } of saved) {
     const skip =
-      (input.target === "executor" && missing.includes("simulate")) ||
+      ((input.target === "executor" || input.target === "sim-input") &&
+        missing.includes("simulate")) ||
       (input.target === "frontend" && input.viaCli && missing.includes("main"));
     it.skipIf(skip)(name, async () => {
       const failures = await runCase(api, input, simSeeds, {

@@ -19,3 +19,40 @@ describe("fuzz findings", () => {
     expect(out).toContain("^");
   });
 });
+
+describe("fuzz findings: buffers too large for memory", () => {
+  it("are rejected before lowering splits them into millions of packets", async () => {
+    const { compileToQueues } = await import("../../../src/backend/compile-pipeline.js");
+    // A mutated example: 200 TiB chunks. Lowering split every swap into 2e5 packets (9 s)
+    // before the layout rejected the buffers.
+    const text = `target mi300x
+schedule s(chunk: bytes = 214748364864KiB) implements all_to_all_inplace(buf) {
+  buffer buf: chunk * ranks
+  for r in ranks, p in ranks where r < p {
+    swap buf@r[p * chunk +: chunk] <-> buf@p[r * chunk +: chunk]
+  }
+}
+`;
+    const t0 = performance.now();
+    const r = compileToQueues(makeSourceFile("big.dmac", text), {});
+    expect(performance.now() - t0).toBeLessThan(2000);
+    expect(r.compiled).toBeUndefined();
+    expect(r.diagnostics.map((d) => d.code)).toEqual(["DMAC4008"]);
+    expect(r.diagnostics[0]!.message).toContain("gpu0");
+  });
+
+  it("an honest large schedule still fits", async () => {
+    const { compileToQueues } = await import("../../../src/backend/compile-pipeline.js");
+    const text = `target mi300x
+schedule s(chunk: bytes = 1GiB) implements all_gather_inplace(buf) {
+  buffer buf: chunk * ranks
+  for r in ranks, p in ranks where p != r {
+    copy buf@r[r * chunk +: chunk] -> buf@p[r * chunk +: chunk]
+  }
+}
+`;
+    const r = compileToQueues(makeSourceFile("ok.dmac", text), {});
+    expect(r.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+    expect(r.compiled).toBeDefined();
+  });
+});

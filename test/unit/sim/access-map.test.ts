@@ -1,0 +1,74 @@
+// The race detector's specialised access map must behave exactly like the generic interval map
+// (ir/interval-map.ts) used with never-merged integer values: same segments after every
+// operation, same pieces visited. Random operations, enough segments to split blocks.
+
+import { describe, expect, it } from "vitest";
+import {
+  accessSegments,
+  assignAccess,
+  createAccessMap,
+  updateAccess,
+  visitAccess,
+  type AccessMap,
+} from "../../../src/sim/access-map.js";
+import {
+  assignRange,
+  createIntervalMap,
+  forEachPiece,
+  segmentCount,
+  updateRange,
+  type IntervalMap,
+} from "../../../src/ir/interval-map.js";
+
+const OPS = { shift: (v: number) => v, continues: (a: number, b: number) => a === b };
+
+function pieces(visit: (f: (s: number, e: number, v: number) => void) => void): number[][] {
+  const out: number[][] = [];
+  visit((s, e, v) => out.push([s, e, v]));
+  return out;
+}
+
+function run(seed: number, size: number, granule: number, steps: number): void {
+  let x = seed;
+  const rnd = (n: number): number => {
+    x = (x * 1103515245 + 12345) % 2147483648;
+    return Math.floor((x / 2147483648) * n);
+  };
+  const a: AccessMap = createAccessMap(size, 0);
+  const b: IntervalMap<number> = createIntervalMap(size, 0, OPS);
+  let next = 1;
+  for (let i = 0; i < steps; i++) {
+    const lo = granule * rnd(size / granule);
+    const len = granule * (1 + (rnd(10) === 0 ? rnd(size / granule) : rnd(4)));
+    const hi = Math.min(size, lo + len);
+    const op = rnd(3);
+    if (op === 0) {
+      const row = next++;
+      assignAccess(a, lo, hi, row);
+      assignRange(b, lo, hi, [{ start: lo, end: hi, value: row }]);
+    } else if (op === 1) {
+      const base = next;
+      next += 1000;
+      updateAccess(a, lo, hi, (v, s) => base + ((v + s) % 997));
+      updateRange(b, lo, hi, (v, s) => base + ((v + s) % 997));
+    } else {
+      expect(pieces((f) => visitAccess(a, lo, hi, f))).toEqual(
+        pieces((f) => forEachPiece(b, lo, hi, f)),
+      );
+    }
+  }
+  expect(accessSegments(a)).toBe(segmentCount(b));
+  expect(pieces((f) => visitAccess(a, 0, size, f))).toEqual(
+    pieces((f) => forEachPiece(b, 0, size, f)),
+  );
+}
+
+describe("access map", () => {
+  it("matches the generic interval map on small buffers", () => {
+    for (let seed = 1; seed <= 20; seed++) run(seed, 4096, 64, 300);
+  });
+
+  it("matches it across block splits and multi-block writes", () => {
+    for (let seed = 1; seed <= 4; seed++) run(seed, 1 << 20, 16, 6000);
+  });
+});
