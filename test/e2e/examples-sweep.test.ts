@@ -51,6 +51,8 @@ describe("every example, swept from 1 KiB to 1 GiB at -O0/-O1/-O2", () => {
         .trim()
         .split("\n");
       expect(csv.length - 1).toBe(21 * 3);
+      const verified = csv[0]!.split(",").indexOf("verified");
+      expect(csv.slice(1).filter((row) => row.split(",")[verified] !== "true")).toEqual([]);
       expect(stdout).toContain("1 GiB");
     });
   }
