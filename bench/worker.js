@@ -68,7 +68,7 @@ function once() {
   const em = emitSdma(p, m, laid.layout, file, {});
   t.packets = performance.now() - t0;
   if (errorsOf(em.diagnostics).length) fail("emit", em.diagnostics);
-  const packets = em.queues.reduce((a, q) => a + q.packets.length, 0);
+  const packets = em.queues.reduce((a, q) => a + q.packetCount, 0);
 
   let simPackets = 0;
   let simVerified;

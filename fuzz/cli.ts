@@ -24,6 +24,7 @@ interface Args {
   timeBoundMs: number;
   save: boolean;
   only: number[] | undefined;
+  from: number;
   simEvery: number;
 }
 
@@ -35,6 +36,7 @@ function parseArgs(argv: readonly string[]): Args | string {
     timeBoundMs: 2000,
     save: true,
     only: undefined,
+    from: 0,
     simEvery: 8,
   };
   for (let i = 0; i < argv.length; i++) {
@@ -62,6 +64,10 @@ function parseArgs(argv: readonly string[]): Args | string {
       if (v === "all") a.targets = [...DEFAULT_TARGETS];
       else if ((FUZZ_TARGETS as readonly string[]).includes(v ?? "")) a.targets = [v as FuzzTarget];
       else return `--target: choose from ${FUZZ_TARGETS.join(", ")}, all`;
+    } else if (k === "--from") {
+      const n = num();
+      if (n === undefined) return `--from: '${v}' is not a case index`;
+      a.from = n;
     } else if (k === "--case") {
       const n = num();
       if (n === undefined) return `--case: '${v}' is not a case index`;
@@ -108,7 +114,7 @@ async function run(): Promise<number> {
     `fuzz: seed ${args.seed}, ${args.iterations} cases, targets ${args.targets.join(",")}, bound ${args.timeBoundMs} ms\n`,
   );
   let last = performance.now();
-  let lastDone = 0;
+  let lastDone = args.from;
   const report = (f: FuzzFailure): void => {
     const where = args.save ? saveInput(saveDir, f.input) : "(not saved)";
     if (args.only && f.input.target === "frontend")
@@ -126,6 +132,7 @@ async function run(): Promise<number> {
     timeBoundMs: args.timeBoundMs,
     onFailure: report,
     only: args.only,
+    from: args.from,
     simEvery: args.simEvery,
     cliEvery,
     progressEvery: 20_000,
@@ -135,7 +142,7 @@ async function run(): Promise<number> {
       last = now;
       lastDone = done;
       process.stdout.write(
-        `  ${done} cases, ${rate.toFixed(0)} cases/s now, ${((done * 1000) / s.elapsedMs).toFixed(0)} cases/s overall, ${s.failures.length} failing\n`,
+        `  ${done} cases, ${rate.toFixed(0)} cases/s now, ${(((done - args.from) * 1000) / s.elapsedMs).toFixed(0)} cases/s overall, ${s.failures.length} failing\n`,
       );
     },
   });

@@ -13,6 +13,7 @@ import {
   checkFrontend,
   checkFrontendCli,
   checkSimInput,
+  textOf,
   type Failure,
   type SimSeed,
 } from "./properties.js";
@@ -66,6 +67,8 @@ export interface FuzzOptions {
   /** Called every `progressEvery` cases (default 10000). */
   readonly onProgress?: (done: number, stats: FuzzStats) => void;
   readonly progressEvery?: number;
+  /** First case index (default 0): `--from` resumes or bisects a long run. */
+  readonly from?: number | undefined;
   /** Run only these case indices (to reproduce a failure). */
   readonly only?: readonly number[] | undefined;
 }
@@ -93,7 +96,7 @@ export async function runFuzz(opts: FuzzOptions): Promise<FuzzStats> {
   const streamSeeds = buildStreamSeeds(opts.api, opts.examples, opts.targets);
   const bound = opts.timeBoundMs ?? 2000;
   const stats = (): FuzzStats => ({ cases, failures, elapsedMs: performance.now() - t0 });
-  for (let i = 0; i < opts.iterations; i++) {
+  for (let i = opts.from ?? 0; i < opts.iterations; i++) {
     if (opts.only && !opts.only.includes(i)) continue;
     const target = opts.targets[i % opts.targets.length]!;
     const rng = caseRng(opts.seed, i);
@@ -215,9 +218,8 @@ function compileExample(
   const streams = new Map<string, Uint32Array>();
   let manifest: Manifest | undefined;
   for (const f of out.files) {
-    if (f.name === "manifest.json" && typeof f.data === "string")
-      manifest = JSON.parse(f.data) as Manifest;
-    else if (f.name === "trace.json" && typeof f.data === "string") trace = JSON.parse(f.data);
+    if (f.name === "manifest.json") manifest = JSON.parse(textOf(f.data)) as Manifest;
+    else if (f.name === "trace.json") trace = JSON.parse(textOf(f.data));
     else if (f.name.endsWith(".bin") && typeof f.data !== "string")
       streams.set(f.name, new Uint32Array(f.data.slice().buffer, 0, f.data.byteLength >>> 2));
   }

@@ -74,6 +74,11 @@ function checkDiagnostics(api: DmacApi, diags: readonly Diagnostic[], text: stri
   return out;
 }
 
+/** An output file's text, whether the back end hands it over as a string or as bytes. */
+export function textOf(data: string | Uint8Array): string {
+  return typeof data === "string" ? data : Buffer.from(data).toString("utf8");
+}
+
 const hasError = (ds: readonly Diagnostic[]): boolean => ds.some((d) => d.severity === "error");
 
 export function checkFrontend(api: DmacApi, text: string, opts: FrontendCaseOptions): Failure[] {
@@ -98,8 +103,7 @@ export function checkFrontend(api: DmacApi, text: string, opts: FrontendCaseOpti
     const streams = new Map<string, Uint32Array>();
     let manifest: Manifest | undefined;
     for (const f of out.files) {
-      if (f.name === "manifest.json" && typeof f.data === "string")
-        manifest = JSON.parse(f.data) as Manifest;
+      if (f.name === "manifest.json") manifest = JSON.parse(textOf(f.data)) as Manifest;
       if (!f.name.endsWith(".bin") || typeof f.data === "string") continue;
       const words = new Uint32Array(f.data.slice().buffer, 0, f.data.byteLength >>> 2);
       streams.set(f.name, words);

@@ -26,7 +26,7 @@ import {
   layoutProgram,
   type LayoutConfig,
 } from "./sdma/layout.js";
-import { buildManifest, formatJson } from "./sdma/manifest.js";
+import { buildManifest, formatJsonBytes, manifestSizeGuess } from "./sdma/manifest.js";
 import { emitTrace } from "./trace/trace.js";
 
 export interface CompileOptions {
@@ -164,7 +164,10 @@ export function buildOutputs(
     }));
     files.push({
       name: "manifest.json",
-      data: formatJson(buildManifest(m, p, layout, emitted.queues, file, target.name)),
+      data: formatJsonBytes(
+        buildManifest(m, p, layout, emitted.queues, file, target.name),
+        manifestSizeGuess(emitted.queues),
+      ),
     });
     // Memory: drop the packet objects, relocations and source map (millions of objects at 10^6
     // operations) before the largest output is built; garbage collection of a near-full heap
@@ -185,7 +188,7 @@ export function buildOutputs(
     files.push({ name: "dump.txt", data: dump.bytes() });
   }
   if (opts.emit.includes("trace")) {
-    files.push({ name: "trace.json", data: formatJson(emitTrace(m, p, layout, target.name)) });
+    files.push({ name: "trace.json", data: formatJsonBytes(emitTrace(m, p, layout, target.name)) });
   }
   return { diagnostics: sortDiagnostics(diagnostics), files };
 }

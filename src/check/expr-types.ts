@@ -172,7 +172,7 @@ function typeBinary(ctx: ExprContext, e: Extract<Expr, { kind: "binary" }>): Typ
     }
     const value =
       l.value !== undefined && r.value !== undefined
-        ? foldCompare(op, l.value, r.value)
+        ? foldCompare(l.value, op, r.value)
         : undefined;
     return typed(ctx, e, "bool", value);
   }

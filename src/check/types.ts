@@ -1,8 +1,10 @@
 // Type helpers shared by the checker: how types and constant values are printed in messages, and
 // the table of binary-operator typing rules (LANG.md "Types"). Keeping the rules in one table
-// means the checker, its tests and docs/language.md can be compared line by line.
+// means the checker, its tests and docs/language.md can be compared line by line. The constant
+// folders here are also what the IR and queue verifiers evaluate comparisons with.
 
-import type { BinaryOp, Expr, TypeName } from "../frontend/ast.js";
+import type { BinaryOp, CompareOp, Expr, TypeName } from "../frontend/ast.js";
+import { assertNever } from "../util/assert-never.js";
 import type { Value } from "./checked.js";
 
 /** The result of typing an expression: `undefined` type = an error was already reported. */
@@ -15,7 +17,8 @@ export interface Typed {
 export const ERROR: Typed = { type: undefined, value: undefined };
 
 export type ArithOp = "+" | "-" | "*" | "/" | "%";
-export type CompareOp = "==" | "!=" | "<" | "<=" | ">" | ">=";
+/** The comparison operators (defined once, in the AST). */
+export type { CompareOp };
 
 /**
  * Arithmetic typing rules: ARITH_RULES[op][left][right] is the result type, absent = DMAC2004.
@@ -109,7 +112,11 @@ export function foldArith(op: ArithOp, a: number, b: number): number | undefined
   return Math.abs(r) > MAX_EXACT ? undefined : r;
 }
 
-export function foldCompare(op: CompareOp, a: Value, b: Value): boolean {
+/**
+ * `a OP b`: the one definition of the comparison operators, used to fold constants here, by the IR
+ * verifier (ir/verify.ts) and by the queue verifier and passes (queues/verify.ts).
+ */
+export function foldCompare(a: Value, op: CompareOp, b: Value): boolean {
   switch (op) {
     case "==":
       return a === b;
@@ -123,5 +130,7 @@ export function foldCompare(op: CompareOp, a: Value, b: Value): boolean {
       return a > b;
     case ">=":
       return a >= b;
+    default:
+      return assertNever(op, "compare op");
   }
 }

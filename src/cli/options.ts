@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs";
 import { Option, type Command } from "commander";
 import { diag, hasErrors, type Diagnostic } from "../diagnostics/diagnostic.js";
 import { renderDiagnostics } from "../diagnostics/render.js";
+import { DEFAULT_MAX_OPS } from "../ir/instantiate.js";
 import {
   DEFAULT_MAX_NESTING,
   DEFAULT_MAX_SOURCE_BYTES,
@@ -56,6 +57,50 @@ export function addDefineOption(cmd: Command): Command {
     "-D, --define <name=value>",
     "set a schedule parameter, e.g. -D chunk=1MiB (repeatable; the value is a constant expression)",
     collect,
+  );
+}
+
+/** `-D`, `--schedule` and `--target` as commander delivers them (every command that compiles). */
+export interface ScheduleCommandOptions {
+  readonly define?: string[] | undefined;
+  readonly schedule?: string | undefined;
+  readonly target?: string | undefined;
+}
+
+/** The usual help of `--target`; `sim` and `sweep` have no file 'target' to override. */
+const TARGET_HELP = "use this target description (JSON) instead of the file's 'target'";
+
+/** Adds `-D`, `--schedule <name>` (its help says how the command uses it) and `--target <file>`. */
+export function addScheduleOptions(
+  cmd: Command,
+  scheduleHelp: string,
+  targetHelp = TARGET_HELP,
+): Command {
+  return addDefineOption(cmd)
+    .option("--schedule <name>", scheduleHelp)
+    .option("--target <file>", targetHelp);
+}
+
+/** Parses the `-D` list and loads `--target`: their diagnostics in that order. */
+export function parseScheduleOptions(opts: ScheduleCommandOptions): {
+  defines: Record<string, string>;
+  target: Target | undefined;
+  diagnostics: Diagnostic[];
+} {
+  const defines = parseDefines(opts.define);
+  const target = readTargetOption(opts.target);
+  return {
+    defines: defines.defines,
+    target: target.target,
+    diagnostics: [...defines.diagnostics, ...target.diagnostics],
+  };
+}
+
+/** Adds `--max-ops <n>` (DMAC3010), with the default the instantiator applies. */
+export function addMaxOpsOption(cmd: Command): Command {
+  return cmd.option(
+    "--max-ops <n>",
+    `limit on the operations a schedule may instantiate (default ${DEFAULT_MAX_OPS})`,
   );
 }
 
@@ -148,7 +193,8 @@ export function parseFrontEndLimits(opts: FrontEndLimitOptions): {
   };
 }
 
-function reason(e: unknown): string {
+/** Why a file could not be read, in words (DMAC5001's detail). */
+export function readErrorReason(e: unknown): string {
   const code = (e as { code?: unknown } | null)?.code;
   if (code === "ENOENT") return "no such file or directory";
   if (code === "EACCES") return "permission denied";
@@ -164,7 +210,10 @@ export function readSourceFile(path: string): {
   try {
     return { file: makeSourceFile(path, readFileSync(path, "utf8")), diagnostics: [] };
   } catch (e) {
-    return { file: undefined, diagnostics: [diag("DMAC5001", undefined, [path, reason(e)])] };
+    return {
+      file: undefined,
+      diagnostics: [diag("DMAC5001", undefined, [path, readErrorReason(e)])],
+    };
   }
 }
 
@@ -183,7 +232,7 @@ export function readTargetOption(path: string | undefined): {
             path,
             e.message.startsWith(`${path}: `) ? e.message.slice(path.length + 2) : e.message,
           ])
-        : diag("DMAC5001", undefined, [path, reason(e)]);
+        : diag("DMAC5001", undefined, [path, readErrorReason(e)]);
     return { target: undefined, diagnostics: [d] };
   }
 }

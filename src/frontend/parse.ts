@@ -121,6 +121,23 @@ const CLOSERS: ReadonlySet<TokenType> = new Set([
   PUNCTUATION["}"],
 ]);
 const UNARY: ReadonlySet<TokenType> = new Set([PUNCTUATION["-"], PUNCTUATION["!"]]);
+const BINARY: ReadonlySet<TokenType> = new Set(
+  (["+", "-", "*", "/", "%", "&&", "||", "==", "!=", "<", "<=", ">", ">="] as const).map(
+    (p) => PUNCTUATION[p],
+  ),
+);
+/** Tokens that end an expression: the operator count of a chain starts again after them. */
+const EXPR_END: ReadonlySet<TokenType> = new Set([
+  ...Object.values(KEYWORDS).filter(
+    (k) =>
+      k !== KEYWORDS.ranks &&
+      k !== KEYWORDS.true &&
+      k !== KEYWORDS.false &&
+      k !== KEYWORDS.min &&
+      k !== KEYWORDS.max,
+  ),
+  ...(["{", "}", ";", ",", "->", "<->", "..", "+:", ":", "="] as const).map((p) => PUNCTUATION[p]),
+]);
 
 /**
  * The first token at which the parser would recurse deeper than `limit` levels, or undefined.
@@ -132,6 +149,7 @@ function findTooDeep(tokens: readonly IToken[], limit: number): IToken | undefin
   const chains: number[] = [0]; // `else if` count of the chain at each bracket level
   let inChains = 0;
   let unaryRun = 0;
+  let chainOps = 0;
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i]!;
     const type = t.tokenType;
@@ -149,7 +167,13 @@ function findTooDeep(tokens: readonly IToken[], limit: number): IToken | undefin
       inChains++;
     }
     unaryRun = UNARY.has(type) ? unaryRun + 1 : 0;
-    if (chains.length - 1 + inChains + unaryRun > limit) return t;
+    // A chain `a + b + ...` becomes one tree level per operator. Counting the operators of the
+    // current expression here (an overestimate across brackets) stops a long chain before the
+    // parser: chevrotain's error recovery recurses over it and overflowed the stack on a
+    // chain inside deep blocks (found by the fuzzer). tooLongChain checks the exact tree depth.
+    if (BINARY.has(type)) chainOps++;
+    else if (EXPR_END.has(type)) chainOps = 0;
+    if (chains.length - 1 + inChains + unaryRun + chainOps > limit) return t;
   }
   return undefined;
 }

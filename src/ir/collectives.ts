@@ -10,6 +10,7 @@
 // the collective (sizes, existence on the ranks involved, ranks in range) and returns a problem
 // instead, which verify reports as DMAC3022 / DMAC3023.
 
+import { formatBytes } from "../check/types.js";
 import { InternalError } from "../util/internal-error.js";
 import type { IrBuffer, IrCollective, IrModule, IrRegion } from "./ir.js";
 
@@ -43,16 +44,6 @@ export type ExpectedResult =
 
 const buf = (name: string) => ({ name, kind: "buffer" as const });
 const int = (name: string) => ({ name, kind: "int" as const });
-
-/** `8KiB`, `3MiB`, `1000B`: the largest binary unit that divides exactly (as size literals read). */
-export function formatSize(n: number): string {
-  const units = ["TiB", "GiB", "MiB", "KiB"] as const;
-  for (let k = 0; k < units.length; k++) {
-    const scale = 2 ** (10 * (4 - k));
-    if (n >= scale && n % scale === 0) return `${n / scale}${units[k]}`;
-  }
-  return `${n}B`;
-}
 
 /** Reads the arguments of an `implements` clause (already type-checked against `signatures`). */
 function argReader(m: IrModule, args: IrCollective["args"]) {
@@ -100,14 +91,14 @@ function rankOutOfRange(what: string, v: number, ranks: number): ExpectedResult 
 function notDivisible(b: IrBuffer, ranks: number): ExpectedResult | undefined {
   if (b.size % ranks === 0) return undefined;
   return sizeProblem(
-    `the size of '${b.name}' (${formatSize(b.size)}) is not divisible by ${ranks} ranks`,
+    `the size of '${b.name}' (${formatBytes(b.size)}) is not divisible by ${ranks} ranks`,
   );
 }
 
 function sizeIs(b: IrBuffer, want: number, why: string): ExpectedResult | undefined {
   if (b.size === want) return undefined;
   return sizeProblem(
-    `the size of '${b.name}' is ${formatSize(b.size)} but must be ${why} = ${formatSize(want)}`,
+    `the size of '${b.name}' is ${formatBytes(b.size)} but must be ${why} = ${formatBytes(want)}`,
   );
 }
 
@@ -118,6 +109,37 @@ const region = (b: IrBuffer, rank: number, offset: number, len: number): IrRegio
   len,
 });
 
+/**
+ * The exchange shared by the all-gather and all-to-all families: every rank p receives, at block r
+ * of `dst` (offset r*S), block `srcBlock(p, r)` of `src` on rank r (blocks of S bytes).
+ */
+function exchange(
+  ranks: number,
+  dst: IrBuffer,
+  src: IrBuffer,
+  S: number,
+  srcBlock: (p: number, r: number) => number,
+): ExpectedResult {
+  const pairs: ExpectedPair[] = [];
+  for (let p = 0; p < ranks; p++) {
+    for (let r = 0; r < ranks; r++)
+      pairs.push({ dst: region(dst, p, r * S, S), src: region(src, r, srcBlock(p, r) * S, S) });
+  }
+  return ok(pairs);
+}
+
+/** The in-place variants: one buffer on every rank, split into one block per rank. */
+function exchangeInPlace(
+  m: IrModule,
+  args: IrCollective["args"],
+  srcBlock: (p: number, r: number) => number,
+): ExpectedResult {
+  const b = argReader(m, args).buffer(0);
+  const bad = missingOnAny(b, m.ranks) ?? notDivisible(b, m.ranks);
+  if (bad !== undefined) return bad;
+  return exchange(m.ranks, b, b, b.size / m.ranks, srcBlock);
+}
+
 function allGather(m: IrModule, args: IrCollective["args"]): ExpectedResult {
   const a = argReader(m, args);
   const src = a.buffer(0);
@@ -126,27 +148,13 @@ function allGather(m: IrModule, args: IrCollective["args"]): ExpectedResult {
   const bad =
     missingOnAny(src, m.ranks) ??
     missingOnAny(dst, m.ranks) ??
-    sizeIs(dst, m.ranks * S, `${m.ranks} ranks * the size of '${src.name}' (${formatSize(S)})`);
+    sizeIs(dst, m.ranks * S, `${m.ranks} ranks * the size of '${src.name}' (${formatBytes(S)})`);
   if (bad !== undefined) return bad;
-  const pairs: ExpectedPair[] = [];
-  for (let p = 0; p < m.ranks; p++) {
-    for (let r = 0; r < m.ranks; r++)
-      pairs.push({ dst: region(dst, p, r * S, S), src: region(src, r, 0, S) });
-  }
-  return ok(pairs);
+  return exchange(m.ranks, dst, src, S, () => 0);
 }
 
 function allGatherInplace(m: IrModule, args: IrCollective["args"]): ExpectedResult {
-  const b = argReader(m, args).buffer(0);
-  const bad = missingOnAny(b, m.ranks) ?? notDivisible(b, m.ranks);
-  if (bad !== undefined) return bad;
-  const S = b.size / m.ranks;
-  const pairs: ExpectedPair[] = [];
-  for (let p = 0; p < m.ranks; p++) {
-    for (let r = 0; r < m.ranks; r++)
-      pairs.push({ dst: region(b, p, r * S, S), src: region(b, r, r * S, S) });
-  }
-  return ok(pairs);
+  return exchangeInPlace(m, args, (_p, r) => r);
 }
 
 function allToAll(m: IrModule, args: IrCollective["args"]): ExpectedResult {
@@ -159,26 +167,11 @@ function allToAll(m: IrModule, args: IrCollective["args"]): ExpectedResult {
     notDivisible(src, m.ranks) ??
     sizeIs(dst, src.size, `the size of '${src.name}'`);
   if (bad !== undefined) return bad;
-  const S = src.size / m.ranks;
-  const pairs: ExpectedPair[] = [];
-  for (let p = 0; p < m.ranks; p++) {
-    for (let r = 0; r < m.ranks; r++)
-      pairs.push({ dst: region(dst, p, r * S, S), src: region(src, r, p * S, S) });
-  }
-  return ok(pairs);
+  return exchange(m.ranks, dst, src, src.size / m.ranks, (p) => p);
 }
 
 function allToAllInplace(m: IrModule, args: IrCollective["args"]): ExpectedResult {
-  const b = argReader(m, args).buffer(0);
-  const bad = missingOnAny(b, m.ranks) ?? notDivisible(b, m.ranks);
-  if (bad !== undefined) return bad;
-  const S = b.size / m.ranks;
-  const pairs: ExpectedPair[] = [];
-  for (let p = 0; p < m.ranks; p++) {
-    for (let r = 0; r < m.ranks; r++)
-      pairs.push({ dst: region(b, p, r * S, S), src: region(b, r, p * S, S) });
-  }
-  return ok(pairs);
+  return exchangeInPlace(m, args, (p) => p);
 }
 
 function broadcast(m: IrModule, args: IrCollective["args"]): ExpectedResult {
@@ -210,7 +203,7 @@ function scatter(m: IrModule, args: IrCollective["args"]): ExpectedResult {
     rankOutOfRange("root", root, m.ranks) ??
     missingOn(src, root) ??
     missingOnAny(dst, m.ranks) ??
-    sizeIs(src, m.ranks * S, `${m.ranks} ranks * the size of '${dst.name}' (${formatSize(S)})`);
+    sizeIs(src, m.ranks * S, `${m.ranks} ranks * the size of '${dst.name}' (${formatBytes(S)})`);
   if (bad !== undefined) return bad;
   const pairs: ExpectedPair[] = [];
   for (let p = 0; p < m.ranks; p++)
@@ -228,7 +221,7 @@ function gather(m: IrModule, args: IrCollective["args"]): ExpectedResult {
     rankOutOfRange("root", root, m.ranks) ??
     missingOnAny(src, m.ranks) ??
     missingOn(dst, root) ??
-    sizeIs(dst, m.ranks * S, `${m.ranks} ranks * the size of '${src.name}' (${formatSize(S)})`);
+    sizeIs(dst, m.ranks * S, `${m.ranks} ranks * the size of '${src.name}' (${formatBytes(S)})`);
   if (bad !== undefined) return bad;
   const pairs: ExpectedPair[] = [];
   for (let r = 0; r < m.ranks; r++)

@@ -41,6 +41,7 @@ import {
   allocOpTable,
   COMPARE_OPS,
   OP_KINDS,
+  resizeOpTable,
   type IrBuffer,
   type IrCollective,
   type IrEnsure,
@@ -429,24 +430,40 @@ function checkRank(st: State, rank: number, span: Span): number {
   return rank;
 }
 
-function compileBuffer(st: State, s: Extract<Stmt, { kind: "buffer" }>): Compiled {
+/**
+ * Numbers a top-level buffer or signal declaration in order (its id indexes the per-id tables)
+ * and makes its name resolvable; the checker only lets them appear outside blocks.
+ */
+function declare(st: State, what: "buffer" | "signal", name: string): number {
   if (st.blockDepth > 0)
-    throw new InternalError("buffer declared inside a block survived checking");
-  const id = st.bufferNames.length;
-  st.bufferNames.push(s.name.name);
-  st.bufferIds.set(s.name.name, id);
+    throw new InternalError(`${what} declared inside a block survived checking`);
+  const names = what === "buffer" ? st.bufferNames : st.signalNames;
+  const id = names.length;
+  names.push(name);
+  (what === "buffer" ? st.bufferIds : st.signalIds).set(name, id);
+  return id;
+}
+
+/** The `on RANK` of a declaration: the checked rank, or -1 (every rank) when there is none. */
+function compileHomeRank(st: State, e: Expr | undefined): (env: Env) => number {
+  if (!e) return () => -1;
+  const rank = expr(st, e);
+  return (env) => checkRank(st, rank(env), e.span);
+}
+
+function compileBuffer(st: State, s: Extract<Stmt, { kind: "buffer" }>): Compiled {
+  const id = declare(st, "buffer", s.name.name);
   st.bufSize.push(-1);
   st.bufRank.push(-1);
   const size = expr(st, s.size);
-  const rank = s.rank && expr(st, s.rank);
-  const rankSpan = s.rank?.span;
+  const home = compileHomeRank(st, s.rank);
   return {
     site: site(st, s.span, false),
     binds: false,
     exec: (env) => {
       const n = size(env);
       if (n < 1) stop("DMAC3013", s.size.span, [`the size of buffer '${s.name.name}'`, n, 1]);
-      const r = rank ? checkRank(st, rank(env), rankSpan!) : -1;
+      const r = home(env);
       st.bufSize[id] = n;
       st.bufRank[id] = r;
       st.buffers.push({ id, name: s.name.name, size: n, rank: r, span: s.span });
@@ -455,19 +472,14 @@ function compileBuffer(st: State, s: Extract<Stmt, { kind: "buffer" }>): Compile
 }
 
 function compileSignal(st: State, s: Extract<Stmt, { kind: "signal" }>): Compiled {
-  if (st.blockDepth > 0)
-    throw new InternalError("signal declared inside a block survived checking");
-  const id = st.signalNames.length;
-  st.signalNames.push(s.name.name);
-  st.signalIds.set(s.name.name, id);
+  const id = declare(st, "signal", s.name.name);
   st.sigRank.push(-2); // -2: declaration failed; -1: every rank
-  const rank = s.rank && expr(st, s.rank);
-  const rankSpan = s.rank?.span;
+  const home = compileHomeRank(st, s.rank);
   return {
     site: site(st, s.span, false),
     binds: false,
     exec: (env) => {
-      const r = rank ? checkRank(st, rank(env), rankSpan!) : -1;
+      const r = home(env);
       st.sigRank[id] = r;
       st.signals.push({ id, name: s.name.name, rank: r, span: s.span });
     },
@@ -786,16 +798,6 @@ function checkEngine(
 
 // ---- run time: op emission ---------------------------------------------------------------------
 
-function grow(t: OpTable, capacity: number): OpTable {
-  const next = allocOpTable(capacity);
-  next.count = t.count;
-  for (const key of Object.keys(t) as (keyof OpTable)[]) {
-    if (key === "count") continue;
-    (next[key] as { set(a: ArrayLike<number>): void }).set(t[key] as ArrayLike<number>);
-  }
-  return next;
-}
-
 function bindFor(st: State, site: Site, env: Env): number {
   const depth = site.slots.length;
   if (depth === 0) return -1;
@@ -825,7 +827,7 @@ function emit(st: State, site: Site, env: Env, kind: number): number {
     );
   }
   if (i >= t.kind.length)
-    t = st.ops = grow(t, Math.min(st.maxOps, Math.max(64, t.kind.length * 2)));
+    t = st.ops = resizeOpTable(t, Math.min(st.maxOps, Math.max(64, t.kind.length * 2)));
   t.count = i + 1;
   t.kind[i] = kind;
   t.stmt[i] = site.stmt;
@@ -854,6 +856,53 @@ function irRegion(r: RegionOut): IrRegion {
   return { rank: r.rank, buffer: r.buf, offset: r.off, len: r.len };
 }
 
+/**
+ * The regions a data op moves between: a fill has no source, a broadcast copy two destinations.
+ * Built once per statement around its reused RegionOut buffers, so emitting allocates nothing.
+ */
+interface DataRegions {
+  readonly src?: RegionOut | undefined;
+  readonly dst: RegionOut;
+  readonly dst2?: RegionOut | undefined;
+}
+
+/**
+ * Places and appends one data op (copy, bcast, swap, fill): the driver is `by` or else the rank
+ * of the source (of the destination for a fill), the pinned engine is checked against every rank
+ * the op touches, and the regions and length are recorded. Returns the op's index.
+ */
+function emitData(
+  st: State,
+  me: Site,
+  env: Env,
+  kind: number,
+  pl: PlacementFns,
+  { src, dst, dst2 }: DataRegions,
+): number {
+  const from = src ?? dst;
+  const driver = pl.by ? checkRank(st, pl.by(env), pl.bySpan) : from.rank;
+  const engine = checkEngine(st, pl, env, driver, from.rank, dst.rank, (dst2 ?? from).rank);
+  const i = emit(st, me, env, kind);
+  const t = st.ops;
+  t.driver[i] = driver;
+  t.engine[i] = engine;
+  if (src) {
+    t.srcRank[i] = src.rank;
+    t.srcBuf[i] = src.buf;
+    t.srcOff[i] = src.off;
+  }
+  t.dstRank[i] = dst.rank;
+  t.dstBuf[i] = dst.buf;
+  t.dstOff[i] = dst.off;
+  if (dst2) {
+    t.dst2Rank[i] = dst2.rank;
+    t.dst2Buf[i] = dst2.buf;
+    t.dst2Off[i] = dst2.off;
+  }
+  t.len[i] = from.len;
+  return i;
+}
+
 function compileCopy(st: State, s: Extract<Stmt, { kind: "copy" }>): Compiled {
   const src = compileRegion(st, s.src);
   const d1 = s.dsts[0];
@@ -867,6 +916,7 @@ function compileCopy(st: State, s: Extract<Stmt, { kind: "copy" }>): Compiled {
   const b = newRegionOut();
   const c = newRegionOut();
   const kind = dst2 ? OP_KINDS.bcast.code : OP_KINDS.copy.code;
+  const regions: DataRegions = { src: a, dst: b, dst2: dst2 ? c : undefined };
   return {
     site: me,
     binds: false,
@@ -884,24 +934,7 @@ function compileCopy(st: State, s: Extract<Stmt, { kind: "copy" }>): Compiled {
         if (overlaps(a, c)) stop("DMAC3008", d2!.span, [fmtRegion(st, a), fmtRegion(st, c)]);
         if (overlaps(b, c)) stop("DMAC3014", d2!.span, [fmtRegion(st, b), fmtRegion(st, c)]);
       }
-      const driver = pl.by ? checkRank(st, pl.by(env), pl.bySpan) : a.rank;
-      const engine = checkEngine(st, pl, env, driver, a.rank, b.rank, dst2 ? c.rank : a.rank);
-      const i = emit(st, me, env, kind);
-      const t = st.ops;
-      t.driver[i] = driver;
-      t.engine[i] = engine;
-      t.srcRank[i] = a.rank;
-      t.srcBuf[i] = a.buf;
-      t.srcOff[i] = a.off;
-      t.dstRank[i] = b.rank;
-      t.dstBuf[i] = b.buf;
-      t.dstOff[i] = b.off;
-      if (dst2) {
-        t.dst2Rank[i] = c.rank;
-        t.dst2Buf[i] = c.buf;
-        t.dst2Off[i] = c.off;
-      }
-      t.len[i] = a.len;
+      emitData(st, me, env, kind, pl, regions);
     },
   };
 }
@@ -913,6 +946,7 @@ function compileSwap(st: State, s: Extract<Stmt, { kind: "swap" }>): Compiled {
   const me = site(st, s.span, true);
   const a = newRegionOut();
   const b = newRegionOut();
+  const regions: DataRegions = { src: a, dst: b };
   return {
     site: me,
     binds: false,
@@ -922,19 +956,7 @@ function compileSwap(st: State, s: Extract<Stmt, { kind: "swap" }>): Compiled {
       if (a.len !== b.len) stop("DMAC3002", s.b.span, [bytes(a.len), bytes(b.len)]);
       if (a.len === 0) stop("DMAC3007", s.a.span, ["swap"]);
       if (overlaps(a, b)) stop("DMAC3009", s.b.span, [fmtRegion(st, a), fmtRegion(st, b)]);
-      const driver = pl.by ? checkRank(st, pl.by(env), pl.bySpan) : a.rank;
-      const engine = checkEngine(st, pl, env, driver, a.rank, b.rank, a.rank);
-      const i = emit(st, me, env, OP_KINDS.swap.code);
-      const t = st.ops;
-      t.driver[i] = driver;
-      t.engine[i] = engine;
-      t.srcRank[i] = a.rank;
-      t.srcBuf[i] = a.buf;
-      t.srcOff[i] = a.off;
-      t.dstRank[i] = b.rank;
-      t.dstBuf[i] = b.buf;
-      t.dstOff[i] = b.off;
-      t.len[i] = a.len;
+      emitData(st, me, env, OP_KINDS.swap.code, pl, regions);
     },
   };
 }
@@ -950,6 +972,7 @@ function compileFill(st: State, s: Extract<Stmt, { kind: "fill" }>): Compiled {
   const pl = compilePlacement(st, s.placement, s.span);
   const me = site(st, s.span, true);
   const d = newRegionOut();
+  const regions: DataRegions = { dst: d };
   return {
     site: me,
     binds: false,
@@ -957,17 +980,8 @@ function compileFill(st: State, s: Extract<Stmt, { kind: "fill" }>): Compiled {
       fd(env, d);
       const v = checkByte(value(env), s.value.span);
       if (d.len === 0) stop("DMAC3007", s.dst.span, ["fill"]);
-      const driver = pl.by ? checkRank(st, pl.by(env), pl.bySpan) : d.rank;
-      const engine = checkEngine(st, pl, env, driver, d.rank, d.rank, d.rank);
-      const i = emit(st, me, env, OP_KINDS.fill.code);
-      const t = st.ops;
-      t.driver[i] = driver;
-      t.engine[i] = engine;
-      t.dstRank[i] = d.rank;
-      t.dstBuf[i] = d.buf;
-      t.dstOff[i] = d.off;
-      t.len[i] = d.len;
-      t.value[i] = v;
+      const i = emitData(st, me, env, OP_KINDS.fill.code, pl, regions);
+      st.ops.value[i] = v;
     },
   };
 }

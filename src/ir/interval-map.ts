@@ -266,3 +266,52 @@ export function segmentCount<V>(m: IntervalMap<V>): number {
   for (const block of m.blocks) n += block.starts.length;
   return n;
 }
+
+// ---- allocation-light variants (the executor's hot path; same results as the general ones) ----
+
+/**
+ * The value of [lo, hi) shifted to lo when one segment covers the whole range, else undefined.
+ * Same as readPieces(m, lo, hi) having exactly one piece, without building the list.
+ */
+export function singlePiece<V>(m: IntervalMap<V>, lo: number, hi: number): V | undefined {
+  if (lo >= hi) return undefined;
+  const b = blockOf(m, lo);
+  const block = m.blocks[b]!;
+  const j = entryOf(block.starts, lo);
+  if (segEnd(m, b, j) < hi) return undefined;
+  const start = block.starts[j]!;
+  const v = block.vals[j]!;
+  return lo > start ? m.ops.shift(v, lo - start) : v;
+}
+
+/**
+ * Same as assignRange(m, lo, hi, [{ start: lo, end: hi, value }]) (merging with continuing
+ * neighbours included), without the piece list and the temporary arrays when [lo, hi) stays in
+ * one block.
+ */
+export function assignOne<V>(m: IntervalMap<V>, lo: number, hi: number, value: V): void {
+  if (!(0 <= lo && lo < hi && hi <= m.size)) {
+    assignRange(m, lo, hi, [{ start: lo, end: hi, value }]); // reports the invariant
+    return;
+  }
+  splitAt(m, lo);
+  splitAt(m, hi);
+  const b = blockOf(m, lo);
+  const block = m.blocks[b]!;
+  const j = entryOf(block.starts, lo);
+  let k = j;
+  while (k < block.starts.length && block.starts[k]! < hi) k++;
+  if (k < block.starts.length || b === m.blocks.length - 1) {
+    if (k - j === 1) block.vals[j] = value;
+    else {
+      block.starts.splice(j, k - j, lo);
+      block.vals.splice(j, k - j, value);
+    }
+  } else {
+    // Crosses a block boundary: the general path (rare).
+    assignRange(m, lo, hi, [{ start: lo, end: hi, value }]);
+    return;
+  }
+  mergeAt(m, hi);
+  mergeAt(m, lo);
+}

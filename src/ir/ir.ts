@@ -180,13 +180,44 @@ export function allocOpTable(capacity: number): OpTable {
 /** Returns a table with room for at least `need` ops, copying the existing ones (amortised doubling). */
 export function growOpTable(t: OpTable, need: number): OpTable {
   if (need <= t.kind.length) return t;
-  const next = allocOpTable(Math.max(need, t.kind.length * 2, 64));
+  return resizeOpTable(t, Math.max(need, t.kind.length * 2, 64));
+}
+
+/**
+ * A copy of `t` with room for exactly `capacity` ops (at least t.count). Instantiation uses it
+ * directly to keep the table within its --max-ops bound instead of doubling past it.
+ */
+export function resizeOpTable(t: OpTable, capacity: number): OpTable {
+  const next = allocOpTable(capacity);
   next.count = t.count;
   for (const key of Object.keys(t) as (keyof OpTable)[]) {
     if (key === "count") continue;
     (next[key] as { set(a: ArrayLike<number>): void }).set(t[key] as ArrayLike<number>);
   }
   return next;
+}
+
+/** Writes `r` as the source of op i; the op's length is the region's. */
+export function setOpSrc(t: OpTable, i: number, r: IrRegion): void {
+  t.srcRank[i] = r.rank;
+  t.srcBuf[i] = r.buffer;
+  t.srcOff[i] = r.offset;
+  t.len[i] = r.len;
+}
+
+/** Writes `r` as the destination of op i; the op's length is the region's. */
+export function setOpDst(t: OpTable, i: number, r: IrRegion): void {
+  t.dstRank[i] = r.rank;
+  t.dstBuf[i] = r.buffer;
+  t.dstOff[i] = r.offset;
+  t.len[i] = r.len;
+}
+
+/** Writes `r` as the second destination of a broadcast op i (its length is the source's). */
+export function setOpDst2(t: OpTable, i: number, r: IrRegion): void {
+  t.dst2Rank[i] = r.rank;
+  t.dst2Buf[i] = r.buffer;
+  t.dst2Off[i] = r.offset;
 }
 
 export function opKind(t: OpTable, i: number): OpKind {

@@ -15,6 +15,9 @@ import {
   allocOpTable,
   COMPARE_OPS,
   OP_KINDS,
+  setOpDst,
+  setOpDst2,
+  setOpSrc,
   type IrBuffer,
   type IrCollective,
   type IrEdges,
@@ -209,18 +212,6 @@ export function parseIr(text: string): ParseIrResult {
       t.guard,
     ])
       a[i] = -1;
-    const setSrc = (r: IrRegion): void => {
-      t.srcRank[i] = r.rank;
-      t.srcBuf[i] = r.buffer;
-      t.srcOff[i] = r.offset;
-      t.len[i] = r.len;
-    };
-    const setDst = (r: IrRegion): void => {
-      t.dstRank[i] = r.rank;
-      t.dstBuf[i] = r.buffer;
-      t.dstOff[i] = r.offset;
-      t.len[i] = r.len;
-    };
     c.lit(" ");
     let driven = true;
     switch (k) {
@@ -230,15 +221,13 @@ export function parseIr(text: string): ParseIrResult {
         c.lit(" -> ");
         const b = region(c);
         sameLen(a, b);
-        setSrc(a);
-        setDst(b);
+        setOpSrc(t, i, a);
+        setOpDst(t, i, b);
         if (k === "bcast") {
           c.lit(", ");
           const d = region(c);
           sameLen(a, d);
-          t.dst2Rank[i] = d.rank;
-          t.dst2Buf[i] = d.buffer;
-          t.dst2Off[i] = d.offset;
+          setOpDst2(t, i, d);
         }
         break;
       }
@@ -247,12 +236,12 @@ export function parseIr(text: string): ParseIrResult {
         c.lit(" <-> ");
         const b = region(c);
         sameLen(a, b);
-        setSrc(a);
-        setDst(b);
+        setOpSrc(t, i, a);
+        setOpDst(t, i, b);
         break;
       }
       case "fill": {
-        setDst(region(c));
+        setOpDst(t, i, region(c));
         c.lit(" with ");
         t.value[i] = c.int();
         break;

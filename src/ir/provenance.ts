@@ -9,9 +9,11 @@
 import { assertNever } from "../util/assert-never.js";
 import { invariant } from "../util/internal-error.js";
 import {
+  assignOne,
   assignRange,
   createIntervalMap,
   forEachPiece,
+  singlePiece,
   type IntervalMap,
   type IntervalValueOps,
 } from "./interval-map.js";
@@ -157,6 +159,14 @@ export function writeSegments(
   const len = segments[segments.length - 1]!.end - from;
   checkRange(st, buffer, offset, len);
   const delta = offset - from;
+  if (segments.length === 1 && segments[0]!.start === from) {
+    // The common case: one piece, without the temporary lists.
+    assignOne(mapFor(st, rank, buffer), offset, offset + len, {
+      source: segments[0]!.source,
+      writer,
+    });
+    return;
+  }
   const pieces = segments.map((s) => ({
     start: s.start + delta,
     end: s.end + delta,
@@ -178,9 +188,7 @@ export function fillRange(
   checkRange(st, buffer, offset, len);
   if (len === 0) return;
   const v: Prov = { source: { kind: "byte", value }, writer };
-  assignRange(mapFor(st, rank, buffer), offset, offset + len, [
-    { start: offset, end: offset + len, value: v },
-  ]);
+  assignOne(mapFor(st, rank, buffer), offset, offset + len, v);
 }
 
 /**
@@ -208,4 +216,53 @@ export function coalesce(segments: readonly ProvSegment[], withWriter = true): P
     }
   }
   return out;
+}
+
+// ---- allocation-light variants (the executor's hot path; same results as the general ones) ----
+
+function checkFast(st: ProvenanceState, rank: number, buffer: number, offset: number, len: number) {
+  const size = st.bufferSizes[buffer];
+  if (
+    !(rank >= 0 && rank < st.ranks && buffer >= 0 && size !== undefined) ||
+    !(offset >= 0 && len >= 0 && offset + len <= size)
+  ) {
+    key(st, rank, buffer); // throws the same InternalError as the general path
+    checkRange(st, buffer, offset, len);
+  }
+}
+
+/**
+ * The source of [offset, offset + len) of (rank, buffer) when it is one segment (readRange would
+ * return exactly one segment with this source), else undefined; len must be > 0.
+ */
+export function singleSource(
+  st: ProvenanceState,
+  rank: number,
+  buffer: number,
+  offset: number,
+  len: number,
+): Source | undefined {
+  checkFast(st, rank, buffer, offset, len);
+  if (len <= 0) return undefined;
+  const map = st.maps.get(rank * st.bufferSizes.length + buffer);
+  if (map === undefined) return { kind: "initial", rank, buffer, offset };
+  return singlePiece(map, offset, offset + len)?.source;
+}
+
+/**
+ * Same as writeSegments with one segment holding `source` over [offset, offset + len) of
+ * (rank, buffer), without the temporary lists.
+ */
+export function writeSource(
+  st: ProvenanceState,
+  rank: number,
+  buffer: number,
+  offset: number,
+  len: number,
+  source: Source,
+  writer: number,
+): void {
+  checkFast(st, rank, buffer, offset, len);
+  if (len <= 0) return;
+  assignOne(mapFor(st, rank, buffer), offset, offset + len, { source, writer });
 }

@@ -7,7 +7,7 @@
 // "(N more)"), what each holds, what it should hold, and the op that last wrote it, with that op's
 // statement as a related note; so a wrong offset in a loop points at the copy and the loop values.
 
-import type { CompareOp } from "../frontend/ast.js";
+import { foldCompare } from "../check/types.js";
 import type { SourceFile, Span } from "../source/source-file.js";
 import { lineCol } from "../source/source-file.js";
 import { diag, type Diagnostic, type Related } from "../diagnostics/diagnostic.js";
@@ -269,7 +269,7 @@ export function checkCircularWaits(m: IrModule, file: SourceFile): Diagnostic[] 
     const before = seen.get(key(i)) ?? 0;
     const op = COMPARE_OPS[t.cmp[i]!]!;
     const want = t.value[i]!;
-    if (compare(before, op, want) || reported.has(t.stmt[i]!)) continue;
+    if (foldCompare(before, op, want) || reported.has(t.stmt[i]!)) continue;
     reported.add(t.stmt[i]!);
     const sig = `${m.signals[t.signal[i]!]?.name ?? `#${t.signal[i]}`}@${t.sigRank[i]}`;
     const binding = describeBinding(m, t.stmt[i]!, t.bind[i]!);
@@ -288,23 +288,4 @@ export function checkCircularWaits(m: IrModule, file: SourceFile): Diagnostic[] 
     );
   }
   return out;
-}
-
-function compare(a: number, op: CompareOp, b: number): boolean {
-  switch (op) {
-    case "==":
-      return a === b;
-    case "!=":
-      return a !== b;
-    case "<":
-      return a < b;
-    case "<=":
-      return a <= b;
-    case ">":
-      return a > b;
-    case ">=":
-      return a >= b;
-    default:
-      return assertNever(op, "compare op");
-  }
 }

@@ -142,3 +142,16 @@ export function formatStats(stats: readonly PassStats[]): string {
     )
     .join("\n");
 }
+
+/**
+ * Whether optimise() with these options returns the -O0 lowering unchanged, so a caller that
+ * wants no pass report may skip it: only engine-assign runs, with the affinity strategy, which
+ * re-lowers with the placement the lowering itself chose. Skipping matters at scale: the
+ * re-lowering is about two thirds of a 10^6-op -O0 compile (docs/performance.md).
+ * test/unit/passes/identity.test.ts checks the claim on every example with both protocols.
+ */
+export function passesKeepLowering(o: PassOptions): boolean {
+  if (o.level === 2 || o.engines.kind !== "affinity" || (o.dumpAfter?.length ?? 0) > 0)
+    return false;
+  return PASSES.every((p) => p.name === "engine-assign" || !passEnabled(p, o));
+}

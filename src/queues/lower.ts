@@ -30,6 +30,7 @@ import type {
   QCmd,
   Queue,
   QueueProgram,
+  SyncLoc,
   SyncWord,
 } from "./queue-program.js";
 
@@ -247,6 +248,10 @@ export function lowerToQueues(m: IrModule, target: Target, opts: LowerOptions): 
     buffer,
     offset,
   });
+  // One location object per sync word, shared by its polls and signals (queue programs are
+  // immutable data): a million fewer small objects at 10^6 operations.
+  const syncLocs: SyncLoc[] = [];
+  const syncLoc = (w: number): SyncLoc => (syncLocs[w] ??= { space: "sync", word: w });
   const getProgressWord = (producer: number, consumer: number): number => {
     const k = producer * Q + consumer;
     let w = progressWord.get(k);
@@ -312,7 +317,7 @@ export function lowerToQueues(m: IrModule, target: Target, opts: LowerOptions): 
       const qp = pollQueue[j]!;
       out.push({
         kind: "poll",
-        at: { space: "sync", word: getProgressWord(qp, q) },
+        at: syncLoc(getProgressWord(qp, q)),
         func: ">=",
         value: pollValue[j]!,
         mask: 0xffffffff,
@@ -330,7 +335,7 @@ export function lowerToQueues(m: IrModule, target: Target, opts: LowerOptions): 
       const v = ++wordValue[w]!;
       out.push({
         kind: "signal",
-        at: { space: "sync", word: w },
+        at: syncLoc(w),
         how: "fence",
         value: v,
         why: "barrier",
@@ -339,7 +344,7 @@ export function lowerToQueues(m: IrModule, target: Target, opts: LowerOptions): 
       lastBarrier[q] = out.length;
       out.push({
         kind: "poll",
-        at: { space: "sync", word: w },
+        at: syncLoc(w),
         func: "==",
         value: v,
         mask: 0xffffffff,
@@ -410,7 +415,7 @@ export function lowerToQueues(m: IrModule, target: Target, opts: LowerOptions): 
       needValue[e] = v;
       out.push({
         kind: "signal",
-        at: { space: "sync", word: w },
+        at: syncLoc(w),
         how: "fence",
         value: v,
         why: "dep",

@@ -17,7 +17,7 @@ import { OP_KINDS, type IrModule } from "../ir/ir.js";
 import { InternalError } from "../util/internal-error.js";
 import { assertNever } from "../util/assert-never.js";
 import { queueName, type QCmd, type QueueProgram } from "./queue-program.js";
-import type { CompareOp } from "../frontend/ast.js";
+import { foldCompare as compare } from "../check/types.js";
 
 const COMPATIBLE: Record<string, readonly string[]> = {
   copy: ["copy", "bcast"],
@@ -30,24 +30,8 @@ function isU32(v: number): boolean {
   return Number.isInteger(v) && v >= 0 && v <= 0xffffffff;
 }
 
-export function compare(a: number, func: CompareOp, b: number): boolean {
-  switch (func) {
-    case "==":
-      return a === b;
-    case "!=":
-      return a !== b;
-    case "<":
-      return a < b;
-    case "<=":
-      return a <= b;
-    case ">":
-      return a > b;
-    case ">=":
-      return a >= b;
-    default:
-      return assertNever(func, "compare op");
-  }
-}
+/** `a FUNC b` of a POLL_REGMEM (the one definition lives with the constant folder). */
+export { compare };
 
 export function verifyQueueProgram(p: QueueProgram, m: IrModule, engines = 16): void {
   const fail = (where: string, msg: string): never => {

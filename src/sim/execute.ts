@@ -24,7 +24,14 @@
 
 import { diag, type Diagnostic } from "../diagnostics/diagnostic.js";
 import type { DiagnosticCode } from "../diagnostics/codes.js";
-import { fillRange, readRange, writeSegments, type ProvenanceState } from "../ir/provenance.js";
+import {
+  fillRange,
+  readRange,
+  singleSource,
+  writeSegments,
+  writeSource,
+  type ProvenanceState,
+} from "../ir/provenance.js";
 import { assertNever } from "../util/assert-never.js";
 import { EventHeap } from "./heap.js";
 import {
@@ -853,11 +860,20 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
     const n = run.bytes;
     switch (c.kind) {
       case "copy": {
-        const segs = readRange(st, g[0]!, b[0]!, o[0]!, n);
-        writeSegments(st, g[1]!, b[1]!, o[1]!, o[0]!, segs, cmd);
+        // Usually the source range is one segment: move it without the temporary lists.
+        const one = singleSource(st, g[0]!, b[0]!, o[0]!, n);
+        if (one !== undefined) writeSource(st, g[1]!, b[1]!, o[1]!, n, one, cmd);
+        else
+          writeSegments(st, g[1]!, b[1]!, o[1]!, o[0]!, readRange(st, g[0]!, b[0]!, o[0]!, n), cmd);
         break;
       }
       case "bcast": {
+        const one = singleSource(st, g[0]!, b[0]!, o[0]!, n);
+        if (one !== undefined) {
+          writeSource(st, g[1]!, b[1]!, o[1]!, n, one, cmd);
+          writeSource(st, g[2]!, b[2]!, o[2]!, n, one, cmd);
+          break;
+        }
         const segs = readRange(st, g[0]!, b[0]!, o[0]!, n);
         writeSegments(st, g[1]!, b[1]!, o[1]!, o[0]!, segs, cmd);
         writeSegments(st, g[2]!, b[2]!, o[2]!, o[0]!, segs, cmd);

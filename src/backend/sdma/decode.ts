@@ -140,32 +140,52 @@ function describeSuspicious(
   }
 }
 
-/** Decodes a whole stream; see the module comment for how problems are handled. */
-export function decodeStream(words: Uint32Array | readonly number[]): DecodedStream {
-  const packets: DecodedEntry[] = [];
-  const problems: StreamProblem[] = [];
+/**
+ * Visits a stream's entries in order, each with the problems found at its offset (the same
+ * entries and problems as decodeStream, which is built on it). No list of the whole stream is
+ * kept: the listing of a 10^6-operation program visits 20M dwords, and holding every decoded
+ * packet of a queue at once was the largest heap of `dmac compile` (docs/performance.md).
+ */
+export function scanStream(
+  words: Uint32Array | readonly number[],
+  visit: (entry: DecodedEntry, problems: readonly StreamProblem[]) => void,
+): void {
   const end = words.length;
   let i = 0;
   while (i < end) {
     const r = decodePacketAt(words, i);
     if (r.ok) {
-      packets.push({ offset: i * 4, packet: r.packet, words: r.words });
-      if (r.suspicious) describeSuspicious(lookupHeader(words[i]!)!, words, i, problems);
+      let here: StreamProblem[] = NONE;
+      if (r.suspicious) describeSuspicious(lookupHeader(words[i]!)!, words, i, (here = []));
+      visit({ offset: i * 4, packet: r.packet, words: r.words }, here);
       i += r.words;
       continue;
     }
-    problems.push({ offset: i * 4, code: r.code, detail: r.detail });
+    const problem: StreamProblem = { offset: i * 4, code: r.code, detail: r.detail };
     if (r.code === "DMAC4101") {
-      packets.push({ offset: i * 4, packet: { kind: "unknown", word: words[i]! >>> 0 }, words: 1 });
+      visit({ offset: i * 4, packet: { kind: "unknown", word: words[i]! >>> 0 }, words: 1 }, [
+        problem,
+      ]);
       i += 1;
     } else {
-      for (; i < end; i++)
-        packets.push({
-          offset: i * 4,
-          packet: { kind: "unknown", word: words[i]! >>> 0 },
-          words: 1,
-        });
+      for (let first = true; i < end; i++, first = false)
+        visit(
+          { offset: i * 4, packet: { kind: "unknown", word: words[i]! >>> 0 }, words: 1 },
+          first ? [problem] : NONE,
+        );
     }
   }
+}
+
+const NONE: StreamProblem[] = [];
+
+/** Decodes a whole stream; see the module comment for how problems are handled. */
+export function decodeStream(words: Uint32Array | readonly number[]): DecodedStream {
+  const packets: DecodedEntry[] = [];
+  const problems: StreamProblem[] = [];
+  scanStream(words, (entry, here) => {
+    packets.push(entry);
+    for (const p of here) problems.push(p);
+  });
   return { packets, problems };
 }

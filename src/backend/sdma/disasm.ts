@@ -14,7 +14,7 @@ import {
   MAX_SAFE_ADDR_HI,
   type CompiledPacket,
 } from "./bitfield.js";
-import { decodeStream, type StreamProblem } from "./decode.js";
+import { scanStream } from "./decode.js";
 import type { Packet } from "./packets.js";
 
 export interface DisasmOptions {
@@ -25,7 +25,6 @@ export interface DisasmOptions {
 }
 
 const MAX_DATA_PRINTED = 8;
-const NO_PROBLEMS: readonly StreamProblem[] = [];
 
 // Hex formatting through a 256-entry byte table: Number.prototype.toString(16) goes through V8's
 // general radix conversion and was ~15% of `dmac compile` of a 3M-packet program (profile in
@@ -165,7 +164,9 @@ function writeFields(
         out.text(v as string);
         break;
       case "u64":
-        out.text(hex(v as bigint));
+        // From the raw halves: the same digits as hex(v) without BigInt arithmetic (1M atomics
+        // at 10^6 operations).
+        out.hex64(words[at + f.dw + 1]! >>> 0, words[at + f.dw]! >>> 0);
         break;
       default: {
         // words (WRITE's data): rare in listings; the string formatter has the rules.
@@ -240,6 +241,24 @@ export class TextSink {
   }
   text(s: string): void {
     this.room(3 * s.length); // the UTF-8 worst case
+    // Short ASCII texts (separators, names, indents: millions of calls for a big manifest) are
+    // copied by hand; Buffer.write's native call costs more than the copy.
+    if (s.length <= 32) {
+      const b = this.buf;
+      let at = this.len;
+      for (let i = 0; i < s.length; i++) {
+        const c = s.charCodeAt(i);
+        if (c >= 0x80) {
+          at = -1;
+          break;
+        }
+        b[at++] = c;
+      }
+      if (at >= 0) {
+        this.len = at;
+        return;
+      }
+    }
     this.len += this.buf.write(s, this.len, "utf8");
   }
   offset(v: number): void {
@@ -254,6 +273,21 @@ export class TextSink {
   }
   /** String(v) for a non-negative safe integer, else via String. */
   decimal(v: number): void {
+    if (v >= 0 && v <= 0x7fffffff && (v | 0) === v) {
+      // Small integers (nearly every number of a manifest): int32 arithmetic only.
+      let digits = 1;
+      for (let x = v; x >= 10; x = (x / 10) | 0) digits++;
+      this.room(digits);
+      const b = this.buf;
+      let x = v;
+      for (let i = this.len + digits - 1; i >= this.len; i--) {
+        const q = (x / 10) | 0;
+        b[i] = 48 + x - 10 * q;
+        x = q;
+      }
+      this.len += digits;
+      return;
+    }
     if (!(Number.isSafeInteger(v) && v >= 0)) return this.text(String(v));
     let digits = 1;
     for (let x = v; x >= 10; x = Math.floor(x / 10)) digits++;
@@ -276,6 +310,16 @@ export class TextSink {
     b[this.len++] = 48; // 0
     b[this.len++] = 120; // x
     if (hi > 0) {
+      this.hexDigits(hi);
+      this.hex8(lo);
+    } else this.hexDigits(lo);
+  }
+  /** hex() of the 64-bit value hi * 2^32 + lo (two uint32 halves): 0x, no leading zeros. */
+  hex64(hi: number, lo: number): void {
+    this.room(18);
+    this.buf[this.len++] = 48; // 0
+    this.buf[this.len++] = 120; // x
+    if (hi !== 0) {
       this.hexDigits(hi);
       this.hex8(lo);
     } else this.hexDigits(lo);
@@ -317,16 +361,9 @@ export function disassembleInto(
 ): void {
   const base = opts.baseOffset ?? 0;
   const perLine = Math.max(1, opts.dwordsPerLine ?? 8);
-  const { packets, problems } = decodeStream(words);
-  const byOffset = new Map<number, StreamProblem[]>();
-  for (const pr of problems) {
-    const list = byOffset.get(pr.offset);
-    if (list) list.push(pr);
-    else byOffset.set(pr.offset, [pr]);
-  }
   let truncated = false;
-  for (const e of packets) {
-    const here = byOffset.get(e.offset) ?? NO_PROBLEMS;
+  // One packet at a time (scanStream), not the decoded list of the whole stream.
+  scanStream(words, (e, here) => {
     const at = e.offset / 4;
     if (e.packet.kind === "unknown") {
       const why = here.map((p) => p.detail);
@@ -339,7 +376,7 @@ export function disassembleInto(
       out.text("  .dword 0x");
       out.hex8(e.packet.word);
       out.text(`${comment}\n`);
-      continue;
+      return;
     }
     const c = lookupHeader(words[at]!)!;
     for (let k = 0; k < e.words; k += perLine) {
@@ -358,5 +395,5 @@ export function disassembleInto(
       }
       out.char(NEWLINE);
     }
-  }
+  });
 }

@@ -30,7 +30,8 @@ import {
   type WordLoc,
 } from "../../queues/queue-program.js";
 import { COMPILED_BY_KIND } from "./bitfield.js";
-import { encodePackets } from "./encode.js";
+import { encodeInto } from "./encode.js";
+import { PackedRowsBuilder, type PackedRows } from "./packed-rows.js";
 import {
   hexAddr,
   packetRuleViolations,
@@ -51,12 +52,14 @@ export interface EmittedQueue {
   readonly name: string;
   readonly gpu: number;
   readonly engine: number;
-  readonly packets: readonly Packet[];
+  /** Packets in the stream (they are encoded as they are built; decode `words` to see them). */
+  readonly packetCount: number;
   readonly words: Uint32Array;
-  /** Flat triples [dword, region, addend] (see ManifestRelocations). */
-  readonly relocations: readonly number[];
-  /** Entries [byteOffset, stmt, ...ops] (see ManifestSourceMap). */
-  readonly sourceMap: readonly (readonly number[])[];
+  /** Flat triples [dword, region, addend] (see ManifestRelocations); a typed array, so the
+   * ~12M numbers of a 10^6-operation program live outside the garbage-collected heap. */
+  readonly relocations: Float64Array;
+  /** Entries [byteOffset, stmt, ...ops] (see ManifestSourceMap), packed flat. */
+  readonly sourceMap: PackedRows;
   readonly completionSlots: readonly number[];
 }
 
@@ -98,6 +101,9 @@ export function emitSdma(
 ): { queues: EmittedQueue[]; diagnostics: Diagnostic[] } {
   const diagnostics: Diagnostic[] = [];
   const reported = new Set<string>();
+  // Once an error is reported nothing is encoded (the result has no queues), but emission goes
+  // on to report the other statements' errors.
+  let failed = false;
   const maxStream = opts.maxStreamBytes ?? DEFAULT_MAX_STREAM_BYTES;
   const R = layout.ranks;
   const limits = {
@@ -127,6 +133,7 @@ export function emitSdma(
       binding ? { hint: `first at ${binding}` } : {},
     );
     diagnostics.push(d);
+    if (d.severity === "error") failed = true;
   };
 
   const buf = (l: BufferLoc): number => {
@@ -236,12 +243,17 @@ export function emitSdma(
     }
   };
 
+  // Each queue is encoded straight into a growing dword buffer as its commands are visited: a
+  // Packet object lives only while its command is encoded (at 10^6 operations, keeping 3M packets
+  // until the end was a large share of the heap and of garbage-collection time).
   const queues: EmittedQueue[] = [];
   for (const q of p.queues) {
     const name = queueName(q);
-    const packets: Packet[] = [];
-    const relocations: number[] = [];
-    const sourceMap: number[][] = [];
+    let words = new Uint32Array(Math.max(64, q.cmds.length * 6));
+    let packetCount = 0;
+    let relocations = new Float64Array(Math.max(48, q.cmds.length * 6));
+    let nReloc = 0;
+    const sourceMap = new PackedRowsBuilder(q.cmds.length);
     const completionSlots: number[] = [];
     let dword = 0;
     let lastOps: readonly number[] | undefined;
@@ -251,10 +263,12 @@ export function emitSdma(
       for (const v of packetRuleViolations(pk)) report(v.code, c.ops, v.args);
       if (c.ops !== lastOps && c.ops.length > 0) {
         lastOps = c.ops;
-        // No spread: this runs once per operation (10^6 times for the big benchmark).
-        const entry = [dword * 4, m.ops.stmt[c.ops[0]!]!];
-        for (let k = 0; k < c.ops.length; k++) entry.push(c.ops[k]!);
-        sourceMap.push(entry);
+        // Packed rows, not one array per entry: this runs once per operation (10^6 times for
+        // the big benchmark), and the entries live until the manifest is written.
+        sourceMap.startRow();
+        sourceMap.value(dword * 4);
+        sourceMap.value(m.ops.stmt[c.ops[0]!]!);
+        for (let k = 0; k < c.ops.length; k++) sourceMap.value(c.ops[k]!);
       }
       if (c.kind === "completion") completionSlots.push(c.slot);
       const rec = pk as unknown as Readonly<Record<string, unknown>>;
@@ -262,10 +276,27 @@ export function emitSdma(
         const a = rec[f.name];
         if (typeof a !== "number") continue;
         const region = regionOf(layout, a);
-        relocations.push(dword + f.dw, region, a - layout.regions[region]!.base);
+        if (nReloc + 3 > relocations.length) {
+          const grown = new Float64Array(2 * relocations.length);
+          grown.set(relocations);
+          relocations = grown;
+        }
+        relocations[nReloc++] = dword + f.dw;
+        relocations[nReloc++] = region;
+        relocations[nReloc++] = a - layout.regions[region]!.base;
       }
-      packets.push(pk);
-      dword += COMPILED_BY_KIND[pk.kind].fixedLength;
+      const length = COMPILED_BY_KIND[pk.kind].fixedLength;
+      if (length < 0) throw new InternalError(`emitted a variable-length ${pk.kind} packet`);
+      if (!failed) {
+        if (dword + length > words.length) {
+          const grown = new Uint32Array(Math.max(2 * words.length, dword + length));
+          grown.set(words.subarray(0, dword));
+          words = grown;
+        }
+        encodeInto(pk, words, dword);
+      }
+      packetCount++;
+      dword += length;
     }
     if (dword * 4 > maxStream) {
       diagnostics.push(
@@ -276,15 +307,16 @@ export function emitSdma(
       name,
       gpu: q.gpu,
       engine: q.engine,
-      packets,
-      words: new Uint32Array(0),
-      relocations,
-      sourceMap,
+      packetCount,
+      // A copy of the used part, so the spare capacity is released now.
+      words: failed ? new Uint32Array(0) : words.slice(0, dword),
+      relocations: relocations.slice(0, nReloc),
+      sourceMap: sourceMap.done(),
       completionSlots,
     });
   }
   if (diagnostics.some((d) => d.severity === "error")) return { queues: [], diagnostics };
-  return { queues: queues.map((q) => ({ ...q, words: encodePackets(q.packets) })), diagnostics };
+  return { queues, diagnostics };
 }
 
 const LITTLE_ENDIAN_HOST = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;

@@ -112,6 +112,20 @@ export function encodePacket(p: Packet): number[] {
   return out;
 }
 
+/**
+ * Writes `p` into out[at ..] and returns its length in dwords (the caller makes room: a packet
+ * of a fixed-length kind takes COMPILED_BY_KIND[kind].fixedLength dwords). Throws InternalError
+ * if a field is out of range. The emitter uses it to encode each packet as it is built, so no
+ * packet object outlives its command (docs/performance.md).
+ */
+export function encodeInto(p: Packet, out: Uint32Array, at: number): number {
+  const { c, length } = checked(p);
+  if (at + length > out.length)
+    throw new InternalError(`encodeInto: ${length} dwords at ${at} overrun ${out.length}`);
+  pack(c, p, out, at, length);
+  return length;
+}
+
 /** The dwords of a packet sequence, back to back. Throws InternalError if a field is out of range. */
 export function encodePackets(ps: readonly Packet[]): Uint32Array {
   const sized = ps.map(checked);

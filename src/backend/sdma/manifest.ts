@@ -14,6 +14,8 @@ import { lineCol } from "../../source/source-file.js";
 import { VERSION } from "../../version.js";
 import type { Layout } from "./layout.js";
 import type { EmittedQueue } from "./emit.js";
+import { TextSink } from "./disasm.js";
+import { PackedRows } from "./packed-rows.js";
 
 export interface Manifest {
   readonly version: 1;
@@ -133,7 +135,8 @@ export type ManifestSyncWord =
  */
 export interface ManifestRelocations {
   readonly queue: string;
-  readonly entries: readonly number[];
+  /** A Float64Array when built by dmac (formatJson writes it as an array); number[] when read. */
+  readonly entries: readonly number[] | Float64Array;
 }
 
 export interface ManifestSourceMap {
@@ -147,7 +150,8 @@ export interface ManifestSourceMap {
    */
   readonly queues: readonly {
     readonly queue: string;
-    readonly entries: readonly (readonly number[])[];
+    /** PackedRows when built by dmac (written as this array of arrays); arrays when read. */
+    readonly entries: readonly (readonly number[])[] | PackedRows;
   }[];
 }
 
@@ -277,6 +281,20 @@ export function formatJson(value: unknown): string {
   const write = (v: unknown, indent: string): void => {
     if (scalar(v)) {
       parts.push(JSON.stringify(v) ?? "null");
+    } else if (v instanceof Float64Array) {
+      parts.push(v.length === 0 ? "[]" : "[" + v.join(", ") + "]");
+    } else if (v instanceof PackedRows) {
+      // As the array of arrays it stands for: one row per line.
+      if (v.length === 0) parts.push("[]");
+      else {
+        const inner = indent + "  ";
+        parts.push("[\n");
+        for (let i = 0; i < v.length; i++) {
+          const row = v.data.subarray(v.starts[i]!, v.starts[i + 1]!);
+          parts.push(inner + "[" + row.join(", ") + "]" + (i < v.length - 1 ? ",\n" : "\n"));
+        }
+        parts.push(indent + "]");
+      }
     } else if (Array.isArray(v)) {
       if (v.length === 0) parts.push("[]");
       else if (finiteNumbers(v)) parts.push("[" + v.join(", ") + "]");
@@ -320,4 +338,101 @@ export function formatJson(value: unknown): string {
   };
   write(value, "");
   return parts.join("") + "\n";
+}
+
+/**
+ * formatJson(value) as UTF-8 bytes, written into one growing buffer (disasm.ts TextSink) instead
+ * of a string: the manifest of a 10^6-operation program is ~120 MB of JSON, mostly ~9M relocation
+ * numbers and 10^6 source-map entries; as strings the parts, the joined text and its UTF-8 copy
+ * were the largest allocation of the compile (docs/performance.md). `capacity`: expected bytes
+ * (a good guess avoids regrowing a big buffer). Same text as formatJson, byte for byte (tested).
+ */
+export function formatJsonBytes(value: unknown, capacity = 1 << 16): Uint8Array {
+  const out = new TextSink(capacity);
+  const scalar = (v: unknown): boolean => v === null || typeof v !== "object";
+  const finiteNumbers = (v: readonly unknown[]): boolean => {
+    for (let i = 0; i < v.length; i++) {
+      const x = v[i];
+      if (typeof x !== "number" || !Number.isFinite(x)) return false;
+    }
+    return true;
+  };
+  // TextSink.decimal is String(v) for every number (digits for non-negative safe integers),
+  // which is JSON.stringify(v) for finite ones.
+  const numbers = (v: ArrayLike<number>): void => {
+    out.char(0x5b); // [
+    out.decimal(v[0]!);
+    for (let i = 1; i < v.length; i++) {
+      out.char(0x2c); // ,
+      out.char(0x20);
+      out.decimal(v[i]!);
+    }
+    out.char(0x5d); // ]
+  };
+  const write = (v: unknown, indent: string): void => {
+    if (scalar(v)) {
+      out.text(JSON.stringify(v) ?? "null");
+    } else if (v instanceof Float64Array) {
+      // Relocations (emit.ts); non-finite values cannot occur (they are addresses).
+      if (v.length === 0) out.text("[]");
+      else numbers(v);
+    } else if (v instanceof PackedRows) {
+      if (v.length === 0) out.text("[]");
+      else {
+        const inner = indent + "  ";
+        out.text("[\n");
+        for (let i = 0; i < v.length; i++) {
+          out.text(inner);
+          const a = v.starts[i]!;
+          const b = v.starts[i + 1]!;
+          if (a === b) out.text("[]");
+          else numbers(v.data.subarray(a, b));
+          out.text(i < v.length - 1 ? ",\n" : "\n");
+        }
+        out.text(indent + "]");
+      }
+    } else if (Array.isArray(v)) {
+      if (v.length === 0) out.text("[]");
+      else if (finiteNumbers(v)) numbers(v as number[]);
+      else if (v.every(scalar))
+        out.text("[" + v.map((x) => JSON.stringify(x) ?? "null").join(", ") + "]");
+      else {
+        const inner = indent + "  ";
+        out.text("[\n");
+        for (let i = 0; i < v.length; i++) {
+          out.text(inner);
+          write(v[i], inner);
+          out.text(i < v.length - 1 ? ",\n" : "\n");
+        }
+        out.text(indent + "]");
+      }
+    } else {
+      const entries = Object.entries(v as Record<string, unknown>).filter(
+        ([, x]) => x !== undefined,
+      );
+      if (entries.length === 0) {
+        out.text("{}");
+        return;
+      }
+      const inner = indent + "  ";
+      out.text("{\n");
+      for (let i = 0; i < entries.length; i++) {
+        const [k, x] = entries[i]!;
+        out.text(inner + JSON.stringify(k) + ": ");
+        write(x, inner);
+        out.text(i < entries.length - 1 ? ",\n" : "\n");
+      }
+      out.text(indent + "}");
+    }
+  };
+  write(value, "");
+  out.char(0x0a);
+  return out.bytes();
+}
+
+/** A generous guess of the manifest's JSON size (formatJsonBytes' capacity). */
+export function manifestSizeGuess(emitted: readonly EmittedQueue[]): number {
+  let n = 1 << 20;
+  for (const q of emitted) n += 12 * q.relocations.length + 48 * q.sourceMap.length + 4096;
+  return n;
 }

@@ -7,27 +7,24 @@ import type { Command } from "commander";
 import { analyzeSource } from "../../pipeline.js";
 import type { Diagnostic } from "../../diagnostics/diagnostic.js";
 import type { CliContext } from "../main.js";
-import type { ColorMode, DiagnosticFormat } from "../io.js";
 import {
-  addDefineOption,
   addDiagnosticOptions,
   addFrontEndLimitOptions,
+  addMaxOpsOption,
+  addScheduleOptions,
   parseFrontEndLimits,
-  type FrontEndLimitOptions,
-  parseDefines,
   parsePositiveInt,
+  parseScheduleOptions,
   readSourceFile,
-  readTargetOption,
   reportDiagnostics,
+  type DiagnosticOutput,
+  type FrontEndLimitOptions,
+  type ScheduleCommandOptions,
 } from "../options.js";
 
-export interface CheckCommandOptions extends FrontEndLimitOptions {
-  readonly define?: string[] | undefined;
-  readonly schedule?: string | undefined;
-  readonly target?: string | undefined;
+export interface CheckCommandOptions
+  extends ScheduleCommandOptions, FrontEndLimitOptions, DiagnosticOutput {
   readonly maxOps?: string | undefined;
-  readonly format: DiagnosticFormat;
-  readonly color: ColorMode;
 }
 
 export function runCheck(
@@ -35,13 +32,11 @@ export function runCheck(
   opts: CheckCommandOptions,
   ctx: CliContext,
 ): number {
-  const defines = parseDefines(opts.define);
-  const target = readTargetOption(opts.target);
+  const common = parseScheduleOptions(opts);
   const maxOps = parsePositiveInt("--max-ops", opts.maxOps);
   const limits = parseFrontEndLimits(opts);
   const diagnostics: Diagnostic[] = [
-    ...defines.diagnostics,
-    ...target.diagnostics,
+    ...common.diagnostics,
     ...maxOps.diagnostics,
     ...limits.diagnostics,
   ];
@@ -51,10 +46,10 @@ export function runCheck(
       diagnostics.push(...read.diagnostics);
       if (!read.file) continue;
       const result = analyzeSource(read.file, {
-        defines: defines.defines,
+        defines: common.defines,
         schedule: opts.schedule,
         baseDir: dirname(path),
-        targetOverride: target.target,
+        targetOverride: common.target,
         maxOps: maxOps.value,
         maxSourceBytes: limits.maxSourceBytes,
         maxNesting: limits.maxNesting,
@@ -72,13 +67,8 @@ export function registerCheck(program: Command, ctx: CliContext): void {
       "parse, type-check, instantiate and verify .dmac files (postconditions, bounds, engines), reporting every error and warning",
     )
     .argument("<files...>", ".dmac source files");
-  addDefineOption(cmd)
-    .option("--schedule <name>", "check only this schedule of each file (default: all of them)")
-    .option("--target <file>", "use this target description (JSON) instead of the file's 'target'")
-    .option(
-      "--max-ops <n>",
-      "limit on the operations a schedule may instantiate (default 4000000)",
-    );
+  addScheduleOptions(cmd, "check only this schedule of each file (default: all of them)");
+  addMaxOpsOption(cmd);
   addFrontEndLimitOptions(cmd);
   addDiagnosticOptions(cmd).action((files: string[], opts: CheckCommandOptions) => {
     ctx.exit(runCheck(files, opts, ctx));

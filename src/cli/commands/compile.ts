@@ -12,6 +12,7 @@ import {
   type OutputFile,
 } from "../../backend/compile-pipeline.js";
 import { OutputError, writeOutputDir } from "../../backend/output.js";
+import { passesKeepLowering } from "../../passes/index.js";
 import { diag, hasErrors, type Diagnostic } from "../../diagnostics/diagnostic.js";
 // ---- optimiser hook (options shared with sim and sweep: ../opt-options.ts) ----
 import {
@@ -21,26 +22,25 @@ import {
   type OptCommandOptions,
 } from "../opt-options.js";
 // ---- end optimiser hook ----
-import type { ColorMode, DiagnosticFormat } from "../io.js";
 import type { CliContext } from "../main.js";
 import {
-  addDefineOption,
   addDiagnosticOptions,
   addFrontEndLimitOptions,
+  addMaxOpsOption,
+  addScheduleOptions,
   parseFrontEndLimits,
-  type FrontEndLimitOptions,
-  parseDefines,
   parsePositiveInt,
+  parseScheduleOptions,
   readSourceFile,
-  readTargetOption,
   reportDiagnostics,
+  type DiagnosticOutput,
+  type FrontEndLimitOptions,
+  type ScheduleCommandOptions,
 } from "../options.js";
 
 /** Options shared by `compile` and `golden` (as commander delivers them). */
-export interface BuildCommandOptions extends FrontEndLimitOptions, OptCommandOptions {
-  readonly define?: string[] | undefined;
-  readonly schedule?: string | undefined;
-  readonly target?: string | undefined;
+export interface BuildCommandOptions
+  extends ScheduleCommandOptions, FrontEndLimitOptions, OptCommandOptions {
   readonly emit?: string | undefined;
   readonly maxCopyBytes?: string | undefined;
   readonly conservativeCount?: boolean | undefined;
@@ -48,10 +48,8 @@ export interface BuildCommandOptions extends FrontEndLimitOptions, OptCommandOpt
   readonly maxOps?: string | undefined;
 }
 
-export interface CompileCommandOptions extends BuildCommandOptions {
+export interface CompileCommandOptions extends BuildCommandOptions, DiagnosticOutput {
   readonly output: string;
-  readonly format: DiagnosticFormat;
-  readonly color: ColorMode;
 }
 
 /** Parses the `--emit` list (default: sdma). */
@@ -80,8 +78,7 @@ export function compileFileToOutputs(
   path: string,
   opts: BuildCommandOptions,
 ): { diagnostics: Diagnostic[]; files: OutputFile[] | undefined; report?: string | undefined } {
-  const defines = parseDefines(opts.define);
-  const target = readTargetOption(opts.target);
+  const common = parseScheduleOptions(opts);
   const emit = parseEmit(opts.emit);
   const maxCopy = parsePositiveInt("--max-copy-bytes", opts.maxCopyBytes);
   const maxStream = parsePositiveInt("--max-stream-bytes", opts.maxStreamBytes);
@@ -89,8 +86,7 @@ export function compileFileToOutputs(
   const limits = parseFrontEndLimits(opts);
   const diagnostics: Diagnostic[] = [
     ...limits.diagnostics,
-    ...defines.diagnostics,
-    ...target.diagnostics,
+    ...common.diagnostics,
     ...emit.diagnostics,
     ...maxCopy.diagnostics,
     ...maxStream.diagnostics,
@@ -98,7 +94,7 @@ export function compileFileToOutputs(
   ];
   // ---- optimiser hook: --completion takes a protocol (atomic|fence) and/or a policy
   // (per-op|per-queue), comma-separated; the policy goes to the passes ----
-  const optimiser = parseOptOptions(opts, target.target);
+  const optimiser = parseOptOptions(opts, common.target);
   diagnostics.push(...optimiser.diagnostics);
   // ---- end optimiser hook ----
   if (maxCopy.value !== undefined && opts.conservativeCount) {
@@ -114,15 +110,21 @@ export function compileFileToOutputs(
   if (!read.file) return { diagnostics: [...diagnostics, ...read.diagnostics], files: undefined };
   const file = read.file;
   const q = compileToQueues(file, {
-    defines: defines.defines,
+    defines: common.defines,
     schedule: opts.schedule,
     baseDir: dirname(path),
-    targetOverride: target.target,
+    targetOverride: common.target,
     maxOps: maxOps.value,
     completion: optimiser.protocol,
     maxCopyBytes: maxCopy.value,
     conservativeCount: opts.conservativeCount === true,
-    passes: optimiser.passes, // optimiser hook
+    // optimiser hook: at -O0 with default options the passes would return the lowering
+    // unchanged; skipping them is most of a big compile's time (docs/performance.md). They still
+    // run when --stats asks what they did.
+    passes:
+      optimiser.passes && (opts.stats || !passesKeepLowering(optimiser.passes))
+        ? optimiser.passes
+        : undefined,
     maxSourceBytes: limits.maxSourceBytes,
     maxNesting: limits.maxNesting,
   });
@@ -153,9 +155,7 @@ export function runCompile(path: string, opts: CompileCommandOptions, ctx: CliCo
 
 /** Adds the options `compile` and `golden` share. */
 export function addBuildOptions(cmd: Command): Command {
-  addDefineOption(cmd)
-    .option("--schedule <name>", "the schedule to compile when the file has several")
-    .option("--target <file>", "use this target description (JSON) instead of the file's 'target'")
+  addScheduleOptions(cmd, "the schedule to compile when the file has several")
     .option(
       "--emit <list>",
       "what to write, comma-separated: sdma (manifest, .bin, dump.txt), trace",
@@ -166,11 +166,8 @@ export function addBuildOptions(cmd: Command): Command {
       "split copies into packets of at most N bytes (default: the target's limit)",
     )
     .option("--conservative-count", "split copies at 0x3FFFE0 bytes (the 22-bit count reading)")
-    .option("--max-stream-bytes <n>", "largest packet stream of one queue (default 268435456)")
-    .option(
-      "--max-ops <n>",
-      "limit on the operations a schedule may instantiate (default 4000000)",
-    );
+    .option("--max-stream-bytes <n>", "largest packet stream of one queue (default 268435456)");
+  addMaxOpsOption(cmd);
   addFrontEndLimitOptions(cmd);
   addOptOptions(cmd, { passReports: true, defaultLevel: "0" }); // optimiser hook
   return cmd;

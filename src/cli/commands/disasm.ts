@@ -11,25 +11,20 @@ import { decodeStream, type StreamProblem } from "../../backend/sdma/decode.js";
 import { disassemble } from "../../backend/sdma/disasm.js";
 import { diag, hasErrors, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import type { CliContext } from "../main.js";
-import { EXIT_OK, EXIT_USER_ERROR, type ColorMode, type DiagnosticFormat } from "../io.js";
-import { addDiagnosticOptions, reportDiagnostics } from "../options.js";
+import { EXIT_OK, EXIT_USER_ERROR } from "../io.js";
+import {
+  addDiagnosticOptions,
+  readErrorReason,
+  reportDiagnostics,
+  type DiagnosticOutput,
+} from "../options.js";
 
-export interface DisasmCommandOptions {
+export interface DisasmCommandOptions extends DiagnosticOutput {
   readonly json?: boolean | undefined;
   readonly baseOffset?: string | undefined;
-  readonly format: DiagnosticFormat;
-  readonly color: ColorMode;
 }
 
 const hexOffset = (v: number): string => `0x${v.toString(16).padStart(8, "0")}`;
-
-function readError(e: unknown): string {
-  const code = (e as { code?: unknown } | null)?.code;
-  if (code === "ENOENT") return "no such file or directory";
-  if (code === "EACCES") return "permission denied";
-  if (code === "EISDIR") return "is a directory";
-  return e instanceof Error ? e.message : String(e);
-}
 
 /** `N` or `0xN`, a non-negative safe integer. */
 export function parseOffset(text: string): number | undefined {
@@ -77,7 +72,7 @@ export function runDisasm(path: string, opts: DisasmCommandOptions, ctx: CliCont
   try {
     bytes = readFileSync(path);
   } catch (e) {
-    return reportDiagnostics(ctx, [diag("DMAC5001", undefined, [path, readError(e)])], opts);
+    return reportDiagnostics(ctx, [diag("DMAC5001", undefined, [path, readErrorReason(e)])], opts);
   }
   const words = bytesToDwords(bytes);
   const { packets, problems } = decodeStream(words);

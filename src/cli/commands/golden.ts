@@ -10,21 +10,13 @@ import type { Command } from "commander";
 import type { OutputFile } from "../../backend/compile-pipeline.js";
 import { diag, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import { renderDiagnostics } from "../../diagnostics/render.js";
-import {
-  EXIT_OK,
-  EXIT_USER_ERROR,
-  useColor,
-  type ColorMode,
-  type DiagnosticFormat,
-} from "../io.js";
+import { EXIT_OK, EXIT_USER_ERROR, useColor } from "../io.js";
 import type { CliContext } from "../main.js";
-import { addDiagnosticOptions, reportDiagnostics } from "../options.js";
+import { addDiagnosticOptions, reportDiagnostics, type DiagnosticOutput } from "../options.js";
 import { addBuildOptions, compileFileToOutputs, type BuildCommandOptions } from "./compile.js";
 
-export interface GoldenCommandOptions extends BuildCommandOptions {
+export interface GoldenCommandOptions extends BuildCommandOptions, DiagnosticOutput {
   readonly update?: boolean | undefined;
-  readonly format: DiagnosticFormat;
-  readonly color: ColorMode;
 }
 
 /** Every .dmac file under dir, sorted by path. */

@@ -13,30 +13,21 @@ import { inferDeps } from "../../ir/deps.js";
 import { DEFAULT_MAX_OPS, instantiate } from "../../ir/instantiate.js";
 import { printIr } from "../../ir/print.js";
 import type { CliContext } from "../main.js";
+import { EXIT_OK, EXIT_USER_ERROR, useColor } from "../io.js";
 import {
-  EXIT_OK,
-  EXIT_USER_ERROR,
-  useColor,
-  type ColorMode,
-  type DiagnosticFormat,
-} from "../io.js";
-import {
-  addDefineOption,
   addDiagnosticOptions,
-  parseDefines,
+  addMaxOpsOption,
+  addScheduleOptions,
   parsePositiveInt,
+  parseScheduleOptions,
   readSourceFile,
-  readTargetOption,
+  type DiagnosticOutput,
+  type ScheduleCommandOptions,
 } from "../options.js";
 
-export interface IrCommandOptions {
-  readonly define?: string[] | undefined;
-  readonly schedule?: string | undefined;
-  readonly target?: string | undefined;
+export interface IrCommandOptions extends ScheduleCommandOptions, DiagnosticOutput {
   readonly maxOps?: string | undefined;
   readonly dumpDeps?: boolean | undefined;
-  readonly format: DiagnosticFormat;
-  readonly color: ColorMode;
 }
 
 /** The IR text of one schedule of `path`, or undefined with the diagnostics that prevented it. */
@@ -44,23 +35,18 @@ export function irText(
   path: string,
   opts: IrCommandOptions,
 ): { text: string | undefined; diagnostics: Diagnostic[] } {
-  const defines = parseDefines(opts.define);
-  const target = readTargetOption(opts.target);
+  const common = parseScheduleOptions(opts);
   const maxOps = parsePositiveInt("--max-ops", opts.maxOps);
-  const diagnostics: Diagnostic[] = [
-    ...defines.diagnostics,
-    ...target.diagnostics,
-    ...maxOps.diagnostics,
-  ];
+  const diagnostics: Diagnostic[] = [...common.diagnostics, ...maxOps.diagnostics];
   if (hasErrors(diagnostics)) return { text: undefined, diagnostics };
   const read = readSourceFile(path);
   diagnostics.push(...read.diagnostics);
   if (!read.file) return { text: undefined, diagnostics };
   const checked = checkSource(read.file, {
-    defines: defines.defines,
+    defines: common.defines,
     schedule: opts.schedule,
     baseDir: dirname(path),
-    targetOverride: target.target,
+    targetOverride: common.target,
     maxOps: maxOps.value,
   });
   diagnostics.push(...checked.diagnostics);
@@ -91,11 +77,11 @@ export function registerIr(program: Command, ctx: CliContext): void {
     .command("ir")
     .description("instantiate one schedule and print its IR in its text form")
     .argument("<file>", ".dmac source file");
-  addDefineOption(cmd)
-    .option("--schedule <name>", "the schedule to instantiate (needed when the file has several)")
-    .option("--target <file>", "use this target description (JSON) instead of the file's 'target'")
-    .option("--dump-deps", "also infer and print the happens-before edges ('deps' lines)")
-    .option("--max-ops <n>", `limit on instantiated operations (default ${DEFAULT_MAX_OPS})`);
+  addScheduleOptions(cmd, "the schedule to instantiate (needed when the file has several)").option(
+    "--dump-deps",
+    "also infer and print the happens-before edges ('deps' lines)",
+  );
+  addMaxOpsOption(cmd);
   addDiagnosticOptions(cmd).action((file: string, opts: IrCommandOptions) => {
     ctx.exit(runIr(file, opts, ctx));
   });

@@ -26,7 +26,6 @@ import { summaryJson, summaryLine, summaryText } from "../../sim/summary.js";
 import { makeSourceFile } from "../../source/source-file.js";
 import { builtinTarget, type Target } from "../../target/target.js";
 import type { CliContext } from "../main.js";
-import type { ColorMode, DiagnosticFormat } from "../io.js";
 import { EXIT_OK, EXIT_USER_ERROR } from "../io.js";
 import {
   addOptOptions,
@@ -35,27 +34,24 @@ import {
   type OptCommandOptions,
 } from "../opt-options.js";
 import {
-  addDefineOption,
   addDiagnosticOptions,
-  parseDefines,
+  addScheduleOptions,
   parsePositiveInt,
+  parseScheduleOptions,
   readSourceFile,
-  readTargetOption,
   reportDiagnostics,
+  type DiagnosticOutput,
+  type ScheduleCommandOptions,
 } from "../options.js";
 
-export interface SimCommandOptions extends OptCommandOptions {
-  readonly define?: string[] | undefined;
-  readonly schedule?: string | undefined;
-  readonly target?: string | undefined;
+export interface SimCommandOptions
+  extends ScheduleCommandOptions, OptCommandOptions, DiagnosticOutput {
   readonly json?: boolean | undefined;
   readonly trace?: string | undefined;
   readonly signalPeriod?: string | undefined;
   readonly maxEvents?: string | undefined;
   readonly maxSimTime?: string | undefined;
   readonly verbose?: boolean | undefined;
-  readonly format: DiagnosticFormat;
-  readonly color: ColorMode;
 }
 
 export interface LoadedInput {
@@ -118,8 +114,11 @@ export function compileForSim(
   let manifest: Manifest | undefined;
   const streams = new Map<string, Uint32Array>();
   for (const f of out.files) {
-    if (f.name === "manifest.json") manifest = JSON.parse(f.data as string) as Manifest;
-    else if (f.name.endsWith(".bin") && f.data instanceof Uint8Array)
+    if (f.name === "manifest.json") {
+      // The back end writes JSON outputs as text or as UTF-8 bytes.
+      const text = typeof f.data === "string" ? f.data : new TextDecoder().decode(f.data);
+      manifest = JSON.parse(text) as Manifest;
+    } else if (f.name.endsWith(".bin") && f.data instanceof Uint8Array)
       streams.set(
         f.name,
         new Uint32Array(
@@ -306,15 +305,13 @@ export function runSim(
   ctx: CliContext,
 ): number {
   const paths = typeof inputs === "string" ? [inputs] : inputs;
-  const defines = parseDefines(opts.define);
-  const target = readTargetOption(opts.target);
+  const common = parseScheduleOptions(opts);
   const period = parseMicros("--signal-period", opts.signalPeriod);
   const maxEvents = parsePositiveInt("--max-events", opts.maxEvents);
   const maxSim = parseMicros("--max-sim-time", opts.maxSimTime);
-  const optimiser = parseOptOptions(opts, target.target);
+  const optimiser = parseOptOptions(opts, common.target);
   const pre = [
-    ...defines.diagnostics,
-    ...target.diagnostics,
+    ...common.diagnostics,
     ...period.diagnostics,
     ...maxEvents.diagnostics,
     ...maxSim.diagnostics,
@@ -324,9 +321,9 @@ export function runSim(
     pre.push(badOption("--trace", "give a single input to write a Chrome trace"));
   if (pre.length > 0) return reportDiagnostics(ctx, pre, opts);
   const runOne = (path: string): InputRun => {
-    const load = loadSimInput(path, defines.defines, {
+    const load = loadSimInput(path, common.defines, {
       schedule: opts.schedule,
-      target: target.target,
+      target: common.target,
       completion: optimiser.protocol,
       passes: optimiser.passes,
       optimiserGiven: optimiserGiven(opts),
@@ -431,9 +428,11 @@ export function registerSim(program: Command, ctx: CliContext): void {
       "<inputs...>",
       "FILE.dmac, an output DIR, DIR/manifest.json or trace.json; several give one line each",
     );
-  addDefineOption(cmd)
-    .option("--schedule <name>", "the schedule to run when the file has several")
-    .option("--target <file>", "use this target description (JSON) instead of the built-in one")
+  addScheduleOptions(
+    cmd,
+    "the schedule to run when the file has several",
+    "use this target description (JSON) instead of the built-in one",
+  )
     .option("--json", "print the summary as JSON on stdout (an array with several inputs)")
     .option(
       "-v, --verbose",

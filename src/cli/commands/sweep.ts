@@ -17,7 +17,6 @@ import { formatBytes, formatUs } from "../../sim/summary.js";
 import { logLogPlot, sweepPlot } from "../../sim/svg.js";
 import type { SourceFile } from "../../source/source-file.js";
 import type { CliContext } from "../main.js";
-import type { ColorMode, DiagnosticFormat } from "../io.js";
 import { EXIT_USER_ERROR } from "../io.js";
 import {
   addOptOptions,
@@ -26,20 +25,19 @@ import {
   type OptCommandOptions,
 } from "../opt-options.js";
 import {
-  addDefineOption,
   addDiagnosticOptions,
-  parseDefines,
+  addScheduleOptions,
   parsePositiveInt,
+  parseScheduleOptions,
   readSourceFile,
-  readTargetOption,
   reportDiagnostics,
+  type DiagnosticOutput,
+  type ScheduleCommandOptions,
 } from "../options.js";
 import { compileForSim, parseMicros } from "./sim.js";
 
-export interface SweepCommandOptions extends OptCommandOptions {
-  readonly define?: string[] | undefined;
-  readonly schedule?: string | undefined;
-  readonly target?: string | undefined;
+export interface SweepCommandOptions
+  extends ScheduleCommandOptions, OptCommandOptions, DiagnosticOutput {
   readonly param: string;
   readonly sizes: string;
   readonly out?: string | undefined;
@@ -47,8 +45,6 @@ export interface SweepCommandOptions extends OptCommandOptions {
   readonly title?: string | undefined;
   readonly maxEvents?: string | undefined;
   readonly maxSimTime?: string | undefined;
-  readonly format: DiagnosticFormat;
-  readonly color: ColorMode;
 }
 
 const UNITS: Readonly<Record<string, number>> = {
@@ -369,15 +365,13 @@ export function runSweep(
   ctx: CliContext,
 ): number {
   const args = typeof files === "string" ? [files] : files;
-  const defines = parseDefines(opts.define);
-  const target = readTargetOption(opts.target);
+  const common = parseScheduleOptions(opts);
   const sizes = parseSizeRange(opts.sizes);
   const levels = parseOptLevels(opts.opt);
   const maxEvents = parsePositiveInt("--max-events", opts.maxEvents);
   const maxSim = parseMicros("--max-sim-time", opts.maxSimTime);
   const pre: Diagnostic[] = [
-    ...defines.diagnostics,
-    ...target.diagnostics,
+    ...common.diagnostics,
     ...levels.diagnostics,
     ...maxEvents.diagnostics,
     ...maxSim.diagnostics,
@@ -395,7 +389,7 @@ export function runSweep(
     variants.push(...v.variants);
   }
   // Check the optimiser options once (every variant only changes level and prelaunch).
-  pre.push(...parseOptOptions(opts, target.target, { level: "0" }).diagnostics);
+  pre.push(...parseOptOptions(opts, common.target, { level: "0" }).diagnostics);
   if (hasErrors(pre) || !sizes) return reportDiagnostics(ctx, pre, opts);
 
   const sources = new Map<string, SourceFile>();
@@ -430,7 +424,7 @@ export function runSweep(
     const file = sources.get(v.path);
     const rows: SweepRow[] = [];
     let schedule = basename(v.path).replace(/\.dmac$/, "");
-    const optimiser = parseOptOptions(opts, target.target, {
+    const optimiser = parseOptOptions(opts, common.target, {
       level: String(v.level),
       prelaunch: v.prelaunch,
     });
@@ -440,10 +434,10 @@ export function runSweep(
       const c = compileForSim(
         v.path,
         file.text,
-        { ...defines.defines, [opts.param]: `${bytes}B` },
+        { ...common.defines, [opts.param]: `${bytes}B` },
         {
           schedule: opts.schedule,
-          target: target.target,
+          target: common.target,
           completion: optimiser.protocol,
           passes: optimiser.passes,
         },
@@ -544,9 +538,11 @@ export function registerSweep(program: Command, ctx: CliContext): void {
     )
     .requiredOption("--param <name>", "the bytes parameter to sweep (e.g. chunk)")
     .requiredOption("--sizes <lo..hi>", "size range, doubling, e.g. 1KiB..1GiB");
-  addDefineOption(cmd)
-    .option("--schedule <name>", "the schedule to sweep when a file has several")
-    .option("--target <file>", "use this target description (JSON)")
+  addScheduleOptions(
+    cmd,
+    "the schedule to sweep when a file has several",
+    "use this target description (JSON)",
+  )
     .option("--out <dir>", "write sweep.csv and sweep.svg into this directory")
     .option(
       "--label <scheme>",

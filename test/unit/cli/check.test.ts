@@ -5,20 +5,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { main } from "../../../src/cli/main.js";
-import type { OutputStreams } from "../../../src/cli/io.js";
-
-async function run(...args: string[]) {
-  let out = "";
-  let err = "";
-  const streams: OutputStreams = {
-    out: (t) => void (out += t),
-    err: (t) => void (err += t),
-    isTTY: false,
-  };
-  const code = await main(["node", "dmac", ...args], streams);
-  return { code, out, err };
-}
+import { dmac as run } from "../../helpers/cli.js";
 
 let dir = "";
 const path = (name: string) => join(dir, name);

@@ -10,24 +10,9 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { main } from "../../../src/cli/main.js";
+import { dmac as run, example } from "../../helpers/cli.js";
 import { decodeStream } from "../../../src/backend/sdma/decode.js";
 import { MI300X } from "../queues/helpers.js";
-
-const example = (name: string): string =>
-  fileURLToPath(new URL(`../../../examples/${name}`, import.meta.url));
-
-async function run(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = "";
-  let err = "";
-  const code = await main(["node", "dmac", ...args], {
-    out: (s) => void (out += s),
-    err: (s) => void (err += s),
-    isTTY: false,
-  });
-  return { code, out, err };
-}
 
 let tmp: string;
 beforeEach(() => {

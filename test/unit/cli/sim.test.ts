@@ -4,19 +4,8 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { main } from "../../../src/cli/main.js";
+import { runCli as run } from "../../helpers/cli.js";
 import { spread } from "../../../src/sim/summary.js";
-
-async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = "";
-  let err = "";
-  const code = await main(["node", "dmac", ...args], {
-    out: (s) => void (out += s),
-    err: (s) => void (err += s),
-    isTTY: false,
-  });
-  return { code, out, err };
-}
 
 const A2A = "examples/all_to_all_pcpy.dmac";
 

@@ -5,22 +5,8 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { main } from "../../../src/cli/main.js";
+import { runCli as run } from "../../helpers/cli.js";
 import { parseVariantSpec, variantLabel } from "../../../src/cli/commands/sweep.js";
-
-async function run(
-  args: string[],
-  isTTY = false,
-): Promise<{ code: number; out: string; err: string }> {
-  let out = "";
-  let err = "";
-  const code = await main(["node", "dmac", ...args], {
-    out: (s) => void (out += s),
-    err: (s) => void (err += s),
-    isTTY,
-  });
-  return { code, out, err };
-}
 
 interface CsvRow {
   readonly [column: string]: string;

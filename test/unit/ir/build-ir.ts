@@ -15,6 +15,9 @@ import {
   COMPARE_OPS,
   growOpTable,
   OP_KINDS,
+  setOpDst,
+  setOpDst2,
+  setOpSrc,
   type IrBuffer,
   type IrCollective,
   type IrEnsure,
@@ -168,18 +171,6 @@ export function buildIr(spec: IrSpec): BuiltIr {
     t.guard[i] = guards.length === 0 ? -1 : guards[guards.length - 1]!;
     for (const a of [t.srcRank, t.dstRank, t.dst2Rank, t.sigRank] as Int16Array[]) a[i] = -1;
     for (const a of [t.srcBuf, t.dstBuf, t.dst2Buf, t.signal] as Int32Array[]) a[i] = -1;
-    const setSrc = (r: IrRegion): void => {
-      t.srcRank[i] = r.rank;
-      t.srcBuf[i] = r.buffer;
-      t.srcOff[i] = r.offset;
-      t.len[i] = r.len;
-    };
-    const setDst = (r: IrRegion): void => {
-      t.dstRank[i] = r.rank;
-      t.dstBuf[i] = r.buffer;
-      t.dstOff[i] = r.offset;
-      t.len[i] = r.len;
-    };
     let driver = -1;
     let rest = content;
     const by = / by (\d+)\s*$/.exec(rest);
@@ -191,25 +182,23 @@ export function buildIr(spec: IrSpec): BuiltIr {
     if ((m = /^copy\s+(.+?)\s*->\s*(.+)$/.exec(rest)) !== null) {
       const src = region(m[1]!);
       const dsts = m[2]!.split(/,(?![^[]*\])/).map(region);
-      setSrc(src);
-      setDst(dsts[0]!);
+      setOpSrc(t, i, src);
+      setOpDst(t, i, dsts[0]!);
       if (dsts.length === 2) {
         setKind("bcast");
-        t.dst2Rank[i] = dsts[1]!.rank;
-        t.dst2Buf[i] = dsts[1]!.buffer;
-        t.dst2Off[i] = dsts[1]!.offset;
+        setOpDst2(t, i, dsts[1]!);
       } else setKind("copy");
       t.driver[i] = driver >= 0 ? driver : src.rank;
     } else if ((m = /^swap\s+(.+?)\s*<->\s*(.+)$/.exec(rest)) !== null) {
       setKind("swap");
       const a = region(m[1]!);
-      setSrc(a);
-      setDst(region(m[2]!));
+      setOpSrc(t, i, a);
+      setOpDst(t, i, region(m[2]!));
       t.driver[i] = driver >= 0 ? driver : a.rank;
     } else if ((m = /^fill\s+(.+?)\s+with\s+(\w+)$/.exec(rest)) !== null) {
       setKind("fill");
       const d = region(m[1]!);
-      setDst(d);
+      setOpDst(t, i, d);
       t.value[i] = Number(m[2]);
       t.driver[i] = driver >= 0 ? driver : d.rank;
     } else if ((m = /^when\s+(\w+)@(\d+)\s*(==|!=|<=|>=|<|>)\s*(\d+)\s*\{$/.exec(rest)) !== null) {

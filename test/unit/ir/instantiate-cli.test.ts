@@ -4,19 +4,8 @@ import { describe, expect, it } from "vitest";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { main } from "../../../src/cli/main.js";
+import { runCli as run } from "../../helpers/cli.js";
 import { parseIr } from "../../../src/ir/parse-text.js";
-
-async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = "";
-  let err = "";
-  const code = await main(["node", "dmac", ...args], {
-    out: (s) => void (out += s),
-    err: (s) => void (err += s),
-    isTTY: false,
-  });
-  return { code, out, err };
-}
 
 const dir = mkdtempSync(join(tmpdir(), "dmac-ir-"));
 const file = join(dir, "ag.dmac");

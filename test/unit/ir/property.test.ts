@@ -7,17 +7,7 @@ import { runReference, type ReferenceState } from "../../../src/ir/interp.js";
 import { coalesce, readRange } from "../../../src/ir/provenance.js";
 import type { IrEdges, IrModule } from "../../../src/ir/ir.js";
 import { buildIr } from "./build-ir.js";
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 } from "../../helpers/prng.js";
 
 interface Reg {
   name: string;

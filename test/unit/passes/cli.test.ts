@@ -4,22 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { main } from "../../../src/cli/main.js";
-
-const example = (name: string): string =>
-  fileURLToPath(new URL(`../../../examples/${name}`, import.meta.url));
-
-async function run(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = "";
-  let err = "";
-  const code = await main(["node", "dmac", ...args], {
-    out: (s) => void (out += s),
-    err: (s) => void (err += s),
-    isTTY: false,
-  });
-  return { code, out, err };
-}
+import { dmac as run, example } from "../../helpers/cli.js";
 
 let tmp: string;
 beforeEach(() => {

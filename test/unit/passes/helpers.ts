@@ -73,7 +73,11 @@ export function emit(b: Built): Emitted {
   const streams = new Map<string, Uint32Array>();
   const packets = new Map<string, Packet[]>();
   for (const f of out.files) {
-    if (f.name === "manifest.json") manifest = JSON.parse(f.data as string) as Manifest;
+    if (f.name === "manifest.json")
+      // The back end writes JSON outputs as text or as UTF-8 bytes.
+      manifest = JSON.parse(
+        typeof f.data === "string" ? f.data : Buffer.from(f.data).toString("utf8"),
+      ) as Manifest;
     else if (f.name.endsWith(".bin") && f.data instanceof Uint8Array) {
       const words = new Uint32Array(
         f.data.buffer.slice(f.data.byteOffset, f.data.byteOffset + f.data.byteLength),

@@ -13,17 +13,7 @@ import { lowerToQueues } from "../../../src/queues/lower.js";
 import { simulate } from "../../../src/sim/run.js";
 import { makeSourceFile } from "../../../src/source/source-file.js";
 import { buildModule, MI300X, type OpSpec } from "../queues/helpers.js";
-
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 as rng } from "../../helpers/prng.js";
 
 const RANKS = 4;
 const BUF = 4096;

@@ -54,7 +54,7 @@ function compileOnce(ops: number): { ms: number; packets: number } {
   const ms = cpuMs() - t0;
   expect(errors).toEqual([]);
   expect(m.ops.count).toBe(ops);
-  return { ms, packets: e.queues.reduce((a, q) => a + q.packets.length, 0) };
+  return { ms, packets: e.queues.reduce((a, q) => a + q.packetCount, 0) };
 }
 
 describe("per-operation cost does not grow with program size", () => {

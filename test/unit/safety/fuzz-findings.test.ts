@@ -56,3 +56,12 @@ schedule s(chunk: bytes = 1GiB) implements all_gather_inplace(buf) {
     expect(r.compiled).toBeDefined();
   });
 });
+
+describe("fuzz findings: an operator chain inside deep blocks with a syntax error", () => {
+  it("gets DMAC1013 before chevrotain's error recovery overflows the stack", async () => {
+    const { parseSource } = await import("../../../src/frontend/parse.js");
+    const text = `schedule s() {\n${"if true {".repeat(139)} let x = ${Array(5000).fill("1").join("+")} , p\n}\n`;
+    const r = parseSource(makeSourceFile("deep.dmac", text));
+    expect(r.diagnostics.map((d) => d.code)).toEqual(["DMAC1013"]);
+  });
+});

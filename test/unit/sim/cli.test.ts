@@ -2,19 +2,8 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { main } from "../../../src/cli/main.js";
+import { runCli as run } from "../../helpers/cli.js";
 import { parseSizeRange } from "../../../src/cli/commands/sweep.js";
-
-async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = "";
-  let err = "";
-  const code = await main(["node", "dmac", ...args], {
-    out: (s) => void (out += s),
-    err: (s) => void (err += s),
-    isTTY: false,
-  });
-  return { code, out, err };
-}
 
 /** Strict schema of the Chrome trace-event JSON we emit (the subset Perfetto's importer reads). */
 function checkChromeTrace(json: unknown): void {

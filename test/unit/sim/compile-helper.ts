@@ -17,6 +17,11 @@ export interface Compiled {
   target: Target;
 }
 
+/** An output file's text (the back end writes JSON outputs as strings or as UTF-8 bytes). */
+function textOf(data: string | Uint8Array): string {
+  return typeof data === "string" ? data : new TextDecoder().decode(data);
+}
+
 export function compileFile(path: string, defines: Record<string, string> = {}): Compiled {
   return compileText(path, readFileSync(path, "utf8"), defines);
 }
@@ -35,8 +40,8 @@ export function compileText(
   let manifest: Manifest | undefined;
   let trace: Trace | undefined;
   for (const f of out.files) {
-    if (f.name === "manifest.json") manifest = JSON.parse(f.data as string) as Manifest;
-    else if (f.name === "trace.json") trace = JSON.parse(f.data as string) as Trace;
+    if (f.name === "manifest.json") manifest = JSON.parse(textOf(f.data)) as Manifest;
+    else if (f.name === "trace.json") trace = JSON.parse(textOf(f.data)) as Trace;
     else if (f.name.endsWith(".bin")) {
       const b = f.data as Uint8Array;
       streams.set(

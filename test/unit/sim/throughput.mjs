@@ -58,7 +58,8 @@ function compile(name, text) {
   const streams = new Map();
   let manifest;
   for (const f of out.files) {
-    if (f.name === "manifest.json") manifest = JSON.parse(f.data);
+    if (f.name === "manifest.json")
+      manifest = JSON.parse(typeof f.data === "string" ? f.data : new TextDecoder().decode(f.data));
     else if (f.name.endsWith(".bin"))
       streams.set(
         f.name,

@@ -5,17 +5,8 @@
 import { COMPILED_BY_KIND } from "../../../../src/backend/sdma/bitfield.js";
 import { PACKETS, type Packet, type PacketKind } from "../../../../src/backend/sdma/packets.js";
 
-/** mulberry32: small, fast, deterministic. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The shared fixed-seed PRNG (mulberry32). */
+export { mulberry32 as prng } from "../../../helpers/prng.js";
 
 export const KINDS: readonly PacketKind[] = PACKETS.map((s) => s.kind);
 

@@ -1,0 +1,61 @@
+// PackedRows: a list of short number rows (the source map's [byteOffset, stmt, op, ...] entries)
+// stored flat in two typed arrays instead of one small array per row. At 10^6 operations the
+// source map has 10^6 rows; as arrays they were ~70 MB of small objects that every full garbage
+// collection had to visit until the manifest was written (docs/performance.md). It iterates as
+// (and JSON-serialises to) the array of arrays it stands for; the manifest's formatters write it
+// directly (manifest.ts formatJson, formatJsonBytes), with the same text as the array of arrays.
+
+/** Read-only rows; build them with PackedRowsBuilder. */
+export class PackedRows implements Iterable<readonly number[]> {
+  /** Row i is data[starts[i] .. starts[i + 1]). */
+  constructor(
+    readonly data: Float64Array,
+    readonly starts: Uint32Array,
+  ) {}
+  get length(): number {
+    return this.starts.length - 1;
+  }
+  row(i: number): number[] {
+    return Array.from(this.data.subarray(this.starts[i]!, this.starts[i + 1]!));
+  }
+  *[Symbol.iterator](): Iterator<readonly number[]> {
+    for (let i = 0; i < this.length; i++) yield this.row(i);
+  }
+  toJSON(): number[][] {
+    return [...this].map((r) => [...r]);
+  }
+}
+
+/** Appends rows to growing typed arrays; `done()` returns them trimmed. */
+export class PackedRowsBuilder {
+  private data: Float64Array;
+  private starts: Uint32Array;
+  private n = 0; // values
+  private rows = 0;
+  constructor(expectedRows = 16) {
+    this.data = new Float64Array(Math.max(16, expectedRows * 3));
+    this.starts = new Uint32Array(Math.max(16, expectedRows + 1));
+  }
+  /** Starts a row (then `value` its numbers). */
+  startRow(): void {
+    if (this.rows + 2 > this.starts.length) {
+      const grown = new Uint32Array(2 * this.starts.length);
+      grown.set(this.starts);
+      this.starts = grown;
+    }
+    this.starts[this.rows++] = this.n;
+  }
+  value(v: number): void {
+    if (this.n === this.data.length) {
+      const grown = new Float64Array(2 * this.data.length);
+      grown.set(this.data);
+      this.data = grown;
+    }
+    this.data[this.n++] = v;
+  }
+  done(): PackedRows {
+    const starts = this.starts.slice(0, this.rows + 1);
+    starts[this.rows] = this.n;
+    return new PackedRows(this.data.slice(0, this.n), starts);
+  }
+}
