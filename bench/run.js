@@ -89,6 +89,7 @@ const results = {
   allToAll: [],
   big: null,
   compile1M: null,
+  compile1MPhases: [],
   scaling: null,
   plan: null,
   notes: [],
@@ -192,6 +193,17 @@ results.scaling = {
   const r = cli(["compile", p, "-o", out], reps(2));
   results.compile1M = { ...r, targetMs: 4000, targetRssKiB: 1.5 * 1024 * 1024 };
   rmSync(out, { recursive: true, force: true });
+  // The same compile in one process, phase by phase, with and without dump.txt (what the
+  // 400 MB listing costs; the CLI always writes it).
+  results.compile1MPhases = [[], ["--no-dump"]].map((extra) => {
+    const r = spawnSync(
+      process.execPath,
+      [join(ROOT, "bench/compile-phases.js"), p, join(tmp, "phases1M"), ...extra],
+      { encoding: "utf8", cwd: ROOT },
+    );
+    if (r.status !== 0) throw new Error(`compile-phases ${extra.join(" ")} failed:\n${r.stderr}`);
+    return JSON.parse(r.stdout.trim().split("\n").at(-1));
+  });
 }
 
 // ---- -O2 plan choice for an 8-GPU all-to-all ---------------------------------------------------
@@ -261,6 +273,14 @@ const c1 = results.compile1M;
 log(
   `\ndmac compile -O0 of the 1,000,000-op program: ${fmtMs(c1.ms)}, peak ${mib(c1.maxRssKiB)} (targets: < 4000 ms, < 1536 MiB)`,
 );
+for (const ph of results.compile1MPhases)
+  log(
+    `  in-process, ${ph.dump ? "with" : "without"} dump.txt: ${fmt(ph.wallMs)} ms wall, ${fmt(ph.cpuMs)} ms CPU, peak ${mib(ph.maxRssKiB)}; ${Object.entries(
+      ph.phases,
+    )
+      .map(([k, v]) => `${k} ${fmt(v.wallMs)}/${fmt(v.cpuMs)}`)
+      .join(", ")} (wall/CPU ms)`,
+  );
 const worstCheck = Math.max(...results.examples.map((c) => c.checkCli.ms.median));
 log(
   `slowest 'dmac check' of an example (incl. Node start-up): ${fmt(worstCheck)} ms (target < 500 ms)`,

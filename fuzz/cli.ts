@@ -1,4 +1,4 @@
-// `npm run fuzz -- --iterations N --seed S [--target frontend|decoder|executor|all]
+// `npm run fuzz -- --iterations N --seed S [--target frontend|decoder|executor|sim-input|all]
 //   [--time-bound MS] [--no-save]`: long-mode fuzzing against the compiled dist/ (so run
 // `npm run build` first; the npm script does). Prints cases per second as it goes, saves every
 // failing input under test/fuzz-regressions/ (replayed by test/unit/fuzz/regressions.test.ts),

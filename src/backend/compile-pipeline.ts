@@ -131,6 +131,8 @@ export interface OutputOptions {
   readonly emit: readonly EmitKind[];
   readonly layout?: LayoutConfig | undefined;
   readonly maxStreamBytes?: number | undefined;
+  /** Write dump.txt with the sdma outputs (default true; the benchmarks measure its cost). */
+  readonly dump?: boolean | undefined;
 }
 
 export interface OutputFile {
@@ -177,15 +179,17 @@ export function buildOutputs(
     // dump.txt is assembled as bytes (UTF-8) in one buffer, not as strings: at 10^6 operations
     // it is ~400 MB of text, and building it as strings dominated the compile.
     // ~21 bytes of listing per dword in practice; a generous first guess avoids regrowth.
-    const dump = new TextSink(queues.reduce((a, q) => a + 24 * q.words.length + 256, 4096));
-    for (const q of queues) {
-      dump.text(
-        `# queue ${q.name}: gpu ${q.gpu}, engine ${q.engine}, ${q.words.length} dwords (${q.name}.bin)\n`,
-      );
-      disassembleInto(dump, q.words);
-      dump.text("\n");
+    if (opts.dump !== false) {
+      const dump = new TextSink(queues.reduce((a, q) => a + 24 * q.words.length + 256, 4096));
+      for (const q of queues) {
+        dump.text(
+          `# queue ${q.name}: gpu ${q.gpu}, engine ${q.engine}, ${q.words.length} dwords (${q.name}.bin)\n`,
+        );
+        disassembleInto(dump, q.words);
+        dump.text("\n");
+      }
+      files.push({ name: "dump.txt", data: dump.bytes() });
     }
-    files.push({ name: "dump.txt", data: dump.bytes() });
   }
   if (opts.emit.includes("trace")) {
     files.push({ name: "trace.json", data: formatJsonBytes(emitTrace(m, p, layout, target.name)) });

@@ -709,6 +709,19 @@ not allowed in a user queue.`,
     message: (where: string, detail: string) => `${where}: ${detail}`,
     doc: `A POLL_REGMEM reads a word that is not a declared signal, sync word or buffer.`,
   },
+  DMAC6011: {
+    severity: "error",
+    phase: "sim",
+    title: "bad executor input",
+    message: (file: string, path: string, detail: string) =>
+      `bad executor input ${file}: ${path}: ${detail}`,
+    doc: `A manifest.json or trace.json given to \`dmac sim\` is not a well-formed schema-1 document:
+a field is missing or has the wrong type, a number is out of range (addresses must be below 2^53,
+GPUs below \`ranks\`), a count is larger than the input could possibly use, two memory areas
+overlap, or a queue's packet file is missing. The JSON path names the bad field
+(\`$.memory.completionSignals.count\`). Nothing is run. Fix: recompile the schedule with
+\`dmac compile\` instead of editing its outputs by hand.`,
+  },
 } as const satisfies Record<`DMAC${number}`, DiagnosticSpec>;
 
 export type DiagnosticCode = keyof typeof DIAGNOSTICS;

@@ -34,6 +34,7 @@ import {
 } from "../ir/provenance.js";
 import { assertNever } from "../util/assert-never.js";
 import { EventHeap } from "./heap.js";
+import { externalTarget, type ExternalWait } from "./external-signals.js";
 import {
   addFlow,
   advance,
@@ -138,6 +139,11 @@ export interface ExecResult {
   readonly prov: ProvenanceState;
   /** True if every queue drained and the host saw every completion. */
   readonly completed: boolean;
+  /**
+   * True if the run deadlocked (DMAC6004) and every blocked queue waits on an external signal:
+   * waits a monotonic producer cannot meet (external-signals.ts), not a fault of the streams.
+   */
+  readonly deadlockOnExternal: boolean;
   readonly timeline: Timeline | undefined;
 }
 
@@ -970,23 +976,19 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
     return i >= 0 && mem.regions[i]!.kind === "completion";
   }
 
-  // External signals: the value each must reach (the largest any poll needs), raised at time 0 or
-  // by one every signalPeriodUs.
-  const extNeed = new Map<number, number>();
-  for (const addr of p.externalSignals) extNeed.set(addr, 0);
-  if (extNeed.size > 0)
+  // External signals: a monotonic producer raises each to the smallest value meeting every
+  // wait a monotonic counter can meet (external-signals.ts), at time 0 or by one every
+  // signalPeriodUs.
+  const extWaits = new Map<number, ExternalWait[]>();
+  for (const addr of p.externalSignals) extWaits.set(addr, []);
+  if (extWaits.size > 0)
     for (const queue of p.queues)
       for (const e of queue.entries) {
         const c = e.cmd;
-        if (c.kind !== "poll" || !extNeed.has(c.addr)) continue;
-        const need =
-          c.func === ">"
-            ? c.value + 1
-            : c.func === "<" || c.func === "<=" || c.func === "always"
-              ? 0
-              : c.value;
-        extNeed.set(c.addr, Math.max(extNeed.get(c.addr)!, need >>> 0));
+        if (c.kind === "poll") extWaits.get(c.addr)?.push(c);
       }
+  const extNeed = new Map<number, number>();
+  for (const [addr, waits] of extWaits) extNeed.set(addr, externalTarget(waits));
   const extAddrs = [...extNeed.keys()];
   const producerVc = new Int32Array(Q + 2);
   const raiseExternal = (i: number, to: number): void => {
@@ -1072,6 +1074,7 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
 
   // ---- the end: watchdog, deadlock, drain, completion --------------------------------------
   let completed = true;
+  let deadlockOnExternal = false;
   if (stopped !== undefined) {
     completed = false;
     const blocked = p.queues.map((_, q) => q).filter((q) => runs[q]!.state === QState.Polling);
@@ -1080,11 +1083,13 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
     ]);
   } else {
     const blocked: string[] = [];
+    const blockedOn: number[] = [];
     for (let q = 0; q < Q; q++) {
       const r = runs[q]!;
       if (r.state !== QState.Polling) continue;
       const e = p.queues[q]!.entries[r.pc]!;
       const c = e.cmd as Extract<SimCmd, { kind: "poll" }>;
+      blockedOn.push(c.addr);
       const w = wordAt(c.addr);
       blocked.push(
         `${where(q, e.at)} waits for ${mem.regions[w]!.name} (${hex(c.addr)}) ${c.func} ${c.value} but it is ${read32(w, halfOf(w, c.addr))}`,
@@ -1092,10 +1097,13 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
     }
     if (blocked.length > 0) {
       completed = false;
+      deadlockOnExternal = blockedOn.every((addr) => extNeed.has(addr));
       report(
         "DMAC6004",
         [`${blocked.length} queue(s) blocked forever: ${blocked.join("; ")}`],
-        "no queue and no host action left that could raise those words",
+        deadlockOnExternal
+          ? "the producer of an external signal is modelled as a counter that only grows (docs/model.md); these waits need it to stay low or go down"
+          : "no queue and no host action left that could raise those words",
       );
     }
     for (let q = 0; q < Q; q++) {
@@ -1176,6 +1184,7 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
     },
     prov: mem.prov,
     completed,
+    deadlockOnExternal,
     timeline,
   };
 }

@@ -19,6 +19,7 @@ import { assertNever } from "../util/assert-never.js";
 import { execute, type ExecOptions, type ExecStats, type Timeline } from "./execute.js";
 import { hex } from "./memory.js";
 import { readMachineModel, type MachineModel } from "./model.js";
+import { validateManifest, validateTrace } from "./validate-input.js";
 import type { PollFunc, SimCmd, SimEntry, SimProgram, SimQueue, SimRegion } from "./program.js";
 
 export type SimInput =
@@ -33,6 +34,8 @@ export type SimInput =
 
 export interface SimulateOptions extends Omit<ExecOptions, "model"> {
   readonly target: Target;
+  /** The input's file name for DMAC6011 reports (default manifest.json / trace.json). */
+  readonly inputFile?: string | undefined;
 }
 
 export interface Bandwidth {
@@ -47,6 +50,8 @@ export interface SimResult {
   /** No errors, every queue drained, and the postcondition was checked and holds. */
   readonly verified: boolean;
   readonly postcondition: "holds" | "fails" | "unchecked";
+  /** The run deadlocked only on waits a monotonic external-signal producer cannot meet. */
+  readonly deadlockOnExternal: boolean;
   readonly stats: ExecStats;
   readonly bandwidth: Bandwidth;
   readonly timeline: Timeline | undefined;
@@ -70,6 +75,7 @@ export function simulate(input: SimInput, opts: SimulateOptions): SimResult {
     diagnostics: d,
     verified: false,
     postcondition: "unchecked",
+    deadlockOnExternal: false,
     stats: EMPTY_STATS,
     bandwidth: { totalBytes: 0, algbwGBps: 0, busbwGBps: 0 },
     timeline: undefined,
@@ -79,12 +85,24 @@ export function simulate(input: SimInput, opts: SimulateOptions): SimResult {
   const m = readMachineModel(opts.target);
   if (!m.ok) return fail([diag("DMAC5006", undefined, [opts.target.name, m.error])]);
   const model = m.model;
+  // A hand-edited or corrupt document is reported before anything is built from it.
+  const invalid =
+    "manifest" in input
+      ? validateManifest(input.manifest, { file: opts.inputFile, streams: input.streams })
+      : validateTrace(input.trace, { file: opts.inputFile });
+  if (invalid) return fail([invalid], model);
   const built =
     "manifest" in input
       ? programFromManifest(input.manifest, input.streams)
       : programFromTrace(input.trace);
   if ("error" in built) return fail([built.error], model);
   const program = built.program;
+  const misfit = outsideModel(
+    program,
+    model,
+    opts.inputFile ?? ("manifest" in input ? "manifest.json" : "trace.json"),
+  );
+  if (misfit) return fail([misfit], model);
   const ex = execute(program, { ...opts, model });
   const diagnostics = [...ex.diagnostics];
   let postcondition: SimResult["postcondition"] = "unchecked";
@@ -106,12 +124,31 @@ export function simulate(input: SimInput, opts: SimulateOptions): SimResult {
     diagnostics,
     verified: !errors && ex.completed && postcondition === "holds",
     postcondition,
+    deadlockOnExternal: ex.deadlockOnExternal,
     stats: ex.stats,
     bandwidth,
     timeline: ex.timeline,
     program,
     model,
   };
+}
+
+/** A well-formed input for a node other than the target's (more GPUs or engines than it has). */
+function outsideModel(p: SimProgram, m: MachineModel, file: string): Diagnostic | undefined {
+  if (p.gpus > m.gpus)
+    return diag("DMAC6011", undefined, [
+      file,
+      "$.ranks",
+      `${p.gpus} GPUs, but target ${m.name} has ${m.gpus}`,
+    ]);
+  const i = p.queues.findIndex((q) => q.engine >= m.engines);
+  if (i >= 0)
+    return diag("DMAC6011", undefined, [
+      file,
+      `$.queues[${i}].engine`,
+      `engine ${p.queues[i]!.engine}, but target ${m.name} has ${m.engines} per GPU`,
+    ]);
+  return undefined;
 }
 
 // ---- inputs -> SimProgram --------------------------------------------------------------------
@@ -326,13 +363,24 @@ export function programFromManifest(
         ]),
       };
     const decoded = decodeStream(words);
-    const problems = new Map(decoded.problems.map((p) => [p.offset, p.detail]));
+    // Every decoder problem at a packet's offset, joined: an undecodable dword, a truncated
+    // packet, and also a decodable packet with reserved bits set, an undefined enum value or an
+    // address above 2^53 (DMAC4103/4104). The hardware's reading of such a packet is not
+    // documented, so the executor reports it (DMAC6007) instead of running it as if they were 0.
+    const problems = new Map<number, string>();
+    for (const p of decoded.problems) {
+      const before = problems.get(p.offset);
+      problems.set(p.offset, before === undefined ? p.detail : `${before}; ${p.detail}`);
+    }
     const entries: SimEntry[] = decoded.packets.map((d) => {
-      if (d.packet.kind === "unknown")
+      const problem = problems.get(d.offset);
+      if (d.packet.kind === "unknown" || problem !== undefined)
         return {
           cmd: {
             kind: "bad",
-            detail: problems.get(d.offset) ?? `undecodable dword ${hex(d.packet.word)}`,
+            detail:
+              problem ??
+              `undecodable dword ${hex(d.packet.kind === "unknown" ? d.packet.word : 0)}`,
           },
           at: d.offset,
           packets: 1,

@@ -92,6 +92,30 @@ function fieldMax(kind: PacketKind, field: string): { max: number; bits: number 
   return { max: f.mask + f.bias, bits: f.width };
 }
 
+/** The kind of the packet toPacket builds for `c` (used to size the buffers up front). */
+function packetKindOf(c: QCmd, completion: QueueProgram["completion"]): PacketKind {
+  switch (c.kind) {
+    case "copy":
+      return "copy_linear";
+    case "bcast":
+      return "copy_broadcast";
+    case "swap":
+      return "copy_swap";
+    case "fill":
+      return "constant_fill";
+    case "poll":
+      return "poll_mem";
+    case "signal":
+      return c.how === "fence" ? "fence" : "atomic";
+    case "completion":
+      return completion === "atomic" ? "atomic" : "fence";
+    case "timestamp":
+      return "timestamp_get_global";
+    default:
+      return assertNever(c, "queue command");
+  }
+}
+
 export function emitSdma(
   p: QueueProgram,
   m: IrModule,
@@ -249,11 +273,30 @@ export function emitSdma(
   const queues: EmittedQueue[] = [];
   for (const q of p.queues) {
     const name = queueName(q);
-    let words = new Uint32Array(Math.max(64, q.cmds.length * 6));
+    // Exactly sized from the commands' packet kinds: every typed-array allocation counts as
+    // external memory, which makes V8 run full collections of the (large) heap; regrowth and
+    // trimming copies doubled those (docs/performance.md). Commands that fail to encode only
+    // leave the buffers partly used.
+    let dwords = 0;
+    let addrs = 0;
+    let rows = 0;
+    let rowValues = 0;
+    let prevOps: readonly number[] | undefined;
+    for (const c of q.cmds) {
+      if (c.ops !== prevOps && c.ops.length > 0) {
+        prevOps = c.ops;
+        rows++;
+        rowValues += 2 + c.ops.length;
+      }
+      const k = packetKindOf(c, p.completion);
+      dwords += COMPILED_BY_KIND[k].fixedLength;
+      addrs += ADDR_FIELDS.get(k)?.length ?? 0;
+    }
+    let words = new Uint32Array(dwords);
     let packetCount = 0;
-    let relocations = new Float64Array(Math.max(48, q.cmds.length * 6));
+    let relocations = new Float64Array(3 * addrs);
     let nReloc = 0;
-    const sourceMap = new PackedRowsBuilder(q.cmds.length);
+    const sourceMap = new PackedRowsBuilder(rows, rowValues);
     const completionSlots: number[] = [];
     let dword = 0;
     let lastOps: readonly number[] | undefined;
@@ -285,6 +328,8 @@ export function emitSdma(
         relocations[nReloc++] = region;
         relocations[nReloc++] = a - layout.regions[region]!.base;
       }
+      if (pk.kind !== packetKindOf(c, p.completion))
+        throw new InternalError(`packetKindOf(${c.kind}) is not ${pk.kind}`);
       const length = COMPILED_BY_KIND[pk.kind].fixedLength;
       if (length < 0) throw new InternalError(`emitted a variable-length ${pk.kind} packet`);
       if (!failed) {
@@ -308,9 +353,8 @@ export function emitSdma(
       gpu: q.gpu,
       engine: q.engine,
       packetCount,
-      // A copy of the used part, so the spare capacity is released now.
-      words: failed ? new Uint32Array(0) : words.slice(0, dword),
-      relocations: relocations.slice(0, nReloc),
+      words: failed ? new Uint32Array(0) : dword === words.length ? words : words.slice(0, dword),
+      relocations: nReloc === relocations.length ? relocations : relocations.slice(0, nReloc),
       sourceMap: sourceMap.done(),
       completionSlots,
     });

@@ -32,9 +32,10 @@ export class PackedRowsBuilder {
   private starts: Uint32Array;
   private n = 0; // values
   private rows = 0;
-  constructor(expectedRows = 16) {
-    this.data = new Float64Array(Math.max(16, expectedRows * 3));
-    this.starts = new Uint32Array(Math.max(16, expectedRows + 1));
+  /** Exact capacities avoid regrowth and the trimming copy (both typed-array allocations). */
+  constructor(expectedRows = 16, expectedValues = 3 * expectedRows) {
+    this.data = new Float64Array(Math.max(1, expectedValues));
+    this.starts = new Uint32Array(expectedRows + 1);
   }
   /** Starts a row (then `value` its numbers). */
   startRow(): void {
@@ -54,8 +55,10 @@ export class PackedRowsBuilder {
     this.data[this.n++] = v;
   }
   done(): PackedRows {
-    const starts = this.starts.slice(0, this.rows + 1);
+    const starts =
+      this.starts.length === this.rows + 1 ? this.starts : this.starts.slice(0, this.rows + 1);
     starts[this.rows] = this.n;
-    return new PackedRows(this.data.slice(0, this.n), starts);
+    const data = this.data.length === this.n ? this.data : this.data.slice(0, this.n);
+    return new PackedRows(data, starts);
   }
 }

@@ -22,6 +22,7 @@ import type { CompletionProtocol } from "../../queues/queue-program.js";
 import type { IrModule } from "../../ir/ir.js";
 import { chromeTrace } from "../../sim/chrome-trace.js";
 import { simulate, type SimInput, type SimResult } from "../../sim/run.js";
+import { validateManifest, validateTrace } from "../../sim/validate-input.js";
 import { summaryJson, summaryLine, summaryText } from "../../sim/summary.js";
 import { makeSourceFile } from "../../source/source-file.js";
 import { builtinTarget, type Target } from "../../target/target.js";
@@ -59,6 +60,8 @@ export interface LoadedInput {
   readonly target: Target;
   /** What the optimiser did (a .dmac compiled in memory). */
   readonly optimised?: OptimiseReport | undefined;
+  /** The manifest or trace file it was read from (named by DMAC6011 reports). */
+  readonly file?: string | undefined;
 }
 
 /** How a .dmac input is compiled: the optimiser's options (opt-options.ts) and lowering knobs. */
@@ -137,14 +140,32 @@ export function compileForSim(
   };
 }
 
-function readJson(path: string): { json: unknown; diagnostics: Diagnostic[] } {
+function readJson(path: string): { json: unknown; bytes: number; diagnostics: Diagnostic[] } {
+  let text: string;
   try {
-    return { json: JSON.parse(readFileSync(path, "utf8")), diagnostics: [] };
+    text = readFileSync(path, "utf8");
   } catch (e) {
     return {
       json: undefined,
+      bytes: 0,
       diagnostics: [
         diag("DMAC5001", undefined, [path, e instanceof Error ? e.message : String(e)]),
+      ],
+    };
+  }
+  try {
+    return { json: JSON.parse(text), bytes: Buffer.byteLength(text), diagnostics: [] };
+  } catch (e) {
+    // Not JSON at all: the executor-input code, with the parser's reason.
+    return {
+      json: undefined,
+      bytes: 0,
+      diagnostics: [
+        diag("DMAC6011", undefined, [
+          path,
+          "$",
+          `not valid JSON (${e instanceof Error ? e.message : String(e)})`,
+        ]),
       ],
     };
   }
@@ -211,11 +232,15 @@ export function loadSimInput(
         ),
       ],
     };
-  const { json, diagnostics } = readJson(p);
+  const { json, bytes, diagnostics } = readJson(p);
   if (json === undefined) return { loaded: undefined, diagnostics };
-  const kind = (json as { kind?: unknown }).kind;
+  const kind =
+    typeof json === "object" && json !== null ? (json as { kind?: unknown }).kind : undefined;
   const dir = dirname(p);
   if (kind === "dmac-manifest") {
+    // Validated before its queue files are read or its source recompiled (src/sim/validate-input.ts).
+    const invalid = validateManifest(json, { file: p, fileBytes: bytes });
+    if (invalid) return { loaded: undefined, diagnostics: [invalid] };
     const manifest = json as Manifest;
     const target = opts.target ?? builtinTarget(manifest.target);
     if (!target)
@@ -240,15 +265,17 @@ export function loadSimInput(
         };
       }
     }
-    const module = moduleFor(manifest.sourceMap?.file, dir, manifest.params, manifest.schedule);
-    return { loaded: { input: { manifest, streams, module }, target }, diagnostics: [] };
+    const module = moduleFor(manifest.sourceMap.file, dir, manifest.params, manifest.schedule);
+    return { loaded: { input: { manifest, streams, module }, target, file: p }, diagnostics: [] };
   }
   if (kind === "dmac-trace") {
+    const invalid = validateTrace(json, { file: p, fileBytes: bytes });
+    if (invalid) return { loaded: undefined, diagnostics: [invalid] };
     const trace = json as Trace;
     const target = opts.target ?? builtinTarget(trace.target);
     if (!target)
       return { loaded: undefined, diagnostics: [diag("DMAC2006", undefined, [trace.target])] };
-    return { loaded: { input: { trace }, target }, diagnostics: [] };
+    return { loaded: { input: { trace }, target, file: p }, diagnostics: [] };
   }
   return {
     loaded: undefined,
@@ -332,6 +359,7 @@ export function runSim(
       return { path, result: undefined, diagnostics: load.diagnostics, optimised: undefined };
     const result = simulate(load.loaded.input, {
       target: load.loaded.target,
+      inputFile: load.loaded.file,
       signalPeriodUs: period.value,
       maxEvents: maxEvents.value,
       maxSimTimeUs: maxSim.value,

@@ -61,6 +61,15 @@ describe("fuzzing, CI mode (fixed seed)", () => {
     },
   );
 
+  it.skipIf(missing.includes("simulate"))(
+    "sim-input: 300 mutated manifests and traces through simulate (validated first)",
+    async () => {
+      const s = await fuzz(["sim-input"], 300);
+      expect(s.cases["sim-input"]).toBe(300);
+      expect(summary(s.failures)).toEqual([]);
+    },
+  );
+
   it("the generator produces programs that compile, and ones that are rejected", async () => {
     const { generateProgram } = await import("../../../fuzz/generate.js");
     const { caseRng } = await import("../../../fuzz/rng.js");

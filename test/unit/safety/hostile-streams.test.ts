@@ -164,3 +164,27 @@ describe("hostile streams: garbage", () => {
     expect(r.diagnostics.length).toBeGreaterThan(0);
   });
 });
+
+describe("hostile streams: reserved bits (DMAC6007)", () => {
+  it("a COPY_SWAP with address bits 5:0 set is reported at its offset and not run", () => {
+    const first = copy(bufAddr(0), bufAddr(2), 64);
+    const swap: Packet = { kind: "copy_swap", a: bufAddr(0, 256), b: bufAddr(1, 256), bytes: 64 };
+    const clean = runStream([first, swap, done(0)]);
+    expect(codes(clean)).toEqual([]);
+    const at = encodePackets([first]).length;
+    const words = encodePackets([swap]);
+    const lo = words.findIndex((w) => w >>> 0 === bufAddr(0, 256) >>> 0);
+    expect(lo).toBeGreaterThan(0);
+    const r = runStream(
+      [first, swap, done(0)],
+      (w) => void (w[at + lo] = (w[at + lo]! | 0x8) >>> 0),
+    );
+    expect(codes(r)).toContain("DMAC6007");
+    const d = r.diagnostics.find((x) => x.code === "DMAC6007")!;
+    expect(d.message).toContain(`gpu0.sdma14 ${offsetOf([first])}`);
+    expect(d.message).toMatch(/COPY_SWAP: reserved bits set/);
+    // Not run: neither side of the swap was written.
+    expect(r.verified).toBe(false);
+    expect(r.stats.packets).toBeLessThan(clean.stats.packets);
+  });
+});
