@@ -26,7 +26,7 @@ import {
   layoutProgram,
   type LayoutConfig,
 } from "./sdma/layout.js";
-import { buildManifest, formatJsonBytes, manifestSizeGuess } from "./sdma/manifest.js";
+import { buildPackedManifest, formatJsonBytes, manifestSizeGuess } from "./sdma/manifest.js";
 import { emitTrace } from "./trace/trace.js";
 
 export interface CompileOptions {
@@ -167,7 +167,7 @@ export function buildOutputs(
     files.push({
       name: "manifest.json",
       data: formatJsonBytes(
-        buildManifest(m, p, layout, emitted.queues, file, target.name),
+        buildPackedManifest(m, p, layout, emitted.queues, file, target.name),
         manifestSizeGuess(emitted.queues),
       ),
     });

@@ -267,7 +267,7 @@ export function emitSdma(
     }
   };
 
-  // Each queue is encoded straight into a growing dword buffer as its commands are visited: a
+  // Each queue is encoded straight into its dword buffer as its commands are visited: a
   // Packet object lives only while its command is encoded (at 10^6 operations, keeping 3M packets
   // until the end was a large share of the heap and of garbage-collection time).
   const queues: EmittedQueue[] = [];
@@ -320,7 +320,7 @@ export function emitSdma(
         if (typeof a !== "number") continue;
         const region = regionOf(layout, a);
         if (nReloc + 3 > relocations.length) {
-          const grown = new Float64Array(2 * relocations.length);
+          const grown = new Float64Array(Math.max(2 * relocations.length, nReloc + 3));
           grown.set(relocations);
           relocations = grown;
         }

@@ -135,8 +135,7 @@ export type ManifestSyncWord =
  */
 export interface ManifestRelocations {
   readonly queue: string;
-  /** A Float64Array when built by dmac (formatJson writes it as an array); number[] when read. */
-  readonly entries: readonly number[] | Float64Array;
+  readonly entries: readonly number[];
 }
 
 export interface ManifestSourceMap {
@@ -150,8 +149,7 @@ export interface ManifestSourceMap {
    */
   readonly queues: readonly {
     readonly queue: string;
-    /** PackedRows when built by dmac (written as this array of arrays); arrays when read. */
-    readonly entries: readonly (readonly number[])[] | PackedRows;
+    readonly entries: readonly (readonly number[])[];
   }[];
 }
 
@@ -221,6 +219,20 @@ export const COMPLETION_SECTION = (p: QueueProgram): ManifestCompletion => ({
   done: 0,
 });
 
+/**
+ * The manifest as buildOutputs writes it: the relocations and source-map entries stay in the
+ * emitter's typed arrays (Float64Array, PackedRows: ~12M numbers and 10^6 rows at 10^6
+ * operations), which formatJson/formatJsonBytes write as the arrays of the Manifest type, with
+ * the same text. In-process consumers take buildManifest's plain Manifest.
+ */
+export type PackedManifest = Omit<Manifest, "relocations" | "sourceMap"> & {
+  readonly relocations: readonly { readonly queue: string; readonly entries: Float64Array }[];
+  readonly sourceMap: Omit<ManifestSourceMap, "queues"> & {
+    readonly queues: readonly { readonly queue: string; readonly entries: PackedRows }[];
+  };
+};
+
+/** The manifest of emitted streams, as plain JSON-shaped data. */
 export function buildManifest(
   m: IrModule,
   p: QueueProgram,
@@ -229,6 +241,29 @@ export function buildManifest(
   file: SourceFile,
   targetName: string,
 ): Manifest {
+  const packed = buildPackedManifest(m, p, layout, emitted, file, targetName);
+  return {
+    ...packed,
+    relocations: packed.relocations.map((r) => ({
+      queue: r.queue,
+      entries: Array.from(r.entries),
+    })),
+    sourceMap: {
+      ...packed.sourceMap,
+      queues: packed.sourceMap.queues.map((q) => ({ queue: q.queue, entries: [...q.entries] })),
+    },
+  };
+}
+
+/** buildManifest without unpacking the typed arrays (what buildOutputs formats and writes). */
+export function buildPackedManifest(
+  m: IrModule,
+  p: QueueProgram,
+  layout: Layout,
+  emitted: readonly EmittedQueue[],
+  file: SourceFile,
+  targetName: string,
+): PackedManifest {
   return {
     version: 1,
     kind: "dmac-manifest",

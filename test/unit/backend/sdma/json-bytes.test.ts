@@ -2,7 +2,18 @@
 // byte version; goldens were made with the string one).
 
 import { describe, expect, it } from "vitest";
-import { formatJson, formatJsonBytes } from "../../../../src/backend/sdma/manifest.js";
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { compileToQueues } from "../../../../src/backend/compile-pipeline.js";
+import { emitSdma } from "../../../../src/backend/sdma/emit.js";
+import { layoutProgram } from "../../../../src/backend/sdma/layout.js";
+import {
+  buildManifest,
+  buildPackedManifest,
+  formatJson,
+  formatJsonBytes,
+} from "../../../../src/backend/sdma/manifest.js";
+import { makeSourceFile } from "../../../../src/source/source-file.js";
 import { PackedRowsBuilder } from "../../../../src/backend/sdma/packed-rows.js";
 
 const utf8 = (b: Uint8Array): string => Buffer.from(b).toString("utf8");
@@ -53,5 +64,30 @@ describe("formatJsonBytes", () => {
       expect(formatJson(doc)).toBe(formatJson(plain));
       expect(utf8(formatJsonBytes(doc))).toBe(formatJson(plain));
     }
+  });
+
+  it("the packed manifest is written as the plain one; buildManifest is plain JSON data", () => {
+    const path = fileURLToPath(
+      new URL("../../../../examples/all_gather_pcpy.dmac", import.meta.url),
+    );
+    const file = makeSourceFile(path, readFileSync(path, "utf8"));
+    const {
+      module: m,
+      program: p,
+      target,
+    } = compileToQueues(file, {
+      baseDir: fileURLToPath(new URL("../../../../examples", import.meta.url)),
+    }).compiled!;
+    const layout = layoutProgram(m, p, file).layout!;
+    const queues = emitSdma(p, m, layout, file).queues;
+    const plain = buildManifest(m, p, layout, queues, file, target.name);
+    const packed = buildPackedManifest(m, p, layout, queues, file, target.name);
+    expect(plain.relocations.every((r) => Array.isArray(r.entries))).toBe(true);
+    expect(plain.sourceMap.queues.every((q) => q.entries.every((e) => Array.isArray(e)))).toBe(
+      true,
+    );
+    expect(JSON.parse(JSON.stringify(plain))).toEqual(plain);
+    expect(utf8(formatJsonBytes(packed))).toBe(formatJson(plain));
+    expect(formatJson(packed)).toBe(formatJson(plain));
   });
 });
