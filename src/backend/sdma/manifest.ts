@@ -222,7 +222,7 @@ export const COMPLETION_SECTION = (p: QueueProgram): ManifestCompletion => ({
 /**
  * The manifest as buildOutputs writes it: the relocations and source-map entries stay in the
  * emitter's typed arrays (Float64Array, PackedRows: ~12M numbers and 10^6 rows at 10^6
- * operations), which formatJson/formatJsonBytes write as the arrays of the Manifest type, with
+ * operations), which formatJsonBytes writes as the arrays of the Manifest type, with
  * the same text. In-process consumers take buildManifest's plain Manifest.
  */
 export type PackedManifest = Omit<Manifest, "relocations" | "sourceMap"> & {
@@ -296,91 +296,13 @@ export function buildPackedManifest(
 }
 
 /**
- * Deterministic, diff-friendly JSON: objects one key per line in insertion order (builders above
- * fix the order), arrays of scalars on one line, arrays of arrays one inner array per line.
- */
-export function formatJson(value: unknown): string {
-  // Plain loops, and a join for arrays of finite numbers (JSON.stringify of a finite number is
-  // String(n), which join uses): the manifest of a 1M-operation program holds millions of
-  // relocation numbers and a million source-map entries, and the generic per-element path was
-  // ~10% of that compile (docs/performance.md).
-  const parts: string[] = [];
-  const scalar = (v: unknown): boolean => v === null || typeof v !== "object";
-  const finiteNumbers = (v: readonly unknown[]): boolean => {
-    for (let i = 0; i < v.length; i++) {
-      const x = v[i];
-      if (typeof x !== "number" || !Number.isFinite(x)) return false;
-    }
-    return true;
-  };
-  const write = (v: unknown, indent: string): void => {
-    if (scalar(v)) {
-      parts.push(JSON.stringify(v) ?? "null");
-    } else if (v instanceof Float64Array) {
-      parts.push(v.length === 0 ? "[]" : "[" + v.join(", ") + "]");
-    } else if (v instanceof PackedRows) {
-      // As the array of arrays it stands for: one row per line.
-      if (v.length === 0) parts.push("[]");
-      else {
-        const inner = indent + "  ";
-        parts.push("[\n");
-        for (let i = 0; i < v.length; i++) {
-          const row = v.data.subarray(v.starts[i]!, v.starts[i + 1]!);
-          parts.push(inner + "[" + row.join(", ") + "]" + (i < v.length - 1 ? ",\n" : "\n"));
-        }
-        parts.push(indent + "]");
-      }
-    } else if (Array.isArray(v)) {
-      if (v.length === 0) parts.push("[]");
-      else if (finiteNumbers(v)) parts.push("[" + v.join(", ") + "]");
-      else if (v.every(scalar))
-        parts.push("[" + v.map((x) => JSON.stringify(x) ?? "null").join(", ") + "]");
-      else {
-        const inner = indent + "  ";
-        parts.push("[\n");
-        for (let i = 0; i < v.length; i++) {
-          const x: unknown = v[i];
-          const sep = i < v.length - 1 ? ",\n" : "\n";
-          // One part per source-map entry (arrays of numbers), the common case by far.
-          if (Array.isArray(x) && x.length > 0 && finiteNumbers(x))
-            parts.push(inner + "[" + x.join(", ") + "]" + sep);
-          else {
-            parts.push(inner);
-            write(x, inner);
-            parts.push(sep);
-          }
-        }
-        parts.push(indent + "]");
-      }
-    } else {
-      const entries = Object.entries(v as Record<string, unknown>).filter(
-        ([, x]) => x !== undefined,
-      );
-      if (entries.length === 0) {
-        parts.push("{}");
-        return;
-      }
-      const inner = indent + "  ";
-      parts.push("{\n");
-      for (let i = 0; i < entries.length; i++) {
-        const [k, x] = entries[i]!;
-        parts.push(inner + JSON.stringify(k) + ": ");
-        write(x, inner);
-        parts.push(i < entries.length - 1 ? ",\n" : "\n");
-      }
-      parts.push(indent + "}");
-    }
-  };
-  write(value, "");
-  return parts.join("") + "\n";
-}
-
-/**
- * formatJson(value) as UTF-8 bytes, written into one growing buffer (disasm.ts TextSink) instead
+ * Deterministic, diff-friendly JSON as UTF-8 bytes: objects one key per line in insertion order
+ * (builders above fix the order), arrays of scalars on one line, arrays of arrays one inner array
+ * per line. Written written into one growing buffer (disasm.ts TextSink) instead
  * of a string: the manifest of a 10^6-operation program is ~120 MB of JSON, mostly ~9M relocation
  * numbers and 10^6 source-map entries; as strings the parts, the joined text and its UTF-8 copy
  * were the largest allocation of the compile (docs/performance.md). `capacity`: expected bytes
- * (a good guess avoids regrowing a big buffer). Same text as formatJson, byte for byte (tested).
+ * (a good guess avoids regrowing a big buffer). Tested against a plain string formatter.
  */
 export function formatJsonBytes(value: unknown, capacity = 1 << 16): Uint8Array {
   const out = new TextSink(capacity);

@@ -3,7 +3,7 @@
 // source map has 10^6 rows; as arrays they were ~70 MB of small objects that every full garbage
 // collection had to visit until the manifest was written (docs/performance.md). It iterates as
 // (and JSON-serialises to) the array of arrays it stands for; the manifest's formatters write it
-// directly (manifest.ts formatJson, formatJsonBytes), with the same text as the array of arrays.
+// directly (manifest.ts formatJsonBytes), with the same text as the array of arrays.
 
 /** Read-only rows; build them with PackedRowsBuilder. */
 export class PackedRows implements Iterable<readonly number[]> {

@@ -10,13 +10,94 @@ import { layoutProgram } from "../../../../src/backend/sdma/layout.js";
 import {
   buildManifest,
   buildPackedManifest,
-  formatJson,
   formatJsonBytes,
 } from "../../../../src/backend/sdma/manifest.js";
 import { makeSourceFile } from "../../../../src/source/source-file.js";
-import { PackedRowsBuilder } from "../../../../src/backend/sdma/packed-rows.js";
+import { PackedRows, PackedRowsBuilder } from "../../../../src/backend/sdma/packed-rows.js";
 
 const utf8 = (b: Uint8Array): string => Buffer.from(b).toString("utf8");
+
+// The reference: the straightforward string formatter the byte writer replaced (the goldens were
+// made with it). Kept here only as the oracle the byte writer must match.
+/**
+ * Deterministic, diff-friendly JSON: objects one key per line in insertion order (builders above
+ * fix the order), arrays of scalars on one line, arrays of arrays one inner array per line.
+ */
+function formatJson(value: unknown): string {
+  // Plain loops, and a join for arrays of finite numbers (JSON.stringify of a finite number is
+  // String(n), which join uses): the manifest of a 1M-operation program holds millions of
+  // relocation numbers and a million source-map entries, and the generic per-element path was
+  // ~10% of that compile (docs/performance.md).
+  const parts: string[] = [];
+  const scalar = (v: unknown): boolean => v === null || typeof v !== "object";
+  const finiteNumbers = (v: readonly unknown[]): boolean => {
+    for (let i = 0; i < v.length; i++) {
+      const x = v[i];
+      if (typeof x !== "number" || !Number.isFinite(x)) return false;
+    }
+    return true;
+  };
+  const write = (v: unknown, indent: string): void => {
+    if (scalar(v)) {
+      parts.push(JSON.stringify(v) ?? "null");
+    } else if (v instanceof Float64Array) {
+      parts.push(v.length === 0 ? "[]" : "[" + v.join(", ") + "]");
+    } else if (v instanceof PackedRows) {
+      // As the array of arrays it stands for: one row per line.
+      if (v.length === 0) parts.push("[]");
+      else {
+        const inner = indent + "  ";
+        parts.push("[\n");
+        for (let i = 0; i < v.length; i++) {
+          const row = v.data.subarray(v.starts[i]!, v.starts[i + 1]!);
+          parts.push(inner + "[" + row.join(", ") + "]" + (i < v.length - 1 ? ",\n" : "\n"));
+        }
+        parts.push(indent + "]");
+      }
+    } else if (Array.isArray(v)) {
+      if (v.length === 0) parts.push("[]");
+      else if (finiteNumbers(v)) parts.push("[" + v.join(", ") + "]");
+      else if (v.every(scalar))
+        parts.push("[" + v.map((x) => JSON.stringify(x) ?? "null").join(", ") + "]");
+      else {
+        const inner = indent + "  ";
+        parts.push("[\n");
+        for (let i = 0; i < v.length; i++) {
+          const x: unknown = v[i];
+          const sep = i < v.length - 1 ? ",\n" : "\n";
+          // One part per source-map entry (arrays of numbers), the common case by far.
+          if (Array.isArray(x) && x.length > 0 && finiteNumbers(x))
+            parts.push(inner + "[" + x.join(", ") + "]" + sep);
+          else {
+            parts.push(inner);
+            write(x, inner);
+            parts.push(sep);
+          }
+        }
+        parts.push(indent + "]");
+      }
+    } else {
+      const entries = Object.entries(v as Record<string, unknown>).filter(
+        ([, x]) => x !== undefined,
+      );
+      if (entries.length === 0) {
+        parts.push("{}");
+        return;
+      }
+      const inner = indent + "  ";
+      parts.push("{\n");
+      for (let i = 0; i < entries.length; i++) {
+        const [k, x] = entries[i]!;
+        parts.push(inner + JSON.stringify(k) + ": ");
+        write(x, inner);
+        parts.push(i < entries.length - 1 ? ",\n" : "\n");
+      }
+      parts.push(indent + "}");
+    }
+  };
+  write(value, "");
+  return parts.join("") + "\n";
+}
 
 describe("formatJsonBytes", () => {
   const values: unknown[] = [
