@@ -88,8 +88,12 @@ export function simulate(input: SimInput, opts: SimulateOptions): SimResult {
   // A hand-edited or corrupt document is reported before anything is built from it.
   const invalid =
     "manifest" in input
-      ? validateManifest(input.manifest, { file: opts.inputFile, streams: input.streams })
-      : validateTrace(input.trace, { file: opts.inputFile });
+      ? validateManifest(input.manifest, {
+          file: opts.inputFile,
+          streams: input.streams,
+          module: input.module,
+        })
+      : validateTrace(input.trace, { file: opts.inputFile, module: input.module });
   if (invalid) return fail([invalid], model);
   const built =
     "manifest" in input

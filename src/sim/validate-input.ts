@@ -6,10 +6,15 @@
 // byte counts below 2^53, GPUs below `ranks`, 32-bit values), array lengths agree, counts are
 // bounded by what the input could use (a slot array is at most SLOT_SLACK + the size of the input,
 // so `count: 2^32` cannot make the executor allocate billions of regions), the memory areas are
-// disjoint and, with the streams given, every queue's packet file is present.
+// disjoint, every instance of a buffer id has the same size (the executor keeps one size per id:
+// its access and provenance maps are sized by it), with the streams given every queue's packet
+// file is present, and with the IR given (the module recompiled from the source, whose final
+// state the run is checked against) the memory map declares exactly the module's buffer
+// instances with the module's sizes on the module's number of GPUs.
 // Checks stop at the first problem: a corrupt file usually has one, and the path says where.
 
 import { diag, type Diagnostic } from "../diagnostics/diagnostic.js";
+import type { IrModule } from "../ir/ir.js";
 import { assertNever } from "../util/assert-never.js";
 
 /** At most this many GPUs (the executor's model is a full mesh; 64 leaves room for any target). */
@@ -27,6 +32,8 @@ export interface ValidateOptions {
   readonly fileBytes?: number | undefined;
   /** The packet streams by file name: each queue's file must be among them. */
   readonly streams?: ReadonlyMap<string, Uint32Array> | undefined;
+  /** The IR the input is checked against: its buffers must be the declared ones. */
+  readonly module?: IrModule | undefined;
 }
 
 /** Thrown only inside this module (never escapes): the first problem found. */
@@ -86,6 +93,11 @@ function range(a: number, bytes: number, path: string): void {
   if (a + bytes > ADDR_LIMIT) throw new Bad(path, `the area ends above 2^53`);
 }
 
+interface BufferEntry {
+  readonly size: number;
+  readonly path: string;
+}
+
 interface Area {
   readonly start: number;
   readonly end: number;
@@ -95,6 +107,8 @@ interface Area {
 /** Shared by both forms: header fields, completion, trigger, memory. */
 class Checker {
   readonly areas: Area[] = [];
+  /** Declared buffer instances by id * MAX_RANKS + gpu. */
+  readonly buffers = new Map<number, BufferEntry>();
   ranks = 0;
 
   header(d: Obj, kind: string): void {
@@ -139,7 +153,7 @@ class Checker {
       range(addr(r["base"], `${p}.base`), addr(r["size"], `${p}.size`), p);
     });
     const buffers = arr(m["buffers"], "$.memory.buffers");
-    const seen = new Set<number>();
+    const sizeOf = new Map<number, BufferEntry>();
     buffers.forEach((v, i) => {
       const p = `$.memory.buffers[${i}]`;
       const b = obj(v, p);
@@ -148,9 +162,19 @@ class Checker {
       const id = int(b["id"], `${p}.id`, 0, buffers.length);
       const g = this.gpu(b["gpu"], `${p}.gpu`);
       const key = id * MAX_RANKS + g;
-      if (seen.has(key)) throw new Bad(`${p}`, `a second entry for buffer ${id} on GPU ${g}`);
-      seen.add(key);
-      this.area(addr(b["address"], `${p}.address`), addr(b["size"], `${p}.size`), p);
+      if (this.buffers.has(key))
+        throw new Bad(`${p}`, `a second entry for buffer ${id} on GPU ${g}`);
+      const size = addr(b["size"], `${p}.size`);
+      // One size per id: the executor sizes a buffer's access and provenance maps by it.
+      const other = sizeOf.get(id);
+      if (other !== undefined && other.size !== size)
+        throw new Bad(
+          `${p}.size`,
+          `${size} bytes, but ${other.path} declares buffer ${id} with ${other.size}`,
+        );
+      if (other === undefined) sizeOf.set(id, { size, path: p });
+      this.buffers.set(key, { size, path: p });
+      this.area(addr(b["address"], `${p}.address`), size, p);
     });
     arr(m["signals"], "$.memory.signals").forEach((v, i) => {
       const p = `$.memory.signals[${i}]`;
@@ -193,6 +217,41 @@ class Checker {
         `${count} slots, more than an input of this size could use (at most ${limit})`,
       );
     this.area(base, count * stride, path);
+  }
+
+  /**
+   * The declared buffer instances are exactly the module's (id, rank) pairs with its sizes, on
+   * its number of GPUs: the final-state check reads both by the module's buffer table.
+   */
+  matches(m: IrModule): void {
+    if (this.ranks !== m.ranks)
+      throw new Bad("$.ranks", `${this.ranks} GPUs, but the schedule's IR has ${m.ranks}`);
+    let instances = 0;
+    for (const b of m.buffers)
+      for (let g = 0; g < m.ranks; g++) {
+        if (b.rank !== -1 && b.rank !== g) continue;
+        instances++;
+        const e = this.buffers.get(b.id * MAX_RANKS + g);
+        if (e === undefined)
+          throw new Bad(
+            "$.memory.buffers",
+            `no entry for buffer ${b.name} (id ${b.id}) on GPU ${g}, which the schedule declares`,
+          );
+        if (e.size !== b.size)
+          throw new Bad(
+            `${e.path}.size`,
+            `${e.size} bytes, but the schedule declares ${b.name} with ${b.size}`,
+          );
+      }
+    if (this.buffers.size === instances) return;
+    const known = new Set(m.buffers.map((b) => b.id));
+    for (const [key, e] of this.buffers) {
+      const id = Math.floor(key / MAX_RANKS);
+      const g = key % MAX_RANKS;
+      const b = known.has(id) ? m.buffers.find((x) => x.id === id) : undefined;
+      if (b === undefined || (b.rank !== -1 && b.rank !== g))
+        throw new Bad(e.path, `buffer ${id} on GPU ${g} is not in the schedule`);
+    }
   }
 
   /** Every declared area is disjoint from the others (the executor's memory map assumes it). */
@@ -276,6 +335,7 @@ export function validateManifest(
       }),
     );
     c.disjoint();
+    if (opts.module) c.matches(opts.module);
     arr(d["relocations"], "$.relocations").forEach((v, i) => {
       const r = obj(v, `$.relocations[${i}]`);
       str(r["queue"], `$.relocations[${i}].queue`);
@@ -407,5 +467,6 @@ export function validateTrace(json: unknown, opts: ValidateOptions = {}): Diagno
     });
     c.memory(obj(d["memory"], "$.memory"), slotLimit(units, opts.fileBytes));
     c.disjoint();
+    if (opts.module) c.matches(opts.module);
   });
 }

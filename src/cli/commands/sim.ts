@@ -19,6 +19,7 @@ import { diag, hasErrors, type Diagnostic } from "../../diagnostics/diagnostic.j
 import type { PassOptions } from "../../passes/pass.js";
 import type { PlanResult } from "../../passes/plan.js";
 import type { CompletionProtocol } from "../../queues/queue-program.js";
+import type { TypeName } from "../../frontend/ast.js";
 import type { IrModule } from "../../ir/ir.js";
 import { chromeTrace } from "../../sim/chrome-trace.js";
 import { simulate, type SimInput, type SimResult } from "../../sim/run.js";
@@ -175,7 +176,7 @@ function readJson(path: string): { json: unknown; bytes: number; diagnostics: Di
 function moduleFor(
   sourceFile: string | undefined,
   baseDir: string,
-  params: readonly { name: string; value: number | boolean }[],
+  params: readonly { name: string; type: TypeName; value: number | boolean }[],
   schedule: string,
 ): IrModule | undefined {
   if (!sourceFile) return undefined;
@@ -184,17 +185,16 @@ function moduleFor(
     : [resolve(sourceFile), join(baseDir, sourceFile)];
   const path = candidates.find((c) => existsSync(c));
   if (!path) return undefined;
+  // Each parameter as a constant of its own type: `B` marks byte counts.
   const defines = Object.fromEntries(
-    params.map((p) => [p.name, typeof p.value === "boolean" ? String(p.value) : `${p.value}B`]),
+    params.map((p) => [p.name, p.type === "bytes" ? `${String(p.value)}B` : String(p.value)]),
   );
-  for (const d of [defines, Object.fromEntries(params.map((p) => [p.name, String(p.value)]))]) {
-    const q = compileToQueues(makeSourceFile(path, readFileSync(path, "utf8")), {
-      defines: d,
-      schedule,
-      baseDir: dirname(path),
-    });
-    if (q.compiled) return q.compiled.module;
-  }
+  const q = compileToQueues(makeSourceFile(path, readFileSync(path, "utf8")), {
+    defines,
+    schedule,
+    baseDir: dirname(path),
+  });
+  if (q.compiled) return q.compiled.module;
   return undefined;
 }
 

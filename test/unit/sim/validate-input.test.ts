@@ -177,6 +177,61 @@ describe("validateManifest / validateTrace", () => {
       expect(d?.message).toMatch(detail);
     });
 
+  it("rejects instances of one buffer id with different sizes", () => {
+    const bufs = c.manifest.memory.buffers;
+    const i = bufs.findIndex((b, k) => bufs.findIndex((x) => x.id === b.id) < k);
+    expect(i).toBeGreaterThan(0);
+    const m = manifestWith((x) => void (x["memory"]["buffers"][i]["size"] -= 4));
+    const d = validateManifest(m, { streams: c.streams });
+    expect(d?.code).toBe("DMAC6011");
+    expect(d?.message).toContain(`$.memory.buffers[${i}].size`);
+    expect(d?.message).toMatch(/declares buffer \d+ with \d+/);
+    const t = traceWith((x) => void (x["memory"]["buffers"][i]["size"] += 4));
+    expect(validateTrace(t)?.message).toContain(`$.memory.buffers[${i}].size`);
+  });
+
+  describe("against the schedule's IR", () => {
+    const opts = { streams: c.streams, module: c.module };
+    it("accepts every example's own manifest and trace", () => {
+      for (const f of readdirSync("examples").filter((x) => x.endsWith(".dmac"))) {
+        const e = compileFile(join("examples", f));
+        const o = { streams: e.streams, module: e.module };
+        expect(validateManifest(e.manifest, o), f).toBeUndefined();
+        expect(validateTrace(e.trace, { module: e.module }), f).toBeUndefined();
+      }
+    });
+    it("a buffer whose size differs on every GPU", () => {
+      const id = c.manifest.memory.buffers[0]!.id;
+      const m = manifestWith((x) => {
+        for (const b of x["memory"]["buffers"]) if (b.id === id) b.size = 7;
+      });
+      expect(validateManifest(m, { streams: c.streams })).toBeUndefined();
+      const d = validateManifest(m, opts);
+      expect(d?.code).toBe("DMAC6011");
+      expect(d?.message).toMatch(/\$\.memory\.buffers\[\d+\]\.size: 7 bytes, but the schedule/);
+      const r = simulate(
+        { manifest: m as never, streams: c.streams, module: c.module },
+        {
+          target: c.target,
+        },
+      );
+      expect(r.diagnostics.map((x) => x.code)).toEqual(["DMAC6011"]);
+    });
+    it("a missing or extra instance, another GPU count", () => {
+      const gone = manifestWith((x) => void x["memory"]["buffers"].pop());
+      expect(validateManifest(gone, opts)?.message).toMatch(/\$\.memory\.buffers: no entry for/);
+      const lastId = c.module.buffers[c.module.buffers.length - 1]!.id;
+      const fewer = { ...c.module, buffers: c.module.buffers.filter((b) => b.id !== lastId) };
+      const d = validateManifest(c.manifest, { streams: c.streams, module: fewer });
+      expect(d?.code).toBe("DMAC6011");
+      expect(d?.message).toMatch(/\$\.memory\.buffers\[\d+\]: buffer \d+ on GPU \d+ is not in the/);
+      const more = traceWith((x) => void (x["ranks"] = c.module.ranks + 1));
+      expect(validateTrace(more, { module: c.module })?.message).toMatch(
+        /\$\.ranks: \d+ GPUs, but the schedule's IR has \d+/,
+      );
+    });
+  });
+
   it("bounds slot counts by the file size when it is known", () => {
     expect(validateManifest(c.manifest, { streams: c.streams, fileBytes: 100 })).toBeUndefined();
     const m = manifestWith((x) => void (x["memory"]["completionSignals"]["count"] = 1125));
@@ -237,12 +292,35 @@ describe("dmac sim on a corrupt input", () => {
     expect(saved.length).toBeGreaterThanOrEqual(5);
     for (const f of saved) {
       const j = JSON.parse(readFileSync(join(dir, f), "utf8")) as Json;
-      const r =
+      const seed = compileFile(join("examples", j["seed"] as string));
+      // With the IR the run is checked against (as the fuzzer runs it), every one is DMAC6011.
+      const direct =
         "trace" in j
-          ? await sim({ "trace.json": JSON.stringify(j["trace"]) }, "trace.json")
-          : await sim({ "manifest.json": JSON.stringify(j["manifest"]) }, "manifest.json");
+          ? simulate({ trace: j["trace"] as never, module: seed.module }, { target: c.target })
+          : simulate(
+              { manifest: j["manifest"] as never, streams: seed.streams, module: seed.module },
+              { target: c.target },
+            );
+      expect(
+        direct.diagnostics.map((d) => d.code),
+        f,
+      ).toEqual(["DMAC6011"]);
+      // Through `dmac sim`, a manifest comes with its seed's packet streams and source, as
+      // `dmac compile` leaves them. Those wrong only against the IR are DMAC6011 when the CLI
+      // recompiles the source, else the executor's own 6xxx reports: exit 1 either way.
+      const files: Record<string, string | Uint8Array> = {};
+      if ("manifest" in j) {
+        const m = j["manifest"] as Json;
+        files["manifest.json"] = JSON.stringify(m);
+        for (const [n, w] of seed.streams)
+          files[n] = new Uint8Array(w.buffer, w.byteOffset, w.byteLength);
+        const src = m["sourceMap"]?.["file"];
+        if (typeof src === "string" && !src.includes("/"))
+          files[src] = readFileSync(join("examples", j["seed"] as string), "utf8");
+      } else files["trace.json"] = JSON.stringify(j["trace"]);
+      const r = await sim(files, "manifest" in j ? "manifest.json" : "trace.json");
       expect(r.code, f).toBe(1);
-      expect(r.err, f).toMatch(/DMAC6011 .*\$\./);
+      expect(r.err, f).toMatch(/DMAC6011 .*\$\.|DMAC60\d\d /);
     }
   });
 
