@@ -285,6 +285,17 @@ function queueFile(v: unknown, path: string): string {
   return f;
 }
 
+/** `$.params`: the schedule's parameter values (manifest, and trace when it names its source). */
+function checkParams(v: unknown): void {
+  arr(v, "$.params").forEach((pv, i) => {
+    const p = obj(pv, `$.params[${i}]`);
+    str(p["name"], `$.params[${i}].name`);
+    oneOf(p["type"], `$.params[${i}].type`, ["int", "bytes", "bool"]);
+    if (typeof p["value"] !== "boolean" && typeof p["value"] !== "number")
+      throw new Bad(`$.params[${i}].value`, `expected a number or a boolean`);
+  });
+}
+
 export function validateManifest(
   json: unknown,
   opts: ValidateOptions = {},
@@ -294,13 +305,7 @@ export function validateManifest(
     const d = obj(json, "$");
     const c = new Checker();
     c.header(d, "dmac-manifest");
-    arr(d["params"], "$.params").forEach((v, i) => {
-      const p = obj(v, `$.params[${i}]`);
-      str(p["name"], `$.params[${i}].name`);
-      oneOf(p["type"], `$.params[${i}].type`, ["int", "bytes", "bool"]);
-      if (typeof p["value"] !== "boolean" && typeof p["value"] !== "number")
-        throw new Bad(`$.params[${i}].value`, `expected a number or a boolean`);
-    });
+    checkParams(d["params"]);
     const queues = arr(d["queues"], "$.queues", c.ranks * 256);
     // The size measure: the dwords of the streams (each signalled slot needs a packet).
     let units = 0;
@@ -409,6 +414,11 @@ export function validateTrace(json: unknown, opts: ValidateOptions = {}): Diagno
     const d = obj(json, "$");
     const c = new Checker();
     c.header(d, "dmac-trace");
+    // Optional (traces from before they named their source): both or neither.
+    if (d["source"] !== undefined && d["source"] !== null) {
+      str(d["source"], "$.source");
+      checkParams(d["params"]);
+    }
     const queues = arr(d["queues"], "$.queues", c.ranks * 256);
     let units = 0;
     const names = new Set<string>();

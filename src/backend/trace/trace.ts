@@ -24,6 +24,7 @@ import {
   manifestMemory,
   type ManifestCompletion,
   type ManifestMemory,
+  type ManifestParam,
 } from "../sdma/manifest.js";
 
 /** A byte address; gpu null means host-visible memory. */
@@ -103,6 +104,10 @@ export interface Trace {
   readonly target: string;
   readonly ranks: number;
   readonly schedule: string;
+  /** The source file the schedule came from (as given to the compiler), or null if unknown, and
+   * its parameter values: with them the executor re-derives the IR to check the postcondition. */
+  readonly source: string | null;
+  readonly params: readonly ManifestParam[];
   /** The same memory section as the manifest (regions, buffers, signals, sync words, ...). */
   readonly memory: ManifestMemory;
   readonly completion: ManifestCompletion;
@@ -187,6 +192,8 @@ export function emitTrace(m: IrModule, p: QueueProgram, layout: Layout, targetNa
     target: targetName,
     ranks: m.ranks,
     schedule: m.schedule,
+    source: m.file?.name ?? null,
+    params: m.params.map((x) => ({ name: x.name, type: x.type, value: x.value })),
     memory: manifestMemory(m, p, layout),
     completion: COMPLETION_SECTION(p),
     trigger:

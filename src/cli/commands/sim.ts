@@ -275,7 +275,10 @@ export function loadSimInput(
     const target = opts.target ?? builtinTarget(trace.target);
     if (!target)
       return { loaded: undefined, diagnostics: [diag("DMAC2006", undefined, [trace.target])] };
-    return { loaded: { input: { trace }, target, file: p }, diagnostics: [] };
+    const module = trace.source
+      ? moduleFor(trace.source, dirname(p), trace.params, trace.schedule)
+      : undefined;
+    return { loaded: { input: { trace, module }, target, file: p }, diagnostics: [] };
   }
   return {
     loaded: undefined,
