@@ -16,8 +16,8 @@ export interface CliContext {
 export function buildProgram(ctx: CliContext): Command {
   const program = new Command("dmac")
     .description(
-      "Compile DMA collective schedules (.dmac) into verified MI300X SDMA packet streams and command traces,\n" +
-        "and run them on a simulated 8-GPU node.",
+      "Compile DMA collective schedules (.dmac) into verified MI300X SDMA packet streams and " +
+        "command traces, and run them on a simulated 8-GPU node.",
     )
     .version(VERSION, "-V, --version", "print the version")
     .option("--debug", "print stack traces of internal errors")
