@@ -19,6 +19,7 @@ import { describe, expect, it } from "vitest";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
+import { outputText } from "../src/backend/compile-pipeline.js";
 import { checkSource, type CheckSourceOptions } from "../src/check/check-source.js";
 import { selectSchedule } from "../src/check/select-schedule.js";
 import { compileFileToOutputs } from "../src/cli/commands/compile.js";
@@ -116,7 +117,7 @@ function compiledFile(c: GoldenCase, name: string): string {
       "(does not compile)\n" + renderDiagnostics(result.diagnostics, "concise", { color: false })
     );
   }
-  return typeof f.data === "string" ? f.data : Buffer.from(f.data).toString("utf8");
+  return outputText(f);
 }
 
 export const ARTIFACTS: readonly Artifact[] = [

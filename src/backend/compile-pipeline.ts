@@ -1,6 +1,6 @@
 // The compile pipeline, source text -> output files, as two pure functions (no I/O):
-// - compileToQueues: parse, check, select the schedule, instantiate, infer dependencies, verify,
-//   lower to queue programs (-O0). The lead will move this front half into src/pipeline.ts.
+// - compileToQueues: parse, check, select the schedule, then src/pipeline.ts's analyzeSchedule
+//   (instantiate, infer dependencies, verify), then lower to queue programs and run the passes.
 // - buildOutputs: layout, SDMA emission, manifest, dump.txt and (optionally) trace.json, as a
 //   list of (file name, bytes) in a fixed order.
 // Every user error comes back as diagnostics; both stop at the first phase that reports an error.
@@ -8,10 +8,8 @@
 import { checkSource } from "../check/check-source.js";
 import { selectSchedule } from "../check/select-schedule.js";
 import { hasErrors, sortDiagnostics, type Diagnostic } from "../diagnostics/diagnostic.js";
-import { inferDeps } from "../ir/deps.js";
-import { DEFAULT_MAX_OPS, instantiate } from "../ir/instantiate.js";
 import type { IrModule } from "../ir/ir.js";
-import { verifyModule } from "../ir/verify.js";
+import { analyzeSchedule } from "../pipeline.js";
 import { lowerToQueues } from "../queues/lower.js";
 import type { PassOptions, PassStats } from "../passes/pass.js"; // optimiser hook
 import { optimise, type PlanResult } from "../passes/plan.js"; // optimiser hook
@@ -91,11 +89,10 @@ export function compileToQueues(file: SourceFile, opts: CompileOptions = {}): Qu
   if (!selected.schedule || hasErrors(diagnostics)) return done();
   const target = selected.schedule.target;
 
-  const inst = instantiate(selected.schedule, { maxOps: opts.maxOps ?? DEFAULT_MAX_OPS });
-  diagnostics.push(...inst.diagnostics);
-  if (!inst.module || hasErrors(diagnostics)) return done();
-  const module = inferDeps(inst.module);
-  diagnostics.push(...verifyModule(module, file));
+  const analyzed = analyzeSchedule(selected.schedule, { maxOps: opts.maxOps });
+  diagnostics.push(...analyzed.diagnostics);
+  const module = analyzed.module;
+  if (!module || hasErrors(diagnostics)) return done();
   // Buffers that cannot fit a GPU's memory window fail here, before lowering splits them.
   diagnostics.push(...checkBuffersFit(module, file));
   if (hasErrors(diagnostics)) return done();
@@ -138,6 +135,11 @@ export interface OutputOptions {
 export interface OutputFile {
   readonly name: string;
   readonly data: Uint8Array | string;
+}
+
+/** An output file's contents as text: JSON and listings are written as strings or UTF-8 bytes. */
+export function outputText(f: OutputFile): string {
+  return typeof f.data === "string" ? f.data : new TextDecoder().decode(f.data);
 }
 
 export function buildOutputs(

@@ -136,6 +136,19 @@ class Checker {
     return int(v, path, 0, this.ranks);
   }
 
+  readonly queueNames = new Set<string>();
+
+  /** `$.queues[i]` as an object, with its unique name, GPU and engine checked. */
+  queue(v: unknown, path: string): Obj {
+    const q = obj(v, path);
+    const name = str(q["name"], `${path}.name`);
+    if (this.queueNames.has(name)) throw new Bad(`${path}.name`, `a second queue named ${name}`);
+    this.queueNames.add(name);
+    this.gpu(q["gpu"], `${path}.gpu`);
+    int(q["engine"], `${path}.engine`, 0, 256);
+    return q;
+  }
+
   area(start: number, bytes: number, path: string): void {
     range(start, bytes, path);
     if (bytes > 0) this.areas.push({ start, end: start + bytes, path });
@@ -309,16 +322,10 @@ export function validateManifest(
     const queues = arr(d["queues"], "$.queues", c.ranks * 256);
     // The size measure: the dwords of the streams (each signalled slot needs a packet).
     let units = 0;
-    const names = new Set<string>();
     const files = new Set<string>();
     queues.forEach((v, i) => {
       const p = `$.queues[${i}]`;
-      const q = obj(v, p);
-      const name = str(q["name"], `${p}.name`);
-      if (names.has(name)) throw new Bad(`${p}.name`, `a second queue named ${name}`);
-      names.add(name);
-      c.gpu(q["gpu"], `${p}.gpu`);
-      int(q["engine"], `${p}.engine`, 0, 256);
+      const q = c.queue(v, p);
       const f = queueFile(q["file"], `${p}.file`);
       if (files.has(f)) throw new Bad(`${p}.file`, `a second queue reads ${f}`);
       files.add(f);
@@ -421,15 +428,9 @@ export function validateTrace(json: unknown, opts: ValidateOptions = {}): Diagno
     }
     const queues = arr(d["queues"], "$.queues", c.ranks * 256);
     let units = 0;
-    const names = new Set<string>();
     queues.forEach((v, i) => {
       const p = `$.queues[${i}]`;
-      const q = obj(v, p);
-      const name = str(q["name"], `${p}.name`);
-      if (names.has(name)) throw new Bad(`${p}.name`, `a second queue named ${name}`);
-      names.add(name);
-      c.gpu(q["gpu"], `${p}.gpu`);
-      int(q["engine"], `${p}.engine`, 0, 256);
+      const q = c.queue(v, p);
       const cmds = arr(q["cmds"], `${p}.cmds`);
       units += cmds.length;
       cmds.forEach((cv, k) => {

@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import type { Command } from "commander";
-import type { OutputFile } from "../../backend/compile-pipeline.js";
+import { outputText, type OutputFile } from "../../backend/compile-pipeline.js";
 import { diag, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import { renderDiagnostics } from "../../diagnostics/render.js";
 import { EXIT_OK, EXIT_USER_ERROR, useColor } from "../io.js";
@@ -72,11 +72,7 @@ function readOrUndefined(path: string): string | undefined {
 }
 
 const text = (f: OutputFile | undefined): string | undefined =>
-  f === undefined
-    ? undefined
-    : typeof f.data === "string"
-      ? f.data
-      : Buffer.from(f.data).toString("utf8");
+  f === undefined ? undefined : outputText(f);
 
 export function runGolden(dir: string, opts: GoldenCommandOptions, ctx: CliContext): number {
   let sources: string[];

@@ -11,6 +11,7 @@ import type { Command } from "commander";
 import {
   buildOutputs,
   compileToQueues,
+  outputText,
   type OptimiseReport,
 } from "../../backend/compile-pipeline.js";
 import type { Manifest } from "../../backend/sdma/manifest.js";
@@ -118,11 +119,8 @@ export function compileForSim(
   let manifest: Manifest | undefined;
   const streams = new Map<string, Uint32Array>();
   for (const f of out.files) {
-    if (f.name === "manifest.json") {
-      // The back end writes JSON outputs as text or as UTF-8 bytes.
-      const text = typeof f.data === "string" ? f.data : new TextDecoder().decode(f.data);
-      manifest = JSON.parse(text) as Manifest;
-    } else if (f.name.endsWith(".bin") && f.data instanceof Uint8Array)
+    if (f.name === "manifest.json") manifest = JSON.parse(outputText(f)) as Manifest;
+    else if (f.name.endsWith(".bin") && f.data instanceof Uint8Array)
       streams.set(
         f.name,
         new Uint32Array(

@@ -3,7 +3,11 @@
 
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { buildOutputs, compileToQueues } from "../../../src/backend/compile-pipeline.js";
+import {
+  buildOutputs,
+  compileToQueues,
+  outputText,
+} from "../../../src/backend/compile-pipeline.js";
 import { decodeStream } from "../../../src/backend/sdma/decode.js";
 import type { Manifest } from "../../../src/backend/sdma/manifest.js";
 import type { Packet } from "../../../src/backend/sdma/packets.js";
@@ -73,11 +77,7 @@ export function emit(b: Built): Emitted {
   const streams = new Map<string, Uint32Array>();
   const packets = new Map<string, Packet[]>();
   for (const f of out.files) {
-    if (f.name === "manifest.json")
-      // The back end writes JSON outputs as text or as UTF-8 bytes.
-      manifest = JSON.parse(
-        typeof f.data === "string" ? f.data : Buffer.from(f.data).toString("utf8"),
-      ) as Manifest;
+    if (f.name === "manifest.json") manifest = JSON.parse(outputText(f)) as Manifest;
     else if (f.name.endsWith(".bin") && f.data instanceof Uint8Array) {
       const words = new Uint32Array(
         f.data.buffer.slice(f.data.byteOffset, f.data.byteOffset + f.data.byteLength),

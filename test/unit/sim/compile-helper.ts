@@ -2,7 +2,11 @@
 // executor's input: the manifest, its packet streams and the IR (for the postcondition).
 
 import { readFileSync } from "node:fs";
-import { buildOutputs, compileToQueues } from "../../../src/backend/compile-pipeline.js";
+import {
+  buildOutputs,
+  compileToQueues,
+  outputText,
+} from "../../../src/backend/compile-pipeline.js";
 import type { Manifest } from "../../../src/backend/sdma/manifest.js";
 import type { Trace } from "../../../src/backend/trace/trace.js";
 import type { IrModule } from "../../../src/ir/ir.js";
@@ -15,11 +19,6 @@ export interface Compiled {
   trace: Trace;
   module: IrModule;
   target: Target;
-}
-
-/** An output file's text (the back end writes JSON outputs as strings or as UTF-8 bytes). */
-function textOf(data: string | Uint8Array): string {
-  return typeof data === "string" ? data : new TextDecoder().decode(data);
 }
 
 export function compileFile(path: string, defines: Record<string, string> = {}): Compiled {
@@ -40,8 +39,8 @@ export function compileText(
   let manifest: Manifest | undefined;
   let trace: Trace | undefined;
   for (const f of out.files) {
-    if (f.name === "manifest.json") manifest = JSON.parse(textOf(f.data)) as Manifest;
-    else if (f.name === "trace.json") trace = JSON.parse(textOf(f.data)) as Trace;
+    if (f.name === "manifest.json") manifest = JSON.parse(outputText(f)) as Manifest;
+    else if (f.name === "trace.json") trace = JSON.parse(outputText(f)) as Trace;
     else if (f.name.endsWith(".bin")) {
       const b = f.data as Uint8Array;
       streams.set(
