@@ -1,19 +1,31 @@
-// Atomic output directories. writeOutputDir writes every file into a fresh temporary directory
-// beside the target (same parent, so rename is atomic on one file system), then swaps it into
-// place: the old directory is renamed aside and removed only after the new one is in place. On
-// any failure the temporary directory is removed and the previous outputs are left untouched.
-// This is I/O on purpose: the CLI calls it; nothing else below src/cli writes files.
+// Every file and directory dmac writes goes through here, so one set of rules protects the
+// user's data (docs/safety.md, "Outputs"):
+// - An output directory is replaced only if it is new, empty, or a previous dmac output: it holds
+//   the marker file `.dmac-output` (a format version and the list of files dmac wrote there) and
+//   nothing else besides those files. Anything else is refused, untouched: `-o .` in a project
+//   must never delete the project.
+// - Never over an input of the command, never the current directory or one of its parents, never
+//   through a symbolic link (dmac did not create it, so it cannot know where it leads).
+// - Atomic: everything is written into a fresh temporary directory (or file) beside the target
+//   and renamed into place; on failure the previous outputs are untouched. Temporaries carry the
+//   writer's pid, so a later run removes those of killed runs (and only those).
+// - Modes follow the umask (mkdir 0777 and files 0666 before it), like any other tool's output.
+// The CLI calls this; nothing else below src/cli writes files.
 
 import {
-  mkdtempSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
   renameSync,
   rmSync,
+  realpathSync,
   writeFileSync,
-  existsSync,
-  statSync,
-  mkdirSync,
+  type Stats,
 } from "node:fs";
-import { basename, dirname, join, resolve } from "node:path";
+import { randomBytes } from "node:crypto";
+import { basename, dirname, join, resolve, sep } from "node:path";
 import type { OutputFile } from "./compile-pipeline.js";
 
 export class OutputError extends Error {
@@ -26,40 +38,206 @@ export class OutputError extends Error {
   }
 }
 
+/** The marker that makes a directory a dmac output; `format` changes when its meaning does. */
+export const MARKER_NAME = ".dmac-output";
+export const MARKER_FORMAT = 1;
+
+interface Marker {
+  readonly tool: "dmac";
+  readonly format: number;
+  readonly files: readonly string[];
+}
+
+/** Where an output may not go: the command's inputs (files it read). */
+export interface WriteGuard {
+  readonly inputs?: readonly string[] | undefined;
+}
+
 function reasonOf(e: unknown): string {
   const code = (e as { code?: unknown } | null)?.code;
   if (code === "ENOENT") return "no such file or directory";
   if (code === "EACCES" || code === "EPERM") return "permission denied";
   if (code === "ENOTDIR") return "a parent is not a directory";
+  if (code === "ENOSPC") return "no space left on device";
+  if (code === "EROFS") return "read-only file system";
+  if (code === "EIO") return "input/output error";
   return e instanceof Error ? e.message : String(e);
 }
 
-/** Replaces directory `dir` with one holding exactly `files`. Throws OutputError. */
-export function writeOutputDir(dir: string, files: readonly OutputFile[]): void {
-  const target = resolve(dir);
-  const parent = dirname(target);
-  if (existsSync(target) && !statSync(target).isDirectory()) {
-    throw new OutputError(dir, "exists and is not a directory");
+function lstatOrUndefined(path: string): Stats | undefined {
+  try {
+    return lstatSync(path);
+  } catch (e) {
+    if ((e as { code?: unknown }).code === "ENOENT") return undefined;
+    throw e;
   }
+}
+
+/** `inner` is `outer` or lies below it (both absolute). */
+function within(inner: string, outer: string): boolean {
+  return inner === outer || inner.startsWith(outer.endsWith(sep) ? outer : outer + sep);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as { code?: unknown }).code === "EPERM"; // alive, someone else's
+  }
+}
+
+function tempName(target: string): string {
+  return join(
+    dirname(target),
+    `.${basename(target)}.dmac-tmp-${process.pid}-${randomBytes(4).toString("hex")}`,
+  );
+}
+
+/** Removes temporaries of `target` left by dmac runs that were killed (their pid is gone). */
+export function cleanStaleTemps(target: string): void {
+  const prefix = `.${basename(target)}.dmac-tmp-`;
+  let names: string[];
+  try {
+    names = readdirSync(dirname(target));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!name.startsWith(prefix)) continue;
+    const m = /^(\d+)-[0-9a-f]{8}(\.old)?$/.exec(name.slice(prefix.length));
+    if (!m || isAlive(Number(m[1]))) continue;
+    const path = join(dirname(target), name);
+    const st = lstatOrUndefined(path);
+    if (st?.isFile() || (st?.isDirectory() && isOurDirectory(path))) {
+      rmSync(path, { recursive: true, force: true });
+    }
+  }
+}
+
+function readMarker(dir: string): Marker | undefined {
+  try {
+    const st = lstatSync(join(dir, MARKER_NAME));
+    if (!st.isFile() || st.size > 1 << 20) return undefined;
+    const m = JSON.parse(readFileSync(join(dir, MARKER_NAME), "utf8")) as Partial<Marker>;
+    if (m.tool !== "dmac" || typeof m.format !== "number" || !Array.isArray(m.files)) {
+      return undefined;
+    }
+    return m.files.every((f) => typeof f === "string") ? (m as Marker) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Empty, or a dmac output holding only the files its marker lists (all plain files). */
+function isOurDirectory(dir: string): boolean {
+  return replaceRefusal(dir) === undefined;
+}
+
+/** Why the existing directory `dir` may not be replaced, or undefined if it may. */
+function replaceRefusal(dir: string): string | undefined {
+  const entries = readdirSync(dir);
+  if (entries.length === 0) return undefined;
+  const marker = readMarker(dir);
+  if (!marker) {
+    return "exists, is not empty and is not a dmac output directory (it has no .dmac-output marker); choose a new or empty directory";
+  }
+  if (marker.format > MARKER_FORMAT) {
+    return `was written by a newer dmac (output format ${marker.format}); remove it yourself to replace it`;
+  }
+  const known = new Set([MARKER_NAME, ...marker.files]);
+  const extra = entries.filter((e) => !known.has(e)).sort();
+  if (extra.length > 0) {
+    return `is a dmac output directory but also holds ${extra.length === 1 ? "a file" : "files"} dmac did not write (${extra.slice(0, 3).join(", ")}${extra.length > 3 ? ", ..." : ""}); move ${extra.length === 1 ? "it" : "them"} away first`;
+  }
+  for (const e of entries) {
+    if (!lstatSync(join(dir, e)).isFile()) return `holds ${e}, which is not a plain file`;
+  }
+  return undefined;
+}
+
+/** Refuses an output path that is empty, or holds the current directory or an input. */
+function checkTarget(path: string, guard: WriteGuard): string {
+  if (path.trim() === "") throw new OutputError("''", "empty output path (an unset variable?)");
+  const target = resolve(path);
+  if (within(process.cwd(), target)) {
+    throw new OutputError(path, "is the current directory or one of its parents");
+  }
+  const real = realOrUndefined(target);
+  for (const input of guard.inputs ?? []) {
+    const realInput = realOrUndefined(input);
+    if (
+      within(resolve(input), target) ||
+      (real !== undefined && realInput !== undefined && within(realInput, real))
+    ) {
+      throw new OutputError(path, `would overwrite an input of this command (${input})`);
+    }
+    if (realInput !== undefined && isDirectory(realInput) && within(real ?? target, realInput)) {
+      throw new OutputError(path, `is inside ${input}, an input directory of this command`);
+    }
+  }
+  return target;
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return lstatSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function realOrUndefined(path: string): string | undefined {
+  try {
+    return realpathSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+function makeParent(target: string): void {
+  const parent = dirname(target);
   try {
     mkdirSync(parent, { recursive: true });
   } catch (e) {
     throw new OutputError(parent, reasonOf(e));
   }
-  let tmp: string;
+}
+
+/** Replaces directory `dir` with one holding exactly `files` (and the marker). */
+export function writeOutputDir(
+  dir: string,
+  files: readonly OutputFile[],
+  guard: WriteGuard = {},
+): void {
+  const target = checkTarget(dir, guard);
+  for (const f of files) {
+    if (f.name.includes("/") || f.name.includes("\\") || f.name.startsWith(".")) {
+      throw new OutputError(f.name, "not a plain file name");
+    }
+  }
+  const st = lstatOrUndefined(target);
+  if (st?.isSymbolicLink()) {
+    throw new OutputError(dir, "is a symbolic link; dmac does not write through links");
+  }
+  if (st && !st.isDirectory()) throw new OutputError(dir, "exists and is not a directory");
+  if (st) {
+    const refusal = replaceRefusal(target);
+    if (refusal) throw new OutputError(dir, refusal);
+  }
+  makeParent(target);
+  cleanStaleTemps(target);
+  const tmp = tempName(target);
   try {
-    tmp = mkdtempSync(join(parent, `.${basename(target)}.tmp-`));
+    mkdirSync(tmp, { mode: 0o777 });
   } catch (e) {
     throw new OutputError(dir, reasonOf(e));
   }
   let old: string | undefined;
   try {
-    for (const f of files) {
-      if (f.name.includes("/") || f.name.includes("\\") || f.name.startsWith(".")) {
-        throw new OutputError(f.name, "not a plain file name");
-      }
-      writeFileSync(join(tmp, f.name), f.data);
-    }
+    const marker: Marker = { tool: "dmac", format: MARKER_FORMAT, files: files.map((f) => f.name) };
+    writeFileSync(join(tmp, MARKER_NAME), JSON.stringify(marker) + "\n", { flag: "wx" });
+    for (const f of files) writeFileSync(join(tmp, f.name), f.data, { flag: "wx" });
     if (existsSync(target)) {
       old = `${tmp}.old`;
       renameSync(target, old);
@@ -77,4 +255,31 @@ export function writeOutputDir(dir: string, files: readonly OutputFile[]): void 
     throw new OutputError(dir, reasonOf(e));
   }
   if (old) rmSync(old, { recursive: true, force: true });
+}
+
+/**
+ * Writes one file atomically (temporary file beside it, then rename). Refuses symbolic links,
+ * anything that is not a regular file, and the command's inputs. Creates missing parents.
+ */
+export function writeOutputFile(
+  path: string,
+  data: string | Uint8Array,
+  guard: WriteGuard = {},
+): void {
+  const target = checkTarget(path, guard);
+  const st = lstatOrUndefined(target);
+  if (st?.isSymbolicLink()) {
+    throw new OutputError(path, "is a symbolic link; dmac does not write through links");
+  }
+  if (st && !st.isFile()) throw new OutputError(path, "exists and is not a regular file");
+  makeParent(target);
+  cleanStaleTemps(target);
+  const tmp = tempName(target);
+  try {
+    writeFileSync(tmp, data, { flag: "wx", mode: st ? st.mode & 0o777 : 0o666 });
+    renameSync(tmp, target);
+  } catch (e) {
+    rmSync(tmp, { force: true });
+    throw new OutputError(path, reasonOf(e));
+  }
 }

@@ -144,13 +144,18 @@ export function runCompile(path: string, opts: CompileCommandOptions, ctx: CliCo
   const diagnostics = [...result.diagnostics];
   if (result.files && !hasErrors(diagnostics)) {
     try {
-      writeOutputDir(opts.output, result.files);
+      writeOutputDir(opts.output, result.files, { inputs: compileInputs(path, opts) });
     } catch (e) {
       if (!(e instanceof OutputError)) throw e;
       diagnostics.push(diag("DMAC5002", undefined, [e.path, e.reason]));
     }
   }
   return reportDiagnostics(ctx, diagnostics, opts);
+}
+
+/** The files a build reads, which its outputs must never replace. */
+export function compileInputs(path: string, opts: BuildCommandOptions): string[] {
+  return opts.target !== undefined ? [path, opts.target] : [path];
 }
 
 /** Adds the options `compile` and `golden` share. */
@@ -180,7 +185,7 @@ export function registerCompile(program: Command, ctx: CliContext): void {
       "compile a schedule into SDMA packet streams, a manifest, a dump and a command trace",
     )
     .argument("<file>", ".dmac source file")
-    .requiredOption("-o, --output <dir>", "output directory (replaced atomically)");
+    .requiredOption("-o, --output <dir>", "output directory: created, or replaced atomically if it is empty or an earlier dmac output");
   addBuildOptions(cmd);
   addDiagnosticOptions(cmd).action((file: string, opts: CompileCommandOptions) => {
     ctx.exit(runCompile(file, opts, ctx));

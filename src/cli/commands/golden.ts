@@ -4,7 +4,8 @@
 // unified-style diff of the first differences; exit 1 (DMAC5005) on any mismatch. --update
 // rewrites the goldens instead. A schedule that does not compile counts as a mismatch.
 
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
+import { OutputError, writeOutputFile } from "../../backend/output.js";
 import { join, relative } from "node:path";
 import type { Command } from "commander";
 import { outputText, type OutputFile } from "../../backend/compile-pipeline.js";
@@ -108,8 +109,13 @@ export function runGolden(dir: string, opts: GoldenCommandOptions, ctx: CliConte
       const expected = readOrUndefined(golden);
       if (expected === actual) continue;
       if (opts.update) {
-        writeFileSync(golden, actual);
-        updated++;
+        try {
+          writeOutputFile(golden, actual, { inputs: [src] });
+          updated++;
+        } catch (e) {
+          if (!(e instanceof OutputError)) throw e;
+          diagnostics.push(diag("DMAC5002", undefined, [e.path, e.reason]));
+        }
         continue;
       }
       ok = false;

@@ -5,7 +5,8 @@
 // by its source map is recompiled (when it can be found) to check the postcondition against the
 // IR. With several inputs, one compact line each (exit 1 if any fails to verify).
 
-import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { OutputError, writeOutputFile } from "../../backend/output.js";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import type { Command } from "commander";
 import {
@@ -424,11 +425,12 @@ function reportOne(run: InputRun, opts: SimCommandOptions, ctx: CliContext): num
   if (!result) return reportDiagnostics(ctx, diagnostics, opts);
   if (opts.trace !== undefined && result.program) {
     try {
-      writeFileSync(opts.trace, JSON.stringify(chromeTrace(result.program, result)) + "\n");
+      writeOutputFile(opts.trace, JSON.stringify(chromeTrace(result.program, result)) + "\n", {
+        inputs: [run.path, ...(opts.target !== undefined ? [opts.target] : [])],
+      });
     } catch (e) {
-      diagnostics.push(
-        diag("DMAC5001", undefined, [opts.trace, e instanceof Error ? e.message : String(e)]),
-      );
+      if (!(e instanceof OutputError)) throw e;
+      diagnostics.push(diag("DMAC5002", undefined, [e.path, e.reason]));
     }
   }
   if (opts.json) {

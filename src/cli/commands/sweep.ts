@@ -7,7 +7,8 @@
 // Every run must verify in the executor; a failure is reported and the exit code is 1. A
 // progress bar goes to stderr when it is a terminal.
 
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync } from "node:fs";
+import { OutputError, writeOutputFile } from "../../backend/output.js";
 import { basename, join } from "node:path";
 import type { Command } from "commander";
 import { diag, hasErrors, type Diagnostic } from "../../diagnostics/diagnostic.js";
@@ -507,18 +508,17 @@ export function runSweep(
     );
   if (opts.out !== undefined && named.some((s) => s.rows.length > 0)) {
     try {
-      mkdirSync(opts.out, { recursive: true });
-      writeFileSync(join(opts.out, "sweep.csv"), sweepCsv(named, opts.param));
+      const inputs = named.map((s) => s.variant.path);
+      writeOutputFile(join(opts.out, "sweep.csv"), sweepCsv(named, opts.param), { inputs });
       const title =
         opts.title ??
         (named.length === 1
           ? `${named[0]!.variant.path}: sweep of ${opts.param}`
           : `sweep of ${opts.param}: ${named.length} variants`);
-      writeFileSync(join(opts.out, "sweep.svg"), sweepSvg(named, opts.param, title));
+      writeOutputFile(join(opts.out, "sweep.svg"), sweepSvg(named, opts.param, title), { inputs });
     } catch (e) {
-      diagnostics.push(
-        diag("DMAC5002", undefined, [opts.out, e instanceof Error ? e.message : String(e)]),
-      );
+      if (!(e instanceof OutputError)) throw e;
+      diagnostics.push(diag("DMAC5002", undefined, [e.path, e.reason]));
     }
   }
   const code = reportDiagnostics(ctx, diagnostics, opts);

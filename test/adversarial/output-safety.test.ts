@@ -1,0 +1,195 @@
+// Red-team class 1 (issue 11): every way `dmac compile -o`, `sim --trace`, `sweep --out` and
+// `golden --update` could destroy a user's data. Each case ran against the installed command
+// (bin/dmac.js on the built dist/) in a scratch project and used to delete or overwrite it.
+
+import { spawnSync } from "node:child_process";
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, beforeEach, describe, expect, it } from "vitest";
+
+const BIN = resolve("bin/dmac.js");
+const EXAMPLE = resolve("examples/broadcast.dmac");
+const root = mkdtempSync(join(tmpdir(), "dmac-adv-out-"));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+let proj = "";
+let n = 0;
+beforeEach(() => {
+  proj = join(root, `proj${n++}`);
+  mkdirSync(join(proj, ".git"), { recursive: true });
+  cpSync(EXAMPLE, join(proj, "b.dmac"));
+  writeFileSync(join(proj, "notes.txt"), "mine\n");
+  writeFileSync(join(proj, ".git", "HEAD"), "ref: refs/heads/main\n");
+});
+
+/** Runs dmac in `cwd` (the scratch project by default) with umask 022. */
+function dmac(args: string[], cwd = proj): { code: number; err: string } {
+  const quoted = args.map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(" ");
+  const r = spawnSync("bash", ["-c", `umask 022; exec node '${BIN}' ${quoted} --color never`], {
+    cwd,
+    encoding: "utf8",
+  });
+  return { code: r.status ?? -1, err: r.stderr };
+}
+
+/** The project is exactly as beforeEach made it. */
+function expectProjectIntact(): void {
+  expect(readFileSync(join(proj, "notes.txt"), "utf8")).toBe("mine\n");
+  expect(readFileSync(join(proj, ".git", "HEAD"), "utf8")).toBe("ref: refs/heads/main\n");
+  expect(readFileSync(join(proj, "b.dmac"), "utf8")).toBe(readFileSync(EXAMPLE, "utf8"));
+}
+
+describe("compile -o never replaces what dmac did not write", () => {
+  for (const out of [".", "..", "", "./", "<the project, absolute>"]) {
+    it(`refuses -o '${out}'`, () => {
+      const r = dmac(["compile", "b.dmac", "-o", out.startsWith("<") ? proj : out]);
+      expect(r.code).toBe(1);
+      expect(r.err).toContain("DMAC5002");
+      expectProjectIntact();
+    });
+  }
+
+  it("refuses --output= (empty)", () => {
+    const r = dmac(["compile", "b.dmac", "--output="]);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/empty output path/);
+    expectProjectIntact();
+  });
+
+  it("refuses another project directory", () => {
+    const other = join(root, `other${n}`);
+    mkdirSync(other);
+    writeFileSync(join(other, "keep.txt"), "x");
+    const r = dmac(["compile", "b.dmac", "-o", other]);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/not a dmac output directory/);
+    expect(readdirSync(other)).toEqual(["keep.txt"]);
+  });
+
+  it("refuses a directory that holds the source", () => {
+    mkdirSync(join(proj, "src"));
+    cpSync(EXAMPLE, join(proj, "src", "s.dmac"));
+    const r = dmac(["compile", "src/s.dmac", "-o", "src"], proj);
+    expect(r.code).toBe(1);
+    expect(existsSync(join(proj, "src", "s.dmac"))).toBe(true);
+  });
+
+  it("replaces its own earlier output, but not once a user file was added to it", () => {
+    expect(dmac(["compile", "b.dmac", "-o", "out"]).code).toBe(0);
+    expect(readdirSync(join(proj, "out"))).toContain(".dmac-output");
+    expect(dmac(["compile", "b.dmac", "-o", "out"]).code).toBe(0);
+    writeFileSync(join(proj, "out", "analysis.txt"), "notes");
+    const r = dmac(["compile", "b.dmac", "-o", "out"]);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/analysis\.txt/);
+    expect(readFileSync(join(proj, "out", "analysis.txt"), "utf8")).toBe("notes");
+  });
+
+  it("replaces an empty directory", () => {
+    mkdirSync(join(proj, "empty"));
+    expect(dmac(["compile", "b.dmac", "-o", "empty"]).code).toBe(0);
+    expect(readdirSync(join(proj, "empty"))).toContain("manifest.json");
+  });
+
+  it("does not write through a symbolic link", () => {
+    mkdirSync(join(proj, "real"));
+    symlinkSync("real", join(proj, "link"));
+    const r = dmac(["compile", "b.dmac", "-o", "link"]);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/symbolic link/);
+    expect(readdirSync(join(proj, "real"))).toEqual([]);
+  });
+
+  it("creates directories and files with the umask's modes, not 0700", () => {
+    expect(dmac(["compile", "b.dmac", "-o", "out"]).code).toBe(0);
+    expect(statSync(join(proj, "out")).mode & 0o777).toBe(0o755);
+    expect(statSync(join(proj, "out", "manifest.json")).mode & 0o777).toBe(0o644);
+  });
+
+  it("removes the temporaries a killed compile left, and only those", () => {
+    // A dead writer's pid: a finished child's.
+    const dead = spawnSync("true").pid!;
+    const stale = join(proj, `.out.dmac-tmp-${dead}-0badc0de`);
+    mkdirSync(stale);
+    writeFileSync(join(stale, ".dmac-output"), '{"tool":"dmac","format":1,"files":["a"]}\n');
+    writeFileSync(join(stale, "a"), "partial");
+    const live = join(proj, `.out.dmac-tmp-${process.pid}-0badc0de`);
+    mkdirSync(live);
+    const user = join(proj, `.out.dmac-tmp-${dead}-12345678`);
+    mkdirSync(user);
+    writeFileSync(join(user, "precious"), "x");
+    expect(dmac(["compile", "b.dmac", "-o", "out"]).code).toBe(0);
+    expect(existsSync(stale)).toBe(false);
+    expect(existsSync(live)).toBe(true); // its writer is still running
+    expect(existsSync(join(user, "precious"))).toBe(true); // not dmac's
+  });
+
+  it("a write error is a diagnostic, not a stack trace, and leaves nothing behind", () => {
+    mkdirSync(join(proj, "ro"));
+    chmodSync(join(proj, "ro"), 0o555);
+    const r = dmac(["compile", "b.dmac", "-o", "ro/out"]);
+    chmodSync(join(proj, "ro"), 0o755);
+    if (process.getuid?.() === 0) return; // root writes anywhere
+    expect(r.code).toBe(1);
+    expect(r.err).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe("other writers", () => {
+  it("sim --trace never overwrites its input", () => {
+    const r = dmac(["sim", "b.dmac", "--trace", "b.dmac"]);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/input/);
+    expectProjectIntact();
+  });
+
+  it("sim --trace does not write through a symbolic link, nor into a compiled output", () => {
+    symlinkSync("notes.txt", join(proj, "t.json"));
+    expect(dmac(["sim", "b.dmac", "--trace", "t.json"]).code).toBe(1);
+    expect(lstatSync(join(proj, "t.json")).isSymbolicLink()).toBe(true);
+    expect(dmac(["compile", "b.dmac", "-o", "out"]).code).toBe(0);
+    expect(dmac(["sim", "out", "--trace", "out/manifest.json"]).code).toBe(1);
+    expectProjectIntact();
+  });
+
+  it("sweep --out never writes over an input", () => {
+    mkdirSync(join(proj, "s"));
+    cpSync(EXAMPLE, join(proj, "s", "sweep.csv"));
+    const r = dmac([
+      "sweep",
+      "s/sweep.csv",
+      "--param",
+      "chunk",
+      "--sizes",
+      "1KiB..2KiB",
+      "--out",
+      "s",
+    ]);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/would overwrite an input/);
+    expect(readFileSync(join(proj, "s", "sweep.csv"), "utf8")).toBe(readFileSync(EXAMPLE, "utf8"));
+  });
+
+  it("golden --update does not write through a symbolic link", () => {
+    mkdirSync(join(proj, "g"));
+    cpSync(EXAMPLE, join(proj, "g", "b.dmac"));
+    symlinkSync("../notes.txt", join(proj, "g", "b.dump.txt"));
+    dmac(["golden", "g", "--update"]);
+    expectProjectIntact();
+    expect(lstatSync(join(proj, "g", "b.dump.txt")).isSymbolicLink()).toBe(true);
+  });
+});
