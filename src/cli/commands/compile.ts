@@ -185,7 +185,10 @@ export function registerCompile(program: Command, ctx: CliContext): void {
       "compile a schedule into SDMA packet streams, a manifest, a dump and a command trace",
     )
     .argument("<file>", ".dmac source file")
-    .requiredOption("-o, --output <dir>", "output directory: created, or replaced atomically if it is empty or an earlier dmac output");
+    .requiredOption(
+      "-o, --output <dir>",
+      "output directory: created, or replaced atomically if it is empty or an earlier dmac output",
+    );
   addBuildOptions(cmd);
   addDiagnosticOptions(cmd).action((file: string, opts: CompileCommandOptions) => {
     ctx.exit(runCompile(file, opts, ctx));
