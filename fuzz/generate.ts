@@ -201,6 +201,9 @@ class Gen {
         const src = this.region(scope, slot, undefined, shape);
         const dsts = [this.region(scope, slot, undefined, shape)];
         if (r.chance(0.15)) dsts.push(this.region(scope, slot, undefined, shape));
+        // Rarely three or more: DMAC2023 (they were once dropped silently, issue 11).
+        while (dsts.length >= 2 && dsts.length < 5 && r.chance(0.1))
+          dsts.push(this.region(scope, slot, undefined, shape));
         this.line(depth, `copy ${src} -> ${dsts.join(", ")}${this.placement(scope)}`);
         return;
       }

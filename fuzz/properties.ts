@@ -6,6 +6,8 @@
 //   diagnostic   a rejected input has at least one error diagnostic; every diagnostic has a
 //                message, a span inside the file, and renders
 //   own-streams  the streams dmac emits decode without a single problem
+//   ir-faithful  every IR op matches its source statement: kind, destination count, regions
+//                inside their buffers (fuzz/ir-faithful.ts)
 //   executor     a schedule the verifier accepted also verifies in the executor
 //   cli          via main(): exit 0 or 1 (never 2), a message on exit 1, and no file written
 //                outside the requested output directory (no stray temporaries either)
@@ -24,6 +26,7 @@ import type { Manifest } from "../src/backend/sdma/manifest.js";
 import type { Diagnostic } from "../src/diagnostics/diagnostic.js";
 import type { IrModule } from "../src/ir/ir.js";
 import type { DmacApi } from "./api.js";
+import { irFaithfulness } from "./ir-faithful.js";
 
 export interface Failure {
   readonly property: string;
@@ -92,6 +95,13 @@ export function checkFrontend(api: DmacApi, text: string, opts: FrontendCaseOpti
       if (!hasError(q.diagnostics))
         failures.push({ property: "diagnostic", detail: "compile rejected without an error" });
       return;
+    }
+    const module = q.compiled.module;
+    if (module) {
+      const { program } = api.parseSource(file);
+      for (const detail of irFaithfulness(program, module)) {
+        failures.push({ property: "ir-faithful", detail });
+      }
     }
     const out = api.buildOutputs(file, q.compiled, { emit: ["sdma", "trace"] });
     failures.push(...checkDiagnostics(api, out.diagnostics, text));

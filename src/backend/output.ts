@@ -68,8 +68,9 @@ function lstatOrUndefined(path: string): Stats | undefined {
   try {
     return lstatSync(path);
   } catch (e) {
-    if ((e as { code?: unknown }).code === "ENOENT") return undefined;
-    throw e;
+    const code = (e as { code?: unknown }).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return undefined; // creating a parent says why
+    throw new OutputError(path, reasonOf(e));
   }
 }
 

@@ -289,6 +289,10 @@ function checkStmt(ctx: Ctx, s: Stmt): void {
     case "copy":
       checkRegion(ctx, s.src);
       for (const d of s.dsts) checkRegion(ctx, d);
+      if (s.dsts.length > 2) {
+        const span = { start: s.dsts[2]!.span.start, end: s.dsts.at(-1)!.span.end };
+        ctx.diagnostics.push(diag("DMAC2023", { file: ctx.file, span }, [s.dsts.length]));
+      }
       checkPlacement(ctx, s.placement);
       return;
     case "swap":

@@ -288,6 +288,20 @@ file-level constants and earlier parameters, without dividing by zero or leaving
 range. Example: \`n: int = 1 / 0\`.`,
   },
 
+  DMAC2023: {
+    severity: "error",
+    phase: "check",
+    title: "too many destinations",
+    message: (found: number) =>
+      `a copy has one destination, or two (a broadcast); this one has ${found}`,
+    doc: `\`copy SRC -> DST\` copies to one region; \`copy SRC -> DST1, DST2\` is a broadcast, which
+one SDMA packet writes to two destinations. No packet writes three or more, and dmac does not
+split such a copy silently: write one statement per destination or per pair.
+
+Example: \`copy a@0 -> a@1, a@2, a@3\`. Fix: \`copy a@0 -> a@1, a@2\` and \`copy a@0 -> a@3\`
+(or a loop: \`for p in 1..4 { copy a@0 -> a@p }\`, which \`-O2\` may pair into broadcasts).`,
+  },
+
   // ---- 3xxx: instantiation, IR and verification -------------------------------------------
   DMAC3001: {
     severity: "error",

@@ -908,6 +908,8 @@ function compileCopy(st: State, s: Extract<Stmt, { kind: "copy" }>): Compiled {
   const d1 = s.dsts[0];
   if (!d1) throw new InternalError("copy without destination");
   const dst = compileRegion(st, d1);
+  // The checker rejects more than two (DMAC2023); dropping one here would be a silent miscompile.
+  if (s.dsts.length > 2) throw new InternalError("copy with more than two destinations");
   const d2 = s.dsts[1];
   const dst2 = d2 && compileRegion(st, d2);
   const pl = compilePlacement(st, s.placement, s.span);
