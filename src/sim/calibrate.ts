@@ -206,7 +206,7 @@ export function modelPhaseCosts(model: MachineModel): Omit<PhaseFit, "maxErrorPp
     controlUs: 2 * t.hostPacketUs + t.hostDoorbellUs,
     scheduleUs: t.doorbellLatencyUs,
     copyFixedUs: t.enginePacketUs + t.copyStartupUs,
-    syncUs: t.enginePacketUs + t.hostSignalLatencyUs + t.hostPollIntervalUs / 2,
+    syncUs: t.enginePacketUs + t.hostSignalLatencyUs + t.hostPollIntervalUs / 2 + t.hostSlotReadUs,
     linkGBps: Math.min(model.links.usableGBps, t.engineGBps),
   };
 }

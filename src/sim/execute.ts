@@ -176,6 +176,14 @@ interface QueueRun {
   /** Current poll: first check time and re-check period. */
   pollStart: number;
   pollPeriod: number;
+  /**
+   * When the bytes of the queue's previous command started flowing, if that command was a data
+   * command that ran back to back with the next one (NaN otherwise): the engine fetches and starts
+   * the next data packet while the previous one moves its bytes (docs/model.md, "back-to-back").
+   */
+  prevFlowStart: number;
+  /** When the running data command's bytes started flowing. */
+  flowStartedAt: number;
   /** The queue's one Flow object, reused by each of its data commands (one runs at a time). */
   flow: Flow;
   flowActive: boolean;
@@ -254,6 +262,7 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
   for (let g = 0; g < G; g++) capacity[HBM + g] = bytesPerUs(T.localCopyGBps);
   const flows: FlowSet = createFlowSet(capacity);
   const engineCap = bytesPerUs(T.engineGBps);
+  const bcastCap = bytesPerUs(T.broadcastGBps);
 
   const runs: QueueRun[] = p.queues.map((_, q) => ({
     pc: 0,
@@ -266,6 +275,8 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
     cmdStart: 0,
     pollStart: 0,
     pollPeriod: 0,
+    prevFlowStart: NaN,
+    flowStartedAt: 0,
     flow: { id: q, loads: [], cap: 0, remaining: 0, rate: 0, version: 0 },
     flowActive: false,
     flowDue: 0,
@@ -653,8 +664,11 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
     r.cmdStart = now;
     r.state = QState.Busy;
     const afterPacket = now + T.enginePacketUs;
+    const prevFlowStart = r.prevFlowStart;
+    r.prevFlowStart = NaN;
     switch (c.kind) {
       case "nop":
+        r.prevFlowStart = prevFlowStart; // padding does not break a back-to-back run
         r.packets += e.packets;
         r.pc++;
         heap.push(now, EV_STEP, q);
@@ -667,7 +681,7 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
       case "bcast":
       case "swap":
       case "fill":
-        startData(q, e, c);
+        startData(q, e, c, prevFlowStart);
         return;
       case "poll": {
         const w = wordAt(c.addr);
@@ -749,6 +763,7 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
     q: number,
     e: SimEntry,
     c: Extract<SimCmd, { kind: "copy" | "bcast" | "swap" | "fill" }>,
+    prevFlowStart: number,
   ): void => {
     const queue = p.queues[q]!;
     const skip = (): void => finishCmd(q, now + T.enginePacketUs);
@@ -787,9 +802,11 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
         const d2 = dataOperand(q, e, c.dst2, c.bytes, "destination 2", true, 2);
         if (!s || !d || !d2) return skip();
         run.n = 3;
-        // One read, two writes: each destination's link carries the bytes once.
+        // One read, two writes: each destination's link carries the bytes once; the engine
+        // writes 2 x bytes at most at broadcastGBps in all.
         route(g[0]!, g[1]!, drv, 1, loads);
         route(g[0]!, g[2]!, drv, 1, loads);
+        cap = Math.min(engineCap, bcastCap) / 2;
         if (timeline) run.name = `bcast gpu${g[0]!}->gpu${g[1]!},gpu${g[2]!}`;
         break;
       }
@@ -823,7 +840,13 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
     }
     run.bytes = c.bytes;
     run.cap = cap;
-    heap.push(now + T.enginePacketUs + T.copyStartupUs, EV_FLOW_START, q);
+    // Back to back after another data packet, this packet was fetched and started while that
+    // one moved its bytes: its bytes flow as soon as the engine is free, but no sooner than
+    // backToBackUs after the previous packet's bytes began (the engine's issue rate).
+    const start = Number.isNaN(prevFlowStart)
+      ? now + T.enginePacketUs + T.copyStartupUs
+      : Math.max(now, prevFlowStart + T.backToBackUs);
+    heap.push(start, EV_FLOW_START, q);
   };
 
   const flowStart = (q: number): void => {
@@ -831,6 +854,7 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
     const r = runs[q]!;
     advance(flows, now);
     const f = r.flow;
+    r.flowStartedAt = now;
     f.cap = run.cap;
     f.remaining = run.bytes;
     f.rate = 0;
@@ -898,6 +922,7 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
       default:
         throw new Error(`flow for ${c.kind}`);
     }
+    r.prevFlowStart = r.flowStartedAt; // the next command, if a data packet, ran back to back
     finishCmd(q, now, timeline && { name: run.name, args: { bytes: n, at: e.at } });
   };
 
@@ -1136,13 +1161,30 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
   // Host detection: the first point of its poll grid at or after the last completion landed.
   let total = now;
   if (completed) {
-    let last = hostSubmitUs;
-    for (const t of completionSeen) if (!Number.isNaN(t)) last = Math.max(last, t);
-    const P = T.hostPollIntervalUs;
-    total = hostSubmitUs + Math.ceil((last - hostSubmitUs) / P - 1e-9) * P;
+    total = hostCompletionScan();
     if (p.completions.length === 0) total = Math.max(now, hostSubmitUs);
     if (timeline)
       timeline.instants.push({ queue: -1, name: "host saw every completion", t: total });
+  }
+
+  /**
+   * The host waits for its completion slots one after another, in manifest order (as DMA-Latte
+   * does after submitting everything): it spins on a slot every hostPollIntervalUs until the slot
+   * holds its final value, and each read of a slot in host memory costs hostSlotReadUs. So a
+   * schedule with many queues (many slots) pays for every slot even when all landed long ago.
+   */
+  function hostCompletionScan(): number {
+    const P = T.hostPollIntervalUs;
+    let t = hostSubmitUs;
+    let lastSlot = -1;
+    for (const c of p.completions) {
+      const i = regionAtStart(c.addr, lastSlot);
+      if (i >= 0) lastSlot = i;
+      const landed = i >= 0 ? completionSeen[i]! : NaN;
+      if (!Number.isNaN(landed) && landed > t) t += Math.ceil((landed - t) / P - 1e-9) * P;
+      t += T.hostSlotReadUs;
+    }
+    return t;
   }
 
   const engines: EngineStats[] = p.queues.map((queue, q) => ({

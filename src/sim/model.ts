@@ -20,6 +20,9 @@ export const TIMING_CONSTANTS = {
   sdmaClockMHz: "SDMA clock; a POLL_REGMEM retry waits interval x 16 of its clocks",
   pollRepollUs: "fixed latency of one POLL_REGMEM re-check (memory read round trip)",
   triggerStoreUs: "host store that releases a prelaunched schedule",
+  hostSlotReadUs: "host read of one completion slot in host memory (the host checks every slot)",
+  backToBackUs: "least time between the starts of two back-to-back data packets on one engine",
+  broadcastGBps: "total write rate of a broadcasting engine (both destinations together)",
 } as const;
 
 export type TimingName = keyof typeof TIMING_CONSTANTS;
@@ -70,7 +73,13 @@ export function readMachineModel(target: Target): ModelResult {
     values[name] = v;
     sources[name] = entry["source"];
   }
-  for (const name of ["engineGBps", "localCopyGBps", "sdmaClockMHz", "hostPollIntervalUs"] as const)
+  for (const name of [
+    "engineGBps",
+    "localCopyGBps",
+    "sdmaClockMHz",
+    "hostPollIntervalUs",
+    "broadcastGBps",
+  ] as const)
     if (values[name] === 0) return fail(`'timing.${name}.value' must be positive`);
   const links = target["links"] as Record<string, unknown> | undefined;
   if (typeof links !== "object" || links === null) return fail("missing 'links' object");

