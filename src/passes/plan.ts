@@ -1,7 +1,7 @@
 // The -O2 auto strategy: enumerate candidate plans, predict each one's time with the executor's
 // timing model, keep the fastest one that verifies, and explain the choice (--explain-plan).
 //
-// A candidate fixes: the engine strategy (affinity, spread:K for K in 2, 4, 7, 8 (7 peers + the
+// A candidate fixes: the engine strategy (affinity, spread:K for K in 2..8 (8: 7 peers + the
 // local copy of an all-to-all), single = spread:1),
 // broadcast fusion on/off, prelaunch on/off and the completion policy (per-queue unless the user
 // asks for per-op with --completion or by disabling batch-completions).
@@ -10,8 +10,9 @@
 //
 // Cost: the placement passes (which re-lower) run once per (engines, fusion) pair; the
 // queue-level passes once per full candidate; candidates whose programs print the same are
-// simulated once. Each prediction lays the program out, emits the hardware-neutral command trace
-// (no packet encoding) and runs simulate() on it, which also checks the final state against the
+// simulated once. The fastest plan wins, except that plans within PLAN_TIE (2 %) of it are a
+// tie broken towards fewer queues, then fewer commands. Each prediction lays the program out,
+// emits the hardware-neutral command trace (no packet encoding) and runs simulate() on it, which also checks the final state against the
 // reference semantics, so "verified" means the executor's verdict. A time budget bounds the
 // search on huge programs (the best plan found so far is kept; the rest are reported skipped).
 
@@ -29,7 +30,6 @@ import type {
   PassContext,
   PassName,
   PassOptions,
-  PassStats,
 } from "./pass.js";
 
 export interface PlanCandidate {
@@ -44,6 +44,9 @@ export interface PlanEntry {
   readonly label: string;
   /** Predicted time (us); undefined when not evaluated or when it failed to verify. */
   readonly timeUs: number | undefined;
+  /** Queues and packets-worth of commands of the candidate's program (the tie-breakers). */
+  readonly queues?: number | undefined;
+  readonly commands?: number | undefined;
   readonly verified: boolean;
   /** The label of an earlier candidate that produced the same program, if any. */
   readonly sameAs?: string | undefined;
@@ -58,6 +61,35 @@ export interface PlanResult extends RunPassesResult {
 
 /** Stop simulating new candidates after this long (the best so far is kept). */
 export const PLAN_BUDGET_MS = 1500;
+
+/**
+ * Predicted times within this fraction of the fastest are a tie: the model is not that exact
+ * (docs/model.md reports its error), so the tie goes to the plan with fewer queues (fewer engines
+ * kept from other work, fewer completions to watch), then the faster, then fewer commands.
+ */
+export const PLAN_TIE = 0.02;
+
+/** The entry -O2 picks among the verified ones: fastest, or simplest within PLAN_TIE of it. */
+export function pickPlan<E extends PlanEntry>(entries: readonly E[]): E | undefined {
+  const ok = entries.filter((e) => e.verified && e.timeUs !== undefined && e.sameAs === undefined);
+  if (ok.length === 0) return undefined;
+  const fastest = Math.min(...ok.map((e) => e.timeUs!));
+  const tied = ok.filter((e) => e.timeUs! <= fastest * (1 + PLAN_TIE) + 1e-9);
+  // Fewer queues first; among as many queues the faster, and commands only on an exact tie (a
+  // prelaunch trigger poll adds a command but runs before the clock starts).
+  const key = (e: E): [number, number, number] => [e.queues ?? 0, e.timeUs!, e.commands ?? 0];
+  return tied.reduce((a, b) => {
+    const [x, y] = [key(a), key(b)];
+    for (let i = 0; i < 3; i++) if (x[i] !== y[i]) return x[i]! <= y[i]! ? a : b;
+    return a;
+  });
+}
+
+function programSize(prog: QueueProgram): { queues: number; commands: number } {
+  let commands = 0;
+  for (const q of prog.queues) commands += q.cmds.length;
+  return { queues: prog.queues.length, commands };
+}
 
 export function engineLabel(e: EngineStrategy): string {
   switch (e.kind) {
@@ -85,11 +117,9 @@ export function planCandidates(o: PassOptions): PlanCandidate[] {
     ? [o.engines]
     : [
         { kind: "affinity" },
-        { kind: "spread", k: 8 },
-        { kind: "spread", k: 7 },
-        { kind: "spread", k: 4 },
-        { kind: "spread", k: 2 },
-        // spread:1 is `single` (each GPU's best engine): one candidate, not two.
+        // K engines per GPU with the copies back to back within each (8: the local block of
+        // an all-to-all on an engine of its own); spread:1 is `single` (each GPU's best engine).
+        ...[8, 7, 6, 5, 4, 3, 2].map((k): EngineStrategy => ({ kind: "spread", k })),
         { kind: "single", engines: [] },
       ];
   const bcast = off("bcast-fusion") ? [false] : [false, true];
@@ -139,7 +169,7 @@ export function choosePlan(prog: QueueProgram, m: IrModule, ctx: PassContext): P
   const placementCache = new Map<string, RunPassesResult>();
   const seen = new Map<string, PlanEntry>();
   const entries: PlanEntry[] = [];
-  let best: { entry: PlanEntry; run: RunPassesResult; stats: PassStats[] } | undefined;
+  const runs = new Map<PlanEntry, RunPassesResult>();
   for (const cand of planCandidates(o)) {
     const label = candidateLabel(cand);
     if (performance.now() - t0 > PLAN_BUDGET_MS) {
@@ -191,18 +221,18 @@ export function choosePlan(prog: QueueProgram, m: IrModule, ctx: PassContext): P
       continue;
     }
     const p = predict(finish.program, m, ctx);
-    const entry: PlanEntry = { candidate: cand, label, ...p };
+    const entry: PlanEntry = { candidate: cand, label, ...p, ...programSize(finish.program) };
     seen.set(key, entry);
     entries.push(entry);
-    if (p.verified && p.timeUs !== undefined && (!best || p.timeUs < best.entry.timeUs! - 1e-9)) {
-      const run: RunPassesResult = {
+    if (p.verified)
+      runs.set(entry, {
         program: finish.program,
         stats: [...placed.stats, ...finish.stats],
         dumps: [...placed.dumps, ...finish.dumps],
-      };
-      best = { entry, run, stats: run.stats };
-    }
+      });
   }
+  const chosen = pickPlan(entries);
+  const best = chosen && { entry: chosen, run: runs.get(chosen)! };
   if (!best) {
     // Nothing verified under the model: fall back to -O1 (a dmac bug; tests would catch it).
     const fallback = runPasses(prog, m, { ...ctx, options: { ...o, level: 1 } });
@@ -232,7 +262,13 @@ export function formatPlan(r: PlanResult): string {
     `plan: ${r.chosen.label}, predicted ${fmtUs(r.chosen.timeUs)} (${r.entries.length} candidates, ${r.searchMs.toFixed(0)} ms)`,
   ];
   const width = Math.max(...r.entries.map((e) => e.label.length));
-  const sorted = [...r.entries].sort((a, b) => (a.timeUs ?? Infinity) - (b.timeUs ?? Infinity));
+  // The chosen plan first (it may be a tie that a faster plan with more queues lost), then the
+  // rest fastest first.
+  const sorted = [...r.entries].sort(
+    (a, b) =>
+      Number(b === r.chosen) - Number(a === r.chosen) ||
+      (a.timeUs ?? Infinity) - (b.timeUs ?? Infinity),
+  );
   for (const e of sorted) {
     const mark =
       e === r.chosen || (e.sameAs === r.chosen.label && e.timeUs === r.chosen.timeUs) ? "*" : " ";
@@ -240,7 +276,13 @@ export function formatPlan(r: PlanResult): string {
       e.timeUs !== undefined && r.chosen.timeUs !== undefined
         ? ` ${((e.timeUs / r.chosen.timeUs - 1) * 100).toFixed(1).padStart(6)} %`
         : "";
-    const extra = e.sameAs ? ` (same program as ${e.sameAs})` : e.note ? ` (${e.note})` : "";
+    const tie =
+      e !== r.chosen && e.timeUs !== undefined && r.chosen.timeUs !== undefined && !e.sameAs
+        ? e.timeUs < r.chosen.timeUs - 1e-9
+          ? ` (a tie within ${PLAN_TIE * 100} %: ${e.queues} queues against ${r.chosen.queues})`
+          : ""
+        : "";
+    const extra = e.sameAs ? ` (same program as ${e.sameAs})` : e.note ? ` (${e.note})` : tie;
     lines.push(`${mark} ${e.label.padEnd(width)}  ${fmtUs(e.timeUs).padStart(12)}${rel}${extra}`);
   }
   return lines.join("\n") + "\n";

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { runCli as run } from "../../helpers/cli.js";
 import { spread } from "../../../src/sim/summary.js";
 
-const A2A = "examples/all_to_all_pcpy.dmac";
+const A2A = "examples/all_to_all_pcpy_local.dmac";
 
 interface SimJson {
   readonly verified: boolean;

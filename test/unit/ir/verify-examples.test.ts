@@ -63,8 +63,8 @@ describe("broken examples fail verification at the culprit", () => {
     ]);
   });
 
-  it("all_to_all_pcpy with a missing peer", () => {
-    const text = example("all_to_all_pcpy.dmac").replace(
+  it("all_to_all_pcpy_local with a missing peer", () => {
+    const text = example("all_to_all_pcpy_local.dmac").replace(
       "for r in ranks, p in ranks {",
       "for r in ranks, p in ranks where !(r == 3 && p == 5) {",
     );

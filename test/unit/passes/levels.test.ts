@@ -52,7 +52,7 @@ describe("DMA-Latte variants from the emitted packets", () => {
 
   it("all_gather_b2b (pinned) at -O1: 7 copies and 1 completion on that one engine", () => {
     const e = emit(build("b2b", exampleText("all_gather_b2b.dmac"), O(1)));
-    expect([...e.packets.keys()].sort()).toEqual([...Array(8).keys()].map((g) => `gpu${g}.sdma2`));
+    expect([...e.packets.keys()].sort()).toEqual([...Array(8).keys()].map((g) => `gpu${g}.sdma8`));
     expect(each(countPerGpu(e, isCopy))).toEqual(Array(8).fill(7));
     expect(each(countPerGpu(e, isCompletion))).toEqual(Array(8).fill(1));
   });
@@ -93,21 +93,21 @@ describe("DMA-Latte variants from the emitted packets", () => {
     const two = emit(
       build(
         "a2a",
-        exampleText("all_to_all_pcpy.dmac"),
+        exampleText("all_to_all_pcpy_local.dmac"),
         O(1, { engines: { kind: "spread", k: 2 } }),
       ),
     );
     expect(each(enginesPerGpu(two))).toEqual(Array(8).fill(2));
     const eight = build(
       "a2a",
-      exampleText("all_to_all_pcpy.dmac"),
+      exampleText("all_to_all_pcpy_local.dmac"),
       O(1, { engines: { kind: "spread", k: 8 } }),
     );
     expect(each(enginesPerGpu(emit(eight)))).toEqual(Array(8).fill(8));
-    const aff = build("a2a", exampleText("all_to_all_pcpy.dmac"), O(1), { chunk: "1MiB" });
+    const aff = build("a2a", exampleText("all_to_all_pcpy_local.dmac"), O(1), { chunk: "1MiB" });
     const spread = build(
       "a2a",
-      exampleText("all_to_all_pcpy.dmac"),
+      exampleText("all_to_all_pcpy_local.dmac"),
       O(1, { engines: { kind: "spread", k: 8 } }),
       { chunk: "1MiB" },
     );
