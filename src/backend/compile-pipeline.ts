@@ -12,6 +12,7 @@ import type { IrModule } from "../ir/ir.js";
 import { analyzeSchedule } from "../pipeline.js";
 import { lowerToQueues } from "../queues/lower.js";
 import type { PassOptions, PassStats } from "../passes/pass.js"; // optimiser hook
+import { checkEnginesForTarget } from "../passes/options.js";
 import { optimise, type PlanResult } from "../passes/plan.js"; // optimiser hook
 import type { CompletionProtocol, QueueProgram } from "../queues/queue-program.js";
 import type { SourceFile } from "../source/source-file.js";
@@ -88,6 +89,8 @@ export function compileToQueues(file: SourceFile, opts: CompileOptions = {}): Qu
   diagnostics.push(...selected.diagnostics);
   if (!selected.schedule || hasErrors(diagnostics)) return done();
   const target = selected.schedule.target;
+  diagnostics.push(...checkEnginesForTarget(opts.passes, target));
+  if (hasErrors(diagnostics)) return done();
 
   const analyzed = analyzeSchedule(selected.schedule, { maxOps: opts.maxOps });
   diagnostics.push(...analyzed.diagnostics);

@@ -38,27 +38,58 @@ export function parseEngineStrategy(
   const [kind, arg] = text.split(":", 2) as [string, string | undefined];
   if (kind === "affinity" && arg === undefined)
     return { strategy: { kind: "affinity" }, diagnostics: [] };
-  if (kind === "spread") {
-    const k = Number(arg);
-    const max = target?.engines.xgmi.length ?? 64;
-    if (!Number.isInteger(k) || k < 1 || k > max)
-      return fail(`spread needs an engine count from 1 to ${max}, as in spread:4`);
-    return { strategy: { kind: "spread", k }, diagnostics: [] };
+  let strategy: EngineStrategy | undefined;
+  if (kind === "spread" && arg !== undefined && /^\s*\d+\s*$/.test(arg))
+    strategy = { kind: "spread", k: Number(arg) };
+  if (kind === "single" && (arg === undefined || arg === ""))
+    strategy = { kind: "single", engines: [] };
+  else if (kind === "single" && arg!.split(",").every((x) => /^\s*\d+\s*$/.test(x)))
+    strategy = { kind: "single", engines: arg!.split(",").map((x) => Number(x.trim())) };
+  if (!strategy) {
+    if (kind === "spread") return fail("spread needs an engine count, as in spread:4");
+    if (kind === "single") return fail("single takes engine ids, as in single or single:8,10");
+    return fail("choose affinity, spread:K or single[:E,...]");
   }
-  if (kind === "single") {
-    if (arg === undefined || arg === "")
-      return { strategy: { kind: "single", engines: [] }, diagnostics: [] };
-    const engines = arg.split(",").map((s) => Number(s.trim()));
-    const ok = (e: number): boolean =>
-      Number.isInteger(e) && (target ? target.engines.xgmi.includes(e) : e >= 0);
-    const wrong = engines.find((e) => !ok(e));
+  // Without a --target the file's target is not known yet: check what holds for any target
+  // (parseTarget allows at most 64 engines) here, and the rest in compileToQueues.
+  const problem = target
+    ? engineStrategyProblem(strategy, target)
+    : strategy.kind === "spread" && (strategy.k < 1 || strategy.k > 64)
+      ? "spread needs an engine count from 1 to 64"
+      : strategy.kind === "single" && strategy.engines.some((e) => e > 63)
+        ? `engine ${strategy.engines.find((e) => e > 63)} is past any target's engines (at most 64)`
+        : undefined;
+  return problem ? fail(problem) : { strategy, diagnostics: [] };
+}
+
+/**
+ * Why `strategy` cannot run on `target` (undefined: it can): every engine it names must be one
+ * of the target's xGMI engines (GPU-to-GPU copies cannot run on the PCIe engines, and an id
+ * past engines.count would name another GPU's queue), and spread:K needs K of them.
+ */
+export function engineStrategyProblem(
+  strategy: EngineStrategy,
+  target: Target,
+): string | undefined {
+  const xgmi = target.engines.xgmi;
+  if (strategy.kind === "spread" && (strategy.k < 1 || strategy.k > xgmi.length))
+    return `spread needs an engine count from 1 to ${xgmi.length} (the xGMI engines of ${target.name})`;
+  if (strategy.kind === "single") {
+    const wrong = strategy.engines.find((e) => !xgmi.includes(e));
     if (wrong !== undefined)
-      return fail(
-        `engine ${String(wrong)} is not an xGMI engine${target ? ` of ${target.name} (${target.engines.xgmi.join(", ")})` : ""}`,
-      );
-    return { strategy: { kind: "single", engines }, diagnostics: [] };
+      return `engine ${wrong} is not an xGMI engine of ${target.name} (${xgmi.join(", ")})`;
   }
-  return fail("choose affinity, spread:K or single[:E,...]");
+  return undefined;
+}
+
+/** DMAC5004 for --engines that do not fit the resolved target (see engineStrategyProblem). */
+export function checkEnginesForTarget(
+  options: PassOptions | undefined,
+  target: Target,
+): Diagnostic[] {
+  if (!options) return [];
+  const problem = engineStrategyProblem(options.engines, target);
+  return problem ? [bad("--engines", problem)] : [];
 }
 
 function passList(option: string, v: string | readonly string[] | undefined) {

@@ -37,7 +37,8 @@ export interface Target {
 
 export const BUILTIN_TARGETS = ["mi300x"] as const;
 
-function builtinPath(name: string): string {
+/** The file of a built-in target. */
+export function builtinPath(name: string): string {
   return fileURLToPath(new URL(`../../targets/${name}.json`, import.meta.url));
 }
 
@@ -58,13 +59,32 @@ export function parseTarget(json: unknown, where: string): Target {
   if (typeof gpus !== "number" || !Number.isInteger(gpus) || gpus < 1 || gpus > 64)
     fail("'gpus' must be an integer from 1 to 64");
   const eng = t["engines"] as Record<string, unknown> | undefined;
-  if (!eng || typeof eng["count"] !== "number") fail("'engines.count' must be a number");
-  const count = eng!["count"] as number;
+  const count = eng?.["count"];
+  // 64 bounds every per-GPU table dmac builds; gfx942 has 16 SDMA engines per GPU.
+  if (typeof count !== "number" || !Number.isInteger(count) || count < 1 || count > 64)
+    fail("'engines.count' must be an integer from 1 to 64");
   for (const key of ["pcie", "xgmi"]) {
     const list = eng![key];
-    if (!Array.isArray(list) || list.some((e) => !Number.isInteger(e) || e < 0 || e >= count))
-      fail(`'engines.${key}' must list engine ids below engines.count`);
+    if (
+      !Array.isArray(list) ||
+      list.some((e) => !Number.isInteger(e) || e < 0 || e >= (count as number)) ||
+      new Set(list).size !== list.length
+    )
+      fail(`'engines.${key}' must list distinct engine ids below engines.count`);
   }
+  const pcie = eng!["pcie"] as number[];
+  const xgmi = eng!["xgmi"] as number[];
+  if (xgmi.length === 0) fail("'engines.xgmi' must list at least one engine");
+  if (xgmi.some((e) => pcie.includes(e)))
+    fail("'engines.pcie' and 'engines.xgmi' must not share an engine");
+  const local = eng!["localCopy"];
+  if (
+    typeof local !== "number" ||
+    !Number.isInteger(local) ||
+    local < 0 ||
+    local >= (count as number)
+  )
+    fail("'engines.localCopy' must be an engine id below engines.count");
   const map = (t["recommendedEngine"] as Record<string, unknown> | undefined)?.["map"];
   if (
     !Array.isArray(map) ||
@@ -73,11 +93,11 @@ export function parseTarget(json: unknown, where: string): Target {
       (row, s) =>
         !Array.isArray(row) ||
         row.length !== gpus ||
-        row.some((e, d) => (s === d ? e !== -1 : !Number.isInteger(e) || e < 0 || e >= count)),
+        row.some((e, d) => (s === d ? e !== -1 : !xgmi.includes(e as number))),
     )
   )
     fail(
-      "'recommendedEngine.map' must be a gpus x gpus table of engine ids with -1 on the diagonal",
+      "'recommendedEngine.map' must be a gpus x gpus table of xGMI engine ids (engines.xgmi) with -1 on the diagonal: GPU-to-GPU copies cannot run on the PCIe engines",
     );
   const limits = t["limits"] as Record<string, unknown> | undefined;
   for (const key of ["maxCopyBytes", "maxCopyBytesConservative", "maxFillBytes"]) {
@@ -85,7 +105,53 @@ export function parseTarget(json: unknown, where: string): Target {
     if (typeof v !== "number" || !Number.isInteger(v) || v < 1)
       fail(`'limits.${key}' must be a positive integer`);
   }
+  const timing = t["timing"];
+  if (typeof timing === "object" && timing !== null)
+    for (const [name, entry] of Object.entries(timing as Record<string, unknown>)) {
+      const e = entry as Record<string, unknown> | null;
+      if (typeof e !== "object" || e === null || e["fit"] === undefined) continue;
+      const problem = fitProblem(e["value"], e["fit"]);
+      if (problem !== undefined) fail(`'timing.${name}.fit' ${problem}`);
+    }
   return json as Target;
+}
+
+/** A timing constant that `dmac calibrate` may fit: `"fit": { "min": a, "max": b }` in its entry. */
+export interface FitBound {
+  readonly name: string;
+  readonly value: number;
+  readonly min: number;
+  readonly max: number;
+}
+
+/** Why a `fit` entry is invalid, or undefined: finite bounds with 0 < min <= value <= max. */
+function fitProblem(value: unknown, fit: unknown): string | undefined {
+  if (typeof fit !== "object" || fit === null || Array.isArray(fit))
+    return 'must be an object { "min": a, "max": b }';
+  const f = fit as Record<string, unknown>;
+  const extra = Object.keys(f).find((k) => k !== "min" && k !== "max");
+  if (extra !== undefined) return `has an unknown key '${extra}' (it takes min and max)`;
+  const { min, max } = f;
+  if (typeof min !== "number" || !Number.isFinite(min) || min <= 0)
+    return "'min' must be a positive number";
+  if (typeof max !== "number" || !Number.isFinite(max) || max < min)
+    return "'max' must be a number no smaller than 'min'";
+  if (typeof value !== "number" || value < min || value > max)
+    return `bounds [${min}, ${max}] must contain the value (${String(value)})`;
+  return undefined;
+}
+
+/** The timing constants marked fittable, in the order of the file. */
+export function fittableTiming(target: Target): FitBound[] {
+  const timing = target["timing"];
+  if (typeof timing !== "object" || timing === null) return [];
+  const out: FitBound[] = [];
+  for (const [name, entry] of Object.entries(timing as Record<string, unknown>)) {
+    const e = entry as { value?: unknown; fit?: { min?: unknown; max?: unknown } } | null;
+    if (!e?.fit || typeof e.value !== "number") continue;
+    out.push({ name, value: e.value, min: Number(e.fit.min), max: Number(e.fit.max) });
+  }
+  return out;
 }
 
 const cache = new Map<string, Target>();
