@@ -645,6 +645,28 @@ Review the diff; run \`dmac golden DIR --update\` if the change is intended.`,
     message: (path: string, detail: string) => `bad target description ${path}: ${detail}`,
     doc: `A target description file (JSON) is missing a field or has a value of the wrong type.`,
   },
+  DMAC5007: {
+    severity: "error",
+    phase: "cli",
+    title: "bad measurements file",
+    message: (detail: string) => detail,
+    doc: `\`dmac calibrate\` cannot use a row (or the header) of its measurements file: an unknown or
+repeated column, a row with the wrong number of fields, an id given twice, a schedule file that
+cannot be read, a bad variant spec, a time or speedup that is not a positive number, a speedup
+without a baseline, a baseline that names no row or that leads back to the row itself (a cycle),
+or a row whose schedule does not compile or whose run does not verify. The diagnostic points at
+the cell; \`docs/calibrate.md\` describes the format.
+
+Example:
+
+\`\`\`
+id,file,spec,time_us,speedup,baseline
+pcpy,all_gather_pcpy.dmac,chunk=128B,,,
+b2b,all_gather_b2b.dmac,chunk=128B,,2.58,pcpy_1k
+\`\`\`
+
+\`pcpy_1k\` names no row. Fix: \`baseline\` must be the \`id\` of another row (here \`pcpy\`).`,
+  },
 
   // ---- 6xxx: executor ----------------------------------------------------------------------
   DMAC6001: {

@@ -2,6 +2,7 @@
 
 import type { Command } from "commander";
 import type { CliContext } from "../main.js";
+import { registerCalibrate } from "./calibrate.js";
 import { registerCheck } from "./check.js";
 import { registerDisasm } from "./disasm.js";
 import { registerExplain } from "./explain.js";
@@ -22,4 +23,5 @@ export const COMMANDS: readonly RegisterCommand[] = [
   registerGolden,
   registerSim,
   registerSweep,
+  registerCalibrate,
 ];

@@ -2,29 +2,26 @@
 // and simulates every variant at every size of the range (doubling) and compares them side by
 // side: a table (time and busbw per size, one column per variant, and the fastest), and with
 // --out sweep.csv (one row per variant and size) and sweep.svg (time and busbw against size,
-// log-log, one line per variant). A variant is (file, optimisation level, prelaunch): each file
-// runs at every level of -O unless its @SPEC fixes one (`b2b.dmac@O1`, `bcst.dmac@O0+prelaunch`).
-// Every run must verify in the executor; a failure is reported and the exit code is 1. A
+// log-log, one line per variant). A variant is a file with its compile options: each file runs at
+// every level of -O with the command line's options unless its @SPEC (src/cli/variant-spec.ts)
+// fixes the level or replaces an option (`b2b.dmac@O1`, `bcst.dmac@O0+prelaunch`,
+// `b2b.dmac@O0,prelaunch,completion=per-queue,engine=8=b2b_pl`). --baseline LABEL adds each
+// variant's speedup over that one (time of the baseline / time of the variant) to the table and
+// the CSV. Every run must verify in the executor; a failure is reported and the exit code is 1. A
 // progress bar goes to stderr when it is a terminal.
 
-import { existsSync } from "node:fs";
 import { OutputError, writeOutputFile } from "../../backend/output.js";
 import { basename, join } from "node:path";
 import type { Command } from "commander";
 import { diag, hasErrors, type Diagnostic } from "../../diagnostics/diagnostic.js";
-import type { OptLevel } from "../../passes/pass.js";
 import { simulate } from "../../sim/run.js";
 import { formatBytes, formatUs } from "../../sim/summary.js";
 import { logLogPlot, sweepPlot } from "../../sim/svg.js";
 import type { SourceFile } from "../../source/source-file.js";
+import { didYouMean } from "../../check/suggest.js";
 import type { CliContext } from "../main.js";
 import { EXIT_USER_ERROR } from "../io.js";
-import {
-  addOptOptions,
-  parseOptLevels,
-  parseOptOptions,
-  type OptCommandOptions,
-} from "../opt-options.js";
+import { addOptOptions, parseOptLevels, type OptCommandOptions } from "../opt-options.js";
 import {
   addDiagnosticOptions,
   addScheduleOptions,
@@ -35,6 +32,15 @@ import {
   type DiagnosticOutput,
   type ScheduleCommandOptions,
 } from "../options.js";
+import {
+  formatOptions,
+  hasOptions,
+  optionsAsArguments,
+  parseVariantSpec,
+  variantCompileOptions,
+  type Variant,
+  type VariantCompile,
+} from "../variant-spec.js";
 import { compileForSim, parseMicros } from "./sim.js";
 
 export interface SweepCommandOptions
@@ -46,6 +52,7 @@ export interface SweepCommandOptions
   readonly title?: string | undefined;
   readonly maxEvents?: string | undefined;
   readonly maxSimTime?: string | undefined;
+  readonly baseline?: string | undefined;
 }
 
 const UNITS: Readonly<Record<string, number>> = {
@@ -81,92 +88,33 @@ export function parseSizeRange(text: string): number[] | undefined {
 
 // ---- variants --------------------------------------------------------------------------------
 
-/** One column of the comparison: a file compiled at one level, with or without prelaunch. */
-export interface SweepVariant {
-  readonly path: string;
-  readonly level: OptLevel;
-  readonly prelaunch: boolean;
-  /** A label given in the spec (`FILE@O1=b2b`), used as is. */
-  readonly label?: string | undefined;
-}
+/** One column of the comparison (src/cli/variant-spec.ts parses FILE@SPEC into these). */
+export type SweepVariant = Variant;
 
 /**
- * `FILE[@SPEC][=LABEL]` -> variants. SPEC is `+`-separated items: a level `O0`, `O1` or `O2`
- * (several give one variant each) and `prelaunch` (or `pl`). Without a level the file runs at
- * every level of `levels` (-O); --prelaunch applies to every variant. An argument that names an
- * existing file is a plain path (so paths containing `@` still work).
- */
-export function parseVariantSpec(
-  arg: string,
-  levels: readonly OptLevel[],
-  prelaunch: boolean,
-): { variants: SweepVariant[]; diagnostics: Diagnostic[] } {
-  if (existsSync(arg))
-    return { variants: levels.map((level) => ({ path: arg, level, prelaunch })), diagnostics: [] };
-  const eq = arg.indexOf("=", arg.lastIndexOf("@"));
-  const label = eq >= 0 ? arg.slice(eq + 1) : undefined;
-  const body = eq >= 0 ? arg.slice(0, eq) : arg;
-  const at = body.lastIndexOf("@");
-  const path = at >= 0 ? body.slice(0, at) : body;
-  const own: OptLevel[] = [];
-  let pl = prelaunch;
-  const diagnostics: Diagnostic[] = [];
-  for (const item of at >= 0 ? body.slice(at + 1).split("+") : []) {
-    const m = /^-?O([012])$/.exec(item);
-    if (m) {
-      const level = Number(m[1]) as OptLevel;
-      if (!own.includes(level)) own.push(level);
-    } else if (item === "prelaunch" || item === "pl") pl = true;
-    else
-      diagnostics.push(
-        diag("DMAC5004", undefined, [
-          "variant",
-          `'${arg}': unknown item '${item}' after @ (use O0, O1, O2 and prelaunch, joined by +)`,
-        ]),
-      );
-  }
-  if (label !== undefined && label.trim() === "")
-    diagnostics.push(diag("DMAC5004", undefined, ["variant", `'${arg}': empty label after =`]));
-  const chosen = own.length > 0 ? own : levels;
-  if (label !== undefined && chosen.length > 1)
-    diagnostics.push(
-      diag("DMAC5004", undefined, [
-        "variant",
-        `'${arg}': a label names one variant; give one level (e.g. @O1=${label})`,
-      ]),
-    );
-  return {
-    variants: chosen.map((level) => ({
-      path,
-      level,
-      prelaunch: pl,
-      ...(label !== undefined ? { label } : {}),
-    })),
-    diagnostics,
-  };
-}
-
-/**
- * --label: `schedule` (default: the schedule's name, then -O<level> and +prelaunch), `file` (the
- * file name without .dmac, likewise), or a template with {schedule}, {file}, {path}, {level} and
- * {prelaunch} (" +prelaunch" or "").
+ * --label: `schedule` (default: the schedule's name, then -O<level>, +prelaunch and the spec's
+ * options), `file` (the file name without .dmac, likewise), or a template with {schedule}, {file},
+ * {path}, {level}, {prelaunch} (" +prelaunch" or "") and {options} (" " and the spec's options,
+ * e.g. " engines=single:8", or "").
  */
 export function variantLabel(scheme: string, v: SweepVariant, schedule: string): string {
   if (v.label !== undefined) return v.label;
   const file = basename(v.path).replace(/\.dmac$/, "");
   const pl = v.prelaunch ? " +prelaunch" : "";
+  const options = hasOptions(v.options) ? ` ${formatOptions(v.options)}` : "";
   const template =
     scheme === "schedule"
-      ? "{schedule} -O{level}{prelaunch}"
+      ? "{schedule} -O{level}{prelaunch}{options}"
       : scheme === "file"
-        ? "{file} -O{level}{prelaunch}"
+        ? "{file} -O{level}{prelaunch}{options}"
         : scheme;
   return template
     .replaceAll("{schedule}", schedule)
     .replaceAll("{file}", file)
     .replaceAll("{path}", v.path)
     .replaceAll("{level}", String(v.level))
-    .replaceAll("{prelaunch}", pl);
+    .replaceAll("{prelaunch}", pl)
+    .replaceAll("{options}", options);
 }
 
 // ---- running ---------------------------------------------------------------------------------
@@ -198,29 +146,53 @@ function csvField(s: string): string {
   return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
-/** The CSV: one row per (variant, size). */
-export function sweepCsv(series: readonly SweepSeries[], param: string): string {
+/** time of the baseline / time of `s` at `bytes`, when both verified. */
+export function speedupAt(
+  s: SweepSeries,
+  baseline: SweepSeries,
+  bytes: number,
+): number | undefined {
+  const r = s.rows.find((x) => x.bytes === bytes);
+  const b = baseline.rows.find((x) => x.bytes === bytes);
+  if (!r?.verified || !b?.verified || !(r.totalUs > 0)) return undefined;
+  return b.totalUs / r.totalUs;
+}
+
+/**
+ * The CSV: one row per (variant, size); `options` holds the spec's options as spec items; with a
+ * baseline, `speedup` is its time over the row's (empty where either did not verify).
+ */
+export function sweepCsv(
+  series: readonly SweepSeries[],
+  param: string,
+  baseline?: SweepSeries,
+): string {
   const lines = [
-    `label,file,schedule,opt,prelaunch,${param}_bytes,time_us,algbw_GBps,busbw_GBps,packets,verified,plan`,
+    `label,file,schedule,opt,prelaunch,options,${param}_bytes,time_us,algbw_GBps,busbw_GBps,packets,verified,plan${baseline ? ",speedup" : ""}`,
   ];
   for (const s of series)
-    for (const r of s.rows)
-      lines.push(
-        [
-          csvField(s.label),
-          csvField(s.variant.path),
-          csvField(s.schedule),
-          String(s.variant.level),
-          String(s.variant.prelaunch),
-          String(r.bytes),
-          num(r.totalUs, 3),
-          num(r.algbwGBps, 4),
-          num(r.busbwGBps, 4),
-          String(r.packets),
-          String(r.verified),
-          csvField(r.plan ?? ""),
-        ].join(","),
-      );
+    for (const r of s.rows) {
+      const fields = [
+        csvField(s.label),
+        csvField(s.variant.path),
+        csvField(s.schedule),
+        String(s.variant.level),
+        String(s.variant.prelaunch),
+        csvField(formatOptions(s.variant.options)),
+        String(r.bytes),
+        num(r.totalUs, 3),
+        num(r.algbwGBps, 4),
+        num(r.busbwGBps, 4),
+        String(r.packets),
+        String(r.verified),
+        csvField(r.plan ?? ""),
+      ];
+      if (baseline) {
+        const x = speedupAt(s, baseline, r.bytes);
+        fields.push(x === undefined ? "" : num(x, 4));
+      }
+      lines.push(fields.join(","));
+    }
   return lines.join("\n") + "\n";
 }
 
@@ -232,6 +204,7 @@ export function sweepTable(
   series: readonly SweepSeries[],
   sizes: readonly number[],
   param: string,
+  baseline?: SweepSeries,
 ): string {
   const out: string[] = [];
   if (series.length === 1) {
@@ -250,7 +223,7 @@ export function sweepTable(
   const w = Math.max(...series.map((s) => s.label.length));
   series.forEach((s, i) =>
     out.push(
-      `  #${String(i + 1).padEnd(3)}${s.label.padEnd(w)}  ${s.variant.path} -O${s.variant.level}${s.variant.prelaunch ? " --prelaunch" : ""}`,
+      `  #${String(i + 1).padEnd(3)}${s.label.padEnd(w)}  ${s.variant.path} -O${s.variant.level}${s.variant.prelaunch ? " --prelaunch" : ""}${hasOptions(s.variant.options) ? ` ${optionsAsArguments(s.variant.options)}` : ""}`,
     ),
   );
   const col = 11;
@@ -279,6 +252,21 @@ export function sweepTable(
         )
         .join("")}`,
     );
+  if (baseline) {
+    const b = series.indexOf(baseline);
+    out.push("", `speedup over #${b + 1} ${baseline.label} (its time / the variant's time)`);
+    out.push(head("speedup") + "  best");
+    for (const bytes of sizes) {
+      const xs = series.map((s) => speedupAt(s, baseline, bytes));
+      const top = Math.max(...xs.map((x) => x ?? -Infinity));
+      const best = xs
+        .map((x, i) => (x !== undefined && x >= top / (1 + TIE) ? `#${i + 1}` : ""))
+        .filter((x) => x !== "");
+      out.push(
+        `${formatBytes(bytes).padStart(10)}  ${xs.map((x) => (x === undefined ? "-" : `${x.toFixed(2)}x`).padStart(col)).join("")}  ${best.join("=")}`,
+      );
+    }
+  }
   return out.join("\n") + "\n";
 }
 
@@ -384,13 +372,22 @@ export function runSweep(
       }),
     );
   const variants: SweepVariant[] = [];
+  const compileOptions: VariantCompile[] = [];
+  const base = { ...opts, defines: common.defines };
   for (const a of args) {
-    const v = parseVariantSpec(a, levels.levels, opts.prelaunch === true);
+    const v = parseVariantSpec(a, levels.levels, opts.prelaunch === true, [opts.param]);
     pre.push(...v.diagnostics);
-    variants.push(...v.variants);
+    for (const variant of v.variants) {
+      // The optimiser options of every variant are checked before anything runs; a problem
+      // with an option its spec set names the argument.
+      const c = variantCompileOptions(base, variant, common.target);
+      const own = hasOptions(variant.options);
+      for (const d of c.diagnostics)
+        pre.push(own ? diag("DMAC5004", undefined, ["variant", `'${a}': ${d.message}`]) : d);
+      variants.push(variant);
+      compileOptions.push(c);
+    }
   }
-  // Check the optimiser options once (every variant only changes level and prelaunch).
-  pre.push(...parseOptOptions(opts, common.target, { level: "0" }).diagnostics);
   if (hasErrors(pre) || !sizes) return reportDiagnostics(ctx, pre, opts);
 
   const sources = new Map<string, SourceFile>();
@@ -425,19 +422,16 @@ export function runSweep(
     const file = sources.get(v.path);
     const rows: SweepRow[] = [];
     let schedule = basename(v.path).replace(/\.dmac$/, "");
-    const optimiser = parseOptOptions(opts, common.target, {
-      level: String(v.level),
-      prelaunch: v.prelaunch,
-    });
+    const optimiser = compileOptions[vi]!;
     for (let i = 0; i < sizes.length && file; i++) {
       const bytes = sizes[i]!;
       bar(vi * sizes.length + i, `${basename(v.path)} -O${v.level} ${formatBytes(bytes)}`);
       const c = compileForSim(
         v.path,
         file.text,
-        { ...common.defines, [opts.param]: `${bytes}B` },
+        { ...optimiser.defines, [opts.param]: `${bytes}B` },
         {
-          schedule: opts.schedule,
+          schedule: optimiser.schedule,
           target: common.target,
           completion: optimiser.protocol,
           passes: optimiser.passes,
@@ -495,7 +489,24 @@ export function runSweep(
     return same.length > 1 ? { ...s, label: `${s.label} (${same.indexOf(s) + 1})` } : s;
   });
 
-  ctx.streams.out(sweepTable(named, sizes, opts.param));
+  let baseline: SweepSeries | undefined;
+  if (opts.baseline !== undefined) {
+    baseline = findBaseline(named, opts.baseline);
+    if (!baseline) {
+      const guess = didYouMean(
+        opts.baseline,
+        named.map((s) => s.label),
+      );
+      const labels = named.map((s, i) => `#${i + 1} '${s.label}'`).join(", ");
+      diagnostics.push(
+        diag("DMAC5004", undefined, ["--baseline", `no variant is labelled '${opts.baseline}'`], {
+          hint: guess ?? `the variants are ${labels}`,
+        }),
+      );
+    }
+  }
+
+  ctx.streams.out(sweepTable(named, sizes, opts.param, baseline));
   if (opts.explainPlan) ctx.streams.out(planRuns(named));
   const failures = named.flatMap((s) => s.rows.filter((r) => !r.verified).map((r) => ({ s, r })));
   for (const { s, r } of failures)
@@ -509,7 +520,9 @@ export function runSweep(
   if (opts.out !== undefined && named.some((s) => s.rows.length > 0)) {
     try {
       const inputs = named.map((s) => s.variant.path);
-      writeOutputFile(join(opts.out, "sweep.csv"), sweepCsv(named, opts.param), { inputs });
+      writeOutputFile(join(opts.out, "sweep.csv"), sweepCsv(named, opts.param, baseline), {
+        inputs,
+      });
       const title =
         opts.title ??
         (named.length === 1
@@ -526,6 +539,17 @@ export function runSweep(
   return failures.length === 0 && complete ? code : EXIT_USER_ERROR;
 }
 
+/** --baseline: a variant's label, or #N (its number in the table). */
+export function findBaseline(
+  series: readonly SweepSeries[],
+  name: string,
+): SweepSeries | undefined {
+  const exact = series.find((s) => s.label === name);
+  if (exact) return exact;
+  const m = /^#(\d+)$/.exec(name.trim());
+  return m ? series[Number(m[1]) - 1] : undefined;
+}
+
 export function registerSweep(program: Command, ctx: CliContext): void {
   const cmd = program
     .command("sweep")
@@ -534,7 +558,7 @@ export function registerSweep(program: Command, ctx: CliContext): void {
     )
     .argument(
       "<files...>",
-      ".dmac files, each FILE[@SPEC][=LABEL]: SPEC fixes the level and prelaunch of that file, e.g. b2b.dmac@O1 or bcst.dmac@O0+prelaunch",
+      ".dmac files, each FILE[@SPEC]: SPEC sets that file's level, options and parameters, items joined by , or + (O0|O1|O2, prelaunch, engines=S, completion=C, disable-pass=P, schedule=N, NAME=VALUE, label=TEXT last), e.g. b2b.dmac@O1 or b2b.dmac@O0,prelaunch,completion=per-queue,label=b2b_pl (docs/calibrate.md)",
     )
     .requiredOption("--param <name>", "the bytes parameter to sweep (e.g. chunk)")
     .requiredOption("--sizes <lo..hi>", "size range, doubling, e.g. 1KiB..1GiB");
@@ -546,7 +570,11 @@ export function registerSweep(program: Command, ctx: CliContext): void {
     .option("--out <dir>", "write sweep.csv and sweep.svg into this directory")
     .option(
       "--label <scheme>",
-      "name the variants: schedule (default), file, or a template with {schedule} {file} {path} {level} {prelaunch}",
+      "name the variants: schedule (default), file, or a template with {schedule} {file} {path} {level} {prelaunch} {options}",
+    )
+    .option(
+      "--baseline <label>",
+      "also print each variant's speedup over this variant (its label, or #N): baseline time / variant time, in the table and as the CSV's speedup column",
     )
     .option("--title <text>", "title of the SVG plot")
     .option("--max-events <n>", "watchdog per run: stop after this many events")

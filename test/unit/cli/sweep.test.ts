@@ -6,7 +6,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runCli as run } from "../../helpers/cli.js";
-import { parseVariantSpec, variantLabel } from "../../../src/cli/commands/sweep.js";
+import { variantLabel } from "../../../src/cli/commands/sweep.js";
+import { parseVariantSpec } from "../../../src/cli/variant-spec.js";
 
 interface CsvRow {
   readonly [column: string]: string;
@@ -49,6 +50,7 @@ describe("dmac sweep with several variants", () => {
       "schedule",
       "opt",
       "prelaunch",
+      "options",
       "chunk_bytes",
       "time_us",
       "algbw_GBps",
@@ -211,6 +213,104 @@ describe("dmac sweep with several variants", () => {
     const quiet = await run(args, false);
     expect(quiet.err).toBe("");
     expect(quiet.out).toBe(tty.out);
+  });
+});
+
+/** Splits one CSV line, honouring "quoted, fields". */
+function csvLine(line: string): string[] {
+  const out: string[] = [];
+  const re = /("(?:[^"]|"")*"|[^,]*)(,|$)/g;
+  for (let m = re.exec(line); m && m.index < line.length; m = re.exec(line)) {
+    const f = m[1]!;
+    out.push(f.startsWith('"') ? f.slice(1, -1).replace(/""/g, '"') : f);
+    if (m[2] === "") break;
+  }
+  return out;
+}
+
+describe("dmac sweep: per-variant options and --baseline", () => {
+  const dir = mkdtempSync(join(tmpdir(), "dmac-sweep-baseline-"));
+  const CAL = "bench/calibration";
+
+  it("runs each variant with its own options and prints speedups over the baseline", async () => {
+    const out = join(dir, "variants");
+    const r = await run([
+      "sweep",
+      `${CAL}/all_gather_pcpy.dmac@O0=pcpy`,
+      `${CAL}/all_gather_pcpy.dmac@O0,prelaunch=pcpy_pl`,
+      `${CAL}/all_gather_b2b.dmac@O0+completion=per-queue+engine=8+label=b2b`,
+      "--param",
+      "chunk",
+      "--sizes",
+      "1KiB..2KiB",
+      "--baseline",
+      "pcpy",
+      "--out",
+      out,
+    ]);
+    expect(r.err).toBe("");
+    expect(r.code).toBe(0);
+    const [head, ...lines] = readFileSync(join(out, "sweep.csv"), "utf8").trimEnd().split("\n");
+    const header = csvLine(head!);
+    expect(header.slice(-1)).toEqual(["speedup"]);
+    const rows = lines.map((l) => Object.fromEntries(csvLine(l).map((v, i) => [header[i]!, v])));
+    expect(rows.map((x) => [x["label"], x["prelaunch"], x["options"]])).toEqual([
+      ["pcpy", "false", ""],
+      ["pcpy", "false", ""],
+      ["pcpy_pl", "true", ""],
+      ["pcpy_pl", "true", ""],
+      ["b2b", "false", "completion=per-queue,engine=8"],
+      ["b2b", "false", "completion=per-queue,engine=8"],
+    ]);
+    // b2b: one queue per GPU, 7 copies and one completion each.
+    expect(rows[4]!["packets"]).toBe("64");
+    for (const [i, x] of rows.entries()) {
+      const base = Number(rows[i % 2]!["time_us"]);
+      expect(Number(x["speedup"])).toBeCloseTo(base / Number(x["time_us"]), 3);
+    }
+    expect(rows[0]!["speedup"]).toBe("1");
+    expect(r.out).toContain("speedup over #1 pcpy (its time / the variant's time)");
+    expect(r.out).toMatch(/^\s+1 KiB\s+1\.00x\s+\d+\.\d\dx\s+\d+\.\d\dx\s+#\d/m);
+    // The listing gives each variant as a command line.
+    expect(r.out).toMatch(
+      /#3\s+b2b\s+\S+all_gather_b2b\.dmac -O0 --completion per-queue -D engine=8/,
+    );
+  });
+
+  it("reports a --baseline that names no variant, and options a variant cannot have", async () => {
+    const common = ["--param", "chunk", "--sizes", "1KiB", "--format", "concise"];
+    const nobase = await run([
+      "sweep",
+      `${CAL}/all_gather_pcpy.dmac@O0=pcpy`,
+      `${CAL}/all_gather_pcpy.dmac@O0,pl=pcpy_pl`,
+      "--baseline",
+      "pcyp",
+      ...common.slice(0, 4),
+      "--color",
+      "never",
+    ]);
+    expect(nobase.code).toBe(1);
+    expect(nobase.err).toMatch(/DMAC5004.*bad --baseline: no variant is labelled 'pcyp'/);
+    expect(nobase.err).toMatch(/hint: did you mean 'pcpy'/);
+    const byNumber = await run([
+      "sweep",
+      `${CAL}/all_gather_pcpy.dmac@O0=pcpy`,
+      `${CAL}/all_gather_pcpy.dmac@O0,pl=pcpy_pl`,
+      "--baseline",
+      "#2",
+      ...common,
+    ]);
+    expect(byNumber.code).toBe(0);
+    expect(byNumber.out).toContain("speedup over #2 pcpy_pl");
+    const swept = await run(["sweep", `${CAL}/all_gather_pcpy.dmac@O0,chunk=4KiB`, ...common]);
+    expect(swept.code).toBe(1);
+    expect(swept.err).toMatch(/DMAC5004.*chunk is the swept parameter/);
+    const engine = await run(["sweep", `${CAL}/all_gather_pcpy.dmac@engines=spread:0`, ...common]);
+    expect(engine.code).toBe(1);
+    expect(engine.err).toMatch(
+      /DMAC5004.*variant: '.*@engines=spread:0'.*spread needs an engine count/,
+    );
+    expect(engine.out).toBe("");
   });
 });
 
