@@ -330,6 +330,13 @@ export function runCalibrate(
     );
     after = predict(fitted);
     errAfter = fitError(rows, after);
+    if (!(errAfter < errBefore)) {
+      // Rounding to 4 digits on a flat optimum can cost more than the search gained: keep the
+      // starting values, so a refit of a fitted target is a fixed point.
+      fitted = Object.fromEntries(bounds.map((b) => [b.name, b.value]));
+      after = before;
+      errAfter = errBefore;
+    }
     const w = Math.max(...bounds.map((b) => b.name.length));
     const lines = bounds.map((b, j) => {
       const v = fitted[b.name]!;
