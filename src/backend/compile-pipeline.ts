@@ -13,7 +13,7 @@ import { analyzeSchedule } from "../pipeline.js";
 import { lowerToQueues } from "../queues/lower.js";
 import type { PassOptions, PassStats } from "../passes/pass.js"; // optimiser hook
 import { checkEnginesForTarget } from "../passes/options.js";
-import { optimise, type PlanResult } from "../passes/plan.js"; // optimiser hook
+import { optimise, type LevelCheck, type PlanResult } from "../passes/plan.js"; // optimiser hook
 import type { CompletionProtocol, QueueProgram } from "../queues/queue-program.js";
 import type { SourceFile } from "../source/source-file.js";
 import type { Target } from "../target/target.js";
@@ -25,8 +25,14 @@ import {
   layoutProgram,
   type LayoutConfig,
 } from "./sdma/layout.js";
-import { buildPackedManifest, formatJsonBytes, manifestSizeGuess } from "./sdma/manifest.js";
+import {
+  buildPackedManifest,
+  formatJsonBytes,
+  manifestSizeGuess,
+  type RecordedPaths,
+} from "./sdma/manifest.js";
 import { emitTrace } from "./trace/trace.js";
+import { pushAll } from "../util/arrays.js";
 
 export interface CompileOptions {
   readonly defines?: Readonly<Record<string, string>> | undefined;
@@ -65,6 +71,8 @@ export interface OptimiseReport {
   readonly stats: readonly PassStats[];
   readonly dumps: readonly { readonly pass: string; readonly text: string }[];
   readonly plan?: PlanResult | undefined;
+  /** -O1: the check against -O0 (passes/plan.ts checkLevel1). */
+  readonly levelCheck?: LevelCheck | undefined;
 }
 
 export function compileToQueues(file: SourceFile, opts: CompileOptions = {}): QueuesResult {
@@ -83,21 +91,21 @@ export function compileToQueues(file: SourceFile, opts: CompileOptions = {}): Qu
     maxSourceBytes: opts.maxSourceBytes,
     maxNesting: opts.maxNesting,
   });
-  diagnostics.push(...checked.diagnostics);
+  pushAll(diagnostics, checked.diagnostics);
   if (hasErrors(diagnostics)) return done();
   const selected = selectSchedule(checked.schedules, opts.schedule);
-  diagnostics.push(...selected.diagnostics);
+  pushAll(diagnostics, selected.diagnostics);
   if (!selected.schedule || hasErrors(diagnostics)) return done();
   const target = selected.schedule.target;
-  diagnostics.push(...checkEnginesForTarget(opts.passes, target));
+  pushAll(diagnostics, checkEnginesForTarget(opts.passes, target));
   if (hasErrors(diagnostics)) return done();
 
   const analyzed = analyzeSchedule(selected.schedule, { maxOps: opts.maxOps });
-  diagnostics.push(...analyzed.diagnostics);
+  pushAll(diagnostics, analyzed.diagnostics);
   const module = analyzed.module;
   if (!module || hasErrors(diagnostics)) return done();
   // Buffers that cannot fit a GPU's memory window fail here, before lowering splits them.
-  diagnostics.push(...checkBuffersFit(module, file));
+  pushAll(diagnostics, checkBuffersFit(module, file));
   if (hasErrors(diagnostics)) return done();
 
   const maxCopyBytes =
@@ -114,7 +122,12 @@ export function compileToQueues(file: SourceFile, opts: CompileOptions = {}): Qu
       lower: lowerOptions,
       file,
     });
-    const optimised: OptimiseReport = { stats: r.stats, dumps: r.dumps, plan: r.plan };
+    const optimised: OptimiseReport = {
+      stats: r.stats,
+      dumps: r.dumps,
+      plan: r.plan,
+      levelCheck: r.levelCheck,
+    };
     return {
       diagnostics: sortDiagnostics(diagnostics),
       compiled: { module, program: r.program, target, optimised },
@@ -133,6 +146,11 @@ export interface OutputOptions {
   readonly maxStreamBytes?: number | undefined;
   /** Write dump.txt with the sdma outputs (default true; the benchmarks measure its cost). */
   readonly dump?: boolean | undefined;
+  /**
+   * The source and --target file as the manifest and trace record them (relative to the output
+   * directory: `dmac compile -o`); absent: the source name as given, and no `targetFile`.
+   */
+  readonly paths?: RecordedPaths | undefined;
 }
 
 export interface OutputFile {
@@ -160,7 +178,7 @@ export function buildOutputs(
     let emitted: ReturnType<typeof emitSdma> | undefined = emitSdma(p, m, layout, file, {
       maxStreamBytes: opts.maxStreamBytes,
     });
-    diagnostics.push(...emitted.diagnostics);
+    pushAll(diagnostics, emitted.diagnostics);
     if (hasErrors(diagnostics))
       return { diagnostics: sortDiagnostics(diagnostics), files: undefined };
     const queues = emitted.queues.map(({ name, gpu, engine, words }) => ({
@@ -172,7 +190,7 @@ export function buildOutputs(
     files.push({
       name: "manifest.json",
       data: formatJsonBytes(
-        buildPackedManifest(m, p, layout, emitted.queues, file, target.name),
+        buildPackedManifest(m, p, layout, emitted.queues, file, target.name, opts.paths),
         manifestSizeGuess(emitted.queues),
       ),
     });
@@ -197,7 +215,10 @@ export function buildOutputs(
     }
   }
   if (opts.emit.includes("trace")) {
-    files.push({ name: "trace.json", data: formatJsonBytes(emitTrace(m, p, layout, target.name)) });
+    files.push({
+      name: "trace.json",
+      data: formatJsonBytes(emitTrace(m, p, layout, target.name, opts.paths)),
+    });
   }
   return { diagnostics: sortDiagnostics(diagnostics), files };
 }

@@ -11,7 +11,7 @@ import { diag, type Diagnostic } from "../diagnostics/diagnostic.js";
 import { formatStats } from "../passes/index.js";
 import { parsePassOptions } from "../passes/options.js";
 import type { CompletionPolicy, OptLevel, PassOptions } from "../passes/pass.js";
-import { formatPlan } from "../passes/plan.js";
+import { formatLevelCheck, formatPlan } from "../passes/plan.js";
 import type { CompletionProtocol } from "../queues/queue-program.js";
 import type { Target } from "../target/target.js";
 
@@ -25,6 +25,8 @@ export interface OptCommandOptions {
   readonly dumpAfter?: string[] | undefined;
   readonly stats?: boolean | undefined;
   readonly explainPlan?: boolean | undefined;
+  /** `dmac sim --signal-period` (sim parses and reports it): the optimiser predicts with it. */
+  readonly signalPeriod?: string | undefined;
 }
 
 export interface AddOptOptions {
@@ -67,7 +69,7 @@ export function addOptOptions(cmd: Command, how: AddOptOptions = {}): Command {
       .option("--stats", "print what each pass changed");
   cmd.option(
     "--explain-plan",
-    "-O2: print the chosen plan and the predicted time of each alternative",
+    "-O2: print the chosen plan and the predicted time of each alternative; -O1: the check against -O0",
   );
   return cmd;
 }
@@ -122,9 +124,16 @@ export function parseOptOptions(
     },
     target,
   );
+  // A bad --signal-period is sim's to report (DMAC5004, parseMicros: a positive number, `us`
+  // allowed); only a usable one reaches the passes.
+  const period =
+    opts.signalPeriod === undefined ? NaN : Number(opts.signalPeriod.replace(/us$/, ""));
   return {
     protocol: completion.protocol,
-    passes: passes.options,
+    passes:
+      passes.options && Number.isFinite(period) && period > 0
+        ? { ...passes.options, signalPeriodUs: period }
+        : passes.options,
     diagnostics: [...completion.diagnostics, ...passes.diagnostics],
   };
 }
@@ -157,6 +166,7 @@ export function optimiserReport(
   const parts: string[] = [];
   for (const d of r.dumps) parts.push(`# after ${d.pass}\n${d.text}`);
   if (opts.explainPlan && r.plan) parts.push(formatPlan(r.plan));
+  if ((opts.explainPlan || opts.stats) && r.levelCheck) parts.push(formatLevelCheck(r.levelCheck));
   if (opts.stats) parts.push(formatStats(r.stats) + "\n");
   return parts.length > 0 ? parts.join("") : undefined;
 }

@@ -3,7 +3,6 @@
 // diagnostics with the exit code they imply. Commands stay thin: parse options here, call a pure
 // function, report.
 
-import { readFileSync } from "node:fs";
 import { Option, type Command } from "commander";
 import { diag, hasErrors, type Diagnostic } from "../diagnostics/diagnostic.js";
 import { renderDiagnostics } from "../diagnostics/render.js";
@@ -15,6 +14,7 @@ import {
 } from "../frontend/parse.js";
 import { makeSourceFile, type SourceFile } from "../source/source-file.js";
 import { loadTargetFile, TargetError, type Target } from "../target/target.js";
+import { formatLimit, InputFileError, readInputText } from "../util/read-input.js";
 import type { CliContext } from "./main.js";
 import { EXIT_OK, EXIT_USER_ERROR, useColor, type ColorMode, type DiagnosticFormat } from "./io.js";
 
@@ -106,12 +106,17 @@ export function addMaxOpsOption(cmd: Command): Command {
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-/** `["chunk=1MiB", "n=4"]` -> { chunk: "1MiB", n: "4" }; a later -D for the same name wins. */
+/**
+ * `["chunk=1MiB", "n=4"]` -> { chunk: "1MiB", n: "4" }; a later -D for the same name wins. The
+ * record has no prototype, so every name is an own key: `-D __proto__=1` (or `constructor`,
+ * `toString`) is a parameter name like any other and reaches the checker, which reports it if
+ * the schedule has no such parameter, instead of being swallowed by Object.prototype.
+ */
 export function parseDefines(list: readonly string[] | undefined): {
   defines: Record<string, string>;
   diagnostics: Diagnostic[];
 } {
-  const defines: Record<string, string> = {};
+  const defines = Object.create(null) as Record<string, string>;
   const diagnostics: Diagnostic[] = [];
   for (const item of list ?? []) {
     const eq = item.indexOf("=");
@@ -195,6 +200,7 @@ export function parseFrontEndLimits(opts: FrontEndLimitOptions): {
 
 /** Why a file could not be read, in words (DMAC5001's detail). */
 export function readErrorReason(e: unknown): string {
+  if (e instanceof InputFileError) return e.reason;
   const code = (e as { code?: unknown } | null)?.code;
   if (code === "ENOENT") return "no such file or directory";
   if (code === "EACCES") return "permission denied";
@@ -202,14 +208,35 @@ export function readErrorReason(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
-/** Reads a source file; DMAC5001 (never an exception) when it cannot be read. */
-export function readSourceFile(path: string): {
+/**
+ * Reads a source file (a regular file, size-checked before reading: src/util/read-input.ts);
+ * DMAC1012 above `maxBytes` (--max-source-bytes), DMAC5001 (never an exception) when it cannot
+ * be read or is not a regular file.
+ */
+export function readSourceFile(
+  path: string,
+  maxBytes: number = DEFAULT_MAX_SOURCE_BYTES,
+): {
   file: SourceFile | undefined;
   diagnostics: Diagnostic[];
 } {
   try {
-    return { file: makeSourceFile(path, readFileSync(path, "utf8")), diagnostics: [] };
+    const text = readInputText(path, {
+      maxBytes,
+      what: "a source file",
+      option: "--max-source-bytes",
+    });
+    return { file: makeSourceFile(path, text), diagnostics: [] };
   } catch (e) {
+    if (e instanceof InputFileError && e.tooLarge) {
+      const at = { file: makeSourceFile(path, ""), span: { start: 0, end: 0 } };
+      return {
+        file: undefined,
+        diagnostics: [
+          diag("DMAC1012", at, [formatLimit(e.tooLarge.size), formatLimit(e.tooLarge.limit)]),
+        ],
+      };
+    }
     return {
       file: undefined,
       diagnostics: [diag("DMAC5001", undefined, [path, readErrorReason(e)])],

@@ -63,6 +63,18 @@ Example: \`chunk: bytes = 4KB\`. Fix: \`4KiB\` (4096 bytes), or \`4000B\` if you
     doc: `dmac computes sizes and offsets exactly in integers up to 2^53 - 1 (8 PiB), far above
 any GPU memory. A literal above that cannot be represented.`,
   },
+  DMAC1005: {
+    severity: "error",
+    phase: "lex",
+    title: "malformed hex literal",
+    message: (text: string, detail: string) => `malformed hex literal '${text}': ${detail}`,
+    doc: `A number that starts with \`0x\` must continue with hex digits (\`0-9\`, \`a-f\`, \`A-F\`),
+optionally separated by \`_\` after the first digit, and nothing else: no size unit, no other
+letters.
+
+Example: \`0x\`, \`0xG\`, \`0x_ff\` or \`0x10KiB\`. Fix: write the digits (\`0xff\`); a size is
+decimal with its unit (\`16KiB\`), or a hex count times a unit (\`0x10 * 1KiB\`).`,
+  },
   DMAC1010: {
     severity: "error",
     phase: "parse",
@@ -599,6 +611,21 @@ define. The packet is decoded anyway (reserved bits dropped); dmac never emits s
 address above that. The listing prints the address from the raw dwords (exact); the decoded value
 used by other tools is rounded.`,
   },
+  DMAC4105: {
+    severity: "error",
+    phase: "backend",
+    title: "not an SDMA packet stream",
+    message: (path: string, detail: string) => `${path} is not an SDMA packet stream: ${detail}`,
+    doc: `\`dmac disasm\` stops when its input is evidently not a gfx942 SDMA packet stream: the file
+is text (a source file, a manifest, a trace), or decoding it met more problems (DMAC4101..4104)
+than \`--max-problems\` allows (default 20). The first problems are reported, the listing stops
+where the limit was reached, and the command exits 1 instead of printing a warning for every
+dword of the file.
+
+Example: \`dmac disasm out/manifest.json\`. Fix: give it one of the packet streams a compile
+writes (\`out/gpu0.sdma14.bin\`); for a stream with many problems on purpose, raise the limit
+(\`--max-problems 0\` means no limit).`,
+  },
 
   // ---- 5xxx: command line and files ---------------------------------------------------------
   DMAC5001: {
@@ -720,8 +747,11 @@ writes them: the result depends on timing.`,
     phase: "sim",
     title: "malformed packet",
     message: (where: string, detail: string) => `${where}: ${detail}`,
-    doc: `A packet the executor cannot run: an unknown opcode, a truncated packet, or one that is
-not allowed in a user queue.`,
+    doc: `A packet the executor cannot run: an unknown opcode, a truncated packet, one that is not
+allowed in a user queue (a register POLL_REGMEM other than ROCr's HDP flush), or one with a
+reserved or unsupported field set: reserved bits, endian-swap fields, the encrypt or TMZ bit of a
+copy, fill or atomic, a FENCE to a physical address. The reference says to write these as 0 and
+does not say what the engine does otherwise, so the queue stops there.`,
   },
   DMAC6008: {
     severity: "error",
@@ -756,7 +786,66 @@ a field is missing or has the wrong type, a number is out of range (addresses mu
 GPUs below \`ranks\`), a count is larger than the input could possibly use, two memory areas
 overlap, or a queue's packet file is missing. The JSON path names the bad field
 (\`$.memory.completionSignals.count\`). Nothing is run. Fix: recompile the schedule with
-\`dmac compile\` instead of editing its outputs by hand.`,
+\`dmac compile\` instead of editing its outputs by hand.
+
+The document must also agree with itself and with its packet streams: each \`.bin\` is exactly
+\`dwords\` long; the memory regions are \`gpu0\` .. \`gpuN-1\` then \`host\`, disjoint, each holding
+every buffer, signal, sync word and slot of its memory; a relocation names a queue of the manifest,
+a region, and the low dword of a packet's address field holding that region's base plus the
+addend; each queue's \`completionSlots\` are the slots its stream signals, in order, each slot
+listed once, written as \`completion.protocol\` says; and, with the source recompiled, the buffers
+and user signals are the schedule's (a sync word listed as a signal is refused).`,
+  },
+  DMAC6012: {
+    severity: "error",
+    phase: "sim",
+    title: "overlapping packet ranges",
+    message: (where: string, detail: string) => `${where}: ${detail}`,
+    doc: `A COPY_LINEAR whose source and destination overlap, a broadcast whose destinations overlap
+(or overlap its source), or a COPY_SWAP whose halves overlap. The engine's result is undefined
+then (it copies in bursts, in an order the reference does not give), so the executor does not
+run the packet instead of giving it a meaning. dmac never emits one: the checker rejects the
+source forms (DMAC3008, DMAC3009, DMAC3014).`,
+  },
+  DMAC6013: {
+    severity: "error",
+    phase: "sim",
+    title: "schedule meaning broken",
+    message: (where: string, detail: string) => `${where}: ${detail}`,
+    doc: `The run moved the right bytes, or might have, but not the way the schedule says. With the
+schedule's IR and the source map the executor checks, by happens-before (never by timing):
+every data packet does what the operations it maps to say, and every byte of every operation is
+moved exactly once; a user signal is raised only by ATOMIC add 1, only if the schedule notifies
+it (an external signal is raised by its producer alone), exactly as many times as it has
+\`notify\`s, and when it reaches k, after every earlier write to its rank that the k-th
+\`notify\` announces; every command inside \`when\` runs after a poll saw the flag meet the
+condition; every completion slot is written exactly once, by its own queue, after all the work
+it announces. Streams \`dmac compile\` writes meet all of this; a hand-edited one that breaks
+it is reported even if the final buffers happen to be right. Fix: recompile instead of editing
+the streams.`,
+  },
+  DMAC6014: {
+    severity: "error",
+    phase: "sim",
+    title: "poll timed out",
+    message: (where: string, detail: string) => `${where}: ${detail}`,
+    doc: `A POLL_REGMEM with a retry count other than 0xFFF (retry forever) checked its word that
+many times after the first check without the condition holding: the engine gives up, and the
+queue stops there. dmac's polls always retry forever.`,
+  },
+  DMAC6020: {
+    severity: "error",
+    phase: "sim",
+    title: "postcondition not checked",
+    message: (input: string, reason: string) =>
+      `${input}: the postcondition was not checked: ${reason}`,
+    doc: `\`dmac sim\` on a manifest or trace recompiles the schedule's source (named by the output,
+relative to it, with the recorded parameters, schedule and \`--target\` file) to check that the
+streams compute what the schedule means. When the source cannot be found, read or compiled that
+way, only the functional checks (bounds, races, deadlock, completion) can run, and that is not a
+verification: the run fails. Fix: keep the source where it was compiled from (or recompile), or
+pass \`--no-verify\` to run the streams without the postcondition (exit 0 if the functional
+checks pass).`,
   },
 } as const satisfies Record<`DMAC${number}`, DiagnosticSpec>;
 

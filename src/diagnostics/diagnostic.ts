@@ -28,7 +28,41 @@ export interface DiagnosticExtras {
   readonly related?: readonly Related[] | undefined;
 }
 
-/** Builds a diagnostic whose message comes from the catalogue entry for `code`. */
+/** A run of non-blank characters longer than this in a message is shortened (see elideEcho). */
+export const MAX_ECHO_WORD = 160;
+/** A message argument, hint or note longer than this is shortened as a whole (see elideEcho). */
+export const MAX_ECHO_TEXT = 2000;
+
+const LONG_WORD = new RegExp(`\\S{${MAX_ECHO_WORD + 1},}`, "g");
+
+/** `text` cut to its first `head` and last `tail` characters around `...[N characters]...`. */
+function cutMiddle(text: string, head: number, tail: number): string {
+  // Never split a surrogate pair (a lone half prints as U+FFFD).
+  if (/[\ud800-\udbff]/.test(text[head - 1] ?? "")) head--;
+  if (/[\udc00-\udfff]/.test(text[text.length - tail] ?? "")) tail--;
+  return `${text.slice(0, head)}...[${text.length} characters]...${text.slice(text.length - tail)}`;
+}
+
+/**
+ * User text as a diagnostic echoes it: each run of non-blank characters longer than
+ * MAX_ECHO_WORD (a literal, a name, a path, a -D value) keeps its first 64 and last 48
+ * characters, and what is still longer than MAX_ECHO_TEXT keeps its first 1200 and last 400.
+ * So a 1 MB literal or -D value costs a line of stderr, not megabytes, and the message still
+ * says how long it was. dmac's own message text (short words, bounded lists) is never changed.
+ */
+export function elideEcho(text: string): string {
+  if (text.length <= MAX_ECHO_WORD) return text;
+  let out = text.replace(LONG_WORD, (w) => cutMiddle(w, 64, 48));
+  if (out.length > MAX_ECHO_TEXT) out = cutMiddle(out, 1200, 400);
+  return out;
+}
+
+/**
+ * Builds a diagnostic whose message comes from the catalogue entry for `code`. Every string
+ * argument, the hint and the notes go through elideEcho: this is the one place that bounds how
+ * much of the user's input a diagnostic repeats (the code frame's source lines are bounded by
+ * the renderer).
+ */
 export function diag<C extends DiagnosticCode>(
   code: C,
   at: { readonly file: SourceFile; readonly span: Span } | undefined,
@@ -36,15 +70,20 @@ export function diag<C extends DiagnosticCode>(
   extras: DiagnosticExtras = {},
 ): Diagnostic {
   const spec = DIAGNOSTICS[code];
-  const message = (spec.message as (...a: MessageArgs<C>) => string)(...args);
+  const shortArgs = (args as readonly unknown[]).map((a) =>
+    typeof a === "string" ? elideEcho(a) : a,
+  ) as unknown as MessageArgs<C>;
+  const message = (spec.message as (...a: MessageArgs<C>) => string)(...shortArgs);
   return {
     code,
     severity: spec.severity,
     message,
     file: at?.file,
     span: at?.span,
-    related: extras.related ?? [],
-    hint: extras.hint,
+    related: (extras.related ?? []).map((r) =>
+      r.message.length > MAX_ECHO_WORD ? { ...r, message: elideEcho(r.message) } : r,
+    ),
+    hint: extras.hint === undefined ? undefined : elideEcho(extras.hint),
   };
 }
 

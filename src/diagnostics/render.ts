@@ -9,8 +9,9 @@
 // whitespace is never emitted, so the output is stable in golden files.
 
 import { lineCol, lineText, type SourceFile, type Span } from "../source/source-file.js";
-import { sortDiagnostics, type Diagnostic, type Severity } from "./diagnostic.js";
+import { elideEcho, sortDiagnostics, type Diagnostic, type Severity } from "./diagnostic.js";
 import { assertNever } from "../util/assert-never.js";
+import { pushAll } from "../util/arrays.js";
 
 export type RenderFormat = "full" | "concise" | "json";
 
@@ -61,7 +62,7 @@ function location(file: SourceFile | undefined, span: Span | undefined): string 
   if (!file) return undefined;
   if (!span) return file.name;
   const { line, col } = lineCol(file, span.start);
-  return `${file.name}:${line}:${col}`;
+  return `${elideEcho(file.name)}:${line}:${col}`;
 }
 
 function renderConcise(diags: readonly Diagnostic[], paint: Painter): string {
@@ -126,7 +127,7 @@ function renderFull(diags: readonly Diagnostic[], paint: Painter): string {
     if (d.file && d.span) {
       const frame = codeFrame(d.file, d.span, paint, style);
       width = frame.width;
-      lines.push(...frame.lines);
+      pushAll(lines, frame.lines);
     }
     if (d.hint !== undefined) {
       // rustc closes the frame with an empty gutter line before `= help:`.
@@ -137,7 +138,7 @@ function renderFull(diags: readonly Diagnostic[], paint: Painter): string {
     for (const r of d.related) {
       const file = r.file ?? d.file;
       lines.push(`${paint("note", SEVERITY_STYLE.note, "bold")}${paint(`: ${r.message}`, "bold")}`);
-      if (file) lines.push(...codeFrame(file, r.span, paint, SEVERITY_STYLE.note).lines);
+      if (file) pushAll(lines, codeFrame(file, r.span, paint, SEVERITY_STYLE.note).lines);
     }
     // trimEnd, not /\s+$/: that regex backtracks quadratically on a caret line under a long
     // source line (thousands of spaces before the carets), found by the fuzzer.
@@ -153,6 +154,31 @@ function renderFull(diags: readonly Diagnostic[], paint: Painter): string {
     out.push(`${parts.filter(Boolean).join(", ")} emitted\n`);
   }
   return out.join("");
+}
+
+/** Source lines longer than this are shown as a window of FRAME_WINDOW columns around the span. */
+export const MAX_FRAME_LINE = 160;
+const FRAME_WINDOW = 120;
+/** Columns of the window shown before the span's first column. */
+const FRAME_LEAD = 40;
+
+/**
+ * The part of a source line a frame shows, and the span's columns [from, to) within it: the
+ * whole line when it is short, else FRAME_WINDOW columns starting a little before `from`, with
+ * `...` where text was left out (a 1 MB line of one literal prints as one short line).
+ */
+function frameWindow(
+  text: string,
+  from: number,
+  to: number,
+): { text: string; from: number; to: number } {
+  if (text.length <= MAX_FRAME_LINE) return { text, from, to };
+  const start = Math.max(0, Math.min(from - FRAME_LEAD, text.length - FRAME_WINDOW));
+  const end = Math.min(text.length, start + FRAME_WINDOW);
+  const lead = start > 0 ? "..." : "";
+  const shown = `${lead}${text.slice(start, end)}${end < text.length ? "..." : ""}`;
+  const at = (c: number) => Math.min(Math.max(c, start), end) - start + lead.length;
+  return { text: shown, from: at(from), to: Math.max(at(from), at(to)) };
 }
 
 /** Lines a frame shows: all lines of short spans, else the first two, an ellipsis, the last two. */
@@ -183,26 +209,33 @@ function codeFrame(
   const width = String(end.line).length;
   const gutter = (label: string) => paint(`${label.padStart(width)} |`, "blue", "bold");
   const lines = [
-    `${" ".repeat(width)}${paint("-->", "blue", "bold")} ${file.name}:${start.line}:${start.col}`,
+    `${" ".repeat(width)}${paint("-->", "blue", "bold")} ${elideEcho(file.name)}:${start.line}:${start.col}`,
     gutter(""),
   ];
-  if (context !== undefined) lines.push(`${gutter(String(context))} ${lineText(file, context)}`);
+  if (context !== undefined) {
+    const above = frameWindow(lineText(file, context), start.col - 1, start.col - 1);
+    lines.push(`${gutter(String(context))} ${above.text}`);
+  }
   for (const line of shown) {
     if (line === "...") {
       lines.push(paint("...", "blue", "bold"));
       continue;
     }
-    const text = lineText(file, line);
-    lines.push(`${gutter(String(line))} ${text}`);
+    const full = lineText(file, line);
     // Columns (0-based) of the spanned part of this line.
-    let from = line === start.line ? start.col - 1 : text.length - text.trimStart().length;
-    let to = line === end.line ? (span.end > span.start ? end.col : start.col - 1) : text.length;
+    let from = line === start.line ? start.col - 1 : full.length - full.trimStart().length;
+    let to = line === end.line ? (span.end > span.start ? end.col : start.col - 1) : full.length;
     if (line === start.line && line === end.line && span.end === span.start) to = from; // empty span
-    from = Math.min(from, text.length);
+    from = Math.min(from, full.length);
     // A span that includes the line break ends at the end of the text (at least one caret).
-    to = Math.min(to, Math.max(text.length, from + 1));
+    to = Math.min(to, Math.max(full.length, from + 1));
     if (to < from) to = from;
+    const win = frameWindow(full, from, to);
+    const text = win.text;
+    lines.push(`${gutter(String(line))} ${text}`);
     if (to === from && !(line === start.line)) continue; // nothing of the span on this line
+    from = win.from;
+    to = win.to;
     const prefix = text.slice(0, from).replace(/[^\t]/g, " ");
     const carets = "^".repeat(Math.max(1, to - from));
     lines.push(`${gutter("")} ${prefix}${paint(carets, style, "bold")}`);

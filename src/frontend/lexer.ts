@@ -9,6 +9,7 @@ import { diag, type Diagnostic } from "../diagnostics/diagnostic.js";
 import type { SourceFile, Span } from "../source/source-file.js";
 import {
   ALL_TOKENS,
+  BadHexLiteral,
   BadSizeLiteral,
   DOC_GROUP,
   ERROR_GROUP,
@@ -85,6 +86,11 @@ export function lex(file: SourceFile): LexResult {
         diag("DMAC1003", { file, span }, [unit], { hint: sizeUnitHint(digits, unit) }),
       );
     }
+    if (t.tokenType === BadHexLiteral) {
+      const span = { start: t.startOffset, end: t.startOffset + t.image.length };
+      const { detail, hint } = badHexProblem(t.image);
+      diagnostics.push(diag("DMAC1005", { file, span }, [t.image, detail], { hint }));
+    }
     if (t.tokenType === IntLiteral || t.tokenType === HexLiteral || t.tokenType === SizeLiteral) {
       if (literalValue(t.image) === undefined) {
         const span = { start: t.startOffset, end: t.startOffset + t.image.length };
@@ -150,6 +156,34 @@ export function sizeUnitHint(digits: string, unit: string): string {
   }
   if (/^b$/i.test(unit)) return `write ${n}B for ${n} bytes`;
   return "size literals use the units B, KiB, MiB, GiB and TiB, written right after the number";
+}
+
+/** What is wrong with `0x...` that HexLiteral did not match, and how to write it. */
+export function badHexProblem(image: string): { detail: string; hint: string } {
+  const prefix = image.slice(0, 2);
+  const rest = image.slice(2);
+  if (rest === "")
+    return { detail: `no digits after '${prefix}'`, hint: "write hex digits after 0x, e.g. 0xff" };
+  if (rest.startsWith("_")) {
+    const digits = rest.replace(/^_+/, "");
+    return {
+      detail: `'_' cannot come before the first digit`,
+      hint: /^[0-9A-Fa-f][0-9A-Fa-f_]*$/.test(digits)
+        ? `write ${prefix}${digits}`
+        : "underscores only separate digits, as in 0xffff_0000",
+    };
+  }
+  const m = /^([0-9A-Fa-f][0-9A-Fa-f_]*?)(KiB|MiB|GiB|TiB)$/.exec(rest);
+  if (m !== null) {
+    const digits = m[1]!.replace(/_/g, "");
+    const unit = m[2] as SizeUnit;
+    return {
+      detail: `a hex number takes no size unit ('${unit}')`,
+      hint: `write ${BigInt(`0x${digits}`)}${unit}, or ${prefix}${m[1]} * 1${unit}`,
+    };
+  }
+  const bad = /[^0-9A-Fa-f_]/.exec(rest)?.[0] ?? rest[0]!;
+  return { detail: `'${bad}' is not a hex digit`, hint: "hex digits are 0-9, a-f and A-F" };
 }
 
 /** `'$'` for one printable character, `'$$'` for a run, U+XXXX for invisible ones. */

@@ -6,7 +6,14 @@
 
 import type { IParserErrorMessageProvider, IToken, TokenType } from "chevrotain";
 import { CstParser, EOF } from "./chevrotain.js";
-import { ALL_TOKENS, BadSizeLiteral, KEYWORDS as K, SpacedBadSizeLiteral, T } from "./tokens.js";
+import {
+  ALL_TOKENS,
+  BadHexLiteral,
+  BadSizeLiteral,
+  KEYWORDS as K,
+  SpacedBadSizeLiteral,
+  T,
+} from "./tokens.js";
 
 /** "'a', 'b' or 'c'" from token labels, deduplicated, in first-seen order. */
 export function describeExpected(types: readonly TokenType[]): string {
@@ -415,6 +422,8 @@ class DmacParser extends CstParser {
         // here keeps one bad unit from also producing a syntax error at the next token.
         { ALT: () => this.CONSUME(BadSizeLiteral) },
         { ALT: () => this.CONSUME(SpacedBadSizeLiteral) },
+        // Likewise a malformed hex number (`0xG`, `0x10KiB`): DMAC1005 from the lexer.
+        { ALT: () => this.CONSUME(BadHexLiteral) },
         { ALT: () => this.CONSUME(K.true) },
         { ALT: () => this.CONSUME(K.false) },
         { ALT: () => this.CONSUME(K.ranks) },

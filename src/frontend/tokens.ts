@@ -3,7 +3,8 @@
 // significant because chevrotain takes the FIRST pattern that matches, not the longest:
 //   1. whitespace and comments (so that `//` and `/*` never lex as a slash);
 //   2. error tokens that must win over a shorter valid prefix (`/*` without `*/`, `"` without `"`);
-//   3. number-like tokens, most specific first: hex, size literal, bad size, spaced bad size, int;
+//   3. number-like tokens, most specific first: hex, bad hex, size literal, bad size, spaced bad
+//      size, int;
 //   4. string literal;
 //   5. keywords, longest first (`int` before `in`, `bytes` before `by`), each with
 //      longer_alt: Identifier so that `copy_count` is one identifier, not `copy` + `_count`;
@@ -107,6 +108,15 @@ export const HexLiteral = createToken({
   name: "HexLiteral",
   pattern: /0[xX][0-9A-Fa-f][0-9A-Fa-f_]*(?![A-Za-z0-9_])/,
   label: "an integer",
+});
+/**
+ * `0x` followed by anything but a well-formed hex number: `0x`, `0xG`, `0x_1`, `0x10KiB`. Matches
+ * only where HexLiteral did not; reported as DMAC1005 by the lexer and, like BadSizeLiteral, kept
+ * in the token stream so the parser takes it as a literal instead of adding a syntax error.
+ */
+export const BadHexLiteral = createToken({
+  name: "BadHexLiteral",
+  pattern: /0[xX][A-Za-z0-9_]*/,
 });
 export const SizeLiteral = createToken({
   name: "SizeLiteral",
@@ -259,6 +269,7 @@ export const ALL_TOKENS: readonly TokenType[] = [
   StringLiteral,
   UnterminatedString,
   HexLiteral,
+  BadHexLiteral,
   SizeLiteral,
   BadSizeLiteral,
   SpacedBadSizeLiteral,

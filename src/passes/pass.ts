@@ -56,6 +56,12 @@ export interface PassOptions {
   readonly enginesFixed?: boolean | undefined;
   /** Print the queue program after these passes (--dump-after). */
   readonly dumpAfter?: readonly PassName[] | undefined;
+  /**
+   * `dmac sim --signal-period`: every prediction of the optimiser (-O2's candidates, the -O1
+   * check) raises each external signal by one every this many microseconds, as the run it is
+   * optimised for will. Undefined: all at time 0 (what compile and sweep predict with).
+   */
+  readonly signalPeriodUs?: number | undefined;
 }
 
 export interface PassContext {

@@ -23,7 +23,7 @@ import type { QueueProgram } from "../queues/queue-program.js";
 import { simulate } from "../sim/run.js";
 import { makeSourceFile } from "../source/source-file.js";
 import { InternalError } from "../util/internal-error.js";
-import { runPasses, type RunPassesResult } from "./index.js";
+import { passesKeepLowering, runPasses, type RunPassesResult } from "./index.js";
 import type {
   CompletionPolicy,
   EngineStrategy,
@@ -31,6 +31,7 @@ import type {
   PassName,
   PassOptions,
 } from "./pass.js";
+import { maxOf, minOf } from "../util/arrays.js";
 
 export interface PlanCandidate {
   readonly engines: EngineStrategy;
@@ -73,7 +74,7 @@ export const PLAN_TIE = 0.02;
 export function pickPlan<E extends PlanEntry>(entries: readonly E[]): E | undefined {
   const ok = entries.filter((e) => e.verified && e.timeUs !== undefined && e.sameAs === undefined);
   if (ok.length === 0) return undefined;
-  const fastest = Math.min(...ok.map((e) => e.timeUs!));
+  const fastest = minOf(ok.map((e) => e.timeUs!));
   const tied = ok.filter((e) => e.timeUs! <= fastest * (1 + PLAN_TIE) + 1e-9);
   // Fewer queues first; among as many queues the faster, and commands only on an exact tie (a
   // prelaunch trigger poll adds a command but runs before the clock starts).
@@ -150,7 +151,10 @@ export function predict(
   const laid = layoutProgram(m, prog, file, DEFAULT_LAYOUT);
   if (!laid.layout) return { timeUs: undefined, verified: false, note: "layout failed" };
   const trace = emitTrace(m, prog, laid.layout, ctx.target.name);
-  const r = simulate({ trace, module: m }, { target: ctx.target });
+  const r = simulate(
+    { trace, module: m },
+    { target: ctx.target, signalPeriodUs: ctx.options.signalPeriodUs },
+  );
   if (!r.verified) {
     const d = r.diagnostics.find((x) => x.severity === "error");
     return {
@@ -261,7 +265,7 @@ export function formatPlan(r: PlanResult): string {
   const lines = [
     `plan: ${r.chosen.label}, predicted ${fmtUs(r.chosen.timeUs)} (${r.entries.length} candidates, ${r.searchMs.toFixed(0)} ms)`,
   ];
-  const width = Math.max(...r.entries.map((e) => e.label.length));
+  const width = maxOf(r.entries.map((e) => e.label.length));
   // The chosen plan first (it may be a tie that a faster plan with more queues lost), then the
   // rest fastest first.
   const sorted = [...r.entries].sort(
@@ -288,15 +292,84 @@ export function formatPlan(r: PlanResult): string {
   return lines.join("\n") + "\n";
 }
 
-/** The optimiser's entry point: -O0/-O1 run the level's passes, -O2 searches for a plan. */
+/** The -O1 check predicts both programs only up to this many commands in all (see checkLevel1). */
+export const LEVEL1_CHECK_MAX_COMMANDS = 100_000;
+
+/** What the -O1 check found: both predictions and the program it kept. */
+export interface LevelCheck {
+  /** Predicted times (us) of the -O0 and the -O1 program; undefined where none was made. */
+  readonly o0Us: number | undefined;
+  readonly o1Us: number | undefined;
+  /** The program -O1 returns: its passes' ("O1"), or the -O0 program because that was faster. */
+  readonly kept: "O1" | "O0";
+  readonly note: string;
+}
+
+/**
+ * -O1 promises "never slower than -O0" and checks it for the program at hand: the executor
+ * predicts the -O0 program (the same options at level 0) and the -O1 program under the options
+ * the user gave (--signal-period included), and -O1 keeps the -O0 program when its own would be
+ * slower. The passes are rarely slower, but can be: one completion per queue, or one poll fewer,
+ * shifts where the host's and the engines' poll grids meet the last signal. Two programs of
+ * more than LEVEL1_CHECK_MAX_COMMANDS commands together are not predicted (that costs seconds:
+ * ~4 s for 170k): -O1 then keeps its passes' program and says so.
+ */
+function checkLevel1(
+  prog: QueueProgram,
+  m: IrModule,
+  ctx: PassContext,
+  o1: RunPassesResult,
+): { program: QueueProgram; check: LevelCheck } {
+  const o0Options: PassOptions = { ...ctx.options, level: 0, dumpAfter: [] };
+  const o0 = passesKeepLowering(o0Options)
+    ? prog
+    : runPasses(prog, m, { ...ctx, options: o0Options }).program;
+  const commands = programSize(o0).commands + programSize(o1.program).commands;
+  const keep = (note: string, o0Us?: number, o1Us?: number) => ({
+    program: o1.program,
+    check: { o0Us, o1Us, kept: "O1" as const, note },
+  });
+  if (commands > LEVEL1_CHECK_MAX_COMMANDS)
+    return keep(`not checked: ${commands} commands, more than ${LEVEL1_CHECK_MAX_COMMANDS}`);
+  if (JSON.stringify(o0) === JSON.stringify(o1.program)) return keep("same program as -O0");
+  const t0 = predict(o0, m, ctx);
+  const t1 = predict(o1.program, m, ctx);
+  if (!t0.verified || !t1.verified || t0.timeUs === undefined || t1.timeUs === undefined)
+    return keep("not checked: a program did not verify under the model", t0.timeUs, t1.timeUs);
+  if (t1.timeUs <= t0.timeUs + 1e-9) return keep("not slower than -O0", t0.timeUs, t1.timeUs);
+  return {
+    program: o0,
+    check: { o0Us: t0.timeUs, o1Us: t1.timeUs, kept: "O0", note: "kept the -O0 program" },
+  };
+}
+
+/** `--stats` / `--explain-plan` at -O1: what the check found. */
+export function formatLevelCheck(c: LevelCheck): string {
+  const times =
+    c.o0Us !== undefined && c.o1Us !== undefined
+      ? `: -O0 predicted ${fmtUs(c.o0Us)}, -O1 ${fmtUs(c.o1Us)}`
+      : "";
+  return `-O1 check: ${c.note}${times}\n`;
+}
+
+/**
+ * The optimiser's entry point: -O0 runs the level's passes, -O1 its passes checked against -O0
+ * (checkLevel1), -O2 searches for a plan.
+ */
 export function optimise(
   prog: QueueProgram,
   m: IrModule,
   ctx: PassContext,
-): RunPassesResult & { readonly plan?: PlanResult | undefined } {
+): RunPassesResult & {
+  readonly plan?: PlanResult | undefined;
+  readonly levelCheck?: LevelCheck | undefined;
+} {
   if (ctx.options.level === 2) {
     const plan = choosePlan(prog, m, ctx);
     return { program: plan.program, stats: plan.stats, dumps: plan.dumps, plan };
   }
-  return runPasses(prog, m, ctx);
+  const r = runPasses(prog, m, ctx);
+  if (ctx.options.level !== 1) return r;
+  const checked = checkLevel1(prog, m, ctx, r);
+  return { ...r, program: checked.program, levelCheck: checked.check };
 }

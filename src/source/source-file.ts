@@ -16,10 +16,19 @@ export interface SourceFile {
 
 export const NO_SPAN: Span = { start: 0, end: 0 };
 
+/**
+ * A source file of `text`. A leading UTF-8 byte order mark (U+FEFF, which some Windows editors
+ * write) is dropped, so offsets and columns count from the first character the user sees. Lines
+ * end at `\n`, `\r\n` or a lone `\r` (old Mac files), the same three everywhere: line numbers,
+ * columns and code frames agree with what an editor shows for any of them.
+ */
 export function makeSourceFile(name: string, text: string): SourceFile {
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   const lineStarts = [0];
   for (let i = 0; i < text.length; i++) {
-    if (text.charCodeAt(i) === 10) lineStarts.push(i + 1);
+    const c = text.charCodeAt(i);
+    if (c === 10) lineStarts.push(i + 1);
+    else if (c === 13 && text.charCodeAt(i + 1) !== 10) lineStarts.push(i + 1);
   }
   return { name, text, lineStarts };
 }
@@ -46,10 +55,12 @@ export function lineCol(file: SourceFile, offset: number): { line: number; col: 
   return { line: lo + 1, col: offset - (starts[lo] ?? 0) + 1 };
 }
 
-/** The text of 1-based line `line`, without its line terminator. */
+/** The text of 1-based line `line`, without its line terminator (`\n`, `\r\n` or `\r`). */
 export function lineText(file: SourceFile, line: number): string {
   const start = file.lineStarts[line - 1] ?? file.text.length;
   const next = file.lineStarts[line];
-  const end = next === undefined ? file.text.length : next - 1;
-  return file.text.slice(start, end).replace(/\r$/, "");
+  let end = next === undefined ? file.text.length : next;
+  if (end > start && file.text.charCodeAt(end - 1) === 10) end--;
+  if (end > start && file.text.charCodeAt(end - 1) === 13) end--;
+  return file.text.slice(start, end);
 }

@@ -2,18 +2,21 @@
 // dwords) and prints the listing on stdout (or, with --json, one JSON document of the decoded
 // packets and problems). Unknown packets, truncated packets, reserved bits and huge addresses are
 // warnings (DMAC4101..DMAC4104) with their byte offsets; a file size that is not a multiple of 4
-// is reported as a truncated tail. Exit 0 unless the file cannot be read (DMAC5001) or an option
-// is bad (DMAC5004): exit 1.
+// is reported as a truncated tail. Input that is evidently not a packet stream (text, or more
+// problems than --max-problems) is DMAC4105: the first problems, the listing up to where decoding
+// stopped, exit 1. Exit 0 otherwise, unless the file cannot be read (DMAC5001) or an option is
+// bad (DMAC5004): exit 1.
 
 import { readFileSync } from "node:fs";
 import type { Command } from "commander";
-import { decodeStream, type StreamProblem } from "../../backend/sdma/decode.js";
+import { scanStream, type DecodedEntry, type StreamProblem } from "../../backend/sdma/decode.js";
 import { disassemble } from "../../backend/sdma/disasm.js";
 import { diag, hasErrors, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import type { CliContext } from "../main.js";
 import { EXIT_OK, EXIT_USER_ERROR } from "../io.js";
 import {
   addDiagnosticOptions,
+  parsePositiveInt,
   readErrorReason,
   reportDiagnostics,
   type DiagnosticOutput,
@@ -22,7 +25,11 @@ import {
 export interface DisasmCommandOptions extends DiagnosticOutput {
   readonly json?: boolean | undefined;
   readonly baseOffset?: string | undefined;
+  readonly maxProblems?: string | undefined;
 }
+
+/** Problems (DMAC4101..4104) after which disasm decides the input is not a stream it can read. */
+export const DEFAULT_MAX_PROBLEMS = 20;
 
 const hexOffset = (v: number): string => `0x${v.toString(16).padStart(8, "0")}`;
 
@@ -41,6 +48,54 @@ export function bytesToDwords(bytes: Uint8Array): Uint32Array {
   const words = new Uint32Array(n);
   for (let i = 0; i < n; i++) words[i] = view.getUint32(i * 4, true);
   return words;
+}
+
+/**
+ * Whether `bytes` is text (UTF-8 without control characters other than tab, line and page
+ * breaks) rather than packets: every SDMA stream has NUL bytes (a header's opcode is in its low
+ * byte and its upper bytes are mostly zero, NOP is 0x00000000), so text of 4 bytes or more is a
+ * source file, a manifest or a trace given by mistake. The first 4 KiB decide.
+ */
+export function looksLikeText(bytes: Uint8Array): boolean {
+  if (bytes.length < 4) return false;
+  const sample = bytes.subarray(0, 4096);
+  for (const b of sample) if (b < 0x20 && b !== 9 && b !== 10 && b !== 12 && b !== 13) return false;
+  if (sample.every((b) => b === 0x20)) return false; // blank padding is not evidence of text
+  try {
+    new TextDecoder("utf-8", { fatal: true }).decode(sample, { stream: true });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Thrown by the scan's visitor to stop at the problem limit. */
+class Stop {
+  constructor(readonly endWord: number) {}
+}
+
+/**
+ * Decodes `words` until `maxProblems` problems are found (0: no limit): the entries and problems
+ * seen, and the dword index where decoding stopped (undefined: it reached the end).
+ */
+export function decodeBounded(
+  words: Uint32Array,
+  maxProblems: number,
+): { packets: DecodedEntry[]; problems: StreamProblem[]; stoppedAt: number | undefined } {
+  const packets: DecodedEntry[] = [];
+  const problems: StreamProblem[] = [];
+  try {
+    scanStream(words, (entry, here) => {
+      packets.push(entry);
+      for (const p of here) problems.push(p);
+      if (maxProblems > 0 && problems.length >= maxProblems && here.length > 0)
+        throw new Stop(entry.offset / 4 + entry.words);
+    });
+  } catch (e) {
+    if (!(e instanceof Stop)) throw e;
+    return { packets, problems, stoppedAt: e.endWord < words.length ? e.endWord : undefined };
+  }
+  return { packets, problems, stoppedAt: undefined };
 }
 
 function problemDiagnostic(p: StreamProblem, base: number): Diagnostic {
@@ -68,17 +123,53 @@ export function runDisasm(path: string, opts: DisasmCommandOptions, ctx: CliCont
     }
     base = v;
   }
+  const limit = parsePositiveInt(
+    "--max-problems",
+    opts.maxProblems === "0" ? undefined : opts.maxProblems,
+  );
+  if (limit.diagnostics.length > 0) return reportDiagnostics(ctx, limit.diagnostics, opts);
+  const maxProblems = opts.maxProblems === "0" ? 0 : (limit.value ?? DEFAULT_MAX_PROBLEMS);
   let bytes: Uint8Array;
   try {
     bytes = readFileSync(path);
   } catch (e) {
     return reportDiagnostics(ctx, [diag("DMAC5001", undefined, [path, readErrorReason(e)])], opts);
   }
-  const words = bytesToDwords(bytes);
-  const { packets, problems } = decodeStream(words);
+  const notAStream = (detail: string, hint: string): Diagnostic =>
+    diag("DMAC4105", undefined, [path, detail], { hint });
+  if (looksLikeText(bytes)) {
+    const d = notAStream(
+      "it is text, and every packet stream holds zero bytes",
+      "give it a packet stream that dmac compile writes, e.g. out/gpu0.sdma14.bin (dmac sim reads the manifest and traces)",
+    );
+    if (opts.json === true) {
+      const doc = {
+        version: 1,
+        file: path,
+        baseOffset: base,
+        packets: [],
+        trailingBytes: [],
+        problems: [],
+        stopped: { offset: base, reason: d.message },
+      };
+      ctx.streams.out(JSON.stringify(doc, null, 2) + "\n");
+      if (opts.format === "json") return EXIT_USER_ERROR;
+    }
+    return reportDiagnostics(ctx, [d], opts);
+  }
+  const allWords = bytesToDwords(bytes);
+  const { packets, problems, stoppedAt } = decodeBounded(allWords, maxProblems);
+  const words = stoppedAt === undefined ? allWords : allWords.subarray(0, stoppedAt);
   const diagnostics = problems.map((p) => problemDiagnostic(p, base));
-  const tailAt = words.length * 4;
-  const tail = [...bytes.subarray(tailAt)];
+  const tailAt = allWords.length * 4;
+  const tail = stoppedAt === undefined ? [...bytes.subarray(tailAt)] : [];
+  if (stoppedAt !== undefined)
+    diagnostics.push(
+      notAStream(
+        `${problems.length} problems in its first ${stoppedAt * 4} bytes (of ${bytes.length}); decoding stopped there`,
+        `the problems are listed above; --max-problems N allows more (0: no limit)`,
+      ),
+    );
   if (tail.length > 0) {
     diagnostics.push(
       diag("DMAC4102", undefined, [
@@ -106,6 +197,9 @@ export function runDisasm(path: string, opts: DisasmCommandOptions, ctx: CliCont
           ? [{ offset: base + tailAt, code: "DMAC4102", detail: "partial dword" }]
           : []),
       ],
+      ...(stoppedAt !== undefined
+        ? { stopped: { offset: base + stoppedAt * 4, reason: diagnostics.at(-1)!.message } }
+        : {}),
     };
     ctx.streams.out(JSON.stringify(doc, jsonValue, 2) + "\n");
     // The problems are in the document; a second JSON document on stdout would break it.
@@ -127,9 +221,10 @@ export function registerDisasm(program: Command, ctx: CliContext): void {
     .description("decode a gfx942 SDMA packet stream (little-endian dwords) and print a listing")
     .argument("<file>", "a packet stream, e.g. gpu0.sdma2.bin")
     .option("--json", "print the decoded packets and problems as one JSON document")
+    .option("--base-offset <n>", "add this byte offset (decimal or 0x hex) to every printed offset")
     .option(
-      "--base-offset <n>",
-      "add this byte offset (decimal or 0x hex) to every printed offset",
+      "--max-problems <n>",
+      `stop (DMAC4105, exit 1) after this many problems: the input is not a stream dmac can read (default ${DEFAULT_MAX_PROBLEMS}, 0: no limit)`,
     );
   addDiagnosticOptions(cmd).action((file: string, opts: DisasmCommandOptions) => {
     ctx.exit(runDisasm(file, opts, ctx));

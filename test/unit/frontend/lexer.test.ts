@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { lex, literalValue } from "../../../src/frontend/lexer.js";
-import { makeSourceFile } from "../../../src/source/source-file.js";
+import { lineCol, lineText, makeSourceFile } from "../../../src/source/source-file.js";
 
 function run(text: string) {
   const r = lex(makeSourceFile("t.dmac", text));
@@ -154,5 +154,89 @@ describe("lexer diagnostics", () => {
     const r = run('target "abc\nschedule');
     expect(r.diags.map((d) => [d.code, d.span])).toEqual([["DMAC1011", { start: 7, end: 11 }]]);
     expect(r.tokens).toEqual(["Kw_target:target", "Kw_schedule:schedule"]);
+  });
+
+  // Issue 11 item 8: these were "unknown size unit 'x'", "'xG'" and "'x10KiB'" (DMAC1003).
+  it("DMAC1005 for 0x without a well-formed hex number, one token each, never DMAC1003", () => {
+    const r = run("0x 0xG 0x1fG 0x_1 0x10KiB 0XfMiB 0xff 0x1B");
+    expect(r.tokens).toEqual([
+      "BadHexLiteral:0x",
+      "BadHexLiteral:0xG",
+      "BadHexLiteral:0x1fG",
+      "BadHexLiteral:0x_1",
+      "BadHexLiteral:0x10KiB",
+      "BadHexLiteral:0XfMiB",
+      "HexLiteral:0xff",
+      "HexLiteral:0x1B",
+    ]);
+    expect(r.diags.map((d) => [d.code, d.message, d.hint])).toEqual([
+      [
+        "DMAC1005",
+        "malformed hex literal '0x': no digits after '0x'",
+        "write hex digits after 0x, e.g. 0xff",
+      ],
+      [
+        "DMAC1005",
+        "malformed hex literal '0xG': 'G' is not a hex digit",
+        "hex digits are 0-9, a-f and A-F",
+      ],
+      [
+        "DMAC1005",
+        "malformed hex literal '0x1fG': 'G' is not a hex digit",
+        "hex digits are 0-9, a-f and A-F",
+      ],
+      [
+        "DMAC1005",
+        "malformed hex literal '0x_1': '_' cannot come before the first digit",
+        "write 0x1",
+      ],
+      [
+        "DMAC1005",
+        "malformed hex literal '0x10KiB': a hex number takes no size unit ('KiB')",
+        "write 16KiB, or 0x10 * 1KiB",
+      ],
+      [
+        "DMAC1005",
+        "malformed hex literal '0XfMiB': a hex number takes no size unit ('MiB')",
+        "write 15MiB, or 0Xf * 1MiB",
+      ],
+    ]);
+    expect(r.diags[1]!.span).toEqual({ start: 3, end: 6 });
+  });
+});
+
+describe("source text: byte order mark and line endings", () => {
+  it("a leading UTF-8 byte order mark is skipped, not DMAC1001", () => {
+    const f = makeSourceFile("bom.dmac", "\ufefftarget mi300x\nschedule");
+    expect(f.text.startsWith("target")).toBe(true);
+    expect(lex(f).diagnostics).toEqual([]);
+    expect(lineCol(f, 0)).toEqual({ line: 1, col: 1 });
+    // Only at the start: anywhere else U+FEFF is an invisible character, still DMAC1001.
+    expect(run("a \ufeff b").diags.map((d) => [d.code, d.message])).toEqual([
+      ["DMAC1001", "unexpected character U+FEFF"],
+    ]);
+  });
+
+  it("\\n, \\r\\n and a lone \\r all end a line, for line:col and the line's text", () => {
+    for (const nl of ["\n", "\r\n", "\r"]) {
+      const text = ["target mi300x", "schedule s() {", "  copy b@0 -> b@9", "}", ""].join(nl);
+      const f = makeSourceFile("t.dmac", text);
+      const at = text.indexOf("9");
+      expect(lineCol(f, at), JSON.stringify(nl)).toEqual({ line: 3, col: 17 });
+      expect(lineText(f, 3)).toBe("  copy b@0 -> b@9");
+      expect(lineText(f, 1)).toBe("target mi300x");
+      expect(f.lineStarts).toHaveLength(5);
+    }
+    // Mixed: each terminator counts once (\r\n is one line break, \r\r two).
+    const f = makeSourceFile("m.dmac", "a\r\nb\rc\nd\r\re");
+    expect(["a", "b", "c", "d", "", "e"].map((_, i) => lineText(f, i + 1))).toEqual([
+      "a",
+      "b",
+      "c",
+      "d",
+      "",
+      "e",
+    ]);
+    expect(lineCol(f, f.text.indexOf("e"))).toEqual({ line: 6, col: 1 });
   });
 });

@@ -265,7 +265,8 @@ describe("parseExpression", () => {
 describe("docs/language.md", () => {
   it("its complete example files parse without diagnostics", () => {
     const md = readFileSync(new URL("../../../docs/language.md", import.meta.url), "utf8");
-    const blocks = [...md.matchAll(/```\n([\s\S]*?)```/g)].map((m) => m[1]!);
+    // Whole files are the ```dmac blocks (test/unit/docs/code-blocks.test.ts checks them all).
+    const blocks = [...md.matchAll(/```dmac\n([\s\S]*?)```/g)].map((m) => m[1]!);
     const files = blocks.filter((b) => /^(target|\/\/\/)/.test(b) && !b.includes("..."));
     expect(files.length).toBeGreaterThanOrEqual(2);
     for (const f of files) expect(schedule(parseOk(f)).body.stmts.length).toBeGreaterThan(0);

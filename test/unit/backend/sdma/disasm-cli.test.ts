@@ -31,6 +31,7 @@ async function run(...args: string[]): Promise<{ code: number; out: string; err:
     if (a === "--json") opts["json"] = true;
     else if (a === "--format") opts["format"] = rest[++i];
     else if (a === "--base-offset") opts["baseOffset"] = rest[++i];
+    else if (a === "--max-problems") opts["maxProblems"] = rest[++i];
   }
   const ctx = {
     streams: {
@@ -128,6 +129,46 @@ describe("dmac disasm", () => {
     expect(r.out).toBe("");
     expect(r.err).toContain("DMAC5001");
     expect(r.err).toContain("no such file or directory");
+  });
+
+  it("text is not a packet stream: DMAC4105, no listing, exit 1", async () => {
+    const path = join(dir, "manifest.json");
+    writeFileSync(path, '{ "version": 1, "kind": "dmac-manifest" }\n'.repeat(50));
+    const r = await run("disasm", path, "--format", "concise");
+    expect(r.code).toBe(1);
+    expect(r.out).toBe("");
+    expect(r.err).toBe(
+      `DMAC4105 ${path} is not an SDMA packet stream: it is text, and every packet stream holds zero bytes\n`,
+    );
+  });
+
+  it("stops after --max-problems problems (default 20) with a summary, exit 1", async () => {
+    // 100 unknown headers after one good packet.
+    const words = [...COPY, ...Array.from({ length: 100 }, (_, i) => 0x40 + i)];
+    const r = await run("disasm", binFile("junk.bin", words), "--format", "concise");
+    expect(r.code).toBe(1);
+    const lines = r.err.trim().split("\n");
+    expect(lines.filter((l) => l.includes("DMAC4101"))).toHaveLength(20);
+    expect(lines.at(-1)).toBe(
+      `DMAC4105 ${join(dir, "junk.bin")} is not an SDMA packet stream: 20 problems in its first 108 bytes (of 428); decoding stopped there`,
+    );
+    // The listing stops where decoding stopped: the packet and the 20 dwords reported.
+    expect(r.out.trim().split("\n")).toHaveLength(21);
+    const five = await run("disasm", binFile("junk.bin", words), "--max-problems", "5");
+    expect(five.err.match(/warning\[DMAC4101\]/g)).toHaveLength(5);
+    const all = await run("disasm", binFile("junk.bin", words), "--max-problems", "0");
+    expect(all.code).toBe(0);
+    expect(all.err.match(/warning\[DMAC4101\]/g)).toHaveLength(100);
+    expect(all.err).not.toContain("DMAC4105");
+  });
+
+  it("--json reports where it stopped in the document", async () => {
+    const words = Array.from({ length: 30 }, (_, i) => 0x40 + i);
+    const r = await run("disasm", binFile("junk2.bin", words), "--json", "--format", "json");
+    expect(r.code).toBe(1);
+    const doc = JSON.parse(r.out) as { packets: unknown[]; stopped: { offset: number } };
+    expect(doc.packets).toHaveLength(20);
+    expect(doc.stopped.offset).toBe(80);
   });
 
   it("exits 1 with DMAC5004 on a bad --base-offset", async () => {
