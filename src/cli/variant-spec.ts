@@ -85,7 +85,8 @@ export function parseSpec(text: string): ParsedSpec {
   let schedule: string | undefined;
   const completion: string[] = [];
   const disablePass: string[] = [];
-  const defines: Record<string, string> = {};
+  // No prototype: `__proto__=1` is a parameter name like any other (and an unknown one).
+  const defines: Record<string, string> = Object.create(null) as Record<string, string>;
   const spans: Record<string, { start: number; end: number }> = {};
   const optionSpans: Record<string, { start: number; end: number }> = {};
   const seen = new Set<string>();
@@ -501,6 +502,10 @@ export function variantCompileOptions(
   return {
     ...parsed,
     schedule: o.schedule ?? base.schedule,
-    defines: { ...base.defines, ...(o.defines ?? {}) },
+    defines: Object.assign(
+      Object.create(null) as Record<string, string>,
+      base.defines,
+      o.defines ?? {},
+    ),
   };
 }

@@ -219,3 +219,21 @@ describe("-D names are own keys", () => {
     expect(r.err).toContain("DMAC3003 rank 9 is outside the target");
   });
 });
+
+describe("variant specs: __proto__ is a parameter name like any other", () => {
+  it("sweep FILE@O0,__proto__=1 reports an unknown parameter", async () => {
+    const { dmac } = await import("../helpers/cli.js");
+    const r = await dmac(
+      "sweep",
+      "examples/all_gather_pcpy.dmac@O0,__proto__=1",
+      "--param",
+      "chunk",
+      "--sizes",
+      "1KiB..2KiB",
+      "--format",
+      "concise",
+    );
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/DMAC2009.*__proto__/);
+  });
+});
