@@ -222,7 +222,6 @@ describe("-D names are own keys", () => {
 
 describe("variant specs: __proto__ is a parameter name like any other", () => {
   it("sweep FILE@O0,__proto__=1 reports an unknown parameter", async () => {
-    const { dmac } = await import("../helpers/cli.js");
     const r = await dmac(
       "sweep",
       "examples/all_gather_pcpy.dmac@O0,__proto__=1",
