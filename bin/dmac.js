@@ -1,14 +1,11 @@
 #!/usr/bin/env node
 // The installed entry point. `npm ci` runs the `prepare` script, which compiles src/ to dist/,
 // so a fresh clone needs no further build step.
+import { installOutputErrorHandlers } from "../dist/cli/io.js";
 import { main } from "../dist/cli/main.js";
 
-// A reader that stops early (`dmac disasm x.bin | head`) closes the pipe: that is not an error.
-for (const stream of [process.stdout, process.stderr]) {
-  stream.on("error", (e) => {
-    if (e.code === "EPIPE") process.exit(process.exitCode ?? 0);
-    throw e;
-  });
-}
+// A closed pipe ends dmac quietly; a full disk (ENOSPC) or an I/O error on stdout is one message
+// and exit 1, never a stack trace (src/cli/io.ts).
+installOutputErrorHandlers();
 
 process.exitCode = await main(process.argv);

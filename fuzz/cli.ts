@@ -15,6 +15,7 @@ import {
   type FuzzFailure,
   type FuzzTarget,
 } from "./engine.js";
+import { verifiedMutants } from "./properties.js";
 import { saveInput } from "./regressions.js";
 
 interface Args {
@@ -155,6 +156,10 @@ async function run(): Promise<number> {
         .map(([t, n]) => `${t} ${n}`)
         .join(", ")}; ${stats.failures.length} failing\n`,
   );
+  if (verifiedMutants.verified > 0)
+    process.stdout.write(
+      `fuzz: ${verifiedMutants.verified} mutated executor inputs verified, ${verifiedMutants.equivalent} of them proven equivalent to their original\n`,
+    );
   return stats.failures.length > 0 ? 1 : 0;
 }
 

@@ -18,6 +18,11 @@ import {
   type SimSeed,
 } from "./properties.js";
 import { caseRng, type Rng } from "./rng.js";
+import { assemble, cloneQueues, explode, mutatePackets, type EditQueues } from "./stream-edit.js";
+
+/** Each seed's packets, exploded once per process (mutations work on clones). */
+const exploded = new WeakMap<SimSeed, EditQueues>();
+import { pushAll } from "../src/util/arrays.js";
 
 export type FuzzTarget = "frontend" | "decoder" | "executor" | "sim-input";
 export const FUZZ_TARGETS: readonly FuzzTarget[] = ["frontend", "decoder", "executor", "sim-input"];
@@ -31,6 +36,10 @@ export type FuzzInput =
       readonly target: "executor";
       readonly seedName: string;
       readonly streams: ReadonlyMap<string, Uint32Array>;
+      /** Packet-level edits come with the manifest rebuilt around them (fuzz/stream-edit.ts). */
+      readonly manifest?: Manifest | undefined;
+      /** What was done (for reports; not saved). */
+      readonly edits?: readonly string[] | undefined;
     }
   | {
       readonly target: "sim-input";
@@ -58,6 +67,11 @@ export interface FuzzOptions {
   readonly cliEvery?: number;
   /** One compiling front-end case in this many is also simulated (default 8; 0 = never). */
   readonly simEvery?: number;
+  /**
+   * Share of executor cases that are packet-level edits with the manifest rebuilt around them
+   * (fuzz/stream-edit.ts; default 0.5); the others flip, insert and delete raw dwords.
+   */
+  readonly packetEdits?: number;
   /** --max-ops for front-end cases (default 5000: at about 10k operations per second through the back end, larger schedules would exceed the time bound without being wrong). */
   readonly maxOps?: number;
   readonly onFailure?: (f: FuzzFailure) => void;
@@ -134,7 +148,9 @@ export async function runCase(
     case "executor": {
       const seed = simSeeds.find((s) => s.name === input.seedName);
       if (!seed) return [{ property: "setup", detail: `no executor seed ${input.seedName}` }];
-      return checkExecutor(api, { ...seed, streams: input.streams }, o.timeBoundMs);
+      const found = checkExecutor(api, seed, o.timeBoundMs, input);
+      const edits = input.edits?.length ? ` [edits: ${input.edits.join("; ")}]` : "";
+      return found.map((f) => ({ ...f, detail: f.detail + edits }));
     }
     case "sim-input": {
       const seed = simSeeds.find((s) => s.name === input.seedName);
@@ -174,6 +190,16 @@ function makeInput(
     case "executor": {
       if (simSeeds.length === 0) return { target, seedName: "none", streams: new Map() };
       const seed = rng.pick(simSeeds);
+      if (rng.chance(opts.packetEdits ?? 0.5)) {
+        // Packet-level edits with a consistent manifest: only the executor's checks remain.
+        let packets = exploded.get(seed);
+        if (!packets)
+          exploded.set(seed, (packets = explode(opts.api, seed.manifest, seed.streams)));
+        const qs = cloneQueues(packets);
+        const edits = mutatePackets(rng, qs);
+        const out = assemble(opts.api, seed.manifest, qs);
+        return { target, seedName: seed.name, streams: out.streams, manifest: out.manifest, edits };
+      }
       const streams = new Map(seed.streams);
       const names = [...streams.keys()];
       const n = rng.range(1, 2);
@@ -201,7 +227,22 @@ function sliceOf(rng: Rng, words: Uint32Array): Uint32Array {
   return words.subarray(from, from + rng.range(8, 64));
 }
 
+/** Compiled examples per API and (name, text): seeds are read-only, so one compile per process. */
+const compiledExamples = new WeakMap<DmacApi, Map<string, Omit<SimSeed, "name"> | undefined>>();
+
 function compileExample(
+  api: DmacApi,
+  name: string,
+  text: string,
+): Omit<SimSeed, "name"> | undefined {
+  let cache = compiledExamples.get(api);
+  if (!cache) compiledExamples.set(api, (cache = new Map()));
+  const key = `${name}\0${text}`;
+  if (!cache.has(key)) cache.set(key, compileExampleOnce(api, name, text));
+  return cache.get(key);
+}
+
+function compileExampleOnce(
   api: DmacApi,
   name: string,
   text: string,
@@ -241,7 +282,7 @@ function buildStreamSeeds(
   const out: Uint32Array[] = [];
   for (const e of examples) {
     const c = compileExample(api, e.name, e.text);
-    if (c) out.push(...c.streams.values());
+    if (c) pushAll(out, c.streams.values());
   }
   return out;
 }

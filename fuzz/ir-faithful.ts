@@ -7,6 +7,7 @@
 
 import type { Program } from "../src/frontend/ast.js";
 import { OP_KIND_BY_CODE, OP_KINDS, type IrModule, type OpKind } from "../src/ir/ir.js";
+import { pushAll } from "../src/util/arrays.js";
 
 interface StmtNode {
   readonly kind: string;
@@ -25,7 +26,7 @@ function statementsBySpan(program: Program): Map<string, StmtNode> {
     const node = stack.pop();
     if (node === null || typeof node !== "object") continue;
     if (Array.isArray(node)) {
-      stack.push(...node);
+      pushAll(stack, node);
       continue;
     }
     const n = node as StmtNode;

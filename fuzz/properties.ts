@@ -14,8 +14,13 @@
 // Decoder (dwords -> decodeStream, disassemble):
 //   no-crash, coverage (the entries tile the stream exactly, problems point inside it),
 //   re-encode (a packet decoded without a problem encodes back to the same dwords)
-// Executor (a compiled example with mutated streams -> simulate):
-//   no-crash, diagnostic (not verified => at least one error diagnostic)
+// Executor (a compiled example with mutated streams, or packet-level edits with the manifest
+// rebuilt around them: fuzz/stream-edit.ts -> simulate), and sim-input (mutated manifests and
+// traces):
+//   no-crash, diagnostic (not verified => at least one error diagnostic),
+//   equivalent   verified => the run means what the original means (fuzz/equivalence.ts: the
+//                same data packets, notifies, `when` guards and completion slots, by
+//                happens-before against the IR); a "verified" that differs is a false verify
 // Every checker also times the case; exceeding the bound is a "hang" failure, since synchronous
 // JS cannot be preempted.
 
@@ -25,8 +30,11 @@ import { join, relative } from "node:path";
 import type { Manifest } from "../src/backend/sdma/manifest.js";
 import type { Diagnostic } from "../src/diagnostics/diagnostic.js";
 import type { IrModule } from "../src/ir/ir.js";
+import type { SyncTrace } from "../src/sim/semantics.js";
 import type { DmacApi } from "./api.js";
+import { nonEquivalence } from "./equivalence.js";
 import { irFaithfulness } from "./ir-faithful.js";
+import { pushAll } from "../src/util/arrays.js";
 
 export interface Failure {
   readonly property: string;
@@ -90,7 +98,7 @@ export function checkFrontend(api: DmacApi, text: string, opts: FrontendCaseOpti
     const file = api.makeSourceFile("fuzz.dmac", text);
     // compileToQueues runs checkSource first, so this covers `dmac check` too.
     const q = api.compileToQueues(file, { maxOps: opts.maxOps });
-    failures.push(...checkDiagnostics(api, q.diagnostics, text));
+    pushAll(failures, checkDiagnostics(api, q.diagnostics, text));
     if (!q.compiled) {
       if (!hasError(q.diagnostics))
         failures.push({ property: "diagnostic", detail: "compile rejected without an error" });
@@ -104,7 +112,7 @@ export function checkFrontend(api: DmacApi, text: string, opts: FrontendCaseOpti
       }
     }
     const out = api.buildOutputs(file, q.compiled, { emit: ["sdma", "trace"] });
-    failures.push(...checkDiagnostics(api, out.diagnostics, text));
+    pushAll(failures, checkDiagnostics(api, out.diagnostics, text));
     if (!out.files) {
       if (!hasError(out.diagnostics))
         failures.push({ property: "diagnostic", detail: "back end rejected without an error" });
@@ -127,7 +135,7 @@ export function checkFrontend(api: DmacApi, text: string, opts: FrontendCaseOpti
       }
     }
     if (opts.simulate && manifest) {
-      failures.push(...checkSim(api, manifest, streams, q.compiled.module, true));
+      pushAll(failures, checkSim(api, manifest, streams, q.compiled.module, true));
     }
   });
   return failures;
@@ -141,10 +149,11 @@ function checkSim(
   expectVerified: boolean,
 ): Failure[] {
   const target = api.builtinTarget("mi300x")!;
-  const r = api.simulate(
-    { manifest, streams, module },
-    { target, maxEvents: 2_000_000, maxSimTimeUs: 10_000_000 },
-  );
+  const r = api.simulate({ manifest, streams, module }, { target, ...SIM_LIMITS });
+  return simFailures(r, expectVerified);
+}
+
+function simFailures(r: ReturnType<DmacApi["simulate"]>, expectVerified: boolean): Failure[] {
   const failures: Failure[] = [];
   if (
     !r.verified &&
@@ -311,15 +320,75 @@ export interface SimSeed {
   readonly module: IrModule;
 }
 
+/**
+ * The unmutated run's sync trace: what a verified mutant must be equivalent to. Computed on first
+ * need (most mutants are not verified) and kept per seed.
+ */
+const baselines = new WeakMap<object, SyncTrace | null>();
+function baselineOf(
+  api: DmacApi,
+  seed: Pick<SimSeed, "manifest" | "streams" | "module">,
+): SyncTrace | undefined {
+  const key = seed.module;
+  let b = baselines.get(key);
+  if (b === undefined) {
+    const r = api.simulate(
+      { manifest: seed.manifest, streams: seed.streams, module: seed.module },
+      { target: api.builtinTarget("mi300x")!, ...SIM_LIMITS, syncTrace: true },
+    );
+    b = r.verified ? (r.syncTrace ?? null) : null;
+    baselines.set(key, b);
+  }
+  return b ?? undefined;
+}
+
+const SIM_LIMITS = { maxEvents: 2_000_000, maxSimTimeUs: 10_000_000 } as const;
+
+/** Mutated executor inputs the executor called verified, and how many were proven equivalent. */
+export const verifiedMutants = { verified: 0, equivalent: 0 };
+
+/** A verified run that does not mean what the seed means is a false verify. */
+function equivalent(
+  api: DmacApi,
+  seed: Pick<SimSeed, "manifest" | "streams" | "module">,
+  got: SyncTrace | undefined,
+  mutManifest?: Manifest,
+): Failure[] {
+  verifiedMutants.verified++;
+  const baseline = baselineOf(api, seed);
+  if (!baseline || !got) return [];
+  const why = nonEquivalence(seed.module, seed.manifest, baseline, got, mutManifest);
+  if (why.length === 0) verifiedMutants.equivalent++;
+  return why.length === 0
+    ? []
+    : [{ property: "equivalent", detail: `verified, but ${why.slice(0, 3).join("; ")}` }];
+}
+
+/**
+ * The executor on a compiled example (`seed`, unmutated) with mutated streams (and, for
+ * packet-level edits, a rebuilt manifest): no exception, not verified => an error, verified =>
+ * equivalent to the original.
+ */
 export function checkExecutor(
   api: DmacApi,
   seed: Pick<SimSeed, "manifest" | "streams" | "module">,
   timeBoundMs: number,
+  mutant: {
+    readonly streams: ReadonlyMap<string, Uint32Array>;
+    readonly manifest?: Manifest | undefined;
+  } = seed,
   expectVerified = false,
 ): Failure[] {
   const failures: Failure[] = [];
   timed(failures, timeBoundMs, () => {
-    failures.push(...checkSim(api, seed.manifest, seed.streams, seed.module, expectVerified));
+    const target = api.builtinTarget("mi300x")!;
+    const manifest = mutant.manifest ?? seed.manifest;
+    const r = api.simulate(
+      { manifest, streams: mutant.streams, module: seed.module },
+      { target, ...SIM_LIMITS, syncTrace: true },
+    );
+    pushAll(failures, simFailures(r, expectVerified));
+    if (r.verified) pushAll(failures, equivalent(api, seed, r.syncTrace, manifest));
   });
   return failures;
 }
@@ -348,9 +417,19 @@ export function checkSimInput(
               : never,
             module: seed.module,
           };
-    const r = api.simulate(input, { target, maxEvents: 2_000_000, maxSimTimeUs: 10_000_000 });
+    const r = api.simulate(input, { target, ...SIM_LIMITS, syncTrace: true });
     if (!r.verified && !hasError(r.diagnostics))
       failures.push({ property: "diagnostic", detail: "executor: not verified, yet no error" });
+    if (r.verified)
+      pushAll(
+        failures,
+        equivalent(
+          api,
+          seed,
+          r.syncTrace,
+          "manifest" in doc ? (doc.manifest as Manifest) : undefined,
+        ),
+      );
   });
   return failures;
 }

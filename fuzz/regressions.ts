@@ -4,11 +4,13 @@
 //   frontend-<hash>.dmac       the source, replayed through the functions
 //   frontend-cli-<hash>.dmac   the source, replayed through the CLI's main()
 //   decoder-<hash>.bin         little-endian dwords
-//   executor-<hash>.json       { "seed": example file name, "streams": { file: base64 } }
+//   executor-<hash>.json       { "seed": example file name, "streams": { file: base64 },
+//                              "manifest"?: the rebuilt manifest of a packet-level edit }
 //   sim-input-<hash>.json      { "seed": example file name, "manifest" | "trace": document }
 
 import { readdirSync, readFileSync, writeFileSync, mkdirSync, existsSync } from "node:fs";
 import { join } from "node:path";
+import type { Manifest } from "../src/backend/sdma/manifest.js";
 import type { FuzzInput } from "./engine.js";
 
 function fnv1a(data: Uint8Array): string {
@@ -33,7 +35,12 @@ export function encodeInput(input: FuzzInput): { name: string; data: Uint8Array 
       const streams: Record<string, string> = {};
       for (const [k, v] of [...input.streams].sort(([a], [b]) => (a < b ? -1 : 1)))
         streams[k] = Buffer.from(bytesOf(v)).toString("base64");
-      const data = Buffer.from(`${JSON.stringify({ seed: input.seedName, streams }, null, 2)}\n`);
+      const doc = {
+        seed: input.seedName,
+        streams,
+        ...(input.manifest && { manifest: input.manifest }),
+      };
+      const data = Buffer.from(`${JSON.stringify(doc, null, 2)}\n`);
       return { name: `executor-${fnv1a(data)}.json`, data };
     }
     case "sim-input": {
@@ -69,11 +76,12 @@ export function decodeInput(name: string, data: Uint8Array): FuzzInput | undefin
     const j = JSON.parse(Buffer.from(data).toString("utf8")) as {
       seed: string;
       streams: Record<string, string>;
+      manifest?: Manifest;
     };
     const streams = new Map<string, Uint32Array>();
     for (const [k, v] of Object.entries(j.streams))
       streams.set(k, wordsOf(Buffer.from(v, "base64")));
-    return { target: "executor", seedName: j.seed, streams };
+    return { target: "executor", seedName: j.seed, streams, manifest: j.manifest };
   }
   return undefined;
 }

@@ -9,13 +9,21 @@
 // schedule's pipeline (later phases would only report follow-on errors).
 
 import { checkSource, type CheckSourceOptions } from "./check/check-source.js";
-import { hasErrors, sortDiagnostics, type Diagnostic } from "./diagnostics/diagnostic.js";
-import { inferDeps } from "./ir/deps.js";
+import { diag, hasErrors, sortDiagnostics, type Diagnostic } from "./diagnostics/diagnostic.js";
+import { inferDepsWithin } from "./ir/deps.js";
 import { DEFAULT_MAX_OPS, instantiate } from "./ir/instantiate.js";
 import type { IrModule } from "./ir/ir.js";
 import { verifyModule } from "./ir/verify.js";
 import type { CheckedSchedule } from "./check/checked.js";
 import type { SourceFile } from "./source/source-file.js";
+import { pushAll } from "./util/arrays.js";
+
+/**
+ * Dependency edges, and provenance pieces moved by the reference run, allowed per allowed op:
+ * 16,000,000 each with the default --max-ops (DMAC3024, DMAC3025). The examples and benchmarks
+ * use at most 2 edges per op.
+ */
+export const WORK_PER_OP = 8;
 
 export interface AnalyzeResult {
   readonly diagnostics: Diagnostic[];
@@ -28,12 +36,28 @@ export function analyzeSchedule(
   checked: CheckedSchedule,
   opts: { readonly maxOps?: number | undefined } = {},
 ): { diagnostics: Diagnostic[]; module: IrModule | undefined } {
-  const inst = instantiate(checked, { maxOps: opts.maxOps ?? DEFAULT_MAX_OPS });
+  const maxOps = opts.maxOps ?? DEFAULT_MAX_OPS;
+  const inst = instantiate(checked, { maxOps });
   if (!inst.module || hasErrors(inst.diagnostics)) {
     return { diagnostics: inst.diagnostics, module: undefined };
   }
-  const module = inferDeps(inst.module);
-  const diagnostics = [...inst.diagnostics, ...verifyModule(module, checked.file)];
+  // Dependency edges and the reference run's provenance pieces are bounded per allowed op
+  // (DMAC3024, DMAC3025): both can grow quadratically in the ops (docs/safety.md).
+  const limit = WORK_PER_OP * maxOps;
+  const deps = inferDepsWithin(inst.module, limit);
+  if ("over" in deps) {
+    const stmt = inst.module.stmts[inst.module.ops.stmt[deps.over]!];
+    const at = stmt ? { file: checked.file, span: stmt.span } : undefined;
+    return {
+      diagnostics: [...inst.diagnostics, diag("DMAC3024", at, [String(limit)])],
+      module: undefined,
+    };
+  }
+  const module = deps.module;
+  const diagnostics = [
+    ...inst.diagnostics,
+    ...verifyModule(module, checked.file, { maxPieces: limit }),
+  ];
   return { diagnostics, module: hasErrors(diagnostics) ? undefined : module };
 }
 
@@ -45,7 +69,7 @@ export function analyzeSource(file: SourceFile, opts: CheckSourceOptions): Analy
   if (!hasErrors(diagnostics)) {
     for (const schedule of checked.schedules) {
       const analyzed = analyzeSchedule(schedule, { maxOps: opts.maxOps });
-      diagnostics.push(...analyzed.diagnostics);
+      pushAll(diagnostics, analyzed.diagnostics);
       if (analyzed.module) modules.push(analyzed.module);
     }
   }

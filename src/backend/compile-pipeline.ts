@@ -7,13 +7,13 @@
 
 import { checkSource } from "../check/check-source.js";
 import { selectSchedule } from "../check/select-schedule.js";
-import { hasErrors, sortDiagnostics, type Diagnostic } from "../diagnostics/diagnostic.js";
+import { diag, hasErrors, sortDiagnostics, type Diagnostic } from "../diagnostics/diagnostic.js";
 import type { IrModule } from "../ir/ir.js";
 import { analyzeSchedule } from "../pipeline.js";
-import { lowerToQueues } from "../queues/lower.js";
+import { countDataPackets, lowerToQueues } from "../queues/lower.js";
 import type { PassOptions, PassStats } from "../passes/pass.js"; // optimiser hook
 import { checkEnginesForTarget } from "../passes/options.js";
-import { optimise, type LevelCheck, type PlanResult } from "../passes/plan.js"; // optimiser hook
+import { optimise, planDiagnostics, type LevelCheck, type PlanResult } from "../passes/plan.js"; // optimiser hook
 import type { CompletionProtocol, QueueProgram } from "../queues/queue-program.js";
 import type { SourceFile } from "../source/source-file.js";
 import type { Target } from "../target/target.js";
@@ -47,6 +47,8 @@ export interface CompileOptions {
   readonly conservativeCount?: boolean | undefined;
   /** Optimiser hook: run the passes (passes/plan.ts optimise) after lowering; absent = -O0 as lowered. */
   readonly passes?: PassOptions | undefined;
+  /** Data packets lowering may make (DMAC4010); default DEFAULT_MAX_PACKETS. */
+  readonly maxPackets?: number | undefined;
   /** Front-end limits (DMAC1012 / DMAC1013); default DEFAULT_MAX_SOURCE_BYTES / _NESTING. */
   readonly maxSourceBytes?: number | undefined;
   readonly maxNesting?: number | undefined;
@@ -74,6 +76,14 @@ export interface OptimiseReport {
   /** -O1: the check against -O0 (passes/plan.ts checkLevel1). */
   readonly levelCheck?: LevelCheck | undefined;
 }
+
+/**
+ * The most data packets (copies, broadcasts, swaps and fills after splitting) a compile may make
+ * (`--max-packets`, DMAC4010). 4,000,000: the 2,000,000-operation `forwardProgram` of
+ * bench/gen.js with every copy split in two (4M data packets, 2M completions, its syncs) compiles
+ * in 41 s with a 3.4 GiB peak; split in three it came to 4.3 GiB. docs/safety.md has the figures.
+ */
+export const DEFAULT_MAX_PACKETS = 4_000_000;
 
 export function compileToQueues(file: SourceFile, opts: CompileOptions = {}): QueuesResult {
   const diagnostics: Diagnostic[] = [];
@@ -112,6 +122,18 @@ export function compileToQueues(file: SourceFile, opts: CompileOptions = {}): Qu
     opts.maxCopyBytes ??
     (opts.conservativeCount ? target.limits.maxCopyBytesConservative : undefined);
   const lowerOptions = { completion: opts.completion ?? "atomic", maxCopyBytes } as const;
+  // Counted before lowering builds them: past the limit, the op that crosses it is reported.
+  const maxPackets = opts.maxPackets ?? DEFAULT_MAX_PACKETS;
+  const count = countDataPackets(module, target, lowerOptions, maxPackets);
+  if (count.over !== undefined) {
+    const stmt = module.stmts[module.ops.stmt[count.over]!];
+    diagnostics.push(
+      diag("DMAC4010", stmt ? { file, span: stmt.span } : undefined, [
+        `the schedule lowers to more than ${maxPackets} data packets (copies split at ${String(maxCopyBytes ?? target.limits.maxCopyBytes)} bytes); this operation crosses the limit (--max-packets raises it)`,
+      ]),
+    );
+    return done();
+  }
   const program = lowerToQueues(module, target, lowerOptions);
   // ---- optimiser hook (src/passes, owned by the optimiser) ----
   if (opts.passes) {
@@ -128,6 +150,7 @@ export function compileToQueues(file: SourceFile, opts: CompileOptions = {}): Qu
       plan: r.plan,
       levelCheck: r.levelCheck,
     };
+    pushAll(diagnostics, planDiagnostics(r.plan)); // DMAC4009: the plan search stopped early
     return {
       diagnostics: sortDiagnostics(diagnostics),
       compiled: { module, program: r.program, target, optimised },

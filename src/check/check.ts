@@ -41,6 +41,7 @@ import {
   type Sym,
 } from "./scope.js";
 import { didYouMean } from "./suggest.js";
+import { pushAll } from "../util/arrays.js";
 
 export { selectSchedule } from "./select-schedule.js";
 
@@ -194,7 +195,7 @@ function checkSchedule(
       : undefined;
     if (isSelected && text !== undefined) {
       const r = evaluateDefine(p.name.name, text, p.type, fileCtx.scope, fileCtx.ranks);
-      diagnostics.push(...r.diagnostics);
+      pushAll(diagnostics, r.diagnostics);
       value = r.value;
     } else if (isSelected && !p.default) {
       diagnostics.push(diag("DMAC2016", { file, span: p.name.span }, [p.name.name]));

@@ -23,6 +23,7 @@ import {
   isZeroLiteral,
   type Typed,
 } from "./types.js";
+import { maxOf, minOf } from "../util/arrays.js";
 
 export interface ExprContext {
   readonly file: SourceFile;
@@ -263,8 +264,8 @@ function typeCall(ctx: ExprContext, e: Extract<Expr, { kind: "call" }>): Typed {
   const values = args.map((a) => a.value);
   const value = values.every((v): v is number => typeof v === "number")
     ? fn === "min"
-      ? Math.min(...values)
-      : Math.max(...values)
+      ? minOf(values)
+      : maxOf(values)
     : undefined;
   return typed(ctx, e, first, value);
 }

@@ -390,7 +390,7 @@ rejects it rather than emit a packet with a count of -1.`,
     phase: "instantiate",
     title: "too many operations",
     message: (limit: string) => `the schedule instantiates more than ${limit} operations`,
-    doc: `Instantiation stops at a limit (default 4,000,000, \`--max-ops\`) instead of exhausting memory.
+    doc: `Instantiation stops at a limit (default 2,000,000, \`--max-ops\`) instead of exhausting memory.
 Raise the limit if the schedule really is that large.`,
   },
   DMAC3011: {
@@ -463,7 +463,7 @@ come after the wait in program order: nothing can ever release it.`,
     message: (what: string, count: string, limit: string) =>
       `${what} ${count} times, more than the limit of ${limit}`,
     doc: `One \`for\` (all its variables together) may not run more iterations than the operation limit
-(\`--max-ops\`, default 4,000,000), and all loops of a schedule together may not run more than four
+(\`--max-ops\`, default 2,000,000), and all loops of a schedule together may not run more than four
 times that limit, even if they produce no operations: this stops a mistyped bound
 (\`0..n * 1000000\`) quickly instead of running for hours.
 
@@ -506,6 +506,33 @@ on another rank names memory that is not there.
 
 Example: \`buffer staging: 1MiB on 0\` then \`copy staging@1 -> ...\`. Fix: use rank 0, or declare
 the buffer without \`on\` so that every rank has one.`,
+  },
+  DMAC3024: {
+    severity: "error",
+    phase: "instantiate",
+    title: "too many dependencies",
+    message: (limit: string) =>
+      `the operations depend on one another through more than ${limit} edges; this operation crosses the limit`,
+    doc: `Dependency inference gives each operation an edge to every earlier operation it must follow
+(the last writer of each piece it reads, the readers of what it overwrites). A buffer written in
+many small pieces and then read whole many times makes these quadratic: 10,000 one-byte fills
+followed by 10,000 copies of the whole buffer are 10^8 edges. dmac stops at 8 edges per allowed
+operation (16,000,000 with the default \`--max-ops\`; raising \`--max-ops\` raises it) instead of
+exhausting memory, and points at the operation that crossed the limit. Fix: read the buffer once
+into a staging copy, or read it in the pieces it was written in.`,
+  },
+  DMAC3025: {
+    severity: "error",
+    phase: "verify",
+    title: "postcondition check too large",
+    message: (limit: string) =>
+      `checking the postconditions moves more than ${limit} pieces of provenance; this operation crosses the limit`,
+    doc: `To prove \`implements\` and \`ensure\`, dmac runs the operations in program order on the
+provenance of every byte range. Copying a buffer made of n separately written pieces moves n
+pieces; doing that n times moves n^2 and keeps them. dmac stops at 8 pieces per allowed operation
+(16,000,000 with the default \`--max-ops\`; raising \`--max-ops\` raises it) instead of exhausting
+memory, and points at the operation that crossed the limit. Fix: write the buffer in fewer, larger
+pieces before copying it around.`,
   },
 
   // ---- 4xxx: back end and target limits -----------------------------------------------------
@@ -576,6 +603,36 @@ INDIRECT_BUFFER base 32-byte alignment. Fix: align the signal or buffer offset.`
 host window. A schedule whose buffers on one GPU exceed the window cannot be laid out.
 
 Fix: make the buffers smaller, or give a larger window in the layout configuration.`,
+  },
+  DMAC4009: {
+    severity: "warning",
+    phase: "backend",
+    title: "-O2 plan search stopped early",
+    message: (budget: string, evaluated: number, total: number, kept: string) =>
+      `the -O2 plan search stopped at its time budget (${budget}): ${evaluated} of ${total} candidates evaluated; ${kept}`,
+    doc: `\`-O2\` predicts the time of each candidate plan with the executor and keeps the fastest
+(docs/optimisations.md, "-O2: the plan"). The search has a time budget (1.5 s); on a large program
+one candidate's passes and prediction can take longer than that. The search then stops where the
+budget ran out, between passes or inside a prediction, and keeps the best plan it has: the fastest
+candidate it evaluated or, when none was predicted, the first candidate (the \`-O1\` passes, not
+checked against \`-O0\`). The program is correct either way; it may be slower than the plan a
+full search would choose. \`--explain-plan\` lists which candidates were skipped or stopped.
+
+Fix: nothing is wrong with the schedule. To compare the plans anyway, compile a smaller
+instance (\`-D\` the size parameter down) with \`-O2 --explain-plan\` and pass the chosen options
+(\`--engines\`, \`--prelaunch\`) at \`-O1\` for the large one.`,
+  },
+  DMAC4010: {
+    severity: "error",
+    phase: "backend",
+    title: "too many packets",
+    message: (detail: string) => detail,
+    doc: `Lowering splits every copy, broadcast, swap and fill into packets of at most the target's
+packet size (or \`--max-copy-bytes\`). dmac counts them before building any and stops at a limit
+(default 4,000,000 data packets for \`compile\` and \`golden\`; for \`dmac sim\`, which also
+runs them, 4,000,000 packets of every kind, completions and syncs included) instead of exhausting memory: a 1 GiB copy split at 3 bytes is 358 million
+packets. The diagnostic points at the statement whose operation crosses the limit. Fix: a larger
+packet size, fewer or larger operations, or \`--max-packets N\` if the machine has the memory.`,
   },
   DMAC4101: {
     severity: "warning",

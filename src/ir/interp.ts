@@ -21,9 +21,25 @@ import {
 export interface ReferenceState extends ProvenanceState {
   /** Raises per (signal, rank): index signal * ranks + rank. */
   readonly raises: Int32Array;
+  /**
+   * Set when the run stopped early at `maxPieces` (see runReference): the op at which the
+   * provenance pieces moved passed the limit. The state is then incomplete.
+   */
+  overAt?: number;
 }
 
-export function runReference(m: IrModule, order?: Int32Array): ReferenceState {
+/**
+ * Runs the ops (in program order, or `order`). `maxPieces` bounds the provenance pieces the copies
+ * and swaps move (each source piece read counts one): copying a buffer fragmented into n pieces n
+ * times moves n^2 of them and keeps them all, so past the limit the run stops and says where
+ * (`overAt`) instead of exhausting memory.
+ */
+export function runReference(
+  m: IrModule,
+  order?: Int32Array,
+  maxPieces = Infinity,
+): ReferenceState {
+  let pieces = 0;
   const st: ReferenceState = {
     ...createProvenance(
       m.ranks,
@@ -43,6 +59,7 @@ export function runReference(m: IrModule, order?: Int32Array): ReferenceState {
       case "bcast": {
         const from = t.srcOff[i]!;
         const segs = readRange(st, t.srcRank[i]!, t.srcBuf[i]!, from, len);
+        pieces += segs.length;
         writeSegments(st, t.dstRank[i]!, t.dstBuf[i]!, t.dstOff[i]!, from, segs, i);
         if (kind === "bcast")
           writeSegments(st, t.dst2Rank[i]!, t.dst2Buf[i]!, t.dst2Off[i]!, from, segs, i);
@@ -53,6 +70,7 @@ export function runReference(m: IrModule, order?: Int32Array): ReferenceState {
         const bOff = t.dstOff[i]!;
         const a = readRange(st, t.srcRank[i]!, t.srcBuf[i]!, aOff, len);
         const b = readRange(st, t.dstRank[i]!, t.dstBuf[i]!, bOff, len);
+        pieces += a.length + b.length;
         writeSegments(st, t.srcRank[i]!, t.srcBuf[i]!, aOff, bOff, b, i);
         writeSegments(st, t.dstRank[i]!, t.dstBuf[i]!, bOff, aOff, a, i);
         break;
@@ -67,6 +85,10 @@ export function runReference(m: IrModule, order?: Int32Array): ReferenceState {
         break;
       default:
         assertNever(kind, "op kind");
+    }
+    if (pieces > maxPieces) {
+      st.overAt = i;
+      return st;
     }
   }
   return st;

@@ -81,6 +81,35 @@ function chooseQueueKey(m: IrModule, target: Target, i: number): number {
   return driver * count + engine;
 }
 
+/**
+ * The data packets (copy, broadcast, swap and fill packets after splitting at the packet limits)
+ * lowering gives, counted in program order without building them; stops at the first op that
+ * takes the count past `limit` and returns its index (`over`), so that a schedule (or a
+ * `--max-copy-bytes 3`) that would make hundreds of millions of packets is refused before any is
+ * allocated. O(ops).
+ */
+export function countDataPackets(
+  m: IrModule,
+  target: Target,
+  opts: Pick<LowerOptions, "maxCopyBytes">,
+  limit = Infinity,
+): { packets: number; over: number | undefined } {
+  const t = m.ops;
+  const maxCopy = opts.maxCopyBytes ?? target.limits.maxCopyBytes;
+  const maxFill = target.limits.maxFillBytes;
+  const swapMax = Math.max(64, Math.floor(Math.min(maxCopy, SWAP_MAX_BYTES) / 64) * 64);
+  let packets = 0;
+  for (let i = 0; i < t.count; i++) {
+    const kind = t.kind[i]!;
+    if (!isData(kind)) continue;
+    const len = t.len[i]!;
+    const per = kind === K_SWAP ? swapMax : kind === K_FILL ? maxFill : maxCopy;
+    packets += Math.max(1, Math.ceil(len / per));
+    if (packets > limit) return { packets, over: i };
+  }
+  return { packets, over: undefined };
+}
+
 export function lowerToQueues(m: IrModule, target: Target, opts: LowerOptions): QueueProgram {
   const t = m.ops;
   const n = t.count;

@@ -61,6 +61,7 @@ import {
   type Memory,
 } from "./memory.js";
 import { bytesPerUs, type MachineModel } from "./model.js";
+import { createSemantics, type SyncTrace } from "./semantics.js";
 import type { PollFunc, SimCmd, SimEntry, SimProgram, SimRegion } from "./program.js";
 
 export interface ExecOptions {
@@ -73,6 +74,8 @@ export interface ExecOptions {
   readonly record?: boolean | undefined;
   /** Stop reporting races after this many (default 20). */
   readonly maxRaces?: number | undefined;
+  /** Record the sync trace (semantics.ts): for the fuzzers' equivalence oracle. */
+  readonly syncTrace?: boolean | undefined;
 }
 
 export interface Span {
@@ -145,6 +148,8 @@ export interface ExecResult {
    */
   readonly deadlockOnExternal: boolean;
   readonly timeline: Timeline | undefined;
+  /** With ExecOptions.syncTrace: what every data command and signal write was ordered after. */
+  readonly syncTrace: SyncTrace | undefined;
 }
 
 const EV_STEP = 0;
@@ -173,9 +178,10 @@ interface QueueRun {
   packets: number;
   /** Start of the running command (for spans and busy time). */
   cmdStart: number;
-  /** Current poll: first check time and re-check period. */
+  /** Current poll: first check time, re-check period, and re-checks allowed (Infinity: forever). */
   pollStart: number;
   pollPeriod: number;
+  pollRetries: number;
   /**
    * When the bytes of the queue's previous command started flowing, if that command was a data
    * command that ran back to back with the next one (NaN otherwise): the engine fetches and starts
@@ -275,6 +281,7 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
     cmdStart: 0,
     pollStart: 0,
     pollPeriod: 0,
+    pollRetries: Infinity,
     prevFlowStart: NaN,
     flowStartedAt: 0,
     flow: { id: q, loads: [], cap: 0, remaining: 0, rate: 0, version: 0 },
@@ -352,6 +359,16 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
     diagnostics.push(diag(code as "DMAC6002", undefined, args as [string, string], { hint }));
   };
   const cmdName = (c: SimCmd): string => (c.kind === "bad" ? "packet" : c.kind.toUpperCase());
+  // The schedule's meaning (notify, when, completion slots: semantics.ts), when the IR is known.
+  const sem = createSemantics({
+    p,
+    mem,
+    cmdBase,
+    report: (at, detail, hint) => report("DMAC6013", [at, detail], hint),
+    where,
+    meaning: p.meaning,
+    record: opts.syncTrace === true,
+  });
 
   // ---- memory checks ---------------------------------------------------------------------
   /**
@@ -573,6 +590,7 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
     wordWriteClock(words, i, pwVc[w]!, queue, pwClock[w]!);
     const c = completionDone[i]!; // NaN unless a completion slot
     if (!Number.isNaN(c)) completionSeen[i] = v0 === c ? now : NaN;
+    sem?.wordLanded(w, i, queue, pwKind[w] === ADD, value);
     if (timeline)
       timeline.instants.push({
         queue: queue < Q ? queue : -1,
@@ -703,6 +721,7 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
         r.pollStart = afterPacket;
         r.pollPeriod = (c.interval * 16) / T.sdmaClockMHz + T.pollRepollUs;
         if (r.pollPeriod <= 0) r.pollPeriod = 1e-3;
+        r.pollRetries = c.retries ?? Infinity;
         r.state = QState.Polling;
         heap.push(afterPacket, EV_POLL_CHECK, q);
         return;
@@ -742,6 +761,7 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
               : c.kind === "fence"
                 ? pendingWrite(i, halfOf(i, c.addr), SET, c.value >>> 0, 32, r.snap, r.clock, q)
                 : pendingWrite(i, 0, ADD, c.add, c.width, r.snap, r.clock, q);
+          if (sem && c.kind !== "timestamp") sem.wordWriteIssued(q, r.pc, i, c, r.vc, w);
           heap.push(afterPacket + latency, EV_WORD_WRITE, w);
         }
         finishCmd(
@@ -757,6 +777,33 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
       default:
         assertNever(c, "command");
     }
+  };
+
+  /** Reports (DMAC6012) operands j and k of queue q's data command if their bytes overlap. */
+  const overlapping = (
+    q: number,
+    e: SimEntry,
+    c: Extract<SimCmd, { kind: "copy" | "bcast" | "swap" }>,
+    j: number,
+    k: number,
+    what: string,
+  ): boolean => {
+    const run = running[q]!;
+    if (run.gpu[j] !== run.gpu[k] || run.buffer[j] !== run.buffer[k]) return false;
+    const a = run.offset[j]!;
+    const b = run.offset[k]!;
+    if (a + c.bytes <= b || b + c.bytes <= a) return false;
+    const buffer = run.buffer[j]!;
+    const name = `${p.bufferNames[buffer] ?? `buffer ${buffer}`}@${run.gpu[j]!}`;
+    report(
+      "DMAC6012",
+      [
+        where(q, e.at),
+        `${cmdName(c)} ${what} overlap: ${name}[${a} +: ${c.bytes}] and ${name}[${b} +: ${c.bytes}]; not executed`,
+      ],
+      "the engine's result is undefined when a packet's ranges overlap; split the transfer so they are disjoint",
+    );
+    return true;
   };
 
   const startData = (
@@ -783,6 +830,7 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
         const s = dataOperand(q, e, c.src, c.bytes, "source", false, 0);
         const d = dataOperand(q, e, c.dst, c.bytes, "destination", true, 1);
         if (!s || !d) return skip();
+        if (overlapping(q, e, c, 0, 1, "source and destination")) return skip();
         run.n = 2;
         route(g[0]!, g[1]!, drv, 1, loads);
         if (timeline) run.name = `copy gpu${g[0]!}->gpu${g[1]!}`;
@@ -801,6 +849,12 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
         const d = dataOperand(q, e, c.dst, c.bytes, "destination 1", true, 1);
         const d2 = dataOperand(q, e, c.dst2, c.bytes, "destination 2", true, 2);
         if (!s || !d || !d2) return skip();
+        if (
+          overlapping(q, e, c, 1, 2, "destinations") ||
+          overlapping(q, e, c, 0, 1, "source and destination 1") ||
+          overlapping(q, e, c, 0, 2, "source and destination 2")
+        )
+          return skip();
         run.n = 3;
         // One read, two writes: each destination's link carries the bytes once; the engine
         // writes 2 x bytes at most at broadcastGBps in all.
@@ -818,6 +872,7 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
         const a = dataOperand(q, e, c.a, c.bytes, "side A", true, 0);
         const b = dataOperand(q, e, c.b, c.bytes, "side B", true, 1);
         if (!a || !b) return skip();
+        if (overlapping(q, e, c, 0, 1, "halves")) return skip();
         run.n = 2;
         // Both directions of the link carry the bytes; the engine moves 2 x bytes.
         route(g[0]!, g[1]!, drv, 1, loads);
@@ -922,6 +977,7 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
       default:
         throw new Error(`flow for ${c.kind}`);
     }
+    sem?.dataDone(q, r.pc, cmd, c, g, b, o, r.vc);
     r.prevFlowStart = r.flowStartedAt; // the next command, if a data packet, ran back to back
     finishCmd(q, now, timeline && { name: run.name, args: { bytes: n, at: e.at } });
   };
@@ -932,9 +988,18 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
     const e = p.queues[q]!.entries[r.pc]!;
     const c = e.cmd as Extract<SimCmd, { kind: "poll" }>;
     const w = wordAt(c.addr);
-    const v = (read32(w, halfOf(w, c.addr)) & c.mask) >>> 0;
+    // The poll gives up after its retries (grid point `retries` was its last check).
+    const k = Math.round((now - r.pollStart) / r.pollPeriod);
+    if (k > r.pollRetries) return pollTimeout(q, e, c);
+    const raw = read32(w, halfOf(w, c.addr));
+    const v = (raw & c.mask) >>> 0;
     if (holds(c.func, v, c.value >>> 0)) {
       if (joinWordClock(r.vc, mem.words, w)) r.snap = null;
+      if (sem?.observes(w)) {
+        // Seeing a user signal is an event `when` guards are ordered after: a fresh epoch.
+        r.clock++;
+        sem.observed(q, w, raw, r.clock);
+      }
       if (timeline)
         timeline.instants.push({
           queue: q,
@@ -946,9 +1011,23 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
       finishCmd(q, now);
       return;
     }
+    if (k >= r.pollRetries) return pollTimeout(q, e, c);
     const list = waiting[w];
     if (list) list.push(q);
     else waiting[w] = [q];
+  };
+
+  const pollTimeout = (q: number, e: SimEntry, c: Extract<SimCmd, { kind: "poll" }>): void => {
+    const w = wordAt(c.addr);
+    report(
+      "DMAC6014",
+      [
+        where(q, e.at),
+        `POLL_REGMEM on ${mem.regions[w]!.name} (${hex(c.addr)}) ${c.func} ${c.value} gave up after its ${runs[q]!.pollRetries} retries (the word is ${read32(w, halfOf(w, c.addr))})`,
+      ],
+      "a retry count of 0xFFF polls forever; any other count is a timeout, and the queue stops",
+    );
+    runs[q]!.state = QState.Faulted;
   };
 
   // ---- the host and the producer -----------------------------------------------------------
@@ -1114,6 +1193,11 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
       if (r.state !== QState.Polling) continue;
       const e = p.queues[q]!.entries[r.pc]!;
       const c = e.cmd as Extract<SimCmd, { kind: "poll" }>;
+      if (r.pollRetries !== Infinity) {
+        // Nothing changed its word again: it gave up after its retries, before the end.
+        pollTimeout(q, e, c);
+        continue;
+      }
       blockedOn.push(c.addr);
       const w = wordAt(c.addr);
       blocked.push(
@@ -1157,6 +1241,8 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
       );
     }
   }
+  // What only the end can tell: notifies missing, operations not moved exactly once.
+  sem?.finish(completed && !diagnostics.some((d) => d.severity === "error"));
 
   // Host detection: the first point of its poll grid at or after the last completion landed.
   let total = now;
@@ -1228,5 +1314,6 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
     completed,
     deadlockOnExternal,
     timeline,
+    syncTrace: sem?.trace,
   };
 }

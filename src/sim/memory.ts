@@ -401,3 +401,20 @@ export function recordAccess(
   found = undefined;
   return conflict;
 }
+
+/** Component `queue` of word i's clock (the join of its writes); 0 if never written. */
+export function wordClockAt(w: Words, i: number, queue: number): number {
+  const own = w.vc[i]!;
+  if (own !== null) return own[queue]!;
+  const first = w.first[i]!;
+  if (first === null) return 0;
+  const c = first[queue]!;
+  return w.firstQueue[i] === queue ? Math.max(c, w.firstClock[i]!) : c;
+}
+
+/** A copy of word i's clock (for the sync trace), `n` components. */
+export function wordClockCopy(w: Words, i: number, n: number): Int32Array {
+  const out = new Int32Array(n);
+  for (let q = 0; q < n; q++) out[q] = wordClockAt(w, i, q);
+  return out;
+}

@@ -8,6 +8,7 @@
 // queue completed; poll blocks the queue until its condition holds.
 
 import type { CompareOp } from "../frontend/ast.js";
+import type { IrModule } from "../ir/ir.js";
 
 export type PollFunc = CompareOp | "always";
 
@@ -22,7 +23,11 @@ export type SimCmd =
     }
   | { readonly kind: "swap"; readonly a: number; readonly b: number; readonly bytes: number }
   | { readonly kind: "fill"; readonly dst: number; readonly bytes: number; readonly value: number }
-  /** (*addr & mask) func value, 32-bit unsigned; re-checked every `interval` x 16 SDMA clocks. */
+  /**
+   * (*addr & mask) func value, 32-bit unsigned; re-checked every `interval` x 16 SDMA clocks, at
+   * most `retries` times after the first check (undefined: forever, the packet's 0xFFF). A poll
+   * that exhausts its retries fails (DMAC6014).
+   */
   | {
       readonly kind: "poll";
       readonly addr: number;
@@ -30,6 +35,7 @@ export type SimCmd =
       readonly value: number;
       readonly mask: number;
       readonly interval: number;
+      readonly retries?: number | undefined;
     }
   | { readonly kind: "fence"; readonly addr: number; readonly value: number }
   | {
@@ -51,6 +57,11 @@ export interface SimEntry {
   readonly at: number;
   /** Packets in the stream it stands for (1 per packet; used for throughput figures). */
   readonly packets: number;
+  /**
+   * The IR ops this command implements or orders (the manifest's source map, a trace's `ops`);
+   * undefined when unknown. The schedule-meaning checks (semantics.ts) use them.
+   */
+  readonly ops?: readonly number[] | undefined;
 }
 
 export interface SimQueue {
@@ -100,4 +111,25 @@ export interface SimProgram {
   readonly externalSignals: readonly number[];
   /** Source location of a queue position, when a source map is known (for reports). */
   readonly locate?: ((queue: number, at: number) => string | undefined) | undefined;
+  /**
+   * What the streams must mean, when the IR is known (semantics.ts): the executor then checks
+   * every notify, `when` guard and completion slot against it, not only the final buffers.
+   */
+  readonly meaning?: Meaning | undefined;
+}
+
+/** The schedule's meaning the executor checks the run against (built by run.ts). */
+export interface Meaning {
+  readonly module: IrModule;
+  /** User signal words: address -> (signal id, rank). */
+  readonly signals: readonly {
+    readonly addr: number;
+    readonly signal: number;
+    readonly rank: number;
+  }[];
+  /**
+   * Queue index that signals each completion slot (the manifest's `completionSlots`), -1 where
+   * no queue claims it; undefined when the input does not say (a trace).
+   */
+  readonly slotOwner?: readonly number[] | undefined;
 }

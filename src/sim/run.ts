@@ -8,19 +8,25 @@
 
 import { decodeStream } from "../backend/sdma/decode.js";
 import type { Manifest, ManifestMemory } from "../backend/sdma/manifest.js";
-import type { Packet, PollFunc as PacketPollFunc } from "../backend/sdma/packets.js";
+import {
+  POLL_RETRY_FOREVER,
+  type Packet,
+  type PollFunc as PacketPollFunc,
+} from "../backend/sdma/packets.js";
 import type { Trace, TraceCmd } from "../backend/trace/trace.js";
 import { diag, type Diagnostic } from "../diagnostics/diagnostic.js";
 import { runReference } from "../ir/interp.js";
-import type { IrModule } from "../ir/ir.js";
+import { OP_KINDS, type IrModule } from "../ir/ir.js";
 import { coalesce, readRange, type ProvenanceState, type Source } from "../ir/provenance.js";
 import type { Target } from "../target/target.js";
 import { assertNever } from "../util/assert-never.js";
 import { execute, type ExecOptions, type ExecStats, type Timeline } from "./execute.js";
 import { hex } from "./memory.js";
+import type { SyncTrace } from "./semantics.js";
 import { readMachineModel, type MachineModel } from "./model.js";
-import { validateManifest, validateTrace } from "./validate-input.js";
+import { checkQueueStream, validateManifest, validateTrace } from "./validate-input.js";
 import type { PollFunc, SimCmd, SimEntry, SimProgram, SimQueue, SimRegion } from "./program.js";
+import { pushAll } from "../util/arrays.js";
 
 export type SimInput =
   | {
@@ -57,6 +63,8 @@ export interface SimResult {
   readonly timeline: Timeline | undefined;
   readonly program: SimProgram | undefined;
   readonly model: MachineModel | undefined;
+  /** With SimulateOptions.syncTrace (the fuzzers' equivalence oracle): see semantics.ts. */
+  readonly syncTrace?: SyncTrace | undefined;
 }
 
 const EMPTY_STATS: ExecStats = {
@@ -97,10 +105,17 @@ export function simulate(input: SimInput, opts: SimulateOptions): SimResult {
   if (invalid) return fail([invalid], model);
   const built =
     "manifest" in input
-      ? programFromManifest(input.manifest, input.streams)
+      ? programFromManifest(input.manifest, input.streams, opts.inputFile)
       : programFromTrace(input.trace);
   if ("error" in built) return fail([built.error], model);
-  const program = built.program;
+  const program = input.module
+    ? withMeaning(
+        built.program,
+        input.module,
+        "manifest" in input ? input.manifest.memory : input.trace.memory,
+        "manifest" in input ? input.manifest : undefined,
+      )
+    : built.program;
   const misfit = outsideModel(
     program,
     model,
@@ -112,7 +127,7 @@ export function simulate(input: SimInput, opts: SimulateOptions): SimResult {
   let postcondition: SimResult["postcondition"] = "unchecked";
   if (input.module && ex.completed) {
     const d = checkFinalState(input.module, ex.prov, program);
-    diagnostics.push(...d);
+    pushAll(diagnostics, d);
     postcondition = d.length === 0 ? "holds" : "fails";
   }
   const N = program.gpus;
@@ -134,6 +149,43 @@ export function simulate(input: SimInput, opts: SimulateOptions): SimResult {
     timeline: ex.timeline,
     program,
     model,
+    syncTrace: ex.syncTrace,
+  };
+}
+
+/**
+ * The program with the schedule's meaning attached (semantics.ts checks the run against it). With
+ * the IR known, the external signals are the ones the schedule never notifies (not "the ones no
+ * queue writes": a stream that writes an external signal itself must not silence its producer),
+ * and each completion slot belongs to the queue whose `completionSlots` list it.
+ */
+function withMeaning(
+  p: SimProgram,
+  m: IrModule,
+  memory: ManifestMemory,
+  manifest: Manifest | undefined,
+): SimProgram {
+  const signals: { addr: number; signal: number; rank: number }[] = [];
+  const notified = new Set<number>();
+  for (let i = 0; i < m.ops.count; i++)
+    if (m.ops.kind[i] === OP_KINDS.notify.code)
+      notified.add(m.ops.signal[i]! * m.ranks + m.ops.sigRank[i]!);
+  const external: number[] = [];
+  for (const s of memory.signals) {
+    signals.push({ addr: s.address, signal: s.id, rank: s.gpu });
+    if (!notified.has(s.id * m.ranks + s.gpu)) external.push(s.address);
+  }
+  let slotOwner: number[] | undefined;
+  if (manifest) {
+    slotOwner = new Array<number>(manifest.memory.completionSignals.count).fill(-1);
+    manifest.queues.forEach((mq, qi) => {
+      for (const k of mq.completionSlots) if (slotOwner![k] === -1) slotOwner![k] = qi;
+    });
+  }
+  return {
+    ...p,
+    externalSignals: external,
+    meaning: { module: m, signals, slotOwner },
   };
 }
 
@@ -238,8 +290,59 @@ const POLL_FUNCS: Readonly<Record<Exclude<PacketPollFunc, "reserved7">, PollFunc
   gt: ">",
 };
 
+/** ROCr's HDP flush (sdma-gfx942.md 2.10): a register poll the firmware recognises, verbatim. */
+function isRocrHdpFlush(pk: Extract<Packet, { kind: "poll_reg" }>): boolean {
+  return (
+    pk.hdpFlush !== true &&
+    pk.func === "always" &&
+    pk.reg === 0 &&
+    pk.reqReg === 0x80000000 &&
+    pk.value === 0 &&
+    pk.mask === 0 &&
+    pk.interval === 0 &&
+    pk.retryCount === 0
+  );
+}
+
+/**
+ * Fields the reference says to write as 0 (endian swap, encrypt, TMZ) or whose effect the
+ * executor cannot model (a FENCE to a physical address, an ATOMIC loop, HDP flush on a memory
+ * poll), set in this packet: the hardware's reading is undocumented, so it is not run (DMAC6007).
+ */
+function unsupportedFields(pk: Packet): string[] | undefined {
+  const r = pk as unknown as Readonly<Record<string, unknown>>;
+  // (The fast path: dmac's packets have none of these, so one look at each.)
+  if (
+    !r["encrypt"] &&
+    !r["tmz"] &&
+    !r["gpa"] &&
+    !r["loop"] &&
+    !r["hdpFlush"] &&
+    !r["srcSw"] &&
+    !r["dstSw"] &&
+    !r["dst1Sw"] &&
+    !r["dst2Sw"] &&
+    !r["sw"]
+  )
+    return undefined;
+  const out: string[] = [];
+  for (const f of ["encrypt", "tmz", "gpa", "loop", "hdpFlush"])
+    if (r[f] === true) out.push(`${f} = 1`);
+  for (const f of ["srcSw", "dstSw", "dst1Sw", "dst2Sw", "sw"])
+    if (typeof r[f] === "number" && r[f] !== 0) out.push(`${f} = ${r[f] as number}`);
+  return out;
+}
+
 /** The executor's reading of one decoded packet (the packet table did the bit work). */
 export function simCmdOfPacket(pk: Packet): SimCmd {
+  if (pk.kind !== "poll_reg") {
+    const bad = unsupportedFields(pk);
+    if (bad !== undefined && bad.length > 0)
+      return {
+        kind: "bad",
+        detail: `${pk.kind.toUpperCase()} with ${bad.join(", ")}: the reference says to write 0 there, and the executor does not model it`,
+      };
+  }
   switch (pk.kind) {
     case "nop":
     case "timestamp_set":
@@ -273,12 +376,16 @@ export function simCmdOfPacket(pk: Packet): SimCmd {
         value: pk.value,
         mask: pk.mask,
         interval: pk.interval,
+        retries: pk.retryCount === POLL_RETRY_FOREVER ? undefined : pk.retryCount,
       };
     case "poll_reg":
-      // ROCr's HDP flush is a register poll the firmware recognises; it has no effect the executor models.
-      if (pk.hdpFlush === true || (pk.reg === 0 && pk.reqReg === 0x80000000))
-        return { kind: "nop" };
-      return { kind: "bad", detail: "POLL_REGMEM on a register is not allowed in a user queue" };
+      // ROCr's HDP flush is a register poll the firmware recognises; it has no effect the
+      // executor models. Any other register poll waits on a register the executor does not have.
+      if (isRocrHdpFlush(pk)) return { kind: "nop" };
+      return {
+        kind: "bad",
+        detail: `POLL_REGMEM on register ${hex(pk.reg)}${pk.hdpFlush === true ? " with HDP flush" : ""}: register polls are not allowed in a user queue (only ROCr's HDP-flush form is accepted, as a no-op)`,
+      };
     case "atomic":
       if (pk.op === "add64")
         return { kind: "atomic", addr: pk.addr, width: 64, add: Number(BigInt.asIntN(64, pk.src)) };
@@ -350,6 +457,7 @@ function externalSignalsOf(regions: readonly SimRegion[], queues: readonly SimQu
 export function programFromManifest(
   manifest: Manifest,
   streams: ReadonlyMap<string, Uint32Array>,
+  file?: string,
 ): { program: SimProgram } | { error: Diagnostic } {
   const { regions, bufferSizes, bufferNames } = regionsOf(
     manifest.memory,
@@ -357,7 +465,7 @@ export function programFromManifest(
     manifest.completion.initial,
   );
   const queues: SimQueue[] = [];
-  for (const mq of manifest.queues) {
+  for (const [index, mq] of manifest.queues.entries()) {
     const words = streams.get(mq.file);
     if (!words)
       return {
@@ -367,6 +475,9 @@ export function programFromManifest(
         ]),
       };
     const decoded = decodeStream(words);
+    // What the manifest says about this stream (relocations, completion writes) must hold.
+    const inconsistent = checkQueueStream(manifest, index, words, decoded, file);
+    if (inconsistent) return { error: inconsistent };
     // Every decoder problem at a packet's offset, joined: an undecodable dword, a truncated
     // packet, and also a decodable packet with reserved bits set, an undefined enum value or an
     // address above 2^53 (DMAC4103/4104). The hardware's reading of such a packet is not
@@ -376,6 +487,7 @@ export function programFromManifest(
       const before = problems.get(p.offset);
       problems.set(p.offset, before === undefined ? p.detail : `${before}; ${p.detail}`);
     }
+    const opsAt = sourceMapOps(manifest.sourceMap.queues.find((q) => q.queue === mq.name));
     const entries: SimEntry[] = decoded.packets.map((d) => {
       const problem = problems.get(d.offset);
       if (d.packet.kind === "unknown" || problem !== undefined)
@@ -389,7 +501,7 @@ export function programFromManifest(
           at: d.offset,
           packets: 1,
         };
-      return { cmd: simCmdOfPacket(d.packet), at: d.offset, packets: 1 };
+      return { cmd: simCmdOfPacket(d.packet), at: d.offset, packets: 1, ops: opsAt(d.offset) };
     });
     queues.push({ name: mq.name, gpu: mq.gpu, engine: mq.engine, entries, position: "byte" });
   }
@@ -419,6 +531,31 @@ export function programFromManifest(
       externalSignals: externalSignalsOf(regions, queues),
       locate,
     },
+  };
+}
+
+/**
+ * The IR ops of the packet at a byte offset, from a queue's source-map entries (`[byteOffset,
+ * stmt, op, ...]`: the packets from byteOffset to the next entry implement those ops). Offsets
+ * must be asked in increasing order; entries are sorted first (a hand-edited map need not be).
+ */
+function sourceMapOps(
+  q: { readonly entries: readonly (readonly number[])[] } | undefined,
+): (offset: number) => readonly number[] | undefined {
+  if (!q || !Array.isArray(q.entries)) return () => undefined;
+  let rows = q.entries;
+  let sorted = true;
+  for (let k = 1; k < rows.length && sorted; k++) sorted = rows[k - 1]![0]! <= rows[k]![0]!;
+  if (!sorted) rows = [...rows].sort((a, b) => a[0]! - b[0]!);
+  let i = -1;
+  let ops: readonly number[] | undefined;
+  return (offset) => {
+    while (i + 1 < rows.length && rows[i + 1]![0]! <= offset) {
+      i++;
+      ops = undefined;
+    }
+    if (i < 0) return undefined;
+    return (ops ??= rows[i]!.slice(2));
   };
 }
 
@@ -473,7 +610,12 @@ export function programFromTrace(trace: Trace): { program: SimProgram } | { erro
     gpu: q.gpu,
     engine: q.engine,
     position: "index",
-    entries: q.cmds.map((c, i) => ({ cmd: simCmdOfTrace(c), at: i, packets: 1 })),
+    entries: q.cmds.map((c, i) => ({
+      cmd: simCmdOfTrace(c),
+      at: i,
+      packets: 1,
+      ops: Array.isArray(c.ops) ? c.ops : undefined,
+    })),
   }));
   return {
     program: {

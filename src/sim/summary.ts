@@ -5,6 +5,7 @@
 
 import type { EngineStats, LinkStats } from "./execute.js";
 import type { SimResult } from "./run.js";
+import { pushAll } from "../util/arrays.js";
 
 export function formatBytes(n: number): string {
   const units = ["B", "KiB", "MiB", "GiB", "TiB"];
@@ -25,6 +26,8 @@ export function formatUs(us: number): string {
 export interface SummaryOptions {
   /** Every engine and link on its own line (default: grouped when there are more than GROUP_ABOVE). */
   readonly verbose?: boolean | undefined;
+  /** Why the postcondition was not checked, when it was not (e.g. "--no-verify"). */
+  readonly unchecked?: string | undefined;
 }
 
 /** Up to this many engines (or links) are always listed one per line. */
@@ -110,7 +113,7 @@ export function summaryText(r: SimResult, opts: SummaryOptions = {}): string {
     ? "verified: the postcondition holds, no out-of-bounds access, no race, no deadlock, every queue drained"
     : r.diagnostics.some((d) => d.severity === "error")
       ? "NOT verified: see the errors above"
-      : "functional checks passed; postcondition not checked (no IR: run on the .dmac file)";
+      : `functional checks passed; postcondition NOT checked (${opts.unchecked ?? "no IR"})`;
   lines.push(status);
   lines.push(
     `total time      ${formatUs(s.totalUs)}  (host submission ${formatUs(s.hostSubmitUs)})`,
@@ -119,7 +122,8 @@ export function summaryText(r: SimResult, opts: SummaryOptions = {}): string {
     `algbw / busbw   ${r.bandwidth.algbwGBps.toFixed(2)} / ${r.bandwidth.busbwGBps.toFixed(2)} GB/s  (DMA-Latte: total = ${formatBytes(r.bandwidth.totalBytes)}; algbw = (N-1)/N x total / time, busbw = total / (N x time))`,
   );
   lines.push(`packets         ${s.packets} in ${s.events} events`);
-  lines.push(...engineLines(s, verbose), ...linkLines(s, verbose));
+  pushAll(lines, engineLines(s, verbose));
+  pushAll(lines, linkLines(s, verbose));
   if (!verbose && (s.engines.length > GROUP_ABOVE || s.links.length > GROUP_ABOVE))
     lines.push("(--verbose lists every engine and link)");
   return lines.join("\n") + "\n";
@@ -142,7 +146,7 @@ export function summaryLine(
     ? "verified"
     : problem !== undefined
       ? `FAILED  ${problem}`
-      : "unchecked (no IR)";
+      : "postcondition not checked";
   return `${head}  ${formatUs(r.stats.totalUs).padStart(12)}  ${r.bandwidth.busbwGBps.toFixed(2).padStart(8)} GB/s busbw  ${status}`;
 }
 

@@ -1,6 +1,8 @@
 // Small, dependency-free SVG charts for the executor's outputs: log-log line plots (sweeps) and
 // grouped stacked bars (the calibration breakdown in docs/model.md). Deterministic text output.
 
+import { maxOf, minOf } from "../util/arrays.js";
+
 export interface Series {
   readonly name: string;
   readonly color: string;
@@ -60,12 +62,9 @@ export function logLogPlot(opts: {
       .filter((s) => (s.right ?? false) === right)
       .flatMap((s) => s.points.map((p) => p[1]).filter((y) => y > 0));
     if (ys.length === 0) return [1, 10];
-    return [
-      10 ** Math.floor(Math.log10(Math.min(...ys))),
-      10 ** Math.ceil(Math.log10(Math.max(...ys))),
-    ];
+    return [10 ** Math.floor(Math.log10(minOf(ys))), 10 ** Math.ceil(Math.log10(maxOf(ys)))];
   };
-  const [x0, x1] = [Math.min(...xs), Math.max(...xs)];
+  const [x0, x1] = [minOf(xs), maxOf(xs)];
   const yl = range(false);
   const yr = range(true);
   const px = (x: number): number =>
@@ -219,8 +218,8 @@ export function sweepPlot(opts: {
   // predicted times tie) stay visible as a thin line inside a wider one.
   const n = names.length;
   const width = (i: number): string => (n <= 1 ? 2 : 1.5 + (3 * (n - 1 - i)) / (n - 1)).toFixed(2);
-  const x0 = xs.length > 0 ? Math.min(...xs) : 1;
-  const x1 = xs.length > 0 ? Math.max(...xs) : 2;
+  const x0 = xs.length > 0 ? minOf(xs) : 1;
+  const x1 = xs.length > 0 ? maxOf(xs) : 2;
   const out: string[] = [];
   out.push(
     `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif" font-size="12">`,
@@ -233,8 +232,8 @@ export function sweepPlot(opts: {
     const left = pi * PW + L;
     const right = (pi + 1) * PW - Rm;
     const ys = panel.series.flatMap((s) => s.points.map((q) => q[1]).filter((y) => y > 0));
-    const y0 = ys.length > 0 ? 10 ** Math.floor(Math.log10(Math.min(...ys))) : 1;
-    let y1 = ys.length > 0 ? 10 ** Math.ceil(Math.log10(Math.max(...ys))) : 10;
+    const y0 = ys.length > 0 ? 10 ** Math.floor(Math.log10(minOf(ys))) : 1;
+    let y1 = ys.length > 0 ? 10 ** Math.ceil(Math.log10(maxOf(ys))) : 10;
     if (y1 <= y0) y1 = y0 * 10;
     const px = (x: number): number =>
       left +

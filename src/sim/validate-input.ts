@@ -8,11 +8,20 @@
 // so `count: 2^32` cannot make the executor allocate billions of regions), the memory areas are
 // disjoint, every instance of a buffer id has the same size (the executor keeps one size per id:
 // its access and provenance maps are sized by it), with the streams given every queue's packet
-// file is present, and with the IR given (the module recompiled from the source, whose final
-// state the run is checked against) the memory map declares exactly the module's buffer
-// instances with the module's sizes on the module's number of GPUs.
+// file is present and as long as its `dwords`, the regions are gpu0 .. gpuN-1 then host, disjoint,
+// each holding every area of its memory, relocations name a queue once and stay inside its stream
+// and their region, each completion slot is listed by one queue at most, trace commands that write
+// a completion slot follow `completion.protocol`, and with the IR given (the module recompiled
+// from the source, whose final state the run is checked against) the memory map declares exactly
+// the module's buffer instances with the module's sizes on the module's number of GPUs, and its
+// user signals (a sync word declared as a signal is refused). checkQueueStream checks what the
+// manifest says about each decoded packet stream (relocated dwords, completion writes and slots).
 // Checks stop at the first problem: a corrupt file usually has one, and the path says where.
 
+import { COMPILED_BY_KIND } from "../backend/sdma/bitfield.js";
+import type { DecodedStream } from "../backend/sdma/decode.js";
+import type { Manifest } from "../backend/sdma/manifest.js";
+import type { Packet } from "../backend/sdma/packets.js";
 import { diag, type Diagnostic } from "../diagnostics/diagnostic.js";
 import type { IrModule } from "../ir/ir.js";
 import { assertNever } from "../util/assert-never.js";
@@ -102,13 +111,30 @@ interface Area {
   readonly start: number;
   readonly end: number;
   readonly path: string;
+  /** The GPU whose memory holds it, or null for host memory. */
+  readonly owner: number | null;
 }
+
+interface RegionEntry {
+  readonly name: string;
+  readonly kind: unknown;
+  readonly gpu: unknown;
+  readonly base: number;
+  readonly size: number;
+  readonly path: string;
+}
+
+const hex = (n: number): string => `0x${n.toString(16)}`;
 
 /** Shared by both forms: header fields, completion, trigger, memory. */
 class Checker {
   readonly areas: Area[] = [];
   /** Declared buffer instances by id * MAX_RANKS + gpu. */
   readonly buffers = new Map<number, BufferEntry>();
+  /** Declared user signal words by id * MAX_RANKS + gpu: their names and JSON paths. */
+  readonly signals = new Map<number, { readonly name: string; readonly path: string }>();
+  /** `$.memory.regions`, in order (index = region number of relocations). */
+  readonly regions: RegionEntry[] = [];
   ranks = 0;
 
   header(d: Obj, kind: string): void {
@@ -118,6 +144,9 @@ class Checker {
       throw new Bad("$.version", `this dmac reads schema version 1, found ${kindOf(d["version"])}`);
     str(d["dmac"], "$.dmac");
     str(d["target"], "$.target");
+    // Optional (older outputs lack it): the --target file, relative to the document.
+    if (d["targetFile"] !== undefined && d["targetFile"] !== null)
+      str(d["targetFile"], "$.targetFile");
     str(d["schedule"], "$.schedule");
     this.ranks = int(d["ranks"], "$.ranks", 1, MAX_RANKS + 1);
     const c = obj(d["completion"], "$.completion");
@@ -127,7 +156,7 @@ class Checker {
     oneOf(c["done"], "$.completion.done", [0]);
     if (d["trigger"] !== null) {
       const t = obj(d["trigger"], "$.trigger");
-      this.area(addr(t["address"], "$.trigger.address"), 4, "$.trigger");
+      this.area(addr(t["address"], "$.trigger.address"), 4, "$.trigger", null);
       int(t["value"], "$.trigger.value", 0, U32);
     }
   }
@@ -149,9 +178,9 @@ class Checker {
     return q;
   }
 
-  area(start: number, bytes: number, path: string): void {
+  area(start: number, bytes: number, path: string, owner: number | null): void {
     range(start, bytes, path);
-    if (bytes > 0) this.areas.push({ start, end: start + bytes, path });
+    if (bytes > 0) this.areas.push({ start, end: start + bytes, path, owner });
   }
 
   /** `slots`: the bound on completion and timestamp slot counts. */
@@ -160,10 +189,13 @@ class Checker {
     regions.forEach((v, i) => {
       const p = `$.memory.regions[${i}]`;
       const r = obj(v, p);
-      str(r["name"], `${p}.name`);
-      oneOf(r["kind"], `${p}.kind`, ["device", "host"]);
+      const name = str(r["name"], `${p}.name`);
+      const kind = oneOf(r["kind"], `${p}.kind`, ["device", "host"]);
       if (r["gpu"] !== null) this.gpu(r["gpu"], `${p}.gpu`);
-      range(addr(r["base"], `${p}.base`), addr(r["size"], `${p}.size`), p);
+      const base = addr(r["base"], `${p}.base`);
+      const size = addr(r["size"], `${p}.size`);
+      range(base, size, p);
+      this.regions.push({ name, kind, gpu: r["gpu"], base, size, path: p });
     });
     const buffers = arr(m["buffers"], "$.memory.buffers");
     const sizeOf = new Map<number, BufferEntry>();
@@ -187,23 +219,26 @@ class Checker {
         );
       if (other === undefined) sizeOf.set(id, { size, path: p });
       this.buffers.set(key, { size, path: p });
-      this.area(addr(b["address"], `${p}.address`), size, p);
+      this.area(addr(b["address"], `${p}.address`), size, p, g);
     });
     arr(m["signals"], "$.memory.signals").forEach((v, i) => {
       const p = `$.memory.signals[${i}]`;
       const s = obj(v, p);
-      str(s["name"], `${p}.name`);
-      int(s["id"], `${p}.id`, 0, ADDR_LIMIT);
-      this.gpu(s["gpu"], `${p}.gpu`);
-      this.word(s["address"], `${p}.address`, p);
+      const name = str(s["name"], `${p}.name`);
+      const id = int(s["id"], `${p}.id`, 0, ADDR_LIMIT);
+      const g = this.gpu(s["gpu"], `${p}.gpu`);
+      this.word(s["address"], `${p}.address`, p, g);
+      const key = id * MAX_RANKS + g;
+      if (this.signals.has(key)) throw new Bad(p, `a second entry for signal ${id} on GPU ${g}`);
+      this.signals.set(key, { name, path: p });
     });
     arr(m["syncWords"], "$.memory.syncWords").forEach((v, i) => {
       const p = `$.memory.syncWords[${i}]`;
       const w = obj(v, p);
       int(w["id"], `${p}.id`, 0, ADDR_LIMIT);
       const kind = oneOf(w["kind"], `${p}.kind`, ["progress", "barrier"]);
-      this.gpu(w["gpu"], `${p}.gpu`);
-      this.word(w["address"], `${p}.address`, p);
+      const g = this.gpu(w["gpu"], `${p}.gpu`);
+      this.word(w["address"], `${p}.address`, p, g);
       if (kind === "progress") {
         str(w["producer"], `${p}.producer`);
         str(w["consumer"], `${p}.consumer`);
@@ -213,10 +248,10 @@ class Checker {
     this.slots(m["timestampSlots"], "$.memory.timestampSlots", 8, slots);
   }
 
-  word(v: unknown, path: string, areaPath: string): void {
+  word(v: unknown, path: string, areaPath: string, owner: number): void {
     const a = addr(v, path);
     if (a % 4 !== 0) throw new Bad(path, `${a} is not 4-byte aligned`);
-    this.area(a, 4, areaPath);
+    this.area(a, 4, areaPath, owner);
   }
 
   slots(v: unknown, path: string, minStride: number, limit: number): void {
@@ -229,7 +264,7 @@ class Checker {
         `${path}.count`,
         `${count} slots, more than an input of this size could use (at most ${limit})`,
       );
-    this.area(base, count * stride, path);
+    this.area(base, count * stride, path, null);
   }
 
   /**
@@ -256,14 +291,47 @@ class Checker {
             `${e.size} bytes, but the schedule declares ${b.name} with ${b.size}`,
           );
       }
-    if (this.buffers.size === instances) return;
-    const known = new Set(m.buffers.map((b) => b.id));
-    for (const [key, e] of this.buffers) {
-      const id = Math.floor(key / MAX_RANKS);
-      const g = key % MAX_RANKS;
-      const b = known.has(id) ? m.buffers.find((x) => x.id === id) : undefined;
-      if (b === undefined || (b.rank !== -1 && b.rank !== g))
-        throw new Bad(e.path, `buffer ${id} on GPU ${g} is not in the schedule`);
+    if (this.buffers.size !== instances) {
+      const known = new Map(m.buffers.map((b) => [b.id, b]));
+      for (const [key, e] of this.buffers) {
+        const id = Math.floor(key / MAX_RANKS);
+        const g = key % MAX_RANKS;
+        const b = known.get(id);
+        if (b === undefined || (b.rank !== -1 && b.rank !== g))
+          throw new Bad(e.path, `buffer ${id} on GPU ${g} is not in the schedule`);
+      }
+    }
+    // User signals likewise: a runtime hands them to the outside world, while sync words are the
+    // compiler's (zeroed before the queues start): one must not pass for the other.
+    let signals = 0;
+    for (const s of m.signals)
+      for (let g = 0; g < m.ranks; g++) {
+        if (s.rank !== -1 && s.rank !== g) continue;
+        signals++;
+        const e = this.signals.get(s.id * MAX_RANKS + g);
+        if (e === undefined)
+          throw new Bad(
+            "$.memory.signals",
+            `no entry for signal ${s.name} (id ${s.id}) on GPU ${g}, which the schedule declares`,
+          );
+        if (e.name !== s.name)
+          throw new Bad(
+            `${e.path}.name`,
+            `"${e.name}", but the schedule's signal ${s.id} is ${s.name}`,
+          );
+      }
+    if (this.signals.size !== signals) {
+      const known = new Map(m.signals.map((s) => [s.id, s]));
+      for (const [key, e] of this.signals) {
+        const id = Math.floor(key / MAX_RANKS);
+        const g = key % MAX_RANKS;
+        const s = known.get(id);
+        if (s === undefined || (s.rank !== -1 && s.rank !== g))
+          throw new Bad(
+            e.path,
+            `signal ${id} on GPU ${g} is not a signal of the schedule (a sync word declared as a signal?)`,
+          );
+      }
     }
   }
 
@@ -272,6 +340,75 @@ class Checker {
     const a = [...this.areas].sort((x, y) => x.start - y.start);
     for (let i = 1; i < a.length; i++)
       if (a[i]!.start < a[i - 1]!.end) throw new Bad(a[i]!.path, `overlaps ${a[i - 1]!.path}`);
+  }
+
+  /**
+   * The regions a runtime maps (and relocations rebase): `gpu0` .. `gpu<ranks-1>`, then `host`,
+   * pairwise disjoint, each holding every declared area of its memory (GPU G's buffers, signals
+   * and sync words; the host's trigger, completion signals and timestamp slots).
+   */
+  regionsCover(): void {
+    const R = this.ranks;
+    const regions = this.regions;
+    if (regions.length !== R + 1)
+      throw new Bad(
+        "$.memory.regions",
+        `${regions.length} regions, but a ${R}-GPU manifest has ${R + 1}: gpu0 .. gpu${R - 1}, then host`,
+      );
+    regions.forEach((r, i) => {
+      const host = i === R;
+      const name = host ? "host" : `gpu${i}`;
+      if (r.name !== name || r.kind !== (host ? "host" : "device") || r.gpu !== (host ? null : i))
+        throw new Bad(
+          r.path,
+          `expected region ${i} to be ${name} (kind "${host ? "host" : "device"}", gpu ${host ? "null" : i}), found ${r.name} (kind ${kindOf(r.kind)}, gpu ${kindOf(r.gpu)})`,
+        );
+    });
+    const sorted = regions.filter((r) => r.size > 0).sort((x, y) => x.base - y.base);
+    for (let i = 1; i < sorted.length; i++)
+      if (sorted[i]!.base < sorted[i - 1]!.base + sorted[i - 1]!.size)
+        throw new Bad(sorted[i]!.path, `overlaps ${sorted[i - 1]!.path}`);
+    for (const a of this.areas) {
+      const r = regions[a.owner ?? R]!;
+      if (a.start < r.base || a.end > r.base + r.size)
+        throw new Bad(
+          a.path,
+          `[${hex(a.start)}, ${hex(a.end)}) is not inside region ${r.name} [${hex(r.base)}, ${hex(r.base + r.size)}): the region is too small or misplaced`,
+        );
+    }
+  }
+
+  /** `$.relocations`: each names a queue once, in triples [dword, region, addend] inside it. */
+  relocations(v: unknown, dwordsOf: ReadonlyMap<string, number>): void {
+    const seen = new Set<string>();
+    arr(v, "$.relocations", dwordsOf.size).forEach((rv, i) => {
+      const p = `$.relocations[${i}]`;
+      const r = obj(rv, p);
+      const queue = str(r["queue"], `${p}.queue`);
+      const dwords = dwordsOf.get(queue);
+      if (dwords === undefined)
+        throw new Bad(`${p}.queue`, `${kindOf(queue)} is not a queue of this manifest`);
+      if (seen.has(queue)) throw new Bad(`${p}.queue`, `a second relocation list for ${queue}`);
+      seen.add(queue);
+      // An address takes two dwords: at most dwords / 2 triples.
+      const e = arr(r["entries"], `${p}.entries`, 3 * Math.floor(dwords / 2));
+      if (e.length % 3 !== 0)
+        throw new Bad(
+          `${p}.entries`,
+          `${e.length} numbers, not a list of [dword, region, addend] triples`,
+        );
+      for (let k = 0; k < e.length; k += 3) {
+        int(e[k], `${p}.entries[${k}]`, 0, Math.max(0, dwords - 1));
+        const region = int(e[k + 1], `${p}.entries[${k + 1}]`, 0, this.regions.length);
+        const reg = this.regions[region]!;
+        const addend = int(e[k + 2], `${p}.entries[${k + 2}]`, 0, ADDR_LIMIT);
+        if (addend >= reg.size)
+          throw new Bad(
+            `${p}.entries[${k + 2}]`,
+            `addend ${addend} is past the end of region ${reg.name} (${reg.size} bytes)`,
+          );
+      }
+    });
   }
 }
 
@@ -323,6 +460,7 @@ export function validateManifest(
     // The size measure: the dwords of the streams (each signalled slot needs a packet).
     let units = 0;
     const files = new Set<string>();
+    const dwordsOf = new Map<string, number>();
     queues.forEach((v, i) => {
       const p = `$.queues[${i}]`;
       const q = c.queue(v, p);
@@ -330,9 +468,15 @@ export function validateManifest(
       if (files.has(f)) throw new Bad(`${p}.file`, `a second queue reads ${f}`);
       files.add(f);
       const dwords = int(q["dwords"], `${p}.dwords`, 0, ADDR_LIMIT);
+      dwordsOf.set(q["name"] as string, dwords);
       const given = opts.streams?.get(f);
       if (opts.streams && !given) throw new Bad(`${p}.file`, `the packet stream ${f} is missing`);
-      units += given ? given.length : dwords;
+      if (given && given.length !== dwords)
+        throw new Bad(
+          `${p}.dwords`,
+          `${dwords} dwords, but the packet stream ${f} holds ${given.length}`,
+        );
+      units += dwords;
       arr(q["completionSlots"], `${p}.completionSlots`).forEach((s, k) =>
         int(s, `${p}.completionSlots[${k}]`, 0, ADDR_LIMIT),
       );
@@ -340,19 +484,21 @@ export function validateManifest(
     const mem = obj(d["memory"], "$.memory");
     c.memory(mem, slotLimit(units, opts.fileBytes));
     const count = (mem["completionSignals"] as Obj)["count"] as number;
+    // Each slot is signalled by one queue, once: the host waits for it on that queue's behalf.
+    const listedBy = new Map<number, string>();
     queues.forEach((v, i) =>
       ((v as Obj)["completionSlots"] as number[]).forEach((s, k) => {
-        if (s >= count)
-          throw new Bad(`$.queues[${i}].completionSlots[${k}]`, `slot ${s} of ${count}`);
+        const p = `$.queues[${i}].completionSlots[${k}]`;
+        if (s >= count) throw new Bad(p, `slot ${s} of ${count}`);
+        const other = listedBy.get(s);
+        if (other !== undefined) throw new Bad(p, `slot ${s} is already listed at ${other}`);
+        listedBy.set(s, p);
       }),
     );
     c.disjoint();
     if (opts.module) c.matches(opts.module);
-    arr(d["relocations"], "$.relocations").forEach((v, i) => {
-      const r = obj(v, `$.relocations[${i}]`);
-      str(r["queue"], `$.relocations[${i}].queue`);
-      arr(r["entries"], `$.relocations[${i}].entries`);
-    });
+    c.regionsCover();
+    c.relocations(d["relocations"], dwordsOf);
     const sm = obj(d["sourceMap"], "$.sourceMap");
     str(sm["file"], "$.sourceMap.file");
     arr(sm["stmts"], "$.sourceMap.stmts").forEach((v, i) => {
@@ -476,8 +622,162 @@ export function validateTrace(json: unknown, opts: ValidateOptions = {}): Diagno
         if (cmd["ops"] !== undefined) arr(cmd["ops"], `${cp}.ops`);
       });
     });
-    c.memory(obj(d["memory"], "$.memory"), slotLimit(units, opts.fileBytes));
+    const mem = obj(d["memory"], "$.memory");
+    c.memory(mem, slotLimit(units, opts.fileBytes));
     c.disjoint();
     if (opts.module) c.matches(opts.module);
+    c.regionsCover();
+    // Completion signals are written the way `completion.protocol` says (a runtime may wait for
+    // them either way, but by what the document declares).
+    const protocol = (d["completion"] as Obj)["protocol"] as "atomic" | "fence";
+    const slots = mem["completionSignals"] as { base: number; stride: number; count: number };
+    queues.forEach((qv, i) =>
+      ((qv as Obj)["cmds"] as Obj[]).forEach((cmd, k) => {
+        if (cmd["op"] !== "fence" && cmd["op"] !== "atomic") return;
+        const at = (cmd["at"] as { addr: number }).addr;
+        const slot = slotAt(slots, at);
+        if (slot === undefined) return;
+        const ok =
+          protocol === "atomic"
+            ? cmd["op"] === "atomic" && cmd["width"] === 64 && cmd["add"] === -1
+            : cmd["op"] === "fence" && cmd["value"] === 0;
+        if (!ok)
+          throw new Bad(
+            `$.queues[${i}].cmds[${k}]`,
+            `signals completion slot ${slot} with ${describeTraceSignal(cmd)}, but $.completion.protocol is "${protocol}" (${PROTOCOL_WRITE[protocol]})`,
+          );
+      }),
+    );
   });
+}
+
+/** What each completion protocol writes into a slot. */
+const PROTOCOL_WRITE = {
+  atomic: "an ATOMIC add64 of -1",
+  fence: "a FENCE of 0 into the slot's low dword",
+} as const;
+
+function describeTraceSignal(cmd: Obj): string {
+  return cmd["op"] === "fence"
+    ? `a fence of ${String(cmd["value"])}`
+    : `an atomic add${String(cmd["width"])} of ${String(cmd["add"])}`;
+}
+
+/** The completion slot whose 64-bit word starts at `addr`, if any. */
+function slotAt(
+  slots: { readonly base: number; readonly stride: number; readonly count: number },
+  addr: number,
+): number | undefined {
+  const off = addr - slots.base;
+  if (off < 0 || off % slots.stride !== 0) return undefined;
+  const k = off / slots.stride;
+  return k < slots.count ? k : undefined;
+}
+
+/** Low dwords of the address fields of each packet kind (from the packet table). */
+const ADDR_DWORDS = new Map<string, readonly number[]>(
+  Object.values(COMPILED_BY_KIND).map((c) => [
+    c.kind,
+    c.fields.filter((f) => f.type === "addr").map((f) => f.dw),
+  ]),
+);
+
+const MNEMONIC = new Map<string, string>(
+  Object.values(COMPILED_BY_KIND).map((c) => [c.kind, c.spec.mnemonic]),
+);
+
+/**
+ * What the manifest says about one queue's packet stream, checked against the decoded stream
+ * (called by the executor's loader, which decodes each stream once): each relocation names the
+ * low dword of a packet's address field and the address there is its region's base plus the
+ * addend; the packets that write completion slots do it as `completion.protocol` says and signal
+ * exactly the queue's `completionSlots`, in that order. A stream the decoder flags (an unknown
+ * or truncated packet, reserved bits) is left to the executor, which reports it (DMAC6007) and
+ * never verifies it. `manifest` must have passed validateManifest.
+ */
+export function checkQueueStream(
+  manifest: Manifest,
+  index: number,
+  words: Uint32Array,
+  decoded: DecodedStream,
+  file = "manifest.json",
+): Diagnostic | undefined {
+  return run(file, () => {
+    const q = manifest.queues[index]!;
+    if (decoded.problems.length > 0) return;
+    const isAddr = new Uint8Array(words.length);
+    for (const e of decoded.packets)
+      for (const dw of ADDR_DWORDS.get(e.packet.kind) ?? []) isAddr[e.offset / 4 + dw] = 1;
+    const regions = manifest.memory.regions;
+    const r = relocationIndex(manifest).get(q.name) ?? -1;
+    const entries = r >= 0 ? manifest.relocations[r]!.entries : [];
+    for (let k = 0; k < entries.length; k += 3) {
+      const dword = entries[k]!;
+      const p = `$.relocations[${r}].entries[${k}]`;
+      if (isAddr[dword] !== 1) {
+        const at = decoded.packets.findLast((e) => e.offset / 4 <= dword);
+        throw new Bad(
+          p,
+          `dword ${dword} of ${q.file} is not the low half of an address (it is dword ${dword - (at ? at.offset / 4 : 0)} of the ${at ? (MNEMONIC.get(at.packet.kind) ?? at.packet.kind) : "stream"} at ${hex(at ? at.offset : 0)}): rebasing it would corrupt the stream`,
+        );
+      }
+      const region = regions[entries[k + 1]!]!;
+      const want = region.base + entries[k + 2]!;
+      const got = words[dword]! + words[dword + 1]! * 2 ** 32;
+      if (got !== want)
+        throw new Bad(
+          `$.relocations[${r}].entries[${k + 2}]`,
+          `dword ${dword} of ${q.file} holds ${hex(got)}, not ${region.name} + ${entries[k + 2]!} = ${hex(want)}`,
+        );
+    }
+    const protocol = manifest.completion.protocol;
+    const slots = manifest.memory.completionSignals;
+    const signalled: number[] = [];
+    for (const e of decoded.packets) {
+      const pk = e.packet;
+      if (pk.kind !== "fence" && pk.kind !== "atomic" && pk.kind !== "sem_mem_incr") continue;
+      const slot = slotAt(slots, pk.addr);
+      if (slot === undefined) continue;
+      const ok =
+        protocol === "atomic"
+          ? pk.kind === "atomic" && pk.op === "add64" && pk.src === 0xffff_ffff_ffff_ffffn
+          : pk.kind === "fence" && pk.data >>> 0 === 0;
+      if (!ok)
+        throw new Bad(
+          "$.completion.protocol",
+          `"${protocol}", but ${q.name} ${hex(e.offset)} signals completion slot ${slot} with ${describePacketSignal(pk)}, not ${PROTOCOL_WRITE[protocol]}`,
+        );
+      signalled.push(slot);
+    }
+    const listed = q.completionSlots;
+    if (signalled.length !== listed.length || signalled.some((s, k) => s !== listed[k]))
+      throw new Bad(
+        `$.queues[${index}].completionSlots`,
+        `lists ${shortList(listed)}, but ${q.file} signals ${shortList(signalled)} (in stream order)`,
+      );
+  });
+}
+
+const RELOCATION_INDEX = new WeakMap<Manifest, ReadonlyMap<string, number>>();
+
+/** Index in `$.relocations` of each queue's list (computed once per manifest). */
+function relocationIndex(m: Manifest): ReadonlyMap<string, number> {
+  let index = RELOCATION_INDEX.get(m);
+  if (!index) {
+    index = new Map(m.relocations.map((r, i) => [r.queue, i]));
+    RELOCATION_INDEX.set(m, index);
+  }
+  return index;
+}
+
+function describePacketSignal(pk: Packet): string {
+  if (pk.kind === "fence") return `a FENCE of ${pk.data >>> 0}`;
+  if (pk.kind === "atomic") return `an ATOMIC ${pk.op} of ${BigInt.asIntN(64, pk.src)}`;
+  return `a ${MNEMONIC.get(pk.kind) ?? pk.kind}`;
+}
+
+function shortList(xs: readonly number[]): string {
+  if (xs.length === 0) return "no slot";
+  const head = xs.slice(0, 8).join(", ");
+  return `slots [${head}${xs.length > 8 ? `, ... (${xs.length} in all)` : ""}]`;
 }

@@ -5,6 +5,7 @@
 
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { readInputText } from "../util/read-input.js";
 
 export interface Target {
   readonly version: 1;
@@ -167,11 +168,19 @@ export function builtinTarget(name: string): Target | undefined {
   return t;
 }
 
-/** A target description file; throws TargetError (bad content) or a Node fs error (unreadable). */
+/** The largest target description file read (the shipped one is a few KiB). */
+export const MAX_TARGET_FILE_BYTES = 1 << 20;
+
+/**
+ * A target description file; throws TargetError (bad content) or InputFileError (unreadable, not
+ * a regular file, or larger than MAX_TARGET_FILE_BYTES: src/util/read-input.ts).
+ */
 export function loadTargetFile(path: string): Target {
   let json: unknown;
   try {
-    json = JSON.parse(readFileSync(path, "utf8"));
+    json = JSON.parse(
+      readInputText(path, { maxBytes: MAX_TARGET_FILE_BYTES, what: "a target description" }),
+    );
   } catch (e) {
     if (e instanceof SyntaxError) throw new TargetError(`${path}: ${e.message}`);
     throw e;

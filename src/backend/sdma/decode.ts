@@ -179,6 +179,31 @@ export function scanStream(
 
 const NONE: StreamProblem[] = [];
 
+/**
+ * The number of entries decodeStream would give (packets, plus one per undecodable dword), from
+ * the headers and length fields alone: no packet is decoded or allocated. Stops counting once past
+ * `limit` (and returns a value above it), so a loader can refuse a 128 MiB stream of NOPs (33M
+ * packets) before building anything from it.
+ */
+export function countEntries(words: Uint32Array | readonly number[], limit = Infinity): number {
+  const end = words.length;
+  let n = 0;
+  let i = 0;
+  while (i < end && n <= limit) {
+    const c = lookupHeader(words[i]!);
+    if (c === undefined) {
+      n++;
+      i++;
+      continue;
+    }
+    const len = lengthAt(c, words, i, end);
+    if (len < 1 || i + len > end) return n + (end - i); // truncated: the rest are single dwords
+    n++;
+    i += len;
+  }
+  return n;
+}
+
 /** Decodes a whole stream; see the module comment for how problems are handled. */
 export function decodeStream(words: Uint32Array | readonly number[]): DecodedStream {
   const packets: DecodedEntry[] = [];

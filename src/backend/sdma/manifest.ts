@@ -23,6 +23,13 @@ export interface Manifest {
   /** dmac version that wrote it. */
   readonly dmac: string;
   readonly target: string;
+  /**
+   * The target description file given to `dmac compile --target`, relative to the manifest's
+   * directory, or null without one. Written by `dmac compile -o` (absent in older manifests and
+   * in outputs built in memory): when present, `sourceMap.file` is relative to the manifest's
+   * directory too.
+   */
+  readonly targetFile?: string | null;
   readonly ranks: number;
   readonly schedule: string;
   /** Schedule parameters with their values, in declaration order. */
@@ -139,7 +146,10 @@ export interface ManifestRelocations {
 }
 
 export interface ManifestSourceMap {
-  /** The source file name as given to dmac. */
+  /**
+   * The source file: relative to the manifest's directory when the manifest has `targetFile`
+   * (written by `dmac compile -o`), else as given to the compiler.
+   */
   readonly file: string;
   /** Source statements: index = IR stmt index; 1-based line and column of the statement start. */
   readonly stmts: readonly { readonly line: number; readonly col: number }[];
@@ -240,8 +250,9 @@ export function buildManifest(
   emitted: readonly EmittedQueue[],
   file: SourceFile,
   targetName: string,
+  paths?: RecordedPaths,
 ): Manifest {
-  const packed = buildPackedManifest(m, p, layout, emitted, file, targetName);
+  const packed = buildPackedManifest(m, p, layout, emitted, file, targetName, paths);
   return {
     ...packed,
     relocations: packed.relocations.map((r) => ({
@@ -255,6 +266,16 @@ export function buildManifest(
   };
 }
 
+/**
+ * Where an output records its source and target file: both relative to the output's directory
+ * (`dmac compile -o DIR`), so that `dmac sim DIR` finds them from any working directory.
+ */
+export interface RecordedPaths {
+  readonly source: string;
+  /** The --target file, or null when the compile used the source's own target. */
+  readonly targetFile: string | null;
+}
+
 /** buildManifest without unpacking the typed arrays (what buildOutputs formats and writes). */
 export function buildPackedManifest(
   m: IrModule,
@@ -263,12 +284,14 @@ export function buildPackedManifest(
   emitted: readonly EmittedQueue[],
   file: SourceFile,
   targetName: string,
+  paths?: RecordedPaths,
 ): PackedManifest {
   return {
     version: 1,
     kind: "dmac-manifest",
     dmac: VERSION,
     target: targetName,
+    ...(paths ? { targetFile: paths.targetFile } : {}),
     ranks: m.ranks,
     schedule: m.schedule,
     params: m.params.map((x) => ({ name: x.name, type: x.type, value: x.value })),
@@ -288,7 +311,7 @@ export function buildPackedManifest(
     memory: manifestMemory(m, p, layout),
     relocations: emitted.map((q) => ({ queue: q.name, entries: q.relocations })),
     sourceMap: {
-      file: file.name,
+      file: paths ? paths.source : file.name,
       stmts: m.stmts.map((s) => lineCol(file, s.span.start)),
       queues: emitted.map((q) => ({ queue: q.name, entries: q.sourceMap })),
     },

@@ -25,6 +25,7 @@ import {
   type ManifestCompletion,
   type ManifestMemory,
   type ManifestParam,
+  type RecordedPaths,
 } from "../sdma/manifest.js";
 
 /** A byte address; gpu null means host-visible memory. */
@@ -102,10 +103,13 @@ export interface Trace {
   readonly kind: "dmac-trace";
   readonly dmac: string;
   readonly target: string;
+  /** As in the manifest: the --target file relative to the trace's directory, or null. */
+  readonly targetFile?: string | null;
   readonly ranks: number;
   readonly schedule: string;
-  /** The source file the schedule came from (as given to the compiler), or null if unknown, and
-   * its parameter values: with them the executor re-derives the IR to check the postcondition. */
+  /** The source file the schedule came from, or null if unknown (relative to the trace's
+   * directory when `targetFile` is present, else as given to the compiler), and its parameter
+   * values: with them the executor re-derives the IR to check the postcondition. */
   readonly source: string | null;
   readonly params: readonly ManifestParam[];
   /** The same memory section as the manifest (regions, buffers, signals, sync words, ...). */
@@ -116,7 +120,13 @@ export interface Trace {
 }
 
 /** The command trace of a laid-out queue program. Deterministic (key order fixed here). */
-export function emitTrace(m: IrModule, p: QueueProgram, layout: Layout, targetName: string): Trace {
+export function emitTrace(
+  m: IrModule,
+  p: QueueProgram,
+  layout: Layout,
+  targetName: string,
+  paths?: RecordedPaths,
+): Trace {
   const R = layout.ranks;
   const host = (addr: number): TraceAddr => ({ gpu: null, addr });
   const buf = (l: BufferLoc): TraceAddr => {
@@ -190,9 +200,10 @@ export function emitTrace(m: IrModule, p: QueueProgram, layout: Layout, targetNa
     kind: "dmac-trace",
     dmac: VERSION,
     target: targetName,
+    ...(paths ? { targetFile: paths.targetFile } : {}),
     ranks: m.ranks,
     schedule: m.schedule,
-    source: m.file?.name ?? null,
+    source: paths ? paths.source : (m.file?.name ?? null),
     params: m.params.map((x) => ({ name: x.name, type: x.type, value: x.value })),
     memory: manifestMemory(m, p, layout),
     completion: COMPLETION_SECTION(p),

@@ -21,6 +21,7 @@ import {
   type FrontEndLimitOptions,
   type ScheduleCommandOptions,
 } from "../options.js";
+import { pushAll } from "../../util/arrays.js";
 
 export interface CheckCommandOptions
   extends ScheduleCommandOptions, FrontEndLimitOptions, DiagnosticOutput {
@@ -42,8 +43,8 @@ export function runCheck(
   ];
   if (diagnostics.length === 0) {
     for (const path of files) {
-      const read = readSourceFile(path);
-      diagnostics.push(...read.diagnostics);
+      const read = readSourceFile(path, limits.maxSourceBytes);
+      pushAll(diagnostics, read.diagnostics);
       if (!read.file) continue;
       const result = analyzeSource(read.file, {
         defines: common.defines,
@@ -54,7 +55,7 @@ export function runCheck(
         maxSourceBytes: limits.maxSourceBytes,
         maxNesting: limits.maxNesting,
       });
-      diagnostics.push(...result.diagnostics);
+      pushAll(diagnostics, result.diagnostics);
     }
   }
   return reportDiagnostics(ctx, diagnostics, opts);

@@ -2,11 +2,12 @@
 // dump.txt and (with --emit trace) trace.json into DIR, atomically (backend/output.ts).
 // Exit 0 on success (warnings allowed), 1 on errors in the input.
 
-import { dirname } from "node:path";
+import { dirname, relative, resolve } from "node:path";
 import type { Command } from "commander";
 import {
   buildOutputs,
   compileToQueues,
+  DEFAULT_MAX_PACKETS,
   EMIT_KINDS,
   type EmitKind,
   type OutputFile,
@@ -37,6 +38,7 @@ import {
   type FrontEndLimitOptions,
   type ScheduleCommandOptions,
 } from "../options.js";
+import { pushAll } from "../../util/arrays.js";
 
 /** Options shared by `compile` and `golden` (as commander delivers them). */
 export interface BuildCommandOptions
@@ -45,6 +47,7 @@ export interface BuildCommandOptions
   readonly maxCopyBytes?: string | undefined;
   readonly conservativeCount?: boolean | undefined;
   readonly maxStreamBytes?: string | undefined;
+  readonly maxPackets?: string | undefined;
   readonly maxOps?: string | undefined;
 }
 
@@ -77,11 +80,13 @@ export function parseEmit(text: string | undefined): {
 export function compileFileToOutputs(
   path: string,
   opts: BuildCommandOptions,
+  outputDir?: string,
 ): { diagnostics: Diagnostic[]; files: OutputFile[] | undefined; report?: string | undefined } {
   const common = parseScheduleOptions(opts);
   const emit = parseEmit(opts.emit);
   const maxCopy = parsePositiveInt("--max-copy-bytes", opts.maxCopyBytes);
   const maxStream = parsePositiveInt("--max-stream-bytes", opts.maxStreamBytes);
+  const maxPackets = parsePositiveInt("--max-packets", opts.maxPackets);
   const maxOps = parsePositiveInt("--max-ops", opts.maxOps);
   const limits = parseFrontEndLimits(opts);
   const diagnostics: Diagnostic[] = [
@@ -90,12 +95,13 @@ export function compileFileToOutputs(
     ...emit.diagnostics,
     ...maxCopy.diagnostics,
     ...maxStream.diagnostics,
+    ...maxPackets.diagnostics,
     ...maxOps.diagnostics,
   ];
   // ---- optimiser hook: --completion takes a protocol (atomic|fence) and/or a policy
   // (per-op|per-queue), comma-separated; the policy goes to the passes ----
   const optimiser = parseOptOptions(opts, common.target);
-  diagnostics.push(...optimiser.diagnostics);
+  pushAll(diagnostics, optimiser.diagnostics);
   // ---- end optimiser hook ----
   if (maxCopy.value !== undefined && opts.conservativeCount) {
     diagnostics.push(
@@ -106,7 +112,7 @@ export function compileFileToOutputs(
     );
   }
   if (hasErrors(diagnostics)) return { diagnostics, files: undefined };
-  const read = readSourceFile(path);
+  const read = readSourceFile(path, limits.maxSourceBytes);
   if (!read.file) return { diagnostics: [...diagnostics, ...read.diagnostics], files: undefined };
   const file = read.file;
   const q = compileToQueues(file, {
@@ -127,10 +133,22 @@ export function compileFileToOutputs(
         : undefined,
     maxSourceBytes: limits.maxSourceBytes,
     maxNesting: limits.maxNesting,
+    maxPackets: maxPackets.value,
   });
-  diagnostics.push(...q.diagnostics);
+  pushAll(diagnostics, q.diagnostics);
   if (!q.compiled) return { diagnostics, files: undefined };
-  const out = buildOutputs(file, q.compiled, { emit: emit.emit, maxStreamBytes: maxStream.value });
+  // The outputs record the source and --target file relative to the output directory, so that
+  // `dmac sim DIR` finds them from any working directory (docs/manifest.md).
+  const from = (p: string): string => relative(resolve(outputDir ?? "."), resolve(p));
+  const paths =
+    outputDir !== undefined
+      ? { source: from(path), targetFile: opts.target !== undefined ? from(opts.target) : null }
+      : undefined;
+  const out = buildOutputs(file, q.compiled, {
+    emit: emit.emit,
+    maxStreamBytes: maxStream.value,
+    paths,
+  });
   const report = optimiserReport(q.compiled.optimised, opts); // optimiser hook
   return { diagnostics: [...diagnostics, ...out.diagnostics], files: out.files, report };
 }
@@ -139,7 +157,7 @@ export function compileFileToOutputs(
 export { optimiserReport };
 
 export function runCompile(path: string, opts: CompileCommandOptions, ctx: CliContext): number {
-  const result = compileFileToOutputs(path, opts);
+  const result = compileFileToOutputs(path, opts, opts.output);
   if (result.report !== undefined) ctx.streams.out(result.report); // optimiser hook
   const diagnostics = [...result.diagnostics];
   if (result.files && !hasErrors(diagnostics)) {
@@ -171,7 +189,11 @@ export function addBuildOptions(cmd: Command): Command {
       "split copies into packets of at most N bytes (default: the target's limit)",
     )
     .option("--conservative-count", "split copies at 0x3FFFE0 bytes (the 22-bit count reading)")
-    .option("--max-stream-bytes <n>", "largest packet stream of one queue (default 268435456)");
+    .option("--max-stream-bytes <n>", "largest packet stream of one queue (default 268435456)")
+    .option(
+      "--max-packets <n>",
+      `most data packets lowering may make, after splitting copies (DMAC4010; default ${DEFAULT_MAX_PACKETS})`,
+    );
   addMaxOpsOption(cmd);
   addFrontEndLimitOptions(cmd);
   addOptOptions(cmd, { passReports: true, defaultLevel: "0" }); // optimiser hook

@@ -7,9 +7,10 @@
 // stopped, exit 1. Exit 0 otherwise, unless the file cannot be read (DMAC5001) or an option is
 // bad (DMAC5004): exit 1.
 
-import { readFileSync } from "node:fs";
 import type { Command } from "commander";
+import { lengthAt, lookupHeader } from "../../backend/sdma/bitfield.js";
 import { scanStream, type DecodedEntry, type StreamProblem } from "../../backend/sdma/decode.js";
+import { readInputFile } from "../../util/read-input.js";
 import { disassemble } from "../../backend/sdma/disasm.js";
 import { diag, hasErrors, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import type { CliContext } from "../main.js";
@@ -81,12 +82,13 @@ class Stop {
 export function decodeBounded(
   words: Uint32Array,
   maxProblems: number,
+  keepPackets = true,
 ): { packets: DecodedEntry[]; problems: StreamProblem[]; stoppedAt: number | undefined } {
   const packets: DecodedEntry[] = [];
   const problems: StreamProblem[] = [];
   try {
     scanStream(words, (entry, here) => {
-      packets.push(entry);
+      if (keepPackets) packets.push(entry);
       for (const p of here) problems.push(p);
       if (maxProblems > 0 && problems.length >= maxProblems && here.length > 0)
         throw new Stop(entry.offset / 4 + entry.words);
@@ -96,6 +98,83 @@ export function decodeBounded(
     return { packets, problems, stoppedAt: e.endWord < words.length ? e.endWord : undefined };
   }
   return { packets, problems, stoppedAt: undefined };
+}
+
+/** The largest file `dmac disasm` reads (its listing is written as it goes, in bounded memory). */
+export const MAX_DISASM_BYTES = 512 << 20;
+/** Dwords per chunk of the listing written at a time. */
+const CHUNK_DWORDS = 1 << 16;
+
+/**
+ * Dword indices that start a packet (or an undecodable dword), about every CHUNK_DWORDS apart,
+ * from the headers and length fields alone; a truncated packet and what follows it stay in the
+ * last chunk. Listing each chunk on its own gives the same text as listing the whole stream.
+ */
+function chunkStarts(words: Uint32Array): number[] {
+  const starts = [0];
+  const end = words.length;
+  let i = 0;
+  while (i < end) {
+    if (i - starts[starts.length - 1]! >= CHUNK_DWORDS) starts.push(i);
+    const c = lookupHeader(words[i]!);
+    if (c === undefined) {
+      i++;
+      continue;
+    }
+    const len = lengthAt(c, words, i, end);
+    if (len < 1 || i + len > end) break;
+    i += len;
+  }
+  return starts;
+}
+
+/**
+ * The listing of `words` written to `out` a chunk at a time: a 128 MiB stream of NOPs is 33M
+ * lines (over 1 GB of text), more than one string can hold; built whole it ran out of memory.
+ */
+function writeListing(words: Uint32Array, base: number, out: (text: string) => void): void {
+  const starts = chunkStarts(words);
+  for (let k = 0; k < starts.length; k++) {
+    const a = starts[k]!;
+    const b = k + 1 < starts.length ? starts[k + 1]! : words.length;
+    out(disassemble(words.subarray(a, b), { baseOffset: base + a * 4 }));
+  }
+}
+
+/**
+ * JSON.stringify(doc, jsonValue, 2) with `doc.packets` the entries of `words`, written a piece at
+ * a time (the document of 33M packets does not fit one string).
+ */
+function writeJsonDocument(
+  doc: Record<string, unknown>,
+  words: Uint32Array,
+  base: number,
+  out: (text: string) => void,
+): void {
+  const MARK = "\u0000packets\u0000";
+  const text = JSON.stringify({ ...doc, packets: MARK }, jsonValue, 2);
+  const at = text.indexOf(JSON.stringify(MARK));
+  let buf = text.slice(0, at);
+  let first = true;
+  scanStream(words, (e) => {
+    const entry = {
+      offset: base + e.offset,
+      raw: Array.from(words.subarray(e.offset / 4, e.offset / 4 + e.words), (w) =>
+        w.toString(16).padStart(8, "0"),
+      ),
+      packet: e.packet,
+    };
+    buf +=
+      (first ? "[\n    " : ",\n    ") +
+      JSON.stringify(entry, jsonValue, 2).replace(/\n/g, "\n    ");
+    first = false;
+    if (buf.length > 1 << 20) {
+      out(buf);
+      buf = "";
+    }
+  });
+  buf += first ? "[]" : "\n  ]";
+  out(buf + text.slice(at + JSON.stringify(MARK).length) + "\n");
 }
 
 function problemDiagnostic(p: StreamProblem, base: number): Diagnostic {
@@ -131,7 +210,8 @@ export function runDisasm(path: string, opts: DisasmCommandOptions, ctx: CliCont
   const maxProblems = opts.maxProblems === "0" ? 0 : (limit.value ?? DEFAULT_MAX_PROBLEMS);
   let bytes: Uint8Array;
   try {
-    bytes = readFileSync(path);
+    // A regular file only, size-checked before reading (src/util/read-input.ts).
+    bytes = readInputFile(path, { maxBytes: MAX_DISASM_BYTES, what: "a packet stream to list" });
   } catch (e) {
     return reportDiagnostics(ctx, [diag("DMAC5001", undefined, [path, readErrorReason(e)])], opts);
   }
@@ -158,7 +238,8 @@ export function runDisasm(path: string, opts: DisasmCommandOptions, ctx: CliCont
     return reportDiagnostics(ctx, [d], opts);
   }
   const allWords = bytesToDwords(bytes);
-  const { packets, problems, stoppedAt } = decodeBounded(allWords, maxProblems);
+  // Only the problems are kept: the listing and the JSON document decode again as they write.
+  const { problems, stoppedAt } = decodeBounded(allWords, maxProblems, false);
   const words = stoppedAt === undefined ? allWords : allWords.subarray(0, stoppedAt);
   const diagnostics = problems.map((p) => problemDiagnostic(p, base));
   const tailAt = allWords.length * 4;
@@ -183,13 +264,7 @@ export function runDisasm(path: string, opts: DisasmCommandOptions, ctx: CliCont
       version: 1,
       file: path,
       baseOffset: base,
-      packets: packets.map((e) => ({
-        offset: base + e.offset,
-        raw: Array.from(words.subarray(e.offset / 4, e.offset / 4 + e.words), (w) =>
-          w.toString(16).padStart(8, "0"),
-        ),
-        packet: e.packet,
-      })),
+      packets: [],
       trailingBytes: tail,
       problems: [
         ...problems.map((p) => ({ ...p, offset: base + p.offset })),
@@ -201,16 +276,17 @@ export function runDisasm(path: string, opts: DisasmCommandOptions, ctx: CliCont
         ? { stopped: { offset: base + stoppedAt * 4, reason: diagnostics.at(-1)!.message } }
         : {}),
     };
-    ctx.streams.out(JSON.stringify(doc, jsonValue, 2) + "\n");
+    writeJsonDocument(doc, words, base, ctx.streams.out);
     // The problems are in the document; a second JSON document on stdout would break it.
     if (opts.format === "json") return hasErrors(diagnostics) ? EXIT_USER_ERROR : EXIT_OK;
   } else {
-    let text = disassemble(words, { baseOffset: base });
+    writeListing(words, base, ctx.streams.out);
     if (tail.length > 0) {
       const hexBytes = tail.map((b) => `0x${b.toString(16).padStart(2, "0")}`).join(" ");
-      text += `${(base + tailAt).toString(16).padStart(8, "0")}  .byte ${hexBytes}  ; not a whole dword\n`;
+      ctx.streams.out(
+        `${(base + tailAt).toString(16).padStart(8, "0")}  .byte ${hexBytes}  ; not a whole dword\n`,
+      );
     }
-    ctx.streams.out(text);
   }
   return reportDiagnostics(ctx, diagnostics, opts);
 }

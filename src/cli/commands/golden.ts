@@ -4,7 +4,8 @@
 // unified-style diff of the first differences; exit 1 (DMAC5005) on any mismatch. --update
 // rewrites the goldens instead. A schedule that does not compile counts as a mismatch.
 
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
+import { InputFileError, readInputText } from "../../util/read-input.js";
 import { OutputError, writeOutputFile } from "../../backend/output.js";
 import { join, relative } from "node:path";
 import type { Command } from "commander";
@@ -13,7 +14,12 @@ import { diag, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import { renderDiagnostics } from "../../diagnostics/render.js";
 import { EXIT_OK, EXIT_USER_ERROR, useColor } from "../io.js";
 import type { CliContext } from "../main.js";
-import { addDiagnosticOptions, reportDiagnostics, type DiagnosticOutput } from "../options.js";
+import {
+  addDiagnosticOptions,
+  readErrorReason,
+  reportDiagnostics,
+  type DiagnosticOutput,
+} from "../options.js";
 import { addBuildOptions, compileFileToOutputs, type BuildCommandOptions } from "./compile.js";
 
 export interface GoldenCommandOptions extends BuildCommandOptions, DiagnosticOutput {
@@ -64,11 +70,19 @@ export function firstDiff(expected: string, actual: string, max = 40): string {
   return lines.join("\n");
 }
 
+/** The largest golden file read (a listing of 10^6 operations is about 400 MB). */
+export const MAX_GOLDEN_BYTES = 256 << 20;
+
+/**
+ * A golden's text, or undefined if there is none; throws InputFileError for one that is not a
+ * regular file (a FIFO, a device, a directory: never read) or is larger than MAX_GOLDEN_BYTES.
+ */
 function readOrUndefined(path: string): string | undefined {
   try {
-    return readFileSync(path, "utf8");
-  } catch {
-    return undefined;
+    return readInputText(path, { maxBytes: MAX_GOLDEN_BYTES, what: "a golden file" });
+  } catch (e) {
+    if (e instanceof InputFileError && e.code === "ENOENT") return undefined;
+    throw e;
   }
 }
 
@@ -106,7 +120,14 @@ export function runGolden(dir: string, opts: GoldenCommandOptions, ctx: CliConte
     let ok = true;
     for (const [golden, actual] of artifacts) {
       if (actual === undefined) continue;
-      const expected = readOrUndefined(golden);
+      let expected: string | undefined;
+      try {
+        expected = readOrUndefined(golden);
+      } catch (e) {
+        ok = false;
+        diagnostics.push(diag("DMAC5001", undefined, [golden, readErrorReason(e)]));
+        continue;
+      }
       if (expected === actual) continue;
       if (opts.update) {
         try {

@@ -24,6 +24,7 @@ import {
   type DiagnosticOutput,
   type ScheduleCommandOptions,
 } from "../options.js";
+import { pushAll } from "../../util/arrays.js";
 
 export interface IrCommandOptions extends ScheduleCommandOptions, DiagnosticOutput {
   readonly maxOps?: string | undefined;
@@ -40,7 +41,7 @@ export function irText(
   const diagnostics: Diagnostic[] = [...common.diagnostics, ...maxOps.diagnostics];
   if (hasErrors(diagnostics)) return { text: undefined, diagnostics };
   const read = readSourceFile(path);
-  diagnostics.push(...read.diagnostics);
+  pushAll(diagnostics, read.diagnostics);
   if (!read.file) return { text: undefined, diagnostics };
   const checked = checkSource(read.file, {
     defines: common.defines,
@@ -49,13 +50,13 @@ export function irText(
     targetOverride: common.target,
     maxOps: maxOps.value,
   });
-  diagnostics.push(...checked.diagnostics);
+  pushAll(diagnostics, checked.diagnostics);
   if (hasErrors(diagnostics)) return { text: undefined, diagnostics };
   const chosen = selectSchedule(checked.schedules, opts.schedule);
-  diagnostics.push(...chosen.diagnostics);
+  pushAll(diagnostics, chosen.diagnostics);
   if (!chosen.schedule) return { text: undefined, diagnostics };
   const result = instantiate(chosen.schedule, { maxOps: maxOps.value ?? DEFAULT_MAX_OPS });
-  diagnostics.push(...result.diagnostics);
+  pushAll(diagnostics, result.diagnostics);
   if (!result.module || hasErrors(diagnostics)) return { text: undefined, diagnostics };
   const module = opts.dumpDeps ? inferDeps(result.module) : result.module;
   return { text: printIr(module, { deps: opts.dumpDeps === true }), diagnostics };

@@ -1,13 +1,17 @@
 // `dmac sim INPUT...` (INPUT: FILE.dmac | DIR | DIR/manifest.json | trace.json): runs compiled
 // streams on the simulated node (src/sim) and prints a summary; --json for tools, --trace for a
 // Chrome trace. A .dmac file is compiled in memory with the optimiser options of `compile`
-// (-O, --engines, --prelaunch, ...: ../opt-options.ts); for a manifest or trace the source named
-// by its source map is recompiled (when it can be found) to check the postcondition against the
-// IR. With several inputs, one compact line each (exit 1 if any fails to verify).
+// (-O, --engines, --prelaunch, ...: ../opt-options.ts); for a manifest or trace the source it
+// names (relative to it, docs/manifest.md) is recompiled with its parameters, schedule and
+// --target file to check the postcondition against the IR. When that is impossible the run
+// fails (DMAC6020) unless --no-verify. Every file is read through src/util/read-input.ts
+// (regular files only, size-checked first); packets are counted before anything runs
+// (--max-packets, DMAC4010). With several inputs, one compact line each (exit 1 if any fails to
+// verify).
 
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { OutputError, writeOutputFile } from "../../backend/output.js";
-import { dirname, isAbsolute, join, resolve } from "node:path";
+import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import type { Command } from "commander";
 import {
   buildOutputs,
@@ -29,6 +33,9 @@ import { validateManifest, validateTrace } from "../../sim/validate-input.js";
 import { summaryJson, summaryLine, summaryText } from "../../sim/summary.js";
 import { makeSourceFile } from "../../source/source-file.js";
 import { builtinTarget, type Target } from "../../target/target.js";
+import { DEFAULT_MAX_SOURCE_BYTES } from "../../frontend/parse.js";
+import { InputFileError, readInputFile, regularFileSize } from "../../util/read-input.js";
+import { countEntries } from "../../backend/sdma/decode.js";
 import type { CliContext } from "../main.js";
 import { EXIT_OK, EXIT_USER_ERROR } from "../io.js";
 import {
@@ -42,11 +49,14 @@ import {
   addScheduleOptions,
   parsePositiveInt,
   parseScheduleOptions,
+  readErrorReason,
   readSourceFile,
+  readTargetOption,
   reportDiagnostics,
   type DiagnosticOutput,
   type ScheduleCommandOptions,
 } from "../options.js";
+import { maxOf } from "../../util/arrays.js";
 
 export interface SimCommandOptions
   extends ScheduleCommandOptions, OptCommandOptions, DiagnosticOutput {
@@ -56,6 +66,9 @@ export interface SimCommandOptions
   readonly maxEvents?: string | undefined;
   readonly maxSimTime?: string | undefined;
   readonly verbose?: boolean | undefined;
+  readonly maxPackets?: string | undefined;
+  /** false with --no-verify: run without checking the postcondition (and do not fail for it). */
+  readonly verify?: boolean | undefined;
 }
 
 export interface LoadedInput {
@@ -65,6 +78,8 @@ export interface LoadedInput {
   readonly optimised?: OptimiseReport | undefined;
   /** The manifest or trace file it was read from (named by DMAC6011 reports). */
   readonly file?: string | undefined;
+  /** Why the input has no IR (input.module absent): the postcondition cannot be checked. */
+  readonly unchecked?: string | undefined;
 }
 
 /** How a .dmac input is compiled: the optimiser's options (opt-options.ts) and lowering knobs. */
@@ -75,6 +90,22 @@ export interface SimCompileOptions {
   readonly completion?: CompletionProtocol | undefined;
   /** The passes (absent: the program exactly as lowered, i.e. the -O0 baseline). */
   readonly passes?: PassOptions | undefined;
+  /** The most packets to run (DMAC4010; default DEFAULT_SIM_MAX_PACKETS). */
+  readonly maxPackets?: number | undefined;
+}
+
+/**
+ * The most packets `dmac sim` runs (`--max-packets`): 4,000,000. The 1,000,000-operation
+ * `forwardProgram` (3M packets) simulates in 30 s with a 3.1 GiB peak, 2M one-byte fills (4M
+ * packets) in 53 s with 3.1 GiB; a 128 MiB stream of NOPs (33M packets) is refused before it
+ * is decoded (docs/safety.md).
+ */
+export const DEFAULT_SIM_MAX_PACKETS = 4_000_000;
+
+function tooManyPackets(what: string, limit: number): Diagnostic {
+  return diag("DMAC4010", undefined, [
+    `${what} more than ${limit} packets, more than dmac sim runs (--max-packets raises the limit)`,
+  ]);
 }
 
 function badOption(option: string, detail: string): Diagnostic {
@@ -104,6 +135,7 @@ export function compileForSim(
   opts: SimCompileOptions,
 ): { loaded: LoadedInput | undefined; diagnostics: Diagnostic[] } {
   const file = makeSourceFile(path, text);
+  const maxPackets = opts.maxPackets ?? DEFAULT_SIM_MAX_PACKETS;
   const q = compileToQueues(file, {
     defines,
     schedule: opts.schedule,
@@ -112,8 +144,17 @@ export function compileForSim(
     maxCopyBytes: opts.maxCopyBytes,
     completion: opts.completion,
     passes: opts.passes,
+    maxPackets,
   });
   if (!q.compiled) return { loaded: undefined, diagnostics: q.diagnostics };
+  // The data packets were counted before lowering (located); with completions and syncs:
+  let packets = 0;
+  for (const queue of q.compiled.program.queues) packets += queue.cmds.length;
+  if (packets > maxPackets)
+    return {
+      loaded: undefined,
+      diagnostics: [...q.diagnostics, tooManyPackets(`${path} lowers to`, maxPackets)],
+    };
   const out = buildOutputs(file, q.compiled, { emit: ["sdma"] });
   const diagnostics = [...q.diagnostics, ...out.diagnostics];
   if (!out.files || hasErrors(diagnostics)) return { loaded: undefined, diagnostics };
@@ -140,17 +181,23 @@ export function compileForSim(
   };
 }
 
+/** The largest manifest.json or trace.json `dmac sim` reads (see docs/safety.md). */
+export const MAX_SIM_JSON_BYTES = 256 << 20;
+/** The largest packet stream file `dmac sim` reads: compile's default --max-stream-bytes. */
+export const MAX_SIM_STREAM_BYTES = 256 << 20;
+
 function readJson(path: string): { json: unknown; bytes: number; diagnostics: Diagnostic[] } {
   let text: string;
   try {
-    text = readFileSync(path, "utf8");
+    text = readInputFile(path, {
+      maxBytes: MAX_SIM_JSON_BYTES,
+      what: "a manifest or trace",
+    }).toString("utf8");
   } catch (e) {
     return {
       json: undefined,
       bytes: 0,
-      diagnostics: [
-        diag("DMAC5001", undefined, [path, e instanceof Error ? e.message : String(e)]),
-      ],
+      diagnostics: [diag("DMAC5001", undefined, [path, readErrorReason(e)])],
     };
   }
   try {
@@ -171,30 +218,104 @@ function readJson(path: string): { json: unknown; bytes: number; diagnostics: Di
   }
 }
 
-/** Recompiles the source named by a manifest/trace, for the postcondition (undefined if absent). */
+/** The IR recompiled from a manifest's or trace's source, or why there is none. */
+interface SourceModule {
+  readonly module?: IrModule | undefined;
+  readonly unchecked?: string | undefined;
+  /** The source path as shown in messages (relative to the working directory). */
+  readonly shown?: string | undefined;
+}
+
+/** A path for messages: relative to the working directory unless that climbs out of it. */
+function shownPath(path: string): string {
+  const r = relative(process.cwd(), path);
+  return r === "" || r.startsWith("..") || isAbsolute(r) ? path : r;
+}
+
+/**
+ * Where to look for the source a manifest or trace names. Outputs that record `targetFile` (this
+ * dmac and later) store the source path relative to their own directory; older ones stored it
+ * as given to the compiler, relative to the compile's working directory, so for them the working
+ * directory is tried first, then the document's directory.
+ */
+function sourceCandidates(recorded: string, docDir: string, relativeToDoc: boolean): string[] {
+  if (isAbsolute(recorded)) return [recorded];
+  const here = join(docDir, recorded);
+  return relativeToDoc ? [here] : [...new Set([resolve(recorded), resolve(here)])];
+}
+
+/**
+ * Recompiles the source named by a manifest/trace with its parameters and schedule (and the
+ * target file it was compiled with, if any), for the postcondition. Nothing found, a file that
+ * is not a regular file or too large, or a source that no longer compiles that way: no module,
+ * and the reason (dmac sim then fails unless --no-verify).
+ */
 function moduleFor(
-  sourceFile: string | undefined,
-  baseDir: string,
+  sourceFile: string | null | undefined,
+  docDir: string,
+  relativeToDoc: boolean,
   params: readonly { name: string; type: TypeName; value: number | boolean }[],
   schedule: string,
-): IrModule | undefined {
-  if (!sourceFile) return undefined;
-  const candidates = isAbsolute(sourceFile)
-    ? [sourceFile]
-    : [resolve(sourceFile), join(baseDir, sourceFile)];
-  const path = candidates.find((c) => existsSync(c));
-  if (!path) return undefined;
+  target: Target | undefined,
+): SourceModule {
+  if (!sourceFile) return { unchecked: "it does not name its source file" };
+  const candidates = sourceCandidates(sourceFile, docDir, relativeToDoc);
+  let path: string | undefined;
+  for (const c of candidates) {
+    try {
+      regularFileSize(c);
+      path = c;
+      break;
+    } catch (e) {
+      if (!(e instanceof InputFileError) || e.code !== "ENOENT")
+        return {
+          unchecked: `cannot read its source ${shownPath(c)}: ${readErrorReason(e)}`,
+          shown: shownPath(c),
+        };
+    }
+  }
+  if (path === undefined)
+    return {
+      unchecked: `its source ${JSON.stringify(sourceFile)} was not found (looked for ${candidates.map(shownPath).join(" and ")})`,
+    };
+  const shown = shownPath(path);
+  const read = readSourceFile(path, DEFAULT_MAX_SOURCE_BYTES);
+  if (!read.file)
+    return {
+      unchecked: `cannot read its source ${shown}: ${read.diagnostics[0]?.message ?? "unreadable"}`,
+      shown,
+    };
   // Each parameter as a constant of its own type: `B` marks byte counts.
   const defines = Object.fromEntries(
     params.map((p) => [p.name, p.type === "bytes" ? `${String(p.value)}B` : String(p.value)]),
   );
-  const q = compileToQueues(makeSourceFile(path, readFileSync(path, "utf8")), {
+  const q = compileToQueues(read.file, {
     defines,
     schedule,
     baseDir: dirname(path),
+    targetOverride: target,
   });
-  if (q.compiled) return q.compiled.module;
-  return undefined;
+  if (q.compiled) return { module: q.compiled.module, shown };
+  const first = q.diagnostics.find((d) => d.severity === "error");
+  return {
+    unchecked: `its source ${shown} does not compile with the recorded schedule and parameters${
+      first ? ` (${first.code} ${first.message})` : ""
+    }`,
+    shown,
+  };
+}
+
+/**
+ * The target a manifest or trace was compiled with when it records a target file (`targetFile`,
+ * relative to the document): loaded for the recompile and, without --target, for the run.
+ */
+function recordedTarget(
+  targetFile: unknown,
+  docDir: string,
+): { target: Target | undefined; diagnostics: Diagnostic[] } {
+  if (typeof targetFile !== "string") return { target: undefined, diagnostics: [] };
+  const path = isAbsolute(targetFile) ? targetFile : join(docDir, targetFile);
+  return readTargetOption(shownPath(path));
 }
 
 /**
@@ -205,17 +326,22 @@ function moduleFor(
 export function loadSimInput(
   path: string,
   defines: Record<string, string>,
-  opts: SimCompileOptions & { readonly optimiserGiven?: boolean | undefined },
+  opts: SimCompileOptions & {
+    readonly optimiserGiven?: boolean | undefined;
+    /** false (--no-verify): do not look for the source of a manifest or trace. */
+    readonly verify?: boolean | undefined;
+  },
 ): { loaded: LoadedInput | undefined; diagnostics: Diagnostic[] } {
   let p = path;
   try {
     if (statSync(p).isDirectory()) p = join(p, "manifest.json");
-  } catch {
+  } catch (e) {
     return {
       loaded: undefined,
-      diagnostics: [diag("DMAC5001", undefined, [path, "no such file or directory"])],
+      diagnostics: [diag("DMAC5001", undefined, [path, readErrorReason(e)])],
     };
   }
+  const verify = opts.verify !== false;
   if (p.endsWith(".dmac")) {
     const read = readSourceFile(p);
     if (!read.file) return { loaded: undefined, diagnostics: read.diagnostics };
@@ -241,43 +367,113 @@ export function loadSimInput(
     const invalid = validateManifest(json, { file: p, fileBytes: bytes });
     if (invalid) return { loaded: undefined, diagnostics: [invalid] };
     const manifest = json as Manifest;
-    const target = opts.target ?? builtinTarget(manifest.target);
+    const recorded = recordedTarget(manifest.targetFile, dir);
+    if (recorded.diagnostics.length > 0)
+      return { loaded: undefined, diagnostics: recorded.diagnostics };
+    const target = opts.target ?? recorded.target ?? builtinTarget(manifest.target);
     if (!target)
       return { loaded: undefined, diagnostics: [diag("DMAC2006", undefined, [manifest.target])] };
     const streams = new Map<string, Uint32Array>();
-    for (const q of manifest.queues) {
+    for (const [i, q] of manifest.queues.entries()) {
+      const file = join(dir, q.file);
+      let size: number | undefined;
       try {
-        const b = readFileSync(join(dir, q.file));
+        // Checked before reading: the file must be exactly the dwords the manifest declares.
+        const b = readInputFile(
+          file,
+          { maxBytes: MAX_SIM_STREAM_BYTES, what: "a packet stream" },
+          (n) => (n === q.dwords * 4 ? undefined : ((size = n), "wrong size")),
+        );
+        if (b.byteLength !== q.dwords * 4) size = b.byteLength; // shrank while read
+        if (size !== undefined) throw new Error("wrong size");
         streams.set(
           q.file,
-          new Uint32Array(b.buffer.slice(b.byteOffset, b.byteOffset + (b.byteLength & ~3))),
+          b.byteOffset % 4 === 0
+            ? new Uint32Array(b.buffer, b.byteOffset, q.dwords)
+            : new Uint32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength)),
         );
       } catch (e) {
-        return {
-          loaded: undefined,
-          diagnostics: [
-            diag("DMAC5001", undefined, [
-              join(dir, q.file),
-              e instanceof Error ? e.message : String(e),
-            ]),
-          ],
-        };
+        const d =
+          size !== undefined
+            ? diag("DMAC6011", undefined, [
+                p,
+                `$.queues[${i}].dwords`,
+                `${q.dwords} dwords (${q.dwords * 4} bytes), but ${q.file} is ${size} bytes`,
+              ])
+            : diag("DMAC5001", undefined, [file, readErrorReason(e)]);
+        return { loaded: undefined, diagnostics: [d] };
       }
     }
-    const module = moduleFor(manifest.sourceMap.file, dir, manifest.params, manifest.schedule);
-    return { loaded: { input: { manifest, streams, module }, target, file: p }, diagnostics: [] };
+    // Counted from the headers before anything is decoded or run.
+    const maxPackets = opts.maxPackets ?? DEFAULT_SIM_MAX_PACKETS;
+    let packets = 0;
+    for (const words of streams.values()) {
+      packets += countEntries(words, maxPackets - packets);
+      if (packets > maxPackets)
+        return {
+          loaded: undefined,
+          diagnostics: [tooManyPackets(`the streams of ${p} hold`, maxPackets)],
+        };
+    }
+    const source = verify
+      ? moduleFor(
+          manifest.sourceMap.file,
+          dir,
+          manifest.targetFile !== undefined,
+          manifest.params,
+          manifest.schedule,
+          recorded.target,
+        )
+      : { unchecked: "--no-verify" };
+    // Source positions in reports name the file as found from here, not as recorded.
+    const shown =
+      source.shown !== undefined
+        ? { ...manifest, sourceMap: { ...manifest.sourceMap, file: source.shown } }
+        : manifest;
+    return {
+      loaded: {
+        input: { manifest: shown, streams, module: source.module },
+        target,
+        file: p,
+        unchecked: source.unchecked,
+      },
+      diagnostics: [],
+    };
   }
   if (kind === "dmac-trace") {
     const invalid = validateTrace(json, { file: p, fileBytes: bytes });
     if (invalid) return { loaded: undefined, diagnostics: [invalid] };
     const trace = json as Trace;
-    const target = opts.target ?? builtinTarget(trace.target);
+    const maxPackets = opts.maxPackets ?? DEFAULT_SIM_MAX_PACKETS;
+    let commands = 0;
+    for (const q of trace.queues) commands += q.cmds.length;
+    if (commands > maxPackets)
+      return { loaded: undefined, diagnostics: [tooManyPackets(`${p} has`, maxPackets)] };
+    const recorded = recordedTarget(trace.targetFile, dir);
+    if (recorded.diagnostics.length > 0)
+      return { loaded: undefined, diagnostics: recorded.diagnostics };
+    const target = opts.target ?? recorded.target ?? builtinTarget(trace.target);
     if (!target)
       return { loaded: undefined, diagnostics: [diag("DMAC2006", undefined, [trace.target])] };
-    const module = trace.source
-      ? moduleFor(trace.source, dirname(p), trace.params, trace.schedule)
-      : undefined;
-    return { loaded: { input: { trace, module }, target, file: p }, diagnostics: [] };
+    const source = verify
+      ? moduleFor(
+          trace.source,
+          dir,
+          trace.targetFile !== undefined,
+          trace.params,
+          trace.schedule,
+          recorded.target,
+        )
+      : { unchecked: "--no-verify" };
+    return {
+      loaded: {
+        input: { trace, module: source.module },
+        target,
+        file: p,
+        unchecked: source.unchecked,
+      },
+      diagnostics: [],
+    };
   }
   return {
     loaded: undefined,
@@ -338,12 +534,14 @@ export function runSim(
   const period = parseMicros("--signal-period", opts.signalPeriod);
   const maxEvents = parsePositiveInt("--max-events", opts.maxEvents);
   const maxSim = parseMicros("--max-sim-time", opts.maxSimTime);
+  const maxPackets = parsePositiveInt("--max-packets", opts.maxPackets);
   const optimiser = parseOptOptions(opts, common.target);
   const pre = [
     ...common.diagnostics,
     ...period.diagnostics,
     ...maxEvents.diagnostics,
     ...maxSim.diagnostics,
+    ...maxPackets.diagnostics,
     ...optimiser.diagnostics,
   ];
   if (opts.trace !== undefined && paths.length > 1)
@@ -356,10 +554,15 @@ export function runSim(
       completion: optimiser.protocol,
       passes: optimiser.passes,
       optimiserGiven: optimiserGiven(opts),
+      verify: opts.verify,
+      maxPackets: maxPackets.value,
     });
     if (!load.loaded)
       return { path, result: undefined, diagnostics: load.diagnostics, optimised: undefined };
-    const result = simulate(load.loaded.input, {
+    // --no-verify: not even a .dmac input's IR is used (the summary says it was not checked).
+    const input =
+      opts.verify === false ? { ...load.loaded.input, module: undefined } : load.loaded.input;
+    const result = simulate(input, {
       target: load.loaded.target,
       inputFile: load.loaded.file,
       signalPeriodUs: period.value,
@@ -367,12 +570,29 @@ export function runSim(
       maxSimTimeUs: maxSim.value,
       record: opts.trace !== undefined,
     });
-    return {
-      path,
-      result,
-      diagnostics: [...load.diagnostics, ...result.diagnostics],
-      optimised: load.loaded.optimised,
-    };
+    const diagnostics = [...load.diagnostics, ...result.diagnostics];
+    // Not checked is not verified: without --no-verify a run whose postcondition could not be
+    // checked fails, saying why (a run that already failed says so by its own errors).
+    if (
+      opts.verify !== false &&
+      result.postcondition === "unchecked" &&
+      result.program &&
+      !hasErrors(diagnostics)
+    )
+      diagnostics.push(
+        diag(
+          "DMAC6020",
+          undefined,
+          [
+            load.loaded.file ?? path,
+            load.loaded.unchecked ?? "the input has no IR to check against",
+          ],
+          {
+            hint: "keep the source where the output records it (docs/manifest.md), or pass --no-verify to run the streams without the postcondition",
+          },
+        ),
+      );
+    return { path, result, diagnostics, optimised: load.loaded.optimised };
   };
   if (paths.length === 1) return reportOne(runOne(paths[0]!), opts, ctx);
 
@@ -403,7 +623,7 @@ export function runSim(
   }
   if (opts.verbose)
     for (const r of runs) if (r.diagnostics.length > 0) reportDiagnostics(ctx, r.diagnostics, opts);
-  const width = Math.max(...runs.map((r) => r.path.length));
+  const width = maxOf(runs.map((r) => r.path.length));
   for (const r of runs)
     ctx.streams.out(summaryLine(r.path, r.result, firstProblem(r.diagnostics), width) + "\n");
   return failed ? EXIT_USER_ERROR : EXIT_OK;
@@ -445,7 +665,12 @@ function reportOne(run: InputRun, opts: SimCommandOptions, ctx: CliContext): num
   if (report !== undefined) ctx.streams.out(report);
   const code = reportDiagnostics(ctx, diagnostics, opts);
   if (result.program)
-    ctx.streams.out(summaryText({ ...result, diagnostics }, { verbose: opts.verbose }));
+    ctx.streams.out(
+      summaryText(
+        { ...result, diagnostics },
+        { verbose: opts.verbose, unchecked: opts.verify === false ? "--no-verify" : undefined },
+      ),
+    );
   return code;
 }
 
@@ -478,6 +703,14 @@ export function registerSim(program: Command, ctx: CliContext): void {
     .option(
       "--max-sim-time <us>",
       "watchdog: stop at this simulated time in microseconds (default 1e9)",
+    )
+    .option(
+      "--max-packets <n>",
+      `most packets to run, completions and syncs included (DMAC4010; default ${DEFAULT_SIM_MAX_PACKETS})`,
+    )
+    .option(
+      "--no-verify",
+      "run without checking the postcondition (no source is recompiled); without it, a manifest or trace whose source cannot be found or recompiled fails (DMAC6020)",
     );
   addOptOptions(cmd, { passReports: true });
   addDiagnosticOptions(cmd).action((inputs: string[], opts: SimCommandOptions) => {

@@ -31,6 +31,10 @@ const COVERED_ELSEWHERE: Readonly<Partial<Record<DiagnosticCode, string>>> = {
   DMAC5001: "test/unit/cli/check.test.ts",
   DMAC5003: "test/unit/cli/check.test.ts",
   DMAC5004: "test/unit/cli/check.test.ts",
+  // Resource limits that take a quadratic program (seconds at the default limits): scaled down
+  // with --max-ops in the adversarial limits test.
+  DMAC3024: "test/adversarial/limits.test.ts",
+  DMAC3025: "test/adversarial/limits.test.ts",
   // A measurements file is CSV, not a schedule: dmac calibrate's tests cover it.
   DMAC5007: "test/unit/calibrate/cli.test.ts",
   // Reported by commands that do not exist yet (compile -o, dmac golden): their tests cover them.

@@ -94,7 +94,10 @@ describe("dmac sim and dmac sweep", () => {
     const m = JSON.parse(readFileSync(join(out, "manifest.json"), "utf8")) as {
       queues: { file: string }[];
     };
-    writeFileSync(join(out, m.queues[0]!.file), Buffer.from(new Uint32Array([0xff]).buffer));
+    // An undecodable first dword, the file's length unchanged (the manifest still describes it).
+    const bin = readFileSync(join(out, m.queues[0]!.file));
+    bin.writeUInt32LE(0xff, 0);
+    writeFileSync(join(out, m.queues[0]!.file), bin);
     const r = await run(["sim", out, "--format", "concise"]);
     expect(r.code).toBe(1);
     expect(r.err).toMatch(/DMAC6007/);

@@ -67,12 +67,19 @@ describe("every example verifies in the executor", () => {
     const p = packets[k] as Extract<Packet, { kind: "copy_linear" }>;
     packets[k] = { ...p, src: p.src + 64 };
     c.streams.set(name, encodePackets(packets));
+    // Keep the manifest consistent with the stream: the source address's relocation moves too.
+    const srcDword = encodePackets(packets.slice(0, k)).length + 3;
+    const relocs = c.manifest.relocations.find((x) => x.queue === c.manifest.queues[0]!.name)!;
+    const entries = relocs.entries as number[];
+    const at = entries.findIndex((d, i) => i % 3 === 0 && d === srcDword);
+    entries[at + 2]! += 64;
     const r = simulate(
       { manifest: c.manifest, streams: c.streams, module: c.module },
       { target: c.target },
     );
-    // Reading 64 bytes further also reads bytes a peer writes concurrently: a race as well.
-    expect(r.diagnostics.map((d) => d.code).sort()).toEqual(["DMAC6001", "DMAC6003"]);
+    // Reading 64 bytes further also reads bytes a peer writes concurrently: a race as well; and
+    // the packet no longer moves the bytes its source map says (DMAC6013).
+    expect(r.diagnostics.map((d) => d.code).sort()).toEqual(["DMAC6001", "DMAC6003", "DMAC6013"]);
     const wrong = r.diagnostics.find((d) => d.code === "DMAC6001")!;
     expect(wrong.message).toMatch(/buf@\d\[0 \.\. \d+\) holds buf@0\[64 \.\./);
     expect(wrong.message).toContain("examples/all_gather_pcpy.dmac:");

@@ -150,6 +150,7 @@ describe("executor checks on hand-made faulty streams", () => {
     );
     const bad = new Uint32Array([0x000000ff, ...streams.get("gpu0.sdma14.bin")!]);
     streams.set("gpu0.sdma14.bin", bad);
+    (manifest.queues[0] as { dwords: number }).dwords = bad.length; // the manifest stays consistent
     const r = simulate({ manifest, streams }, { target });
     expect(codes(r)).toEqual(["DMAC6007", "DMAC6005"]);
     expect(r.diagnostics[0]!.message).toContain("+0x0");

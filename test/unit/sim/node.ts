@@ -27,17 +27,25 @@ export function manifestFor(
   opts: { syncWords?: number; slots?: number; trigger?: boolean } = {},
 ): { manifest: Manifest; streams: Map<string, Uint32Array> } {
   const streams = new Map<string, Uint32Array>();
+  const slots = opts.slots ?? 0;
   const mq = queues.map((q) => {
     const name = `gpu${q.gpu}.sdma${q.engine}`;
     const words = encodePackets(q.packets);
     streams.set(`${name}.bin`, words);
+    // The slots this queue signals, in stream order (what a compiled manifest lists).
+    const completionSlots: number[] = [];
+    for (const p of q.packets)
+      if (p.kind === "atomic" || p.kind === "fence") {
+        const k = (p.addr - slotAddr(0)) / 64;
+        if (Number.isInteger(k) && k >= 0 && k < slots) completionSlots.push(k);
+      }
     return {
       name,
       gpu: q.gpu,
       engine: q.engine,
       file: `${name}.bin`,
       dwords: words.length,
-      completionSlots: [],
+      completionSlots,
     };
   });
   const syncWords = [];
@@ -62,7 +70,18 @@ export function manifestFor(
     trigger: opts.trigger ? { address: 0x7e00_0000_0000, value: 1 } : null,
     queues: mq,
     memory: {
-      regions: [],
+      // GPU g's memory from 0x1_0000_0000 * (g + 1) (4 GiB each); host memory holds the
+      // timestamp slots, the trigger and the completion slots.
+      regions: [
+        ...Array.from({ length: 8 }, (_, g) => ({
+          name: `gpu${g}`,
+          kind: "device",
+          gpu: g,
+          base: bufAddr(g),
+          size: 0x1_0000_0000,
+        })),
+        { name: "host", kind: "host", gpu: null, base: 0x7d00_0000_0000, size: 0x300_0000_0000 },
+      ],
       buffers: Array.from({ length: 8 }, (_, g) => ({
         name: "buf",
         id: 0,
@@ -72,7 +91,7 @@ export function manifestFor(
       })),
       signals: [],
       syncWords,
-      completionSignals: { base: slotAddr(0), stride: 64, count: opts.slots ?? 0 },
+      completionSignals: { base: slotAddr(0), stride: 64, count: slots },
       timestampSlots: { base: 0x7d00_0000_0000, stride: 32, count: 0 },
     },
     relocations: [],

@@ -1,0 +1,777 @@
+// The schedule's meaning, checked during the run (not only the final buffers, run.ts
+// checkFinalState). When the IR is known and every command says which IR ops it implements (the
+// manifest's source map, a trace's `ops`), the executor reports as DMAC6013:
+//
+// - implementation: every data command does what its ops say (its bytes lie inside their
+//   regions, with the same source-to-destination shift, or the same fill byte), and at the end
+//   every byte of every data op was moved exactly once (a dropped or duplicated packet, a packet
+//   that moves other bytes than its source map says);
+// - notify: a user signal is written only by ATOMIC add 1, and only if the schedule notifies it
+//   (an external signal is raised by its producer alone); it is raised exactly as many times as
+//   the schedule has `notify`s of it; and when it reaches k, every command of every data op
+//   before the k-th notify in program order that writes the signal's rank happened before
+//   (vector clocks: the word's clock, the join of its writes, covers the command's epoch);
+// - `when`: a command of an op inside `when FLAG@r CMP V` (data or notify) runs only after a
+//   poll of that word saw a value meeting CMP V, on its own queue or on one ordered before it;
+// - completion slots: each is written exactly once, by the queue the manifest gives it, and
+//   after every command of every op its packet announces.
+//
+// The checks use happens-before, never timing, so a stream that is right only because of the
+// model's latencies is still reported. The same hooks optionally record a sync trace (what every
+// data command did and what it was ordered after), which the fuzzers' equivalence oracle reads.
+
+import { COMPARE_OPS, OP_KIND_BY_CODE, OP_KINDS, type IrModule } from "../ir/ir.js";
+import { lineCol } from "../source/source-file.js";
+import { wordClockAt, wordClockCopy, type Memory } from "./memory.js";
+import type { Meaning, PollFunc, SimCmd, SimProgram } from "./program.js";
+
+const K_COPY = OP_KINDS.copy.code;
+const K_BCAST = OP_KINDS.bcast.code;
+const K_SWAP = OP_KINDS.swap.code;
+const K_FILL = OP_KINDS.fill.code;
+const K_NOTIFY = OP_KINDS.notify.code;
+
+/** A data command's (destination, source) operand pairs; -1: no source (a fill). */
+const PIECES: Readonly<Record<DataCmd["kind"], readonly (readonly [number, number])[]>> = {
+  copy: [[1, 0]],
+  bcast: [
+    [1, 0],
+    [2, 0],
+  ],
+  swap: [[0, 1]],
+  fill: [[0, -1]],
+};
+
+const NO_OPS: readonly number[] = [];
+
+/** Reports past this many are counted, not shown. */
+const MAX_REPORTS = 20;
+
+type DataCmd = Extract<SimCmd, { kind: "copy" | "bcast" | "swap" | "fill" }>;
+type WordCmd = Extract<SimCmd, { kind: "fence" | "atomic" }>;
+
+/** One data command as it ran: operands are (gpu, buffer id, offset) triples. */
+export interface SyncData {
+  readonly queue: number;
+  readonly at: number;
+  /** The entry's IR ops (as the input says; only the unmutated original's are trustworthy). */
+  readonly ops: readonly number[] | undefined;
+  readonly kind: DataCmd["kind"];
+  readonly operands: readonly (readonly [number, number, number])[];
+  readonly bytes: number;
+  /** The fill byte (0 for the others). */
+  readonly value: number;
+  /** Its epoch: the queue's clock value when it ran. */
+  readonly clock: number;
+  /** Its queue's vector clock when it ran. */
+  readonly vc: readonly number[];
+}
+
+/** A queue's write to a user signal or a completion slot, when it landed. */
+export interface SyncWrite {
+  readonly queue: number;
+  readonly at: number;
+  readonly ops: readonly number[] | undefined;
+  readonly addr: number;
+  readonly region: "signal" | "completion";
+  readonly add: boolean;
+  readonly operand: number;
+  readonly valueAfter: number;
+  /** The word's clock after the write (the join of every write so far). */
+  readonly vc: readonly number[];
+}
+
+/** A poll of a user signal that was satisfied: the value it saw, and its fresh epoch. */
+export interface SyncObservation {
+  readonly queue: number;
+  readonly addr: number;
+  readonly value: number;
+  readonly clock: number;
+}
+
+export interface SyncTrace {
+  readonly data: SyncData[];
+  readonly writes: SyncWrite[];
+  readonly observations: SyncObservation[];
+}
+
+/** What execute.ts calls; see the module comment. */
+export interface Semantics {
+  /** Whether a satisfied poll of this word region is an observation (gets its own epoch). */
+  observes(region: number): boolean;
+  observed(q: number, region: number, value: number, clock: number): void;
+  dataDone(
+    q: number,
+    entry: number,
+    cmd: number,
+    c: DataCmd,
+    gpu: Int32Array,
+    buffer: Int32Array,
+    offset: Float64Array,
+    vc: Int32Array,
+  ): void;
+  /** A FENCE/ATOMIC of queue q to word region `region` was issued (pending-write row `row`). */
+  wordWriteIssued(
+    q: number,
+    entry: number,
+    region: number,
+    c: WordCmd,
+    vc: Int32Array,
+    row: number,
+  ): void;
+  /** The write of row `row` landed (queue >= Q: the host or the producer). */
+  wordLanded(row: number, region: number, queue: number, add: boolean, operand: number): void;
+  /** End of the run; `clean`: every queue drained and no error was reported. */
+  finish(clean: boolean): void;
+  readonly trace: SyncTrace | undefined;
+}
+
+export interface SemanticsContext {
+  readonly p: SimProgram;
+  readonly mem: Memory;
+  /** Global command id of queue q's entry i is cmdBase[q] + i. */
+  readonly cmdBase: Int32Array;
+  readonly report: (where: string, detail: string, hint?: string) => void;
+  readonly where: (q: number, at: number) => string;
+  /** The meaning to check (undefined: record only). */
+  readonly meaning: Meaning | undefined;
+  readonly record: boolean;
+}
+
+const holds = (func: PollFunc, v: number, ref: number): boolean => {
+  switch (func) {
+    case "always":
+      return true;
+    case "<":
+      return v < ref;
+    case "<=":
+      return v <= ref;
+    case "==":
+      return v === ref;
+    case "!=":
+      return v !== ref;
+    case ">=":
+      return v >= ref;
+    case ">":
+      return v > ref;
+  }
+};
+
+export function createSemantics(ctx: SemanticsContext): Semantics | undefined {
+  const { p, mem, meaning } = ctx;
+  if (!meaning && !ctx.record) return undefined;
+  const Q = p.queues.length;
+  const R = mem.regions.length;
+  const entriesOf = (q: number): SimProgram["queues"][number]["entries"] => p.queues[q]!.entries;
+
+  // Word regions by index: user signals and completion slots.
+  const isSignal = new Uint8Array(R);
+  const isCompletion = new Uint8Array(R);
+  for (let i = 0; i < R; i++) {
+    const k = mem.regions[i]!.kind;
+    if (k === "signal") isSignal[i] = 1;
+    else if (k === "completion") isCompletion[i] = 1;
+  }
+  const regionAt = (addr: number): number => {
+    let lo = 0;
+    let hi = R - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const a = mem.starts[mid]!;
+      if (a === addr) return mid;
+      if (a < addr) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return -1;
+  };
+
+  // ---- the sync trace (fuzz oracle) --------------------------------------------------------
+  const trace: SyncTrace | undefined = ctx.record
+    ? { data: [], writes: [], observations: [] }
+    : undefined;
+  const rowAt: number[] = [];
+  const rowOps: (readonly number[] | undefined)[] = [];
+
+  const checker = meaning
+    ? createChecker(ctx, meaning, regionAt, isSignal, isCompletion)
+    : undefined;
+
+  return {
+    trace,
+    observes: (region) => isSignal[region] === 1,
+    observed(q, region, value, clock) {
+      checker?.observed(q, region, value, clock);
+      if (trace) trace.observations.push({ queue: q, addr: mem.starts[region]!, value, clock });
+    },
+    dataDone(q, entry, cmd, c, gpu, buffer, offset, vc) {
+      checker?.dataDone(q, entry, cmd, c, gpu, buffer, offset, vc);
+      if (trace) {
+        const n = c.kind === "copy" || c.kind === "swap" ? 2 : c.kind === "bcast" ? 3 : 1;
+        const operands: [number, number, number][] = [];
+        for (let k = 0; k < n; k++) operands.push([gpu[k]!, buffer[k]!, offset[k]!]);
+        const e = entriesOf(q)[entry]!;
+        trace.data.push({
+          queue: q,
+          at: e.at,
+          ops: e.ops,
+          kind: c.kind,
+          operands,
+          bytes: c.bytes,
+          value: c.kind === "fill" ? c.value & 0xff : 0,
+          clock: mem.epochClock[cmd]!,
+          vc: Array.from(vc),
+        });
+      }
+    },
+    wordWriteIssued(q, entry, region, c, vc, row) {
+      checker?.wordWriteIssued(q, entry, region, c, vc);
+      if (trace) {
+        const e = entriesOf(q)[entry]!;
+        rowAt[row] = e.at;
+        rowOps[row] = e.ops;
+      }
+    },
+    wordLanded(row, region, queue, add, operand) {
+      checker?.wordLanded(region, queue, add, operand);
+      if (trace && queue < Q && (isSignal[region] === 1 || isCompletion[region] === 1))
+        trace.writes.push({
+          queue,
+          at: rowAt[row] ?? -1,
+          ops: rowOps[row],
+          addr: mem.starts[region]!,
+          region: isSignal[region] === 1 ? "signal" : "completion",
+          add,
+          operand,
+          valueAfter: mem.words.value[region]!,
+          vc: Array.from(wordClockCopy(mem.words, region, Q + 2)),
+        });
+    },
+    finish(clean) {
+      checker?.finish(clean);
+    },
+  };
+}
+
+interface Checker {
+  observed(q: number, region: number, value: number, clock: number): void;
+  dataDone(
+    q: number,
+    entry: number,
+    cmd: number,
+    c: DataCmd,
+    gpu: Int32Array,
+    buffer: Int32Array,
+    offset: Float64Array,
+    vc: Int32Array,
+  ): void;
+  wordWriteIssued(q: number, entry: number, region: number, c: WordCmd, vc: Int32Array): void;
+  wordLanded(region: number, queue: number, add: boolean, operand: number): void;
+  finish(clean: boolean): void;
+}
+
+function createChecker(
+  ctx: SemanticsContext,
+  meaning: Meaning,
+  regionAt: (addr: number) => number,
+  isSignal: Uint8Array,
+  isCompletion: Uint8Array,
+): Checker {
+  const { p, mem, cmdBase } = ctx;
+  const m: IrModule = meaning.module;
+  const t = m.ops;
+  const n = t.count;
+  const Q = p.queues.length;
+  const R = mem.regions.length;
+  const ranks = m.ranks;
+  const isData = (k: number): boolean =>
+    k === K_COPY || k === K_BCAST || k === K_SWAP || k === K_FILL;
+  const validOp = (o: number): boolean => Number.isInteger(o) && o >= 0 && o < n;
+
+  let reports = 0;
+  const report = (where: string, detail: string, hint?: string): void => {
+    if (++reports <= MAX_REPORTS) ctx.report(where, detail, hint);
+  };
+  const where = (q: number, entry: number): string => ctx.where(q, p.queues[q]!.entries[entry]!.at);
+  const opName = (o: number): string => {
+    const kind = OP_KIND_BY_CODE[t.kind[o]!] ?? "op";
+    const span = m.stmts[t.stmt[o]!]?.span;
+    const file = m.file;
+    let loc = "";
+    if (span && file) {
+      const lc = lineCol(file, span.start);
+      loc = ` (${file.name}:${lc.line}:${lc.col})`;
+    }
+    return `${kind} op ${o}${loc}`;
+  };
+  const opShort = (o: number): string => `${OP_KIND_BY_CODE[t.kind[o]!] ?? "op"} op ${o}`;
+  const sigName = (key: number): string =>
+    `${m.signals[Math.floor(key / ranks)]?.name ?? "signal"}@${key % ranks}`;
+
+  // ---- signals: words, notifies, the writes each notify announces ------------------------
+  const sigOfRegion = new Int32Array(R).fill(-1);
+  const regionOfSig = new Int32Array(m.signals.length * ranks).fill(-1);
+  for (const s of meaning.signals) {
+    const i = regionAt(s.addr);
+    if (i < 0 || isSignal[i] !== 1 || s.signal < 0 || s.signal >= m.signals.length) continue;
+    if (s.rank < 0 || s.rank >= ranks) continue;
+    sigOfRegion[i] = s.signal * ranks + s.rank;
+    regionOfSig[s.signal * ranks + s.rank] = i;
+  }
+  const sigKeyOf = (o: number): number => t.signal[o]! * ranks + t.sigRank[o]!;
+  const notifies: number[][] = Array.from({ length: m.signals.length * ranks }, () => []);
+  let anyNotify = false;
+  for (let o = 0; o < n; o++)
+    if (t.kind[o] === K_NOTIFY) {
+      notifies[sigKeyOf(o)]?.push(o);
+      anyNotify = true;
+    }
+  // The data ops writing each rank, in program order (what a notify of that rank announces).
+  const writers: number[][] = Array.from({ length: ranks }, () => []);
+  if (anyNotify)
+    for (let o = 0; o < n; o++) {
+      const k = t.kind[o]!;
+      if (!isData(k)) continue;
+      const d = t.dstRank[o]!;
+      writers[d]?.push(o);
+      const d2 = k === K_BCAST ? t.dst2Rank[o]! : k === K_SWAP ? t.srcRank[o]! : d;
+      if (d2 !== d) writers[d2]?.push(o);
+    }
+  const raised = new Int32Array(notifies.length);
+  const overRaised = new Uint8Array(notifies.length);
+
+  // ---- commands of each data op (CSR), from the entries' ops --------------------------------
+  const opStart = new Int32Array(n + 1);
+  const countFor = (fn: (o: number, cmd: number) => void): void => {
+    for (let q = 0; q < Q; q++) {
+      const entries = p.queues[q]!.entries;
+      for (let i = 0; i < entries.length; i++) {
+        const e = entries[i]!;
+        const k = e.cmd.kind;
+        if (k !== "copy" && k !== "bcast" && k !== "swap" && k !== "fill") continue;
+        const ops = e.ops;
+        if (!ops) continue;
+        for (const o of ops) if (validOp(o) && isData(t.kind[o]!)) fn(o, cmdBase[q]! + i);
+      }
+    }
+  };
+  countFor((o) => opStart[o + 1]!++);
+  for (let o = 0; o < n; o++) opStart[o + 1]! += opStart[o]!;
+  const opCmd = new Int32Array(opStart[n]!);
+  const fillAt = opStart.slice(0, n);
+  countFor((o, cmd) => (opCmd[fillAt[o]!++] = cmd));
+
+  /**
+   * The first command of op o that did not run or is not ordered before the clock `vc` (or,
+   * with vc null, word region `word`'s clock); -1 if none.
+   */
+  const opBefore = (o: number, vc: ArrayLike<number> | null, word: number): number => {
+    for (let j = opStart[o]!; j < opStart[o + 1]!; j++) {
+      const c = opCmd[j]!;
+      const clock = mem.epochClock[c]!;
+      const queue = mem.epochQueue[c]!;
+      const seen = vc !== null ? vc[queue]! : wordClockAt(mem.words, word, queue);
+      if (clock === 0 || seen < clock) return c;
+    }
+    return -1;
+  };
+  const cmdWhere = (c: number): string => {
+    let q = 0;
+    while (q + 1 < Q && cmdBase[q + 1]! <= c) q++;
+    return where(q, c - cmdBase[q]!);
+  };
+
+  // ---- guards -------------------------------------------------------------------------------
+  const obs: (number[] | undefined)[] = new Array<number[] | undefined>(R); // value, queue, clock
+  const guardOk = new Set<number>(); // wait * Q + queue
+  const guardReported = new Set<number>();
+  /** Checks every `when` around op o for a command of queue q with clock vc; reports. */
+  const checkGuards = (o: number, q: number, vc: Int32Array, entry: number): void => {
+    for (let w = t.guard[o]!; w >= 0 && w < n; w = t.guard[w]!) {
+      const key = w * Q + q;
+      if (guardOk.has(key)) continue;
+      const region = regionOfSig[sigKeyOf(w)] ?? -1;
+      const func = COMPARE_OPS[t.cmp[w]!] ?? "==";
+      const ref = t.value[w]!;
+      const list = region >= 0 ? obs[region] : undefined;
+      let ok = false;
+      if (list)
+        for (let j = 0; j < list.length && !ok; j += 3)
+          ok =
+            holds(func, list[j]!, ref) && (list[j + 1] === q || vc[list[j + 1]!]! >= list[j + 2]!);
+      if (ok) {
+        guardOk.add(key);
+        continue;
+      }
+      if (guardReported.has(key)) continue;
+      guardReported.add(key);
+      report(
+        where(q, entry),
+        `${opName(o)} runs inside \`when ${sigName(sigKeyOf(w))} ${func} ${ref}\`, but no poll of that signal saw it ${func} ${ref} before this command`,
+        "a `when` is a POLL of its flag on the queue (or one ordered before it) ahead of every guarded command",
+      );
+    }
+  };
+
+  // ---- implementation: which bytes of which op each data command moved ---------------------
+  const roles = (o: number): number => (t.kind[o] === K_BCAST ? 2 : 1);
+  const covNext = new Float64Array(n);
+  const covNext2 = new Float64Array(n);
+  const covMore = new Map<number, number[]>(); // o * 2 + role -> [lo, hi, lo, hi, ...]
+  const cover = (o: number, role: number, lo: number, hi: number): void => {
+    const key = o * 2 + role;
+    const next = role === 0 ? covNext : covNext2;
+    const more = covMore.get(key);
+    if (more === undefined && lo === next[o]) {
+      next[o] = hi;
+      return;
+    }
+    if (more === undefined) covMore.set(key, next[o]! > 0 ? [0, next[o]!, lo, hi] : [lo, hi]);
+    else more.push(lo, hi);
+  };
+  // Scratch (reused, no allocation per command): per piece, the command-relative intervals
+  // found (pieceLo/Hi[0 .. nPiece)), and the coverage to record (pend*[0 .. nPend)).
+  const pieceLo: number[] = [];
+  const pieceHi: number[] = [];
+  let nPiece = 0;
+  const pendOp: number[] = [];
+  const pendRole: number[] = [];
+  const pendLo: number[] = [];
+  const pendHi: number[] = [];
+  let nPend = 0;
+  const explained = (bytes: number): boolean => {
+    if (nPiece === 1) return pieceLo[0] === 0 && pieceHi[0] === bytes;
+    const idx: number[] = [];
+    for (let i = 0; i < nPiece; i++) idx.push(i);
+    idx.sort((a, b) => pieceLo[a]! - pieceLo[b]!);
+    let at = 0;
+    for (const i of idx) {
+      if (pieceLo[i]! > at) return false;
+      at = Math.max(at, pieceHi[i]!);
+    }
+    return at >= bytes;
+  };
+  /** Records that [lo, hi) of the current piece (destination offsets) is role `role` of op o. */
+  const found = (o: number, role: number, base: number, opBase: number, lo: number, hi: number) => {
+    pieceLo[nPiece] = lo - base;
+    pieceHi[nPiece++] = hi - base;
+    pendOp[nPend] = o;
+    pendRole[nPend] = role;
+    pendLo[nPend] = lo - opBase;
+    pendHi[nPend++] = hi - opBase;
+  };
+  /**
+   * Matches a destination operand (rank dg, buffer db, offset doff) and its source (sg, sb, soff;
+   * or the fill byte) against op o's roles: the same buffers, the same source-to-destination
+   * shift (or fill byte), overlapping bytes.
+   */
+  const matchPiece = (
+    o: number,
+    dg: number,
+    db: number,
+    doff: number,
+    sg: number,
+    sb: number,
+    soff: number,
+    bytes: number,
+    fillValue: number,
+    kind: DataCmd["kind"],
+  ): void => {
+    const k = t.kind[o]!;
+    const len = t.len[o]!;
+    if (kind === "fill") {
+      if (k !== K_FILL || (t.value[o]! & 0xff) !== fillValue) return;
+      if (t.dstRank[o] !== dg || t.dstBuf[o] !== db) return;
+      const off = t.dstOff[o]!;
+      const lo = Math.max(doff, off);
+      const hi = Math.min(doff + bytes, off + len);
+      if (hi > lo) found(o, 0, doff, off, lo, hi);
+      return;
+    }
+    if (kind === "swap") {
+      if (k !== K_SWAP) return;
+      // a <-> the op's A side and b <-> its B side, or the other way round; coverage on A.
+      const aO = t.srcOff[o]!;
+      const bO = t.dstOff[o]!;
+      const sameA = t.srcRank[o] === dg && t.srcBuf[o] === db;
+      const sameB = t.dstRank[o] === sg && t.dstBuf[o] === sb;
+      if (sameA && sameB && soff - doff === bO - aO) {
+        const lo = Math.max(doff, aO);
+        const hi = Math.min(doff + bytes, aO + len);
+        if (hi > lo) found(o, 0, doff, aO, lo, hi);
+        return;
+      }
+      const revA = t.srcRank[o] === sg && t.srcBuf[o] === sb;
+      const revB = t.dstRank[o] === dg && t.dstBuf[o] === db;
+      if (revA && revB && doff - soff === bO - aO) {
+        // The piece's destination is the op's B side: coverage is counted on A (= soff ...).
+        const lo = Math.max(soff, aO);
+        const hi = Math.min(soff + bytes, aO + len);
+        if (hi > lo) found(o, 0, soff, aO, lo, hi);
+      }
+      return;
+    }
+    if (k !== K_COPY && k !== K_BCAST) return;
+    if (t.srcRank[o] !== sg || t.srcBuf[o] !== sb) return;
+    const srcOff = t.srcOff[o]!;
+    for (let role = 0; role < (k === K_BCAST ? 2 : 1); role++) {
+      const r = role === 0 ? t.dstRank[o]! : t.dst2Rank[o]!;
+      const b = role === 0 ? t.dstBuf[o]! : t.dst2Buf[o]!;
+      const off = role === 0 ? t.dstOff[o]! : t.dst2Off[o]!;
+      if (r !== dg || b !== db || srcOff - off !== soff - doff) continue;
+      const lo = Math.max(doff, off);
+      const hi = Math.min(doff + bytes, off + len);
+      if (hi > lo) found(o, role, doff, off, lo, hi);
+    }
+  };
+  const unmapped = new Set<number>(); // queues already reported for a missing source map
+
+  // ---- completion slots ----------------------------------------------------------------------
+  const slotOfRegion = new Int32Array(R).fill(-1);
+  p.completions.forEach((c, k) => {
+    const i = regionAt(c.addr);
+    if (i >= 0 && isCompletion[i] === 1) slotOfRegion[i] = k;
+  });
+  const slotWrites = new Int32Array(p.completions.length);
+  const slotFirst = new Int32Array(p.completions.length).fill(-1);
+
+  return {
+    observed(q, region, value, clock) {
+      if (sigOfRegion[region]! < 0) return;
+      let list = obs[region];
+      if (!list) obs[region] = list = [];
+      list.push(value, q, clock);
+    },
+
+    dataDone(q, entry, _cmd, c, gpu, buffer, offset, vc) {
+      const e = p.queues[q]!.entries[entry]!;
+      const ops = e.ops;
+      if (!ops || ops.length === 0) {
+        if (!unmapped.has(q)) {
+          unmapped.add(q);
+          report(
+            where(q, entry),
+            `${c.kind.toUpperCase()} implements no IR operation the input names (no source map entry); the schedule's meaning cannot be checked`,
+            "recompile the schedule: dmac's manifests map every packet to the operations it implements",
+          );
+        }
+        return;
+      }
+      const pieces = PIECES[c.kind];
+      nPend = 0;
+      let ok = true;
+      const fillValue = c.kind === "fill" ? c.value & 0xff : 0;
+      for (let j = 0; j < pieces.length && ok; j++) {
+        const d = pieces[j]![0];
+        const s = pieces[j]![1];
+        nPiece = 0;
+        for (let k = 0; k < ops.length; k++) {
+          const o = ops[k]!;
+          if (validOp(o) && isData(t.kind[o]!))
+            matchPiece(
+              o,
+              gpu[d]!,
+              buffer[d]!,
+              offset[d]!,
+              s >= 0 ? gpu[s]! : -1,
+              s >= 0 ? buffer[s]! : -1,
+              s >= 0 ? offset[s]! : 0,
+              c.bytes,
+              fillValue,
+              c.kind,
+            );
+        }
+        if (nPiece === 0 || !explained(c.bytes)) ok = false;
+      }
+      if (!ok) {
+        const names = ops.filter(validOp).slice(0, 3).map(opName).join(", ");
+        report(
+          where(q, entry),
+          `this ${c.kind.toUpperCase()} of ${c.bytes} bytes is not what its source map says it implements (${names || "no valid op"})`,
+          "the packet's addresses, size or fill byte do not match the operation; recompile instead of editing the streams",
+        );
+        return;
+      }
+      for (let j = 0; j < nPend; j++) {
+        const o = pendOp[j]!;
+        cover(o, pendRole[j]!, pendLo[j]!, pendHi[j]!);
+        if (t.guard[o]! >= 0) checkGuards(o, q, vc, entry); // (cached per wait and queue)
+      }
+    },
+
+    wordWriteIssued(q, entry, region, c, vc) {
+      const e = p.queues[q]!.entries[entry]!;
+      const sig = sigOfRegion[region]!;
+      if (sig >= 0) {
+        const name = sigName(sig);
+        if (notifies[sig]!.length === 0) {
+          report(
+            where(q, entry),
+            `${c.kind.toUpperCase()} writes ${name}, an external signal: only its producer outside the schedule raises it`,
+            "the schedule never notifies it, so no queue may write it",
+          );
+          return;
+        }
+        if (c.kind !== "atomic" || c.width !== 32 || c.add !== 1) {
+          report(
+            where(q, entry),
+            `${c.kind === "fence" ? `FENCE of ${c.value}` : `ATOMIC add${c.width} of ${c.add}`} on ${name}: a notify raises its signal by one (ATOMIC add32 of 1)`,
+          );
+          return;
+        }
+        const n0 = e.ops?.find((o) => validOp(o) && t.kind[o] === K_NOTIFY && sigKeyOf(o) === sig);
+        if (n0 === undefined) {
+          report(
+            where(q, entry),
+            `this ATOMIC raises ${name}, but its source map names no \`notify ${name}\``,
+          );
+          return;
+        }
+        if (t.guard[n0]! >= 0) checkGuards(n0, q, vc, entry);
+        return;
+      }
+      const slot = slotOfRegion[region]!;
+      if (slot < 0) return;
+      const prev = slotFirst[slot]!;
+      if (++slotWrites[slot]! > 1) {
+        report(
+          where(q, entry),
+          `writes completion slot ${slot} again (first written by ${prev >= 0 ? cmdWhere(prev) : "?"}): each slot reaches its final value exactly once`,
+        );
+        return;
+      }
+      slotFirst[slot] = cmdBase[q]! + entry;
+      const owner = meaning.slotOwner?.[slot];
+      if (owner !== undefined && owner !== q) {
+        report(
+          where(q, entry),
+          `writes completion slot ${slot}, which the manifest gives to ${owner >= 0 ? p.queues[owner]!.name : "no queue"}`,
+          "a completion slot is signalled only by its own queue",
+        );
+        return;
+      }
+      const ops = e.ops ?? NO_OPS;
+      let announced = 0;
+      for (let k = 0; k < ops.length; k++) {
+        const o = ops[k]!;
+        if (!validOp(o) || !isData(t.kind[o]!)) continue;
+        announced++;
+        const late = opBefore(o, vc, -1);
+        if (late >= 0) {
+          report(
+            where(q, entry),
+            `completion slot ${slot} is signalled before ${cmdWhere(late)} (${opShort(o)}) that it announces has completed`,
+            "a completion follows all the data it reports",
+          );
+          return;
+        }
+      }
+      if (announced === 0)
+        report(
+          where(q, entry),
+          `completion slot ${slot}: the source map names no data operation this completion announces`,
+        );
+    },
+
+    wordLanded(region, queue, add, operand) {
+      const sig = sigOfRegion[region]!;
+      if (sig < 0 || queue >= Q || !add || operand !== 1) return;
+      const list = notifies[sig]!;
+      if (list.length === 0) return;
+      const k = ++raised[sig]!;
+      if (k > list.length) {
+        if (!overRaised[sig]) {
+          overRaised[sig] = 1;
+          report(
+            p.queues[queue]!.name,
+            `${sigName(sig)} is raised ${k} times, but the schedule notifies it ${list.length} time(s)`,
+            "each `notify` is one ATOMIC add of 1, exactly once",
+          );
+        }
+        return;
+      }
+      // Every data op writing the rank between the previous notify and this one (earlier ones
+      // were checked at lower values; the word's clock only grows).
+      const r = sig % ranks;
+      const from = k >= 2 ? list[k - 2]! : -1;
+      const to = list[k - 1]!;
+      const ws = writers[r]!;
+      let lo = 0;
+      let hi = ws.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (ws[mid]! <= from) lo = mid + 1;
+        else hi = mid;
+      }
+      for (let j = lo; j < ws.length && ws[j]! < to; j++) {
+        const o = ws[j]!;
+        const late = opBefore(o, null, region);
+        if (late >= 0) {
+          report(
+            p.queues[queue]!.name,
+            `${sigName(sig)} reaches ${k} (${opName(to)}) before ${cmdWhere(late)} (${opShort(o)}) has completed; a notify announces every earlier write to rank ${r}`,
+            "the ATOMIC of a notify follows (on its queue or through a poll) every earlier command writing its rank",
+          );
+          return;
+        }
+      }
+    },
+
+    finish(clean) {
+      if (clean) {
+        for (let s = 0; s < notifies.length; s++) {
+          const want = notifies[s]!.length;
+          if (want > 0 && raised[s]! < want)
+            report(
+              "end of run",
+              `${sigName(s)} was raised ${raised[s]} time(s), but the schedule notifies it ${want} time(s)`,
+              "each `notify` needs one ATOMIC add of 1 on its signal",
+            );
+        }
+        if (unmapped.size === 0)
+          for (let o = 0; o < n; o++) {
+            if (!isData(t.kind[o]!)) continue;
+            const len = t.len[o]!;
+            for (let role = 0; role < roles(o); role++) {
+              const problem = coverageProblem(
+                covMore.get(o * 2 + role),
+                (role === 0 ? covNext : covNext2)[o]!,
+                len,
+              );
+              if (problem)
+                report(
+                  "end of run",
+                  `${opName(o)}${roles(o) > 1 ? ` (destination ${role + 1})` : ""}: ${problem}`,
+                  "every byte of every operation is moved by exactly one packet",
+                );
+            }
+          }
+      }
+      if (reports > MAX_REPORTS)
+        ctx.report("end of run", `${reports - MAX_REPORTS} more schedule-meaning errors not shown`);
+    },
+  };
+}
+
+/** Why the intervals an op's commands moved do not tile [0, len) exactly once, or undefined. */
+function coverageProblem(
+  more: number[] | undefined,
+  next: number,
+  len: number,
+): string | undefined {
+  if (more === undefined) {
+    if (next === len) return undefined;
+    return next === 0 ? "no packet moved its bytes" : `bytes [${next} .. ${len}) were never moved`;
+  }
+  const idx: number[] = [];
+  for (let i = 0; i < more.length; i += 2) idx.push(i);
+  idx.sort((a, b) => more[a]! - more[b]! || more[a + 1]! - more[b + 1]!);
+  let at = 0;
+  for (const i of idx) {
+    const lo = more[i]!;
+    const hi = more[i + 1]!;
+    if (lo > at) return `bytes [${at} .. ${lo}) were never moved`;
+    if (lo < at) return `bytes [${lo} .. ${Math.min(at, hi)}) were moved more than once`;
+    at = hi;
+  }
+  return at < len ? `bytes [${at} .. ${len}) were never moved` : undefined;
+}
