@@ -5,6 +5,10 @@
 //   every rank pushes small blocks to a rotating peer, and the peer then moves each block on
 //   locally, so half of the operations depend on an operation of another GPU (cross-queue
 //   signal + poll in the lowering). ops must be a multiple of 16.
+// - sameSourceChain(ops): one GPU copies the same source bytes to the same destination `ops`
+//   times, each copy ordered after the previous one (write after write): every copy is a
+//   broadcast candidate of every other and none may move up, the worst case of bcast-fusion's
+//   partner search (quadratic before it skipped the copies that may not move up).
 // - checkHeavySource(lines): a ~`lines`-line file of many small schedules using every statement
 //   kind, for parse + check throughput (every schedule is checked, none is instantiated).
 
@@ -33,6 +37,19 @@ schedule forward(blk: bytes = 64B, k: int = ${k}) {
   for r in ranks, i in 0..k {
     copy src@r[i * blk +: blk] -> mid@((r + 1 + i % 7) % ranks)[i * blk +: blk]
     copy mid@((r + 1 + i % 7) % ranks)[i * blk +: blk] -> dst@((r + 1 + i % 7) % ranks)[i * blk +: blk]
+  }
+}
+`;
+}
+
+export function sameSourceChain(ops) {
+  return `target mi300x
+
+schedule same_source_chain(blk: bytes = 64B, k: int = ${ops}) {
+  buffer src: blk
+  buffer dst: blk
+  for _i in 0..k {
+    copy src@0[0 +: blk] -> dst@1[0 +: blk]
   }
 }
 `;

@@ -92,6 +92,8 @@ const results = {
   compile1MPhases: [],
   scaling: null,
   plan: null,
+  passScaling: null,
+  optLevels1M: null,
   notes: [],
 };
 const log = (s) => process.stdout.write(s + "\n");
@@ -206,6 +208,44 @@ results.scaling = {
   });
 }
 
+// ---- -O1 and -O2 of the 1M-op program (the -O2 plan search stops at its budget) ---------------
+{
+  const p = join(tmp, "fwd-1000000.dmac");
+  const level = (o) => {
+    const out = join(tmp, `out1M-O${o}`);
+    const r = cli(["compile", p, `-O${o}`, "-o", out], reps(1), 0);
+    rmSync(out, { recursive: true, force: true });
+    return r;
+  };
+  const o1 = level(1);
+  const o2 = level(2);
+  results.optLevels1M = {
+    o1,
+    o2,
+    o2OverO0: o2.ms.median / results.compile1M.ms.median,
+    targetO2OverO0: 3,
+  };
+}
+
+// ---- every pass alone at n and 8n operations (linear: ratio ~8; quadratic: 64) ----------------
+{
+  const n = 100_000;
+  const r = spawnSync(
+    process.execPath,
+    [
+      "--expose-gc",
+      join(ROOT, "bench/pass-scaling.js"),
+      "--n",
+      String(n),
+      "--reps",
+      String(reps(2)),
+    ],
+    { encoding: "utf8", cwd: ROOT, maxBuffer: 1 << 24 },
+  );
+  if (r.status !== 0) results.notes.push(`pass scaling failed: ${r.stderr.split("\n")[0]}`);
+  else results.passScaling = JSON.parse(r.stdout.trim().split("\n").at(-1));
+}
+
 // ---- -O2 plan choice for an 8-GPU all-to-all ---------------------------------------------------
 if (existsSync(join(ROOT, "dist/passes/plan.js"))) {
   try {
@@ -287,6 +327,23 @@ log(
 );
 if (results.plan)
   log(`-O2 plan choice, 8-GPU all-to-all: ~${fmt(results.plan.planMs)} ms (compile -O2 minus -O0)`);
+if (results.optLevels1M) {
+  const { o1, o2, o2OverO0 } = results.optLevels1M;
+  log(
+    `dmac compile of the 1,000,000-op program: -O1 ${fmtMs(o1.ms)}, peak ${mib(o1.maxRssKiB)}; -O2 ${fmtMs(o2.ms)}, peak ${mib(o2.maxRssKiB)}; -O2 / -O0 ${o2OverO0.toFixed(2)} (target < 3)`,
+  );
+}
+if (results.passScaling) {
+  const { n, results: progs } = results.passScaling;
+  log(`\nevery pass alone, ${n} vs ${8 * n} operations (CPU ms; linear: ratio ~8, quadratic: 64):`);
+  for (const r of progs) {
+    log(`  ${r.program} (${r.small.commands} -> ${r.large.commands} commands):`);
+    for (const k of Object.keys(r.small.times))
+      log(
+        `    ${k.padEnd(24)} ${fmt(r.small.times[k]).padStart(7)} -> ${fmt(r.large.times[k]).padStart(7)} ms  ratio ${r.ratio[k].toFixed(1)}`,
+      );
+  }
+}
 for (const n of results.notes) log(`note: ${n}`);
 
 if (!quick)

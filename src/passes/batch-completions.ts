@@ -10,17 +10,30 @@ import type { CompletionCmd, QCmd, QueueProgram } from "../queues/queue-program.
 import { isDataCmd } from "../queues/queue-program.js";
 import type { Pass, PassContext, PassResult } from "./pass.js";
 
-function run(prog: QueueProgram, _ctx: PassContext): PassResult {
+function run(prog: QueueProgram, ctx: PassContext): PassResult {
   let slots = 0;
   let removed = 0;
-  const queues = prog.queues.map((q) => {
+  // seen[op] === queue index + 1: op is already in this queue's list (linear dedupe, first
+  // report first). Ops past the module's table (none in a well-formed program) use a Set.
+  const seen = new Int32Array(ctx.module.ops.count);
+  const queues = prog.queues.map((q, qi) => {
     const ops: number[] = [];
+    const extra = new Set<number>();
     const cmds: QCmd[] = [];
     let lastData = -1;
     let had = 0;
     for (const c of q.cmds) {
       if (c.kind === "completion") {
-        for (const op of c.ops) if (!ops.includes(op)) ops.push(op);
+        for (const op of c.ops) {
+          if (op >= 0 && op < seen.length && Number.isInteger(op)) {
+            if (seen[op] === qi + 1) continue;
+            seen[op] = qi + 1;
+          } else {
+            if (extra.has(op)) continue;
+            extra.add(op);
+          }
+          ops.push(op);
+        }
         had++;
         continue;
       }

@@ -105,9 +105,14 @@ export interface RunPassesResult {
   readonly stats: PassStats[];
   /** printQueues after each pass named in options.dumpAfter, in pass order. */
   readonly dumps: { readonly pass: PassName; readonly text: string }[];
+  /** ctx.deadline passed before this pass could start: `program` is unfinished. */
+  readonly stoppedBefore?: PassName | undefined;
 }
 
-/** Runs the enabled passes in table order (verifying after each when ctx.verify is set). */
+/**
+ * Runs the enabled passes in table order (verifying after each when ctx.verify is set). With
+ * ctx.deadline, stops before the first pass that would start after it (stoppedBefore).
+ */
 export function runPasses(prog: QueueProgram, m: IrModule, ctx: PassContext): RunPassesResult {
   if (ctx.module !== m) ctx = { ...ctx, module: m };
   const stats: PassStats[] = [];
@@ -115,6 +120,8 @@ export function runPasses(prog: QueueProgram, m: IrModule, ctx: PassContext): Ru
   let cur = prog;
   for (const p of PASSES) {
     if (!passEnabled(p, ctx.options)) continue;
+    if (ctx.deadline !== undefined && performance.now() > ctx.deadline)
+      return { program: cur, stats, dumps, stoppedBefore: p.name };
     const r = p.run(cur, ctx);
     cur = r.program;
     stats.push({ pass: p.name, counters: r.counters });

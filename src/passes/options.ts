@@ -13,6 +13,7 @@ import {
   type PassName,
   type PassOptions,
 } from "./pass.js";
+import { pushAll } from "../util/arrays.js";
 
 export interface RawPassOptions {
   readonly opt?: string | undefined;
@@ -116,7 +117,7 @@ export function parsePassOptions(
   if (!(level === 0 || level === 1 || level === 2))
     diagnostics.push(bad("-O", `'${optText}': choose 0, 1 or 2`));
   const eng = parseEngineStrategy(raw.engines ?? "affinity", target);
-  diagnostics.push(...eng.diagnostics);
+  pushAll(diagnostics, eng.diagnostics);
   let completion: CompletionPolicy | undefined;
   if (raw.completion !== undefined) {
     if (raw.completion === "per-op" || raw.completion === "per-queue") completion = raw.completion;
@@ -124,7 +125,8 @@ export function parsePassOptions(
   }
   const disabled = passList("--disable-pass", raw.disablePass);
   const dumpAfter = passList("--dump-after", raw.dumpAfter);
-  diagnostics.push(...disabled.diagnostics, ...dumpAfter.diagnostics);
+  pushAll(diagnostics, disabled.diagnostics);
+  pushAll(diagnostics, dumpAfter.diagnostics);
   for (const n of disabled.names)
     if (passByName(n)?.required)
       diagnostics.push(bad("--disable-pass", `${n} is required and cannot be disabled`));

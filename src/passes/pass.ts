@@ -62,6 +62,8 @@ export interface PassOptions {
    * optimised for will. Undefined: all at time 0 (what compile and sweep predict with).
    */
   readonly signalPeriodUs?: number | undefined;
+  /** -O2: the plan search's time budget in ms (default PLAN_BUDGET_MS; tests set it). */
+  readonly planBudgetMs?: number | undefined;
 }
 
 export interface PassContext {
@@ -75,6 +77,11 @@ export interface PassContext {
   readonly verify?: boolean | undefined;
   /** For layout diagnostics in the -O2 plan; a synthetic file is used when absent. */
   readonly file?: SourceFile | undefined;
+  /**
+   * A `performance.now()` time after which runPasses starts no further pass (the -O2 plan's
+   * budget, checked between passes; a pass itself runs to its end). Undefined: no limit.
+   */
+  readonly deadline?: number | undefined;
 }
 
 export interface PassStats {

@@ -8,13 +8,22 @@
 // batch-copies and sync-elision always run (never slower under the model). Options the user
 // gave (--engines, --completion, --prelaunch, --disable-pass) narrow the candidate set.
 //
-// Cost: the placement passes (which re-lower) run once per (engines, fusion) pair; the
-// queue-level passes once per full candidate; candidates whose programs print the same are
-// simulated once. The fastest plan wins, except that plans within PLAN_TIE (2 %) of it are a
-// tie broken towards fewer queues, then fewer commands. Each prediction lays the program out,
-// emits the hardware-neutral command trace (no packet encoding) and runs simulate() on it, which also checks the final state against the
-// reference semantics, so "verified" means the executor's verdict. A time budget bounds the
-// search on huge programs (the best plan found so far is kept; the rest are reported skipped).
+// Cost: candidates share what they have in common. bcast-fusion runs once; the placement
+// passes (engine-assign, batch-copies: they re-lower) once per distinct placement (strategies
+// that put every op on the same engine share one run); batch-completions and sync-elision once
+// per (placement, completion policy); only prelaunch per candidate. Candidates whose programs are
+// equal (a structural hash, confirmed by comparison: program-key.ts) are simulated once. The
+// fastest plan wins, except that plans within PLAN_TIE (2 %) of it are a tie broken towards fewer
+// queues, then fewer commands. Each prediction lays the program out, emits the hardware-neutral
+// command trace (no packet encoding) and runs simulate() on it, which also checks the final state
+// against the reference semantics, so "verified" means the executor's verdict.
+//
+// A time budget (PLAN_BUDGET_MS) bounds the search on huge programs, inside a candidate too: the
+// clock is checked between passes, before each step of a prediction, and the executor gets an
+// event limit worth the time left (its watchdog, maxEvents). The first candidate's passes always
+// run to their end (their program is the fallback: the -O1 passes); everything else stops at the
+// budget and is reported skipped or stopped. The best plan found so far is kept, and
+// planDiagnostics reports the early stop (DMAC4009, a warning) without --explain-plan.
 
 import { DEFAULT_LAYOUT, layoutProgram } from "../backend/sdma/layout.js";
 import { emitTrace } from "../backend/trace/trace.js";
@@ -23,7 +32,10 @@ import type { QueueProgram } from "../queues/queue-program.js";
 import { simulate } from "../sim/run.js";
 import { makeSourceFile } from "../source/source-file.js";
 import { InternalError } from "../util/internal-error.js";
+import { diag, type Diagnostic } from "../diagnostics/diagnostic.js";
+import { assignEngines } from "./engine-assign.js";
 import { passesKeepLowering, runPasses, type RunPassesResult } from "./index.js";
+import { jsonEqual, jsonHash } from "./program-key.js";
 import type {
   CompletionPolicy,
   EngineStrategy,
@@ -58,10 +70,46 @@ export interface PlanResult extends RunPassesResult {
   readonly chosen: PlanEntry;
   readonly entries: readonly PlanEntry[];
   readonly searchMs: number;
+  /** The budget ran out before every candidate was evaluated (see planDiagnostics). */
+  readonly stoppedEarly?:
+    { readonly evaluated: number; readonly total: number; readonly budgetMs: number } | undefined;
 }
 
-/** Stop simulating new candidates after this long (the best so far is kept). */
+/** The plan search's time budget (the best plan so far is kept when it runs out). */
 export const PLAN_BUDGET_MS = 1500;
+
+/** Notes of the entries the budget left unevaluated. */
+export const NOTE_SKIPPED = "skipped (time budget)";
+export const NOTE_STOPPED = "stopped (time budget)";
+
+/**
+ * The search's clock. A prediction's layout, command trace and the executor's set-up cannot be
+ * interrupted: they start only if the time left covers SETUP_US_PER_COMMAND per command (about
+ * what they cost on the 2-core bench machine). The executor's event loop is bounded by its
+ * watchdog: no more events than the time left buys at eventsPerMs, the slowest rate seen in this
+ * search (set-up included), at first a guess measured on the same machine.
+ */
+export class PlanBudget {
+  eventsPerMs = 500;
+  constructor(
+    readonly deadline: number,
+    readonly budgetMs: number,
+  ) {}
+  leftMs(): number {
+    return this.deadline - performance.now();
+  }
+  over(): boolean {
+    return performance.now() > this.deadline;
+  }
+  learn(events: number, ms: number): void {
+    if (events > 10_000 && ms > 1) this.eventsPerMs = Math.min(this.eventsPerMs, events / ms);
+  }
+}
+
+/** Layout + command trace + executor set-up per command, in microseconds (see PlanBudget). */
+export const SETUP_US_PER_COMMAND = 3;
+/** Of which the executor's set-up (reading the trace, building its program). */
+const SIM_SETUP_US_PER_COMMAND = 2;
 
 /**
  * Predicted times within this fraction of the fastest are a tie: the model is not that exact
@@ -141,20 +189,44 @@ export function planCandidates(o: PassOptions): PlanCandidate[] {
   return out;
 }
 
-/** Predicted time of a program under the executor's model, and whether it verifies. */
+/**
+ * Predicted time of a program under the executor's model, and whether it verifies. With a
+ * budget, stops (`stopped`, note NOTE_STOPPED) where the time runs out (see PlanBudget).
+ */
 export function predict(
   prog: QueueProgram,
   m: IrModule,
   ctx: PassContext,
-): { timeUs: number | undefined; verified: boolean; note?: string } {
+  budget?: PlanBudget,
+): { timeUs: number | undefined; verified: boolean; note?: string; stopped?: boolean } {
+  const stopped = { timeUs: undefined, verified: false, note: NOTE_STOPPED, stopped: true };
+  const commands = programSize(prog).commands;
+  const setupMs = (usPerCommand: number): number => (commands * usPerCommand) / 1000;
+  if (budget && budget.leftMs() < setupMs(SETUP_US_PER_COMMAND)) return stopped;
   const file = ctx.file ?? makeSourceFile("<plan>", "");
   const laid = layoutProgram(m, prog, file, DEFAULT_LAYOUT);
   if (!laid.layout) return { timeUs: undefined, verified: false, note: "layout failed" };
   const trace = emitTrace(m, prog, laid.layout, ctx.target.name);
+  // The executor's watchdog as the deadline: no more events than the time left buys.
+  let maxEvents: number | undefined;
+  if (budget) {
+    const leftMs = budget.leftMs() - setupMs(SIM_SETUP_US_PER_COMMAND);
+    if (leftMs <= 0) return stopped;
+    maxEvents = Math.max(10_000, Math.floor(leftMs * budget.eventsPerMs));
+  }
+  const t0 = performance.now();
   const r = simulate(
     { trace, module: m },
-    { target: ctx.target, signalPeriodUs: ctx.options.signalPeriodUs },
+    { target: ctx.target, signalPeriodUs: ctx.options.signalPeriodUs, maxEvents },
   );
+  if (
+    maxEvents !== undefined &&
+    !r.verified &&
+    r.stats.events >= maxEvents &&
+    r.diagnostics.some((d) => d.code === "DMAC6008")
+  )
+    return stopped;
+  budget?.learn(r.stats.events, performance.now() - t0);
   if (!r.verified) {
     const d = r.diagnostics.find((x) => x.severity === "error");
     return {
@@ -166,96 +238,191 @@ export function predict(
   return { timeUs: r.stats.totalUs, verified: true };
 }
 
+/** Concatenates pass runs that follow each other. */
+function chain(...rs: RunPassesResult[]): RunPassesResult {
+  return {
+    program: rs[rs.length - 1]!.program,
+    stats: rs.flatMap((r) => r.stats),
+    dumps: rs.flatMap((r) => r.dumps),
+  };
+}
+
 export function choosePlan(prog: QueueProgram, m: IrModule, ctx: PassContext): PlanResult {
   const t0 = performance.now();
   const o = ctx.options;
+  const budgetMs = o.planBudgetMs ?? PLAN_BUDGET_MS;
+  const budget = new PlanBudget(t0 + budgetMs, budgetMs);
   const off = (n: PassName): boolean => o.disabled?.includes(n) === true;
-  const placementCache = new Map<string, RunPassesResult>();
-  const seen = new Map<string, PlanEntry>();
+  // Pass runs are made of runPasses calls with only some passes enabled.
+  const only = (enable: Partial<Record<PassName, boolean>>, engines = o.engines): PassOptions => ({
+    ...o,
+    engines,
+    enable: {
+      "bcast-fusion": false,
+      "engine-assign": false,
+      "batch-copies": false,
+      "batch-completions": false,
+      "sync-elision": false,
+      prelaunch: false,
+      ...enable,
+    },
+  });
+  // The first candidate's passes run to their end (no deadline): their program is the result
+  // when nothing could be predicted in time.
+  const passes = (input: QueueProgram, options: PassOptions, first: boolean): RunPassesResult =>
+    runPasses(input, m, { ...ctx, options, deadline: first ? undefined : budget.deadline });
+
+  // bcast-fusion's program (the same for every engine strategy), made on first use.
+  let fused: RunPassesResult | undefined;
+  // Placement runs (engine-assign + batch-copies) by fusion, with the engine of every op.
+  const placements: { bcast: boolean; engine: Int16Array; run: RunPassesResult }[] = [];
+  const placedBy = new Map<string, RunPassesResult>(); // by engineLabel|bcast
+  // Queue-level runs by the run they continue and the completion policy; prelaunch likewise.
+  const finishes = new Map<RunPassesResult, Map<CompletionPolicy, RunPassesResult>>();
+  const launched = new Map<RunPassesResult, RunPassesResult>();
+  // Distinct programs by hash: the first entry that had it.
+  const hashes = new WeakMap<QueueProgram, string>();
+  const seen = new Map<string, { program: QueueProgram; entry: PlanEntry }[]>();
   const entries: PlanEntry[] = [];
   const runs = new Map<PlanEntry, RunPassesResult>();
-  for (const cand of planCandidates(o)) {
-    const label = candidateLabel(cand);
-    if (performance.now() - t0 > PLAN_BUDGET_MS) {
-      entries.push({
-        candidate: cand,
-        label,
-        timeUs: undefined,
-        verified: false,
-        note: "skipped (time budget)",
-      });
-      continue;
+  let firstRun: { entry: PlanEntry; run: RunPassesResult } | undefined;
+
+  /** bcast-fusion + engine-assign + batch-copies for the candidate; undefined: out of time. */
+  const placementOf = (cand: PlanCandidate, first: boolean): RunPassesResult | undefined => {
+    const key = `${engineLabel(cand.engines)}|${cand.bcast}`;
+    const known = placedBy.get(key);
+    if (known) return known;
+    if (cand.bcast && !fused) {
+      const r = passes(prog, only({ "bcast-fusion": true }), first);
+      if (r.stoppedBefore) return undefined;
+      fused = r;
     }
-    const pkey = `${engineLabel(cand.engines)}|${cand.bcast}`;
-    let placed = placementCache.get(pkey);
-    if (!placed) {
-      const options: PassOptions = {
-        ...o,
-        engines: cand.engines,
-        enable: {
-          "bcast-fusion": cand.bcast,
-          "engine-assign": true,
-          "batch-copies": !off("batch-copies"),
-          "batch-completions": false,
-          "sync-elision": false,
-          prelaunch: false,
-        },
+    const input = cand.bcast ? fused : undefined;
+    const base = input?.program ?? prog;
+    // Strategies that put every op on the same engine make the same placement: run it once.
+    const engine = assignEngines(base, m, ctx.target, cand.engines).placement.engine;
+    let run = placements.find(
+      (p) => p.bcast === cand.bcast && p.engine.every((e, i) => e === engine[i]),
+    )?.run;
+    if (!run) {
+      const enable = { "engine-assign": true, "batch-copies": !off("batch-copies") };
+      const r = passes(base, only(enable, cand.engines), first);
+      if (r.stoppedBefore) return undefined;
+      run = input ? chain(input, r) : r;
+      placements.push({ bcast: cand.bcast, engine, run });
+    }
+    placedBy.set(key, run);
+    return run;
+  };
+
+  /** The candidate's program and pass report; undefined when the budget stopped it. */
+  const programOf = (cand: PlanCandidate, first: boolean): RunPassesResult | undefined => {
+    const placed = placementOf(cand, first);
+    if (!placed) return undefined;
+    let byPolicy = finishes.get(placed);
+    if (!byPolicy) finishes.set(placed, (byPolicy = new Map()));
+    let finish = byPolicy.get(cand.completion);
+    if (!finish) {
+      const enable = {
+        "batch-completions": cand.completion === "per-queue",
+        "sync-elision": !off("sync-elision"),
       };
-      placed = runPasses(prog, m, { ...ctx, options });
-      placementCache.set(pkey, placed);
+      const r = passes(placed.program, only(enable), first);
+      if (r.stoppedBefore) return undefined;
+      finish = chain(placed, r);
+      byPolicy.set(cand.completion, finish);
     }
-    const finish = runPasses(placed.program, m, {
-      ...ctx,
-      options: {
-        ...o,
-        enable: {
-          "bcast-fusion": false,
-          "engine-assign": false,
-          "batch-copies": false,
-          "batch-completions": cand.completion === "per-queue",
-          "sync-elision": !off("sync-elision"),
-          prelaunch: cand.prelaunch,
-        },
-      },
-    });
-    const key = JSON.stringify(finish.program);
-    const prev = seen.get(key);
+    if (!cand.prelaunch) return finish;
+    let launch = launched.get(finish);
+    if (!launch) {
+      const r = passes(finish.program, only({ prelaunch: true }), first);
+      if (r.stoppedBefore) return undefined;
+      launch = chain(finish, r);
+      launched.set(finish, launch);
+    }
+    return launch;
+  };
+
+  const candidates = planCandidates(o);
+  candidates.forEach((cand, ci) => {
+    const label = candidateLabel(cand);
+    const first = ci === 0;
+    const skipped = (note: string): void => {
+      entries.push({ candidate: cand, label, timeUs: undefined, verified: false, note });
+    };
+    if (!first && budget.over()) return skipped(NOTE_SKIPPED);
+    const run = programOf(cand, first);
+    if (!run) return skipped(NOTE_STOPPED);
+    let key = hashes.get(run.program);
+    if (key === undefined) hashes.set(run.program, (key = jsonHash(run.program)));
+    const prev = seen.get(key)?.find((x) => jsonEqual(x.program, run.program))?.entry;
     if (prev) {
       entries.push({ ...prev, candidate: cand, label, sameAs: prev.label });
-      continue;
+      return;
     }
-    const p = predict(finish.program, m, ctx);
-    const entry: PlanEntry = { candidate: cand, label, ...p, ...programSize(finish.program) };
-    seen.set(key, entry);
-    entries.push(entry);
-    if (p.verified)
-      runs.set(entry, {
-        program: finish.program,
-        stats: [...placed.stats, ...finish.stats],
-        dumps: [...placed.dumps, ...finish.dumps],
-      });
-  }
-  const chosen = pickPlan(entries);
-  const best = chosen && { entry: chosen, run: runs.get(chosen)! };
-  if (!best) {
-    // Nothing verified under the model: fall back to -O1 (a dmac bug; tests would catch it).
-    const fallback = runPasses(prog, m, { ...ctx, options: { ...o, level: 1 } });
-    const cand: PlanCandidate = {
-      engines: o.engines,
-      bcast: false,
-      prelaunch: false,
-      completion: "per-queue",
-    };
+    const p = predict(run.program, m, ctx, budget);
     const entry: PlanEntry = {
       candidate: cand,
-      label: "-O1 fallback",
-      timeUs: undefined,
-      verified: false,
-      note: "no candidate verified",
+      label,
+      timeUs: p.timeUs,
+      verified: p.verified,
+      ...(p.note !== undefined ? { note: p.note } : {}),
+      ...programSize(run.program),
     };
-    return { ...fallback, chosen: entry, entries, searchMs: performance.now() - t0 };
+    entries.push(entry);
+    if (first) firstRun = { entry, run };
+    if (p.stopped) return;
+    let list = seen.get(key);
+    if (!list) seen.set(key, (list = []));
+    list.push({ program: run.program, entry });
+    if (p.verified) runs.set(entry, run);
+  });
+  const budgetNotes = entries.filter((e) => e.note === NOTE_SKIPPED || e.note === NOTE_STOPPED);
+  const stoppedEarly =
+    budgetNotes.length > 0
+      ? { evaluated: entries.length - budgetNotes.length, total: entries.length, budgetMs }
+      : undefined;
+  const chosen = pickPlan(entries);
+  const best = chosen && { entry: chosen, run: runs.get(chosen)! };
+  if (best) {
+    const searchMs = performance.now() - t0;
+    return { ...best.run, chosen: best.entry, entries, searchMs, stoppedEarly };
   }
-  return { ...best.run, chosen: best.entry, entries, searchMs: performance.now() - t0 };
+  if (firstRun && firstRun.entry.note === NOTE_STOPPED) {
+    // The budget ran out before any prediction finished: the first candidate's program (the
+    // -O1 passes), unpredicted.
+    const searchMs = performance.now() - t0;
+    return { ...firstRun.run, chosen: firstRun.entry, entries, searchMs, stoppedEarly };
+  }
+  // Nothing verified under the model: fall back to -O1 (a dmac bug; tests would catch it).
+  const fallback = runPasses(prog, m, { ...ctx, options: { ...o, level: 1 } });
+  const cand: PlanCandidate = {
+    engines: o.engines,
+    bcast: false,
+    prelaunch: false,
+    completion: "per-queue",
+  };
+  const entry: PlanEntry = {
+    candidate: cand,
+    label: "-O1 fallback",
+    timeUs: undefined,
+    verified: false,
+    note: "no candidate verified",
+  };
+  return { ...fallback, chosen: entry, entries, searchMs: performance.now() - t0, stoppedEarly };
+}
+
+/** DMAC4009 (a warning) when the plan search stopped at its budget; none otherwise. */
+export function planDiagnostics(plan: PlanResult | undefined): Diagnostic[] {
+  const s = plan?.stoppedEarly;
+  if (!plan || !s) return [];
+  const kept =
+    plan.chosen.timeUs !== undefined
+      ? `kept the fastest of those, ${plan.chosen.label}`
+      : plan.chosen.note === NOTE_STOPPED
+        ? `none was predicted in time: kept the first, ${plan.chosen.label} (the -O1 passes)`
+        : `kept ${plan.chosen.label}`;
+  return [diag("DMAC4009", undefined, [`${s.budgetMs} ms`, s.evaluated, s.total, kept])];
 }
 
 const fmtUs = (t: number | undefined): string => (t === undefined ? "-" : `${t.toFixed(2)} us`);
@@ -331,7 +498,7 @@ function checkLevel1(
   });
   if (commands > LEVEL1_CHECK_MAX_COMMANDS)
     return keep(`not checked: ${commands} commands, more than ${LEVEL1_CHECK_MAX_COMMANDS}`);
-  if (JSON.stringify(o0) === JSON.stringify(o1.program)) return keep("same program as -O0");
+  if (jsonEqual(o0, o1.program)) return keep("same program as -O0");
   const t0 = predict(o0, m, ctx);
   const t1 = predict(o1.program, m, ctx);
   if (!t0.verified || !t1.verified || t0.timeUs === undefined || t1.timeUs === undefined)

@@ -61,15 +61,43 @@ export function readPlacement(prog: QueueProgram, m: IrModule): Placement {
   return { groups, engine };
 }
 
-/** Whether op j may move up to position i (i < j) next to it: see the header. */
-export function canHoist(m: IrModule, i: number, j: number): boolean {
-  const t = m.ops;
+/**
+ * What canHoist needs, per module, in O(1) per question: the latest direct happens-before
+ * predecessor of each op (-1: none) and the index of the first wait/notify (non-data op) at or
+ * after each position (count: none). Built once per module (modules are immutable values) in one
+ * pass over the ops and edges, so the placement passes stay linear in the program size.
+ */
+export interface HoistIndex {
+  readonly maxPred: Int32Array;
+  /** nextBarrier[k]: the first non-data op at position >= k; nextBarrier[count] = count. */
+  readonly nextBarrier: Int32Array;
+}
+
+const hoistIndexes = new WeakMap<IrModule, HoistIndex>();
+
+export function hoistIndex(m: IrModule): HoistIndex {
+  let h = hoistIndexes.get(m);
+  if (h) return h;
   const e = m.edges;
   if (!e) throw new InternalError("canHoist needs dependency edges");
-  if (t.guard[i] !== t.guard[j]) return false;
-  for (let k = e.predStart[j]!; k < e.predStart[j + 1]!; k++) if (e.predIdx[k]! >= i) return false;
-  for (let k = i + 1; k < j; k++) if (!isDataOp(m, k)) return false;
-  return true;
+  const n = m.ops.count;
+  const maxPred = new Int32Array(n).fill(-1);
+  for (let j = 0; j < n; j++)
+    for (let k = e.predStart[j]!; k < e.predStart[j + 1]!; k++)
+      if (e.predIdx[k]! > maxPred[j]!) maxPred[j] = e.predIdx[k]!;
+  const nextBarrier = new Int32Array(n + 1);
+  nextBarrier[n] = n;
+  for (let k = n - 1; k >= 0; k--) nextBarrier[k] = isDataOp(m, k) ? nextBarrier[k + 1]! : k;
+  h = { maxPred, nextBarrier };
+  hoistIndexes.set(m, h);
+  return h;
+}
+
+/** Whether op j may move up to position i (i < j) next to it: see the header. O(1). */
+export function canHoist(m: IrModule, i: number, j: number): boolean {
+  const h = hoistIndex(m);
+  if (m.ops.guard[i] !== m.ops.guard[j]) return false;
+  return h.maxPred[j]! < i && h.nextBarrier[i + 1]! >= j;
 }
 
 /** A group of two copies of the same source bytes (a broadcast), not contiguous copies. */

@@ -30,7 +30,9 @@ interface Fence {
   readonly pos: number;
   /** Effects (data commands and user-signal writes) of its queue before it. */
   readonly eff: number;
-  readonly vec: Int32Array;
+  /** Where its knowledge vector (Q entries) starts in `vecs`, and the sum of the vector. */
+  readonly vec: number;
+  readonly weight: number;
 }
 
 /** Commands whose effect another queue can depend on (sync FENCEs and completions are not). */
@@ -38,12 +40,32 @@ function isEffect(c: QCmd): boolean {
   return isDataCmd(c) || (c.kind === "signal" && c.at.space !== "sync");
 }
 
+/** The index of the first FENCE with value >= v (-1: none); binary search when sorted. */
+function firstFenceAtLeast(fs: readonly Fence[], sorted: number, v: number): number {
+  if (!sorted) return fs.findIndex((f) => f.value >= v);
+  let lo = 0;
+  let hi = fs.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (fs[mid]!.value >= v) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo < fs.length ? lo : -1;
+}
+
 function run(prog: QueueProgram, _ctx: PassContext): PassResult {
   const Q = prog.queues.length;
   const W = prog.syncWords.length;
   const know = prog.queues.map(() => new Int32Array(Q));
+  // The FENCEs' knowledge vectors, Q entries each, in one growing array (not one per FENCE: at
+  // 10^5 FENCEs the small typed arrays cost more in allocation and collection than the work).
+  let vecs = new Int32Array(Math.max(1, Q) * 1024);
+  let vecTop = 0;
   const value = new Float64Array(W);
   const fences: Fence[][] = Array.from({ length: W }, () => []);
+  // sorted[w]: the FENCE values of word w, in the order they take effect, never decrease (a
+  // progress counter's always do), so the first one >= v is found by binary search.
+  const sorted = new Uint8Array(W).fill(1);
   const opaque = new Uint8Array(W); // words we do not rewrite
   prog.syncWords.forEach((w, i) => {
     if (w.kind !== "progress") opaque[i] = 1;
@@ -84,15 +106,13 @@ function run(prog: QueueProgram, _ctx: PassContext): PassResult {
           for (let j = i; j < end; j++) {
             const d = cmds[j]!;
             if (d.kind !== "poll" || d.at.space !== "sync" || opaque[d.at.word]) continue;
-            const fi = fences[d.at.word]!.findIndex((f) => f.value >= d.value);
+            const fi = firstFenceAtLeast(fences[d.at.word]!, sorted[d.at.word]!, d.value);
             const f = fences[d.at.word]![fi];
             if (!f)
               throw new InternalError(
                 `sync-elision: poll on word ${d.at.word} satisfied by no FENCE`,
               );
-            let weight = 0;
-            for (let r = 0; r < Q; r++) weight += f.vec[r]!;
-            run.push({ at: j, fi, f, weight });
+            run.push({ at: j, fi, f, weight: f.weight });
           }
           run.sort((a, b) => b.weight - a.weight || a.at - b.at);
           const k = know[qi]!;
@@ -101,17 +121,28 @@ function run(prog: QueueProgram, _ctx: PassContext): PassResult {
               redundant[qi]![at] = 1;
               continue;
             }
-            for (let r = 0; r < Q; r++) if (f.vec[r]! > k[r]!) k[r] = f.vec[r]!;
+            for (let r = 0; r < Q; r++) if (vecs[f.vec + r]! > k[r]!) k[r] = vecs[f.vec + r]!;
             if (f.eff > k[f.queue]!) k[f.queue] = f.eff;
             need[qi]![at] = fi;
           }
           i = end - 1;
         } else if (c.kind === "signal" && c.at.space === "sync") {
           const w = c.at.word;
-          const vec = know[qi]!.slice();
           const eff = effBefore[qi]![i]!;
-          vec[qi] = eff;
-          fences[w]!.push({ value: c.value, queue: qi, pos: i, eff, vec });
+          if (vecTop + Q > vecs.length) {
+            const grown = new Int32Array(vecs.length * 2);
+            grown.set(vecs);
+            vecs = grown;
+          }
+          const vec = vecTop;
+          vecTop += Q;
+          vecs.set(know[qi]!, vec);
+          vecs[vec + qi] = eff;
+          let weight = 0;
+          for (let r = 0; r < Q; r++) weight += vecs[vec + r]!;
+          const fs = fences[w]!;
+          if (fs.length > 0 && !(fs[fs.length - 1]!.value <= c.value)) sorted[w] = 0;
+          fs.push({ value: c.value, queue: qi, pos: i, eff, vec, weight });
           value[w] = c.how === "fence" ? c.value : value[w]! + c.value;
         }
       }

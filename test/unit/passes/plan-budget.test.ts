@@ -1,0 +1,242 @@
+// The -O2 plan search (issue 13 item 3): incremental evaluation gives exactly what evaluating
+// every candidate from scratch gave (the original search is kept here as the reference); the
+// time budget holds inside a candidate (between passes, before and inside a prediction through
+// the executor's event watchdog); an early stop is reported as DMAC4009. Also the structural
+// program key that replaced JSON.stringify.
+
+import { describe, expect, it } from "vitest";
+import { forwardProgram } from "../../../bench/gen.js";
+import { compileToQueues } from "../../../src/backend/compile-pipeline.js";
+import type { IrModule } from "../../../src/ir/ir.js";
+import { runPasses, type RunPassesResult } from "../../../src/passes/index.js";
+import type { PassContext, PassName, PassOptions } from "../../../src/passes/pass.js";
+import {
+  candidateLabel,
+  choosePlan,
+  engineLabel,
+  NOTE_SKIPPED,
+  NOTE_STOPPED,
+  pickPlan,
+  planCandidates,
+  planDiagnostics,
+  PlanBudget,
+  predict,
+  type PlanEntry,
+} from "../../../src/passes/plan.js";
+import { jsonEqual, jsonHash } from "../../../src/passes/program-key.js";
+import type { QueueProgram } from "../../../src/queues/queue-program.js";
+import { makeSourceFile } from "../../../src/source/source-file.js";
+import { mulberry32 as rng } from "../../helpers/prng.js";
+import { exampleText, O } from "./helpers.js";
+
+function compiled(name: string, text: string) {
+  const file = makeSourceFile(name, text);
+  const q = compileToQueues(file);
+  if (!q.compiled) throw new Error(q.diagnostics.map((d) => d.message).join("\n"));
+  return { file, ...q.compiled };
+}
+
+const ctxOf = (c: ReturnType<typeof compiled>, options: PassOptions): PassContext => ({
+  target: c.target,
+  module: c.module,
+  options,
+  lower: { completion: "atomic" },
+  file: c.file,
+});
+
+/** The search before issue 13: every candidate from scratch, JSON texts as dedupe keys. */
+function choosePlanRef(prog: QueueProgram, m: IrModule, ctx: PassContext) {
+  const o = ctx.options;
+  const off = (n: PassName): boolean => o.disabled?.includes(n) === true;
+  const placementCache = new Map<string, RunPassesResult>();
+  const seen = new Map<string, PlanEntry>();
+  const entries: PlanEntry[] = [];
+  const runs = new Map<PlanEntry, RunPassesResult>();
+  for (const cand of planCandidates(o)) {
+    const label = candidateLabel(cand);
+    const pkey = `${engineLabel(cand.engines)}|${cand.bcast}`;
+    let placed = placementCache.get(pkey);
+    if (!placed) {
+      const options: PassOptions = {
+        ...o,
+        engines: cand.engines,
+        enable: {
+          "bcast-fusion": cand.bcast,
+          "engine-assign": true,
+          "batch-copies": !off("batch-copies"),
+          "batch-completions": false,
+          "sync-elision": false,
+          prelaunch: false,
+        },
+      };
+      placed = runPasses(prog, m, { ...ctx, options });
+      placementCache.set(pkey, placed);
+    }
+    const finish = runPasses(placed.program, m, {
+      ...ctx,
+      options: {
+        ...o,
+        enable: {
+          "bcast-fusion": false,
+          "engine-assign": false,
+          "batch-copies": false,
+          "batch-completions": cand.completion === "per-queue",
+          "sync-elision": !off("sync-elision"),
+          prelaunch: cand.prelaunch,
+        },
+      },
+    });
+    const key = JSON.stringify(finish.program);
+    const prev = seen.get(key);
+    if (prev) {
+      entries.push({ ...prev, candidate: cand, label, sameAs: prev.label });
+      continue;
+    }
+    const p = predict(finish.program, m, ctx);
+    const q = finish.program.queues;
+    const entry: PlanEntry = {
+      candidate: cand,
+      label,
+      ...p,
+      queues: q.length,
+      commands: q.reduce((a, x) => a + x.cmds.length, 0),
+    };
+    seen.set(key, entry);
+    entries.push(entry);
+    if (p.verified)
+      runs.set(entry, {
+        program: finish.program,
+        stats: [...placed.stats, ...finish.stats],
+        dumps: [...placed.dumps, ...finish.dumps],
+      });
+  }
+  const chosen = pickPlan(entries)!;
+  return { ...runs.get(chosen)!, chosen, entries };
+}
+
+describe("-O2 plan search: incremental evaluation", () => {
+  const cases: [string, Partial<PassOptions>][] = [
+    ["all_to_all_pcpy.dmac", {}],
+    ["all_gather_pcpy.dmac", { dumpAfter: ["engine-assign", "prelaunch"] }],
+    ["pipelined_all_gather.dmac", {}],
+    ["broadcast.dmac", { completion: "per-op" }],
+    ["ring_all_gather.dmac", { disabled: ["sync-elision", "batch-copies"] }],
+  ];
+  for (const [name, extra] of cases)
+    it(`${name} ${JSON.stringify(extra)}: the same entries, choice, program and report`, () => {
+      const c = compiled(name, exampleText(name));
+      const options = O(2, { ...extra, planBudgetMs: 1e9 });
+      const got = choosePlan(c.program, c.module, ctxOf(c, options));
+      const want = choosePlanRef(c.program, c.module, ctxOf(c, options));
+      expect(got.stoppedEarly).toBeUndefined();
+      expect(got.entries).toEqual(want.entries);
+      expect(got.chosen.label).toBe(want.chosen.label);
+      expect(JSON.stringify(got.program)).toBe(JSON.stringify(want.program));
+      expect(got.stats).toEqual(want.stats);
+      expect(got.dumps).toEqual(want.dumps);
+      expect(planDiagnostics(got)).toEqual([]);
+    });
+});
+
+describe("-O2 plan search: the time budget", () => {
+  it("with no time at all: the first candidate's program (the -O1 passes), and DMAC4009", () => {
+    const c = compiled("a2a", exampleText("all_to_all_pcpy.dmac"));
+    const plan = choosePlan(c.program, c.module, ctxOf(c, O(2, { planBudgetMs: 0 })));
+    expect(plan.stoppedEarly).toEqual({
+      evaluated: 0,
+      total: planCandidates(O(2)).length,
+      budgetMs: 0,
+    });
+    expect(plan.chosen.label).toBe(plan.entries[0]!.label);
+    expect(plan.chosen.note).toBe(NOTE_STOPPED);
+    expect(plan.entries.slice(1).every((e) => e.note === NOTE_SKIPPED)).toBe(true);
+    const o1 = runPasses(c.program, c.module, ctxOf(c, O(1)));
+    expect(JSON.stringify(plan.program)).toBe(JSON.stringify(o1.program));
+    expect(plan.stats).toEqual(o1.stats);
+    const d = planDiagnostics(plan);
+    expect(d.map((x) => [x.code, x.severity])).toEqual([["DMAC4009", "warning"]]);
+    expect(d[0]!.message).toMatch(/stopped at its time budget \(0 ms\): 0 of \d+ candidates/);
+  });
+
+  it("compileToQueues reports DMAC4009 as a warning and still compiles", () => {
+    const file = makeSourceFile("a2a", exampleText("all_to_all_pcpy.dmac"));
+    const q = compileToQueues(file, { passes: O(2, { planBudgetMs: 0 }) });
+    expect(q.compiled).toBeDefined();
+    expect(q.diagnostics.map((x) => `${x.code} ${x.severity}`)).toEqual(["DMAC4009 warning"]);
+    const full = compileToQueues(file, { passes: O(2, { planBudgetMs: 1e9 }) });
+    expect(full.diagnostics).toEqual([]);
+  });
+
+  it("runPasses starts no pass after the deadline", () => {
+    const c = compiled("a2a", exampleText("all_to_all_pcpy.dmac"));
+    const r = runPasses(c.program, c.module, {
+      ...ctxOf(c, O(1)),
+      deadline: performance.now() - 1,
+    });
+    expect(r.stoppedBefore).toBe("engine-assign");
+    expect(r.program).toBe(c.program);
+    expect(r.stats).toEqual([]);
+  });
+
+  it("a prediction stops at the executor's event limit worth the time left", () => {
+    const c = compiled("fwd", forwardProgram(4096));
+    const ctx = ctxOf(c, O(2));
+    const full = predict(c.program, c.module, ctx);
+    expect(full.verified).toBe(true);
+    // Plenty of time, but a rate that buys only the minimum of 10,000 events.
+    const slow = new PlanBudget(performance.now() + 1e6, 1e6);
+    slow.eventsPerMs = 1e-9;
+    expect(predict(c.program, c.module, ctx, slow)).toEqual({
+      timeUs: undefined,
+      verified: false,
+      note: NOTE_STOPPED,
+      stopped: true,
+    });
+    // No time for the set-up: nothing is started.
+    const none = new PlanBudget(performance.now() - 1, 0);
+    expect(predict(c.program, c.module, ctx, none).stopped).toBe(true);
+    // Time enough: the same prediction as without a budget, and the rate is learned.
+    const ample = new PlanBudget(performance.now() + 1e6, 1e6);
+    expect(predict(c.program, c.module, ctx, ample)).toEqual(full);
+    expect(ample.eventsPerMs).toBeLessThanOrEqual(500);
+  }, 30_000);
+});
+
+describe("program keys", () => {
+  /** Random plain data with the cases where JSON text and structure part ways. */
+  function value(r: () => number, depth: number): unknown {
+    const pick = r();
+    if (depth <= 0 || pick < 0.4) {
+      const leaves = [0, -0, 1, -1, 1.5, 2 ** 40, NaN, Infinity, "", "a", "ab", true, false, null];
+      return r() < 0.1 ? undefined : leaves[Math.floor(r() * leaves.length)];
+    }
+    if (pick < 0.7) return Array.from({ length: Math.floor(r() * 4) }, () => value(r, depth - 1));
+    const o: Record<string, unknown> = {};
+    for (const k of ["x", "y", "2", "kind"]) if (r() < 0.6) o[k] = value(r, depth - 1);
+    return o;
+  }
+
+  it("jsonEqual is JSON.stringify equality, and equal texts hash alike", () => {
+    const r = rng(13);
+    const pool = Array.from({ length: 400 }, () => value(r, 3));
+    let equalPairs = 0;
+    for (let i = 0; i < pool.length; i++)
+      for (let j = i; j < Math.min(pool.length, i + 40); j++) {
+        const a = pool[i];
+        const b = pool[j];
+        const same = JSON.stringify(a) === JSON.stringify(b);
+        expect(jsonEqual(a, b), `${JSON.stringify(a)} vs ${JSON.stringify(b)}`).toBe(same);
+        if (same) {
+          equalPairs++;
+          expect(jsonHash(a)).toBe(jsonHash(b));
+        }
+      }
+    expect(equalPairs).toBeGreaterThan(400);
+    // Key order and left-out properties count as JSON counts them.
+    expect(jsonEqual({ a: 1, b: 2 }, { b: 2, a: 1 })).toBe(false);
+    expect(jsonEqual({ a: 1, u: undefined }, { a: 1 })).toBe(true);
+    expect(jsonHash({ a: 1, u: undefined })).toBe(jsonHash({ a: 1 }));
+    expect(jsonEqual([undefined], [null])).toBe(true);
+    expect(jsonHash({ a: [1, 2] })).not.toBe(jsonHash({ a: [2, 1] }));
+  });
+});
