@@ -340,7 +340,7 @@ if (results.passScaling) {
     log(`  ${r.program} (${r.small.commands} -> ${r.large.commands} commands):`);
     for (const k of Object.keys(r.small.times))
       log(
-        `    ${k.padEnd(24)} ${fmt(r.small.times[k]).padStart(7)} -> ${fmt(r.large.times[k]).padStart(7)} ms  ratio ${r.ratio[k].toFixed(1)}`,
+        `    ${k.padEnd(28)} ${fmt(r.small.times[k]).padStart(7)} -> ${fmt(r.large.times[k]).padStart(7)} ms  ratio ${r.ratio[k].toFixed(1)}`,
       );
   }
 }
