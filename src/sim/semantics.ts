@@ -287,6 +287,11 @@ function createChecker(
     k === K_COPY || k === K_BCAST || k === K_SWAP || k === K_FILL;
   const validOp = (o: number): boolean => Number.isInteger(o) && o >= 0 && o < n;
 
+  // Per queue: the clock of its latest data command, and the latest of its clock values that some
+  // completion write has published (happens-before, independent of any source map). A data
+  // command no completion follows is work the host can never see finish.
+  const lastData = new Float64Array(Q);
+  const published = new Float64Array(Q);
   let reports = 0;
   const report = (where: string, detail: string, hint?: string): void => {
     if (++reports <= MAX_REPORTS) ctx.report(where, detail, hint);
@@ -542,7 +547,8 @@ function createChecker(
       list.push(value, q, clock);
     },
 
-    dataDone(q, entry, _cmd, c, gpu, buffer, offset, vc) {
+    dataDone(q, entry, cmd, c, gpu, buffer, offset, vc) {
+      lastData[q] = Math.max(lastData[q]!, mem.epochClock[cmd]!);
       const e = p.queues[q]!.entries[entry]!;
       const ops = e.ops;
       if (!ops || ops.length === 0) {
@@ -631,6 +637,7 @@ function createChecker(
       }
       const slot = slotOfRegion[region]!;
       if (slot < 0) return;
+      for (let r = 0; r < Q; r++) published[r] = Math.max(published[r]!, vc[r]!);
       const prev = slotFirst[slot]!;
       if (++slotWrites[slot]! > 1) {
         report(
@@ -717,6 +724,14 @@ function createChecker(
     },
 
     finish(clean) {
+      if (clean && p.completions.length > 0)
+        for (let q = 0; q < Q; q++)
+          if (lastData[q]! > published[q]!)
+            report(
+              p.queues[q]!.name,
+              "data commands of this queue finish after every completion signal: the host can see the schedule complete before they do",
+              "every data command is followed, on its queue or through a fence another queue polls, by a completion signal",
+            );
       if (clean) {
         for (let s = 0; s < notifies.length; s++) {
           const want = notifies[s]!.length;
