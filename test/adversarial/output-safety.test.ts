@@ -166,6 +166,14 @@ describe("other writers", () => {
     expectProjectIntact();
   });
 
+  it("sim OUT --trace never overwrites the source the manifest names", () => {
+    expect(dmac(["compile", "b.dmac", "-o", "out"]).code).toBe(0);
+    const r = dmac(["sim", "out", "--trace", "b.dmac"]);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/would overwrite an input/);
+    expectProjectIntact();
+  });
+
   it("sweep --out never writes over an input", () => {
     mkdirSync(join(proj, "s"));
     cpSync(EXAMPLE, join(proj, "s", "sweep.csv"));

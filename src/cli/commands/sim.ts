@@ -80,6 +80,8 @@ export interface LoadedInput {
   readonly file?: string | undefined;
   /** Why the input has no IR (input.module absent): the postcondition cannot be checked. */
   readonly unchecked?: string | undefined;
+  /** Other files the input names (its source, its target file): outputs never replace them. */
+  readonly reads?: readonly string[] | undefined;
 }
 
 /** How a .dmac input is compiled: the optimiser's options (opt-options.ts) and lowering knobs. */
@@ -309,6 +311,19 @@ function moduleFor(
  * The target a manifest or trace was compiled with when it records a target file (`targetFile`,
  * relative to the document): loaded for the recompile and, without --target, for the run.
  */
+/** Every path a manifest or trace may read besides itself: its source and its target file. */
+function namedFiles(
+  doc: { sourceMap?: { file?: unknown }; source?: unknown; targetFile?: unknown },
+  docDir: string,
+): string[] {
+  const out: string[] = [];
+  const src = doc.sourceMap?.file ?? doc.source;
+  if (typeof src === "string") out.push(...sourceCandidates(src, docDir, false), join(docDir, src));
+  if (typeof doc.targetFile === "string")
+    out.push(isAbsolute(doc.targetFile) ? doc.targetFile : join(docDir, doc.targetFile));
+  return out;
+}
+
 function recordedTarget(
   targetFile: unknown,
   docDir: string,
@@ -436,6 +451,7 @@ export function loadSimInput(
         target,
         file: p,
         unchecked: source.unchecked,
+        reads: namedFiles(manifest, dir),
       },
       diagnostics: [],
     };
@@ -471,6 +487,7 @@ export function loadSimInput(
         target,
         file: p,
         unchecked: source.unchecked,
+        reads: namedFiles(trace as { source?: unknown; targetFile?: unknown }, dir),
       },
       diagnostics: [],
     };
@@ -514,6 +531,7 @@ function planJson(plan: PlanResult | undefined): unknown {
 
 interface InputRun {
   readonly path: string;
+  readonly reads?: readonly string[] | undefined;
   readonly result: SimResult | undefined;
   readonly diagnostics: Diagnostic[];
   readonly optimised: OptimiseReport | undefined;
@@ -592,7 +610,13 @@ export function runSim(
           },
         ),
       );
-    return { path, result, diagnostics, optimised: load.loaded.optimised };
+    return {
+      path,
+      result,
+      diagnostics,
+      optimised: load.loaded.optimised,
+      reads: load.loaded.reads,
+    };
   };
   if (paths.length === 1) return reportOne(runOne(paths[0]!), opts, ctx);
 
@@ -646,7 +670,11 @@ function reportOne(run: InputRun, opts: SimCommandOptions, ctx: CliContext): num
   if (opts.trace !== undefined && result.program) {
     try {
       writeOutputFile(opts.trace, JSON.stringify(chromeTrace(result.program, result)) + "\n", {
-        inputs: [run.path, ...(opts.target !== undefined ? [opts.target] : [])],
+        inputs: [
+          run.path,
+          ...(run.reads ?? []),
+          ...(opts.target !== undefined ? [opts.target] : []),
+        ],
       });
     } catch (e) {
       if (!(e instanceof OutputError)) throw e;
