@@ -61,8 +61,8 @@ import {
   type Memory,
 } from "./memory.js";
 import { bytesPerUs, type MachineModel } from "./model.js";
-import { createSemantics, type SyncTrace } from "./semantics.js";
-import type { PollFunc, SimCmd, SimEntry, SimProgram, SimRegion } from "./program.js";
+import { createSemantics, holds, type SyncTrace } from "./semantics.js";
+import type { SimCmd, SimEntry, SimProgram, SimRegion } from "./program.js";
 
 export interface ExecOptions {
   readonly model: MachineModel;
@@ -621,27 +621,6 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
     if (i >= 0) lastSlot = i;
     if (i >= 0 && mem.regions[i]!.kind === "completion") completionDone[i] = c.done;
   }
-
-  const holds = (func: PollFunc, v: number, ref: number): boolean => {
-    switch (func) {
-      case "always":
-        return true;
-      case "<":
-        return v < ref;
-      case "<=":
-        return v <= ref;
-      case "==":
-        return v === ref;
-      case "!=":
-        return v !== ref;
-      case ">=":
-        return v >= ref;
-      case ">":
-        return v > ref;
-      default:
-        return assertNever(func, "poll function");
-    }
-  };
 
   // ---- the engine --------------------------------------------------------------------------
   const finishCmd = (

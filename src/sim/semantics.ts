@@ -22,6 +22,7 @@
 
 import { COMPARE_OPS, OP_KIND_BY_CODE, OP_KINDS, type IrModule } from "../ir/ir.js";
 import { lineCol } from "../source/source-file.js";
+import { assertNever } from "../util/assert-never.js";
 import { wordClockAt, wordClockCopy, type Memory } from "./memory.js";
 import type { Meaning, PollFunc, SimCmd, SimProgram } from "./program.js";
 
@@ -138,7 +139,8 @@ export interface SemanticsContext {
   readonly record: boolean;
 }
 
-const holds = (func: PollFunc, v: number, ref: number): boolean => {
+/** Whether a POLL_REGMEM with `func` against `ref` is satisfied by `v` (the executor's test too). */
+export const holds = (func: PollFunc, v: number, ref: number): boolean => {
   switch (func) {
     case "always":
       return true;
@@ -154,6 +156,8 @@ const holds = (func: PollFunc, v: number, ref: number): boolean => {
       return v >= ref;
     case ">":
       return v > ref;
+    default:
+      return assertNever(func, "poll function");
   }
 };
 
