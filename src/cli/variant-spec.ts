@@ -22,6 +22,7 @@
 // can point at the column); option values that need the target (engine ids) are checked when the
 // variant is compiled (parseOptOptions).
 
+import { pushAll } from "../util/arrays.js";
 import { existsSync } from "node:fs";
 import { diag, type Diagnostic } from "../diagnostics/diagnostic.js";
 import { didYouMean } from "../check/suggest.js";
@@ -419,7 +420,10 @@ export function parseVariantSpec(
     diagnostics.push(diag("DMAC5004", undefined, ["variant", `'${arg}': empty label after =`]));
   if (split.spec !== undefined) {
     const s = parseSpec(split.spec);
-    diagnostics.push(...s.problems.map((p) => argumentDiagnostic(arg, p)));
+    pushAll(
+      diagnostics,
+      s.problems.map((p) => argumentDiagnostic(arg, p)),
+    );
     own = s.levels;
     pl = pl || s.prelaunch;
     label = s.label ?? label;

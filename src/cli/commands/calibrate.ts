@@ -11,6 +11,7 @@
 // on them), except -O2 rows, whose plan is chosen with the cost model and so is recompiled with
 // each candidate target.
 
+import { pushAll } from "../../util/arrays.js";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import type { Command } from "commander";
 import { OutputError, writeOutputFile } from "../../backend/output.js";
@@ -123,11 +124,11 @@ export function runCalibrate(
       diag("DMAC5004", undefined, ["-o", "--no-fit fits nothing, so there is nothing to write"]),
     );
   const maxEvals = parsePositiveInt("--max-evals", opts.maxEvals);
-  pre.push(...maxEvals.diagnostics);
+  pushAll(pre, maxEvals.diagnostics);
   const given = readTargetOption(opts.target);
-  pre.push(...given.diagnostics);
+  pushAll(pre, given.diagnostics);
   const read = readSourceFile(measurementsPath);
-  pre.push(...read.diagnostics);
+  pushAll(pre, read.diagnostics);
   if (hasErrors(pre) || !read.file) return reportDiagnostics(ctx, pre, opts);
   const parsed = parseMeasurements(read.file);
   const diagnostics: Diagnostic[] = [...parsed.diagnostics];
@@ -196,7 +197,10 @@ export function runCalibrate(
     const c = compileRun(run, given.target);
     const rowAt = run.row.cells.id!;
     if (!c.loaded) {
-      diagnostics.push(...c.diagnostics.map((d) => locateParameter(run.row, d, read.file!)));
+      pushAll(
+        diagnostics,
+        c.diagnostics.map((d) => locateParameter(run.row, d, read.file!)),
+      );
       diagnostics.push(at(rowAt, `row '${run.row.id}': ${run.path} does not compile`));
       continue;
     }

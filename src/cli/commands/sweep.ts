@@ -10,6 +10,7 @@
 // the CSV. Every run must verify in the executor; a failure is reported and the exit code is 1. A
 // progress bar goes to stderr when it is a terminal.
 
+import { pushAll } from "../../util/arrays.js";
 import { OutputError, writeOutputFile } from "../../backend/output.js";
 import { basename, join } from "node:path";
 import type { Command } from "commander";
@@ -376,7 +377,7 @@ export function runSweep(
   const base = { ...opts, defines: common.defines };
   for (const a of args) {
     const v = parseVariantSpec(a, levels.levels, opts.prelaunch === true, [opts.param]);
-    pre.push(...v.diagnostics);
+    pushAll(pre, v.diagnostics);
     for (const variant of v.variants) {
       // The optimiser options of every variant are checked before anything runs; a problem
       // with an option its spec set names the argument.
@@ -453,7 +454,7 @@ export function runSweep(
       }
       if ("manifest" in c.loaded.input) schedule = c.loaded.input.manifest.schedule;
       const plan = c.loaded.optimised?.plan;
-      if (plan) budgetSkips += plan.entries.filter((e) => e.note?.startsWith("skipped")).length;
+      if (plan?.stoppedEarly) budgetSkips += plan.stoppedEarly.total - plan.stoppedEarly.evaluated;
       const r = simulate(c.loaded.input, {
         target: c.loaded.target,
         maxEvents: maxEvents.value,
