@@ -256,22 +256,11 @@ export function createSemantics(ctx: SemanticsContext): Semantics | undefined {
   };
 }
 
-interface Checker {
-  observed(q: number, region: number, value: number, clock: number): void;
-  dataDone(
-    q: number,
-    entry: number,
-    cmd: number,
-    c: DataCmd,
-    gpu: Int32Array,
-    buffer: Int32Array,
-    offset: Float64Array,
-    vc: Int32Array,
-  ): void;
+/** The meaning checks: the Semantics hooks, without the pending-write rows only the trace uses. */
+type Checker = Pick<Semantics, "observed" | "dataDone" | "finish"> & {
   wordWriteIssued(q: number, entry: number, region: number, c: WordCmd, vc: Int32Array): void;
   wordLanded(region: number, queue: number, add: boolean, operand: number): void;
-  finish(clean: boolean): void;
-}
+};
 
 function createChecker(
   ctx: SemanticsContext,
