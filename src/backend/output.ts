@@ -109,9 +109,14 @@ export function cleanStaleTemps(target: string): void {
     const m = /^(\d+)-[0-9a-f]{8}(\.old)?$/.exec(name.slice(prefix.length));
     if (!m || isAlive(Number(m[1]))) continue;
     const path = join(dirname(target), name);
-    const st = lstatOrUndefined(path);
-    if (st?.isFile() || (st?.isDirectory() && isOurDirectory(path))) {
-      rmSync(path, { recursive: true, force: true });
+    // Best effort: a temporary we cannot inspect or remove is left for its owner.
+    try {
+      const st = lstatOrUndefined(path);
+      if (st?.isFile() || (st?.isDirectory() && isOurDirectory(path))) {
+        rmSync(path, { recursive: true, force: true });
+      }
+    } catch {
+      continue;
     }
   }
 }
@@ -137,7 +142,12 @@ function isOurDirectory(dir: string): boolean {
 
 /** Why the existing directory `dir` may not be replaced, or undefined if it may. */
 function replaceRefusal(dir: string): string | undefined {
-  const entries = readdirSync(dir);
+  let entries: string[];
+  try {
+    entries = readdirSync(dir);
+  } catch (e) {
+    throw new OutputError(dir, reasonOf(e));
+  }
   if (entries.length === 0) return undefined;
   const marker = readMarker(dir);
   if (!marker) {
@@ -152,7 +162,7 @@ function replaceRefusal(dir: string): string | undefined {
     return `is a dmac output directory but also holds ${extra.length === 1 ? "a file" : "files"} dmac did not write (${extra.slice(0, 3).join(", ")}${extra.length > 3 ? ", ..." : ""}); move ${extra.length === 1 ? "it" : "them"} away first`;
   }
   for (const e of entries) {
-    if (!lstatSync(join(dir, e)).isFile()) return `holds ${e}, which is not a plain file`;
+    if (!lstatOrUndefined(join(dir, e))?.isFile()) return `holds ${e}, which is not a plain file`;
   }
   return undefined;
 }
@@ -161,10 +171,11 @@ function replaceRefusal(dir: string): string | undefined {
 function checkTarget(path: string, guard: WriteGuard): string {
   if (path.trim() === "") throw new OutputError("''", "empty output path (an unset variable?)");
   const target = resolve(path);
-  if (within(process.cwd(), target)) {
+  // Through symbolic links too: the real path of the deepest existing ancestor, plus the rest.
+  const real = realOrUndefined(target) ?? realish(target);
+  if (within(process.cwd(), target) || within(realish(process.cwd()), real)) {
     throw new OutputError(path, "is the current directory or one of its parents");
   }
-  const real = realOrUndefined(target);
   for (const input of guard.inputs ?? []) {
     const realInput = realOrUndefined(input);
     if (
@@ -173,11 +184,25 @@ function checkTarget(path: string, guard: WriteGuard): string {
     ) {
       throw new OutputError(path, `would overwrite an input of this command (${input})`);
     }
-    if (realInput !== undefined && isDirectory(realInput) && within(real ?? target, realInput)) {
+    if (realInput !== undefined && isDirectory(realInput) && within(real, realInput)) {
       throw new OutputError(path, `is inside ${input}, an input directory of this command`);
     }
   }
   return target;
+}
+
+/** The real path of `path`'s deepest existing ancestor, joined with the part that does not exist. */
+function realish(path: string): string {
+  const rest: string[] = [];
+  let at = path;
+  for (;;) {
+    const real = realOrUndefined(at);
+    if (real !== undefined) return join(real, ...rest.reverse());
+    const up = dirname(at);
+    if (up === at) return path;
+    rest.push(basename(at));
+    at = up;
+  }
 }
 
 function isDirectory(path: string): boolean {
@@ -255,7 +280,15 @@ export function writeOutputDir(
     if (e instanceof OutputError) throw e;
     throw new OutputError(dir, reasonOf(e));
   }
-  if (old) rmSync(old, { recursive: true, force: true });
+  // The new outputs are in place; if the previous ones cannot all be removed (files owned by
+  // someone else), they stay beside the target under a name the next run retries.
+  if (old) {
+    try {
+      rmSync(old, { recursive: true, force: true });
+    } catch {
+      /* left for cleanStaleTemps */
+    }
+  }
 }
 
 /**
@@ -267,6 +300,7 @@ export function writeOutputFile(
   data: string | Uint8Array,
   guard: WriteGuard = {},
 ): void {
+  if (/[/\\]$/.test(path)) throw new OutputError(path, "names a directory, not a file");
   const target = checkTarget(path, guard);
   const st = lstatOrUndefined(target);
   if (st?.isSymbolicLink()) {

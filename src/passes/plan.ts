@@ -14,7 +14,7 @@
 // per (placement, completion policy); only prelaunch per candidate. Candidates whose programs are
 // equal (a structural hash, confirmed by comparison: program-key.ts) are simulated once. The
 // fastest plan wins, except that plans within PLAN_TIE (2 %) of it are a tie broken towards fewer
-// queues, then fewer commands. Each prediction lays the program out, emits the hardware-neutral
+// queues, then the faster, then fewer commands. Each prediction lays the program out, emits the hardware-neutral
 // command trace (no packet encoding) and runs simulate() on it, which also checks the final state
 // against the reference semantics, so "verified" means the executor's verdict.
 //
@@ -444,7 +444,7 @@ export function formatPlan(r: PlanResult): string {
     const mark =
       e === r.chosen || (e.sameAs === r.chosen.label && e.timeUs === r.chosen.timeUs) ? "*" : " ";
     const rel =
-      e.timeUs !== undefined && r.chosen.timeUs !== undefined
+      e.timeUs !== undefined && r.chosen.timeUs !== undefined && r.chosen.timeUs > 0
         ? ` ${((e.timeUs / r.chosen.timeUs - 1) * 100).toFixed(1).padStart(6)} %`
         : "";
     const tie =

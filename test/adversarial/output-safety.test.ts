@@ -174,6 +174,50 @@ describe("other writers", () => {
     expectProjectIntact();
   });
 
+  it("sim MANIFEST --trace never overwrites a packet stream the manifest names", () => {
+    expect(dmac(["compile", "b.dmac", "-o", "out"]).code).toBe(0);
+    const bin = readdirSync(join(proj, "out")).find((f) => f.endsWith(".bin"))!;
+    const before = readFileSync(join(proj, "out", bin));
+    const r = dmac(["sim", "out/manifest.json", "--trace", `out/${bin}`]);
+    expect(r.code).toBe(1);
+    expect(readFileSync(join(proj, "out", bin))).toEqual(before);
+  });
+
+  it("sweep --out never overwrites the --target file", () => {
+    mkdirSync(join(proj, "sw"));
+    const target = readFileSync(resolve("targets/mi300x.json"), "utf8");
+    writeFileSync(join(proj, "sw", "sweep.csv"), target);
+    const r = dmac([
+      "sweep",
+      "b.dmac",
+      "--target",
+      "sw/sweep.csv",
+      "--out",
+      "sw",
+      "--param",
+      "size",
+      "--sizes",
+      "1KiB..2KiB",
+    ]);
+    expect(r.code).toBe(1);
+    expect(readFileSync(join(proj, "sw", "sweep.csv"), "utf8")).toBe(target);
+  });
+
+  it("a file output with a trailing slash is refused", () => {
+    const r = dmac(["sim", "b.dmac", "--trace", "tr.json/"]);
+    expect(r.code).toBe(1);
+    expect(existsSync(join(proj, "tr.json"))).toBe(false);
+  });
+
+  it("the current directory cannot be replaced through a symbolic link to a parent", () => {
+    expect(dmac(["compile", "b.dmac", "-o", "out"]).code).toBe(0);
+    symlinkSync(proj, join(proj, "lnk"));
+    const r = dmac(["compile", "../b.dmac", "-o", join(proj, "lnk", "out")], join(proj, "out"));
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/current directory/);
+    expect(existsSync(join(proj, "out", "manifest.json"))).toBe(true);
+  });
+
   it("sweep --out never writes over an input", () => {
     mkdirSync(join(proj, "s"));
     cpSync(EXAMPLE, join(proj, "s", "sweep.csv"));

@@ -131,7 +131,9 @@ export function runGolden(dir: string, opts: GoldenCommandOptions, ctx: CliConte
       if (expected === actual) continue;
       if (opts.update) {
         try {
-          writeOutputFile(golden, actual, { inputs: [src] });
+          writeOutputFile(golden, actual, {
+            inputs: [src, ...(opts.target !== undefined ? [opts.target] : [])],
+          });
           updated++;
         } catch (e) {
           if (!(e instanceof OutputError)) throw e;

@@ -311,14 +311,20 @@ function moduleFor(
  * The target a manifest or trace was compiled with when it records a target file (`targetFile`,
  * relative to the document): loaded for the recompile and, without --target, for the run.
  */
-/** Every path a manifest or trace may read besides itself: its source and its target file. */
+/** Every path a manifest or trace may read besides itself: source, target file, packet streams. */
 function namedFiles(
-  doc: { sourceMap?: { file?: unknown }; source?: unknown; targetFile?: unknown },
+  doc: {
+    sourceMap?: { file?: unknown };
+    source?: unknown;
+    targetFile?: unknown;
+    queues?: readonly { file?: unknown }[];
+  },
   docDir: string,
 ): string[] {
   const out: string[] = [];
   const src = doc.sourceMap?.file ?? doc.source;
   if (typeof src === "string") out.push(...sourceCandidates(src, docDir, false), join(docDir, src));
+  for (const q of doc.queues ?? []) if (typeof q.file === "string") out.push(join(docDir, q.file));
   if (typeof doc.targetFile === "string")
     out.push(isAbsolute(doc.targetFile) ? doc.targetFile : join(docDir, doc.targetFile));
   return out;

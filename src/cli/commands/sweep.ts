@@ -520,7 +520,10 @@ export function runSweep(
     );
   if (opts.out !== undefined && named.some((s) => s.rows.length > 0)) {
     try {
-      const inputs = named.map((s) => s.variant.path);
+      const inputs = [
+        ...named.map((s) => s.variant.path),
+        ...(opts.target !== undefined ? [opts.target] : []),
+      ];
       writeOutputFile(join(opts.out, "sweep.csv"), sweepCsv(named, opts.param, baseline), {
         inputs,
       });
