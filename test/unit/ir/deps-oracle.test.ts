@@ -11,67 +11,20 @@ import { instantiate } from "../../../src/ir/instantiate.js";
 import type { IrEdges, IrModule } from "../../../src/ir/ir.js";
 import { makeSourceFile } from "../../../src/source/source-file.js";
 import { mulberry32 } from "../../helpers/prng.js";
-import { buildIr } from "./build-ir.js";
+import { randomProgram, type ProgramShape } from "./random-program.js";
 import { referenceEdges } from "./deps-reference.js";
 
-interface Reg {
-  name: string;
-  rank: number;
-  off: number;
-  len: number;
-}
-const overlaps = (a: Reg, b: Reg) =>
-  a.name === b.name && a.rank === b.rank && a.off < b.off + b.len && b.off < a.off + a.len;
-const text = (r: Reg) => `${r.name}@${r.rank}[${r.off} +: ${r.len}]`;
-
-function randomProgram(rnd: () => number): IrModule {
-  const int = (n: number) => Math.floor(rnd() * n);
-  const ranks = 2 + int(2);
-  const names = ["a", "b"].slice(0, 1 + int(2));
-  const size = 48;
-  const buffers = Object.fromEntries(names.map((n) => [n, size]));
-  const region = (len: number): Reg => ({
-    name: names[int(names.length)]!,
-    rank: int(ranks),
-    // Half the regions start at 0: prefixes of one another.
-    off: rnd() < 0.5 ? 0 : int(size - len + 1),
-    len,
-  });
-  const lines: string[] = [];
-  const count = 5 + int(40);
-  let waits = 0;
-  while (lines.length < count) {
-    const len = 1 + int(24);
-    const k = int(13);
-    if (k < 5) {
-      const s = region(len);
-      const d = region(len);
-      if (!overlaps(s, d)) lines.push(`copy ${text(s)} -> ${text(d)}`);
-    } else if (k < 7) {
-      const s = region(len);
-      const d1 = region(len);
-      const d2 = region(len);
-      if (!overlaps(s, d1) && !overlaps(s, d2) && !overlaps(d1, d2))
-        lines.push(`copy ${text(s)} -> ${text(d1)}, ${text(d2)}`);
-    } else if (k < 9) {
-      const x = region(len);
-      const y = region(len);
-      if (!overlaps(x, y)) lines.push(`swap ${text(x)} <-> ${text(y)}`);
-    } else if (k < 11) {
-      lines.push(`fill ${text(region(len))} with ${int(4)}`);
-    } else if (k === 11) {
-      lines.push(`notify f@${int(ranks)}`);
-    } else if (waits === 0) {
-      lines.push(`when g@${int(ranks)} >= 1 {`);
-      waits++;
-    } else {
-      lines.push("}");
-      waits--;
-    }
-  }
-  if (waits > 0) lines.push("}");
-  return buildIr({ ranks, buffers, signals: ["f", "g"], lines }).m;
-}
+const SHAPE: ProgramShape = {
+  extraRanks: 2,
+  names: ["a", "b"],
+  minBuffers: 1,
+  size: 48,
+  minOps: 5,
+  opsRange: 40,
+  maxLen: 24,
+  prefixes: true,
+  copyWeight: 5,
+};
 
 const same = (a: IrEdges, b: IrEdges): boolean =>
   a.predStart.length === b.predStart.length &&
@@ -89,7 +42,7 @@ describe("dependency inference matches the reference algorithm", () => {
   it("on 3,000 random programs with dense overlaps", () => {
     const rnd = mulberry32(0xdeb5);
     for (let c = 0; c < 3000; c++) {
-      const m = randomProgram(rnd);
+      const m = randomProgram(rnd, SHAPE);
       if (!same(computeEdges(m), referenceEdges(m))) throw new Error(`case ${c} differs`);
     }
   });

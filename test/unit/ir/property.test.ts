@@ -7,66 +7,20 @@ import { runReference, type ReferenceState } from "../../../src/ir/interp.js";
 import { coalesce, readRange } from "../../../src/ir/provenance.js";
 import type { IrEdges, IrModule } from "../../../src/ir/ir.js";
 import { buildIr } from "./build-ir.js";
+import { randomProgram, type ProgramShape } from "./random-program.js";
 import { mulberry32 } from "../../helpers/prng.js";
 
-interface Reg {
-  name: string;
-  rank: number;
-  off: number;
-  len: number;
-}
-const overlaps = (a: Reg, b: Reg) =>
-  a.name === b.name && a.rank === b.rank && a.off < b.off + b.len && b.off < a.off + a.len;
-const text = (r: Reg) => `${r.name}@${r.rank}[${r.off} +: ${r.len}]`;
-
-function randomProgram(rnd: () => number): IrModule {
-  const int = (n: number) => Math.floor(rnd() * n);
-  const ranks = 2 + int(3);
-  const names = ["a", "b", "c"].slice(0, 2 + int(2));
-  const size = 32;
-  const buffers = Object.fromEntries(names.map((n) => [n, size]));
-  const region = (len: number): Reg => ({
-    name: names[int(names.length)]!,
-    rank: int(ranks),
-    off: int(size - len + 1),
-    len,
-  });
-  const lines: string[] = [];
-  const count = 3 + int(10);
-  let waits = 0;
-  while (lines.length < count) {
-    const len = 1 + int(12);
-    const k = int(12);
-    if (k < 4) {
-      const s = region(len);
-      const d = region(len);
-      if (!overlaps(s, d)) lines.push(`copy ${text(s)} -> ${text(d)}`);
-    } else if (k < 6) {
-      const s = region(len);
-      const d1 = region(len);
-      const d2 = region(len);
-      if (!overlaps(s, d1) && !overlaps(s, d2) && !overlaps(d1, d2))
-        lines.push(`copy ${text(s)} -> ${text(d1)}, ${text(d2)}`);
-    } else if (k < 8) {
-      const x = region(len);
-      const y = region(len);
-      if (!overlaps(x, y)) lines.push(`swap ${text(x)} <-> ${text(y)}`);
-    } else if (k < 10) {
-      lines.push(`fill ${text(region(len))} with ${int(4)}`);
-    } else if (k === 10) {
-      lines.push(`notify f@${int(ranks)}`);
-    } else if (waits === 0) {
-      // A guarded block of up to two ops, waiting on a signal raised from outside.
-      lines.push(`when g@${int(ranks)} >= 1 {`);
-      waits++;
-    } else {
-      lines.push("}");
-      waits--;
-    }
-  }
-  if (waits > 0) lines.push("}");
-  return buildIr({ ranks, buffers, signals: ["f", "g"], lines }).m;
-}
+const SHAPE: ProgramShape = {
+  extraRanks: 3,
+  names: ["a", "b", "c"],
+  minBuffers: 2,
+  size: 32,
+  minOps: 3,
+  opsRange: 10,
+  maxLen: 12,
+  prefixes: false,
+  copyWeight: 4,
+};
 
 /** Canonical final state: every (rank, buffer)'s coalesced segments, plus the raise counts. */
 function snapshot(m: IrModule, st: ReferenceState): string {
@@ -129,7 +83,7 @@ describe("property: any order consistent with the inferred edges gives program o
     const rnd = mulberry32(0x5eed);
     let reordered = 0;
     for (let c = 0; c < CASES; c++) {
-      const m = inferDeps(randomProgram(rnd));
+      const m = inferDeps(randomProgram(rnd, SHAPE));
       const n = m.ops.count;
       const want = snapshot(m, runReference(m));
       for (let k = 0; k < ORDERS; k++) {
@@ -162,7 +116,7 @@ describe("property: any order consistent with the inferred edges gives program o
     let dropped = 0;
     let detected = 0;
     for (let c = 0; c < CASES; c++) {
-      const m = inferDeps(randomProgram(rnd));
+      const m = inferDeps(randomProgram(rnd, SHAPE));
       const n = m.ops.count;
       const e = m.edges!;
       if (e.predIdx.length === 0) continue;
