@@ -323,11 +323,15 @@ function namedFiles(
 ): string[] {
   const out: string[] = [];
   const src = doc.sourceMap?.file ?? doc.source;
-  if (typeof src === "string") out.push(...sourceCandidates(src, docDir, false), join(docDir, src));
+  if (typeof src === "string") out.push(...sourceCandidates(src, docDir, false));
   for (const q of doc.queues ?? []) if (typeof q.file === "string") out.push(join(docDir, q.file));
-  if (typeof doc.targetFile === "string")
-    out.push(isAbsolute(doc.targetFile) ? doc.targetFile : join(docDir, doc.targetFile));
+  if (typeof doc.targetFile === "string") out.push(recordedTargetPath(doc.targetFile, docDir));
   return out;
+}
+
+/** A recorded `targetFile` is relative to the manifest or trace that records it. */
+function recordedTargetPath(targetFile: string, docDir: string): string {
+  return isAbsolute(targetFile) ? targetFile : join(docDir, targetFile);
 }
 
 function recordedTarget(
@@ -335,8 +339,7 @@ function recordedTarget(
   docDir: string,
 ): { target: Target | undefined; diagnostics: Diagnostic[] } {
   if (typeof targetFile !== "string") return { target: undefined, diagnostics: [] };
-  const path = isAbsolute(targetFile) ? targetFile : join(docDir, targetFile);
-  return readTargetOption(shownPath(path));
+  return readTargetOption(shownPath(recordedTargetPath(targetFile, docDir)));
 }
 
 /**
