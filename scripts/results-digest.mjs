@@ -36,7 +36,7 @@ const LEVELS = ["0", "1", "2"];
 
 /**
  * The golden cases (test/golden/cases) that compile: the others are diagnostics, which
- * test/golden.test.ts already pins. Their `@define`/`@schedule` directives, if any, go here.
+ * test/golden.test.ts already pins. None of these has a `@define` or `@schedule` directive.
  */
 const GOLDEN_COMPILABLE = [
   "test/golden/cases/diagnostics/DMAC2008-unused-names.dmac",
@@ -62,8 +62,8 @@ const BENCH_LARGE = [
  * One case: `source` is a path relative to the repository; `gen` (a bench/gen.js call) says the
  * script writes it, otherwise it is copied from the checkout.
  */
-function makeCase(source, level, gen) {
-  return { id: `${source} -O${level}`, source, level, ...(gen ? { gen } : {}) };
+function makeCase(source, level, generator) {
+  return { id: `${source} -O${level}`, source, level, ...(generator ? { gen: generator } : {}) };
 }
 
 function benchCases(table) {
