@@ -10,6 +10,8 @@
 // hovers but no byte ranges or op counts.
 
 import type { Hover } from "vscode-languageserver";
+import { lex } from "../frontend/lexer.js";
+import { KEYWORDS } from "../frontend/tokens.js";
 import type { Block, Program, Region, ScheduleDecl, Stmt } from "../frontend/ast.js";
 import { describeBinding, opKind, type IrModule, type IrRegion } from "../ir/ir.js";
 import type { Span } from "../source/source-file.js";
@@ -40,6 +42,8 @@ export function hoverAt(doc: DocumentAnalysis, offset: number): Hover | null {
     if (buffer) lines.push(describeDecl(doc, buffer));
     return hover(doc, region.region.span, lines.join("\n\n---\n\n"));
   }
+  const ranks = ranksAt(doc, offset);
+  if (ranks) return ranks;
   const s = site?.stmt;
   if (s && (s.kind === "copy" || s.kind === "swap" || s.kind === "fill")) {
     const keyword = { start: s.span.start, end: s.span.start + s.kind.length };
@@ -48,6 +52,21 @@ export function hoverAt(doc: DocumentAnalysis, offset: number): Hover | null {
     }
   }
   return null;
+}
+
+/** `ranks`: the GPU count of the file's target. */
+function ranksAt(doc: DocumentAnalysis, offset: number): Hover | null {
+  const token = lex(doc.file).tokens.find(
+    (t) => t.startOffset <= offset && offset <= t.startOffset + t.image.length,
+  );
+  const target = doc.checked()[0]?.target;
+  if (token?.tokenType !== KEYWORDS.ranks || !target) return null;
+  const span = { start: token.startOffset, end: token.startOffset + token.image.length };
+  return hover(
+    doc,
+    span,
+    `${code("ranks: int")}\n\n= ${target.gpus}: the GPUs of target ${target.name}`,
+  );
 }
 
 function hover(doc: DocumentAnalysis, span: Span, markdown: string): Hover {
