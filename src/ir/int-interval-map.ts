@@ -11,8 +11,8 @@
 
 import { invariant } from "../util/internal-error.js";
 
-/** Entries per block at most (a full block is split in two). */
-const BLOCK = 128;
+/** Entries per block at most (a full block is split, see splitBlock). */
+const BLOCK = 256;
 
 export interface IntIntervalMap {
   readonly size: number;
@@ -36,8 +36,27 @@ export function createIntIntervalMap(size: number, initial: number): IntInterval
   return { size, starts: [s], vals: [v], count: [1], first: [0], b: 0, j: 0 };
 }
 
-/** Moves the cursor to the segment containing byte x (0 <= x < size). */
+/**
+ * Moves the cursor to the segment containing byte x (0 <= x < size). Accesses that stay near
+ * each other (the pieces a write just looked at, buffers filled in order) find x in the cursor's
+ * segment or the next one without a search.
+ */
 export function seek(m: IntIntervalMap, x: number): void {
+  const b = m.b;
+  const j = m.j;
+  if (b < m.first.length && j < m.count[b]!) {
+    const s = m.starts[b]!;
+    if (s[j]! <= x) {
+      const count = m.count[b]!;
+      if (j + 1 < count) {
+        if (x < s[j + 1]!) return;
+        if (j + 2 >= count ? x < endOf(m, b, j + 1) : x < s[j + 2]!) {
+          m.j = j + 1;
+          return;
+        }
+      } else if (x < endOf(m, b, j)) return;
+    }
+  }
   const first = m.first;
   let lo = 0;
   let hi = first.length - 1;
@@ -169,20 +188,18 @@ function replace(m: IntIntervalMap, b: number, j: number, lastB: number, last: n
     const removed = last - j + 1;
     const next = count - removed + n;
     if (next > BLOCK) {
-      splitBlock(m, b);
-      // Re-run on the split blocks: the range now lies in one of them or spans both.
-      const half = m.count[b]!;
-      if (j >= half) replace(m, b + 1, j - half, b + 1, last - half, n);
-      else if (last < half) replace(m, b, j, b, last, n);
-      else replace(m, b, j, b + 1, last - half, n);
+      // Split at j (or at the middle when j is near the start), then replace in the block that
+      // holds (b, j) now: the entries from j move to a block of their own, with room.
+      const at = j >= BLOCK >> 2 ? j : BLOCK >> 1;
+      splitBlock(m, b, at);
+      if (j >= at) replace(m, b + 1, j - at, b + 1, last - at, n);
+      else if (last < at) replace(m, b, j, b, last, n);
+      else replace(m, b, j, b + 1, last - at, n);
       return;
     }
     const s = m.starts[b]!;
     const v = m.vals[b]!;
-    if (removed !== n) {
-      s.copyWithin(j + n, last + 1, count);
-      v.copyWithin(j + n, last + 1, count);
-    }
+    if (removed !== n) move(s, v, j + n, last + 1, count);
     for (let k = 0; k < n; k++) {
       s[j + k] = newStart[k]!;
       v[j + k] = newVal[k]!;
@@ -194,14 +211,13 @@ function replace(m: IntIntervalMap, b: number, j: number, lastB: number, last: n
   // and block lastB's entries up to `last`.
   let tail = lastB;
   const rest = m.count[tail]! - (last + 1);
-  m.starts[tail]!.copyWithin(0, last + 1, last + 1 + rest);
-  m.vals[tail]!.copyWithin(0, last + 1, last + 1 + rest);
+  move(m.starts[tail]!, m.vals[tail]!, 0, last + 1, last + 1 + rest);
   let bb = b;
   let jj = j;
   if (j + n > BLOCK) {
-    splitBlock(m, b);
+    splitBlock(m, b, j);
     bb = b + 1;
-    jj = j - m.count[b]!;
+    jj = 0;
     tail++;
   }
   const s = m.starts[bb]!;
@@ -214,6 +230,21 @@ function replace(m: IntIntervalMap, b: number, j: number, lastB: number, last: n
   setCount(m, tail, rest);
   dropBlocks(m, bb + 1, tail);
   setCount(m, bb, jj + n);
+}
+
+/** Moves entries [from, to) of one block to start at `at` (a short loop beats copyWithin). */
+function move(s: Float64Array, v: Int32Array, at: number, from: number, to: number): void {
+  if (at < from) {
+    for (let k = from; k < to; k++) {
+      s[at + k - from] = s[k]!;
+      v[at + k - from] = v[k]!;
+    }
+  } else {
+    for (let k = to - 1; k >= from; k--) {
+      s[at + k - from] = s[k]!;
+      v[at + k - from] = v[k]!;
+    }
+  }
 }
 
 /** Sets block b's count (removing the block when it is empty) and its first start. */
@@ -236,19 +267,22 @@ function dropBlocks(m: IntIntervalMap, from: number, to: number): void {
   m.first.splice(from, n);
 }
 
-/** Splits block b into two halves. */
-function splitBlock(m: IntIntervalMap, b: number): void {
+/**
+ * Splits block b in two at `at` entries (the first block keeps [0, at)). Replacements split a
+ * full block at the entry they change: a buffer written in order then leaves full blocks behind
+ * it instead of half-full ones, so it takes half the blocks and half the splits.
+ */
+function splitBlock(m: IntIntervalMap, b: number, at: number): void {
   const count = m.count[b]!;
-  const half = count >> 1;
   const s = new Float64Array(BLOCK);
   const v = new Int32Array(BLOCK);
-  s.set(m.starts[b]!.subarray(half, count));
-  v.set(m.vals[b]!.subarray(half, count));
+  s.set(m.starts[b]!.subarray(at, count));
+  v.set(m.vals[b]!.subarray(at, count));
   m.starts.splice(b + 1, 0, s);
   m.vals.splice(b + 1, 0, v);
-  m.count.splice(b + 1, 0, count - half);
+  m.count.splice(b + 1, 0, count - at);
   m.first.splice(b + 1, 0, s[0]!);
-  m.count[b] = half;
+  m.count[b] = at;
 }
 
 /** Number of segments (for tests and statistics). */
