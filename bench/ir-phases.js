@@ -6,6 +6,8 @@
 // warm up the JIT); peak RSS covers all runs. Uses the built dist/ modules, or --dist DIR (another
 // build, to compare before/after in one session).
 import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { PerformanceObserver } from "node:perf_hooks";
 
 const argv = process.argv.slice(2);
@@ -16,7 +18,9 @@ const arg = (name, dflt) => {
 const file = argv[0];
 const reps = Number(arg("reps", "1"));
 const maxOps = Number(arg("max-ops", "4000000"));
-const dist = new URL(arg("dist", new URL("../dist/", import.meta.url).pathname) + "/", "file:");
+const dist = pathToFileURL(
+  resolve(arg("dist", new URL("../dist/", import.meta.url).pathname)) + "/",
+);
 const load = (p) => import(new URL(p, dist).href);
 
 const { checkSource } = await load("check/check-source.js");
