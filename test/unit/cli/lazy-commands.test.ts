@@ -86,7 +86,7 @@ describe("lazy command loading", () => {
       expect(picked(args)).toEqual(names);
   });
 
-  it("each entry's name is the name its module registers", async () => {
+  it("each entry's name is the name its module registers, with no alias", async () => {
     const ctx: CliContext = {
       streams: { out: () => {}, err: () => {}, isTTY: false },
       exit: () => {},
@@ -95,6 +95,8 @@ describe("lazy command loading", () => {
       const program = new Command("dmac");
       (await entry.load())(program, ctx);
       expect(program.commands.map((c) => c.name())).toEqual([entry.name]);
+      // commandsToLoad dispatches on the name alone: an alias would need its own entry.
+      expect(program.commands[0]!.aliases()).toEqual([]);
     }
   });
 });
