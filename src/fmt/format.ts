@@ -1,19 +1,25 @@
 // formatDmac: the formatter as a function, for the CLI (`dmac fmt`), the language server and any
-// other tool. Source text with parse errors is never formatted: the caller gets the diagnostics.
+// other tool. Text with parse errors is never formatted: the caller gets the diagnostics. The
+// layout options are fixed (plugin.ts), whatever prettier configuration lies around.
 
-import { parseSource } from "../frontend/parse.js";
+import { format } from "prettier";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
-import { makeSourceFile } from "../source/source-file.js";
+import { parseErrors } from "./parse.js";
+import plugin, { defaultOptions } from "./plugin.js";
 
 export type FormatResult =
   | { readonly ok: true; readonly text: string }
   | { readonly ok: false; readonly diagnostics: Diagnostic[] };
 
-/** `text` formatted (the canonical layout of docs/editors.md, "Formatting"). */
+/** `text` formatted (docs/editors.md, "Formatting"); `path` names the file in diagnostics. */
 export async function formatDmac(text: string, path?: string): Promise<FormatResult> {
-  const file = makeSourceFile(path ?? "<input>", text);
-  const parsed = parseSource(file);
-  const errors = parsed.diagnostics.filter((d) => d.severity === "error");
-  if (errors.length > 0) return { ok: false, diagnostics: parsed.diagnostics };
-  return { ok: true, text: file.text };
+  const errors = parseErrors(text, path);
+  if (errors.length > 0) return { ok: false, diagnostics: errors };
+  const formatted = await format(text, {
+    ...defaultOptions,
+    parser: "dmac",
+    plugins: [plugin],
+    endOfLine: "lf",
+  });
+  return { ok: true, text: formatted };
 }
