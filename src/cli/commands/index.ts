@@ -6,6 +6,7 @@ import { registerCalibrate } from "./calibrate.js";
 import { registerCheck } from "./check.js";
 import { registerDisasm } from "./disasm.js";
 import { registerExplain } from "./explain.js";
+import { registerFmt } from "./fmt.js";
 import { registerCompile } from "./compile.js";
 import { registerGolden } from "./golden.js";
 import { registerIr } from "./ir.js";
@@ -24,4 +25,5 @@ export const COMMANDS: readonly RegisterCommand[] = [
   registerSim,
   registerSweep,
   registerCalibrate,
+  registerFmt,
 ];
