@@ -63,14 +63,15 @@ function kindOf(text: string): CommentKind {
 export const HEAD = "head";
 
 /**
- * A comment on the line of a block's `{`, before or after the brace (`for r in ranks { // why`),
+ * A comment on the line of a block's `{`, right before or after the brace (`for r in ranks { // why`),
  * belongs to that line: printed after `{`. By default prettier would make one before the brace a
  * trailing comment of the header (printed after `{` anyway, where the next run would attach it to
  * the first statement) and one after the brace a leading comment of the first statement.
  */
-function headOfBlock(c: AttachingComment): boolean {
+function headOfBlock(c: AttachingComment, text: string): boolean {
   const block = c.followingNode;
-  if (block?.type === "block" && c.end <= block.start) return attach(block, c, HEAD);
+  const direct = block !== undefined && /^\s*$/.test(text.slice(c.end, block.start));
+  if (block?.type === "block" && direct) return attach(block, c, HEAD);
   return false;
 }
 
@@ -100,8 +101,8 @@ function attach(node: FmtNode, c: AttachingComment, how: "trailing" | typeof HEA
 }
 
 export const handleComments = {
-  ownLine: (c: AttachingComment): boolean => beforeElse(c) || headOfBlock(c),
-  endOfLine: (c: AttachingComment): boolean =>
-    beforeElse(c) || headOfBlock(c) || firstLineOfBlock(c),
+  ownLine: (c: AttachingComment, text: string): boolean => beforeElse(c) || headOfBlock(c, text),
+  endOfLine: (c: AttachingComment, text: string): boolean =>
+    beforeElse(c) || headOfBlock(c, text) || firstLineOfBlock(c),
   remaining: (c: AttachingComment): boolean => beforeElse(c),
 };
