@@ -6,7 +6,7 @@
 // idempotent).
 
 import type { IToken } from "chevrotain";
-import type { FmtNode } from "./tree.js";
+import { CHILD_KEYS, type FmtNode } from "./tree.js";
 
 export type CommentKind = "line" | "block" | "doc";
 
@@ -90,9 +90,129 @@ function beforeElse(c: AttachingComment): boolean {
   return false;
 }
 
-function attach(node: FmtNode, c: AttachingComment, how: "trailing" | typeof HEAD): boolean {
+/**
+ * A comment at the end of a line whose node ends on an earlier line (`;` or a closing bracket
+ * lies between) leads what follows. Prettier's default, a trailing comment of that node, would
+ * print it before the comments in between.
+ */
+function afterLineBreak(c: AttachingComment, text: string): boolean {
+  const before = c.precedingNode;
+  if (before === undefined || c.followingNode === undefined) return false;
+  const between = text.slice(before.end, c.start).replace(/\/\*[\s\S]*?\*\//g, "");
+  if (!/[\n\r]/.test(between)) return false;
+  return attach(c.followingNode, c, "leading");
+}
+
+/**
+ * A comment on a line of its own before a closing bracket (`)` of a parameter list) trails what
+ * precedes it; leading what follows the bracket, it would be printed after the bracket.
+ */
+function beforeCloser(c: AttachingComment, text: string): boolean {
+  const before = c.precedingNode;
+  const after = c.followingNode;
+  if (before === undefined || after === undefined) return false;
+  const between = text.slice(c.end, after.start).replace(COMMENT, "");
+  return /\S/.test(between) ? attach(before, c, "trailing") : false;
+}
+
+/** Node types that print on one line of their own unless they are too long. */
+const LINE_NODES: ReadonlySet<string> = new Set([
+  "target",
+  "let",
+  "buffer",
+  "signal",
+  "copy",
+  "swap",
+  "fill",
+  "notify",
+  "ensure",
+  "param",
+]);
+
+/** Statements with a block: where their header ends. */
+const HEADER_BODY: Readonly<Record<string, string>> = {
+  for: "body",
+  if: "then",
+  when: "body",
+  schedule: "body",
+};
+
+/** Where a header begins, for comments: a schedule's after its parameters, at `implements`. */
+function headerStart(node: FmtNode): number {
+  return node.type === "schedule" ? (node.implements?.start ?? node.body.start) : node.start;
+}
+
+/**
+ * A comment inside a one-line statement that ends its line (`//`, `///`) or spans lines, or one
+ * that comes after such a comment, trails the statement: the statement is laid out as if it had no comments, and the
+ * comment follows it. (A line comment would be pushed to the end of the printed line anyway, and
+ * where it forced a line break the next run would find it elsewhere and lay the line out
+ * differently.) In the header of a `for`, `if` or `when`, or a schedule's `implements` clause,
+ * such a comment goes after the `{`. A
+ * second comment goes on a line of its own, so comments keep their order.
+ */
+function insideStatement(c: AttachingComment, text: string, ast: FmtNode | CommentNode): boolean {
+  if (ast.type === "comment") return false;
+  let node: FmtNode | undefined = ast;
+  let statement: FmtNode | undefined;
+  let fileLevel = false;
+  while (node !== undefined) {
+    const body = HEADER_BODY[node.type];
+    const bodyNode =
+      body === undefined ? undefined : (node as unknown as Record<string, FmtNode>)[body];
+    const inHeader =
+      bodyNode !== undefined && headerStart(node) <= c.start && c.end <= bodyNode.start;
+    if (LINE_NODES.has(node.type) || inHeader) {
+      fileLevel = statement === undefined && node !== ast && childAround(ast, c) === node;
+      statement = node;
+    }
+    node = childAround(node, c);
+  }
+  if (statement === undefined || c.start <= statement.start || statement.end <= c.end) return false;
+  const breaks = (value: string): boolean => value.startsWith("//") || /[\n\r]/.test(value);
+  const earlier = [...text.slice(statement.start, c.start).matchAll(COMMENT)].map((m) => m[0]);
+  if (!breaks(c.value) && !earlier.some(breaks)) return false;
+  const body = HEADER_BODY[statement.type];
+  // Before a file-level declaration, not after it: after, a `///` could end up right above the
+  // next schedule and become part of its documentation.
+  if (c.kind === "doc" && fileLevel && statement.type !== "schedule") {
+    return attach(statement, c, "leading");
+  }
+  if (body === undefined) return attach(statement, c, "trailing");
+  return attach((statement as unknown as Record<string, FmtNode>)[body]!, c, HEAD);
+}
+
+/**
+ * A comment that ends its line between a schedule's name and its first parameter leads that
+ * parameter (the list then goes one parameter per line), or the body when there is none.
+ */
+function beforeParams(c: AttachingComment): boolean {
+  const node = c.enclosingNode;
+  if (node?.type !== "schedule" || c.end > (node.params[0]?.start ?? node.body.start)) return false;
+  if (c.start < node.name.end || (c.kind === "block" && !/[\n\r]/.test(c.value))) return false;
+  const first = node.params[0];
+  return first !== undefined ? attach(first, c, "leading") : attach(node.body, c, HEAD);
+}
+
+function childAround(node: FmtNode, c: CommentNode): FmtNode | undefined {
+  const record = node as unknown as Record<string, unknown>;
+  for (const key of CHILD_KEYS[node.type]) {
+    const value = record[key];
+    for (const child of Array.isArray(value) ? value : [value]) {
+      const n = child as FmtNode | undefined;
+      if (n !== undefined && n.start <= c.start && c.end <= n.end) return n;
+    }
+  }
+  return undefined;
+}
+
+function attach(
+  node: FmtNode,
+  c: AttachingComment,
+  how: "leading" | "trailing" | typeof HEAD,
+): boolean {
   const mutable = c as { leading?: boolean; trailing?: boolean; marker?: string };
-  mutable.leading = false;
+  mutable.leading = how === "leading";
   mutable.trailing = how === "trailing";
   if (how === HEAD) mutable.marker = HEAD;
   const host = node as { comments?: CommentNode[] };
@@ -100,9 +220,22 @@ function attach(node: FmtNode, c: AttachingComment, how: "trailing" | typeof HEA
   return true;
 }
 
+type Ast = FmtNode | CommentNode;
+
 export const handleComments = {
-  ownLine: (c: AttachingComment, text: string): boolean => beforeElse(c) || headOfBlock(c, text),
-  endOfLine: (c: AttachingComment, text: string): boolean =>
-    beforeElse(c) || headOfBlock(c, text) || firstLineOfBlock(c),
-  remaining: (c: AttachingComment): boolean => beforeElse(c),
+  ownLine: (c: AttachingComment, text: string, _options: unknown, ast: Ast): boolean =>
+    insideStatement(c, text, ast) ||
+    beforeParams(c) ||
+    beforeElse(c) ||
+    headOfBlock(c, text) ||
+    beforeCloser(c, text),
+  endOfLine: (c: AttachingComment, text: string, _options: unknown, ast: Ast): boolean =>
+    insideStatement(c, text, ast) ||
+    beforeParams(c) ||
+    beforeElse(c) ||
+    headOfBlock(c, text) ||
+    firstLineOfBlock(c) ||
+    afterLineBreak(c, text),
+  remaining: (c: AttachingComment, text: string, _options: unknown, ast: Ast): boolean =>
+    insideStatement(c, text, ast) || beforeElse(c) || afterLineBreak(c, text),
 };

@@ -62,17 +62,24 @@ const PRINTERS: ByType = {
     list(path, print, "args"),
   ],
   block: (node, print, path, options) => {
+    // The first comment of the `{` line stays there; more go on lines of their own below it.
     const head: Doc[] = [];
+    const more: Doc[] = [];
     eachComment(path, (p) => {
-      if (isComment(p.node, HEAD)) head.push(" ", printCommentNow(p, options));
+      if (!isComment(p.node, HEAD)) return;
+      if (head.length === 0) head.push(" ", printCommentNow(p, options));
+      else more.push(printCommentNow(p, options));
     });
     const stmts = statements(path, print, options, "stmts");
     const dangling = danglingComments(path, options);
     const body = [stmts, stmts.length > 0 && dangling.length > 0 ? hardline : "", dangling];
     if (node.stmts.length === 0 && dangling.length === 0) {
-      return hasHead(node) ? ["{", head, breakParent, hardline, "}"] : "{}";
+      if (head.length === 0) return "{}";
+      const rest = more.length > 0 ? indent([hardline, join(hardline, more)]) : breakParent;
+      return ["{", head, rest, hardline, "}"];
     }
-    return ["{", head, indent([hardline, body]), hardline, "}"];
+    const first = more.length > 0 ? [join(hardline, more), hardline] : "";
+    return ["{", head, indent([hardline, first, body]), hardline, "}"];
   },
   buffer: (node, print) => [
     "buffer ",
@@ -222,10 +229,6 @@ function isComment(node: unknown, marker?: string): node is CommentNode {
 
 function eachComment(path: AstPath<Node>, f: (p: AstPath<Node>) => void): void {
   if ((path.node as Commented).comments !== undefined) path.each(f, "comments" as never);
-}
-
-function hasHead(node: FmtNode): boolean {
-  return ((node as Commented).comments ?? []).some((c) => c.marker === HEAD);
 }
 
 /** The dangling comments of the current node (no statement to attach to), one per line. */
