@@ -63,8 +63,8 @@ function kindOf(text: string): CommentKind {
 export const HEAD = "head";
 
 /**
- * A comment on the line of a block's `{`, right before or after the brace (`for r in ranks { // why`),
- * belongs to that line: printed after `{`. By default prettier would make one before the brace a
+ * A comment on the line of a block's `{`, right before or after the brace (`for r in ranks {
+ * // why` on one line), belongs to that line: printed after `{`. By default prettier would make one before the brace a
  * trailing comment of the header (printed after `{` anyway, where the next run would attach it to
  * the first statement) and one after the brace a leading comment of the first statement.
  */
@@ -144,18 +144,17 @@ function headerStart(node: FmtNode): number {
 
 /**
  * A comment inside a one-line statement that ends its line (`//`, `///`) or spans lines, or one
- * that comes after such a comment, trails the statement: the statement is laid out as if it had no comments, and the
- * comment follows it. (A line comment would be pushed to the end of the printed line anyway, and
- * where it forced a line break the next run would find it elsewhere and lay the line out
- * differently.) In the header of a `for`, `if` or `when`, or a schedule's `implements` clause,
- * such a comment goes after the `{`. A
- * second comment goes on a line of its own, so comments keep their order.
+ * that comes after such a comment, trails the statement: the statement is laid out as if it had
+ * no comments, and the comment follows it. (A line comment would be pushed to the end of the
+ * printed line anyway, and where it forced a line break the next run would find it elsewhere and
+ * lay the line out differently.) In the header of a `for`, `if` or `when`, or in a schedule's
+ * `implements` clause, such a comment goes after the `{`. A second comment goes on a line of its
+ * own, so comments keep their order.
  */
 function insideStatement(c: AttachingComment, text: string, ast: FmtNode | CommentNode): boolean {
   if (ast.type === "comment") return false;
   let node: FmtNode | undefined = ast;
   let statement: FmtNode | undefined;
-  let fileLevel = false;
   while (node !== undefined) {
     const body = HEADER_BODY[node.type];
     const bodyNode =
@@ -163,7 +162,6 @@ function insideStatement(c: AttachingComment, text: string, ast: FmtNode | Comme
     const inHeader =
       bodyNode !== undefined && headerStart(node) <= c.start && c.end <= bodyNode.start;
     if (LINE_NODES.has(node.type) || inHeader) {
-      fileLevel = statement === undefined && node !== ast && childAround(ast, c) === node;
       statement = node;
     }
     node = childAround(node, c);
@@ -175,6 +173,7 @@ function insideStatement(c: AttachingComment, text: string, ast: FmtNode | Comme
   const body = HEADER_BODY[statement.type];
   // Before a file-level declaration, not after it: after, a `///` could end up right above the
   // next schedule and become part of its documentation.
+  const fileLevel = childAround(ast, c) === statement;
   if (c.kind === "doc" && fileLevel && statement.type !== "schedule") {
     return attach(statement, c, "leading");
   }

@@ -1,6 +1,7 @@
 // formatDmac: the formatter as a function, for the CLI (`dmac fmt`), the language server and any
 // other tool. Text with parse errors is never formatted: the caller gets the diagnostics. The
-// layout options are fixed (plugin.ts), whatever prettier configuration lies around.
+// layout options are fixed (plugin.ts), whatever prettier configuration lies around; the output
+// has LF line ends and no byte order mark.
 
 import { format } from "prettier";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
@@ -15,7 +16,8 @@ export type FormatResult =
 export async function formatDmac(text: string, path?: string): Promise<FormatResult> {
   const errors = parseErrors(text, path);
   if (errors.length > 0) return { ok: false, diagnostics: errors };
-  const formatted = await format(text, {
+  // Like every dmac input, a leading byte order mark is not part of the text (makeSourceFile).
+  const formatted = await format(text.replace(/^\uFEFF/, ""), {
     ...defaultOptions,
     parser: "dmac",
     plugins: [plugin],

@@ -266,24 +266,42 @@ function isNode(el: CstElement): el is CstNode {
   return "children" in el;
 }
 
+// First and last offsets of CST nodes, memoised: every tree node asks for its range, and without
+// the cache a statement's range would be walked again for each node around it.
+const starts = new WeakMap<CstNode, number>();
+const ends = new WeakMap<CstNode, number>();
+
 function startOf(el: CstElement): number {
   if (!isNode(el)) return el.startOffset;
-  let min = Infinity;
-  for (const list of Object.values(el.children)) {
-    const first = list[0];
+  let min = starts.get(el);
+  if (min !== undefined) return min;
+  min = Infinity;
+  for (const key in el.children) {
+    const first = el.children[key]?.[0];
     if (first !== undefined) min = Math.min(min, startOf(first));
   }
+  starts.set(el, min);
   return min;
 }
 
 function endOf(el: CstElement): number {
   if (!isNode(el)) return el.startOffset + el.image.length;
-  let max = -Infinity;
-  for (const list of Object.values(el.children)) {
-    const last = list[list.length - 1];
+  let max = ends.get(el);
+  if (max !== undefined) return max;
+  max = -Infinity;
+  for (const key in el.children) {
+    const list = el.children[key];
+    const last = list?.[list.length - 1];
     if (last !== undefined) max = Math.max(max, endOf(last));
   }
+  ends.set(el, max);
   return max;
+}
+
+/** The child of a node that has exactly one (a statement, a type name, a literal). */
+function onlyChild(n: CstNode): CstElement | undefined {
+  for (const key in n.children) return n.children[key]?.[0];
+  return undefined;
 }
 
 /** All children of a node in source order (chevrotain groups them by name). */
@@ -368,7 +386,7 @@ function binding(n: CstNode, keyword: "const" | "let"): LetNode {
 }
 
 function typeName(n: CstNode): Leaf {
-  const t = elements(n)[0];
+  const t = onlyChild(n);
   if (t === undefined || isNode(t)) return broken("fmt: empty type name");
   return leaf(t);
 }
@@ -404,7 +422,7 @@ function block(n: CstNode): BlockNode {
 }
 
 function statement(wrapper: CstNode): StmtNode {
-  const s = elements(wrapper)[0];
+  const s = onlyChild(wrapper);
   if (s === undefined || !isNode(s)) return broken("fmt: empty statement");
   const at = range(s);
   switch (s.name) {
@@ -585,7 +603,7 @@ function primary(n: CstNode): ExprNode {
   }
   const inner = optSub(n, "expression");
   if (inner !== undefined) return { type: "paren", expr: expression(inner), ...range(n) };
-  const t = elements(n)[0];
+  const t = onlyChild(n);
   if (t === undefined || isNode(t)) return broken("fmt: empty primary");
   return leaf(t);
 }
