@@ -63,10 +63,10 @@ function kindOf(text: string): CommentKind {
 export const HEAD = "head";
 
 /**
- * A comment on the line of a block's `{`, right before or after the brace (`for r in ranks {
- * // why` on one line), belongs to that line: printed after `{`. By default prettier would make one before the brace a
- * trailing comment of the header (printed after `{` anyway, where the next run would attach it to
- * the first statement) and one after the brace a leading comment of the first statement.
+ * A comment on the line of a block's `{`, right before or after the brace, belongs to that line:
+ * printed after `{`. By default prettier would make one before the brace a trailing comment of
+ * the header (printed after `{` anyway, where the next run would attach it to the first
+ * statement) and one after the brace a leading comment of the first statement.
  */
 function headOfBlock(c: AttachingComment, text: string): boolean {
   const block = c.followingNode;

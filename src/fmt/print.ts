@@ -4,8 +4,8 @@
 // statements, spaces around binary operators, `->`, `<->`, `==`, `+:` and a slice's `..`, none
 // around a loop range's `..`. A line that does not fit breaks at the outermost place first: a
 // schedule's `implements` clause moves to its own line (and `{` below it), a parameter or
-// argument list puts one entry per line, a copy puts `->` with its destinations and placements on a line of its own,
-// and an expression breaks after its lowest-precedence operators.
+// argument list puts one entry per line, a copy puts `->` with its destinations and placements
+// on a line of their own, and an expression breaks after its lowest-precedence operators.
 
 import type { AstPath, Doc, ParserOptions } from "prettier";
 import { builders } from "prettier/doc";
@@ -13,7 +13,7 @@ import { util } from "prettier";
 import { BINARY_PRECEDENCE } from "../frontend/cst-to-ast.js";
 import type { BinaryOp } from "../frontend/ast.js";
 import { HEAD, type CommentNode } from "./comments.js";
-import type { FmtNode, ProgramNode } from "./tree.js";
+import type { FmtNode } from "./tree.js";
 
 const { group, indent, join, line, softline, hardline, literalline, lineSuffix, breakParent } =
   builders;
@@ -170,7 +170,7 @@ function each(path: AstPath<Node>, print: Print, key: string): Doc[] {
   return path.map(() => print(), key as never);
 }
 
-/** `(a, b, c)`, or one entry per line when that does not fit (the grammar has no trailing comma). */
+/** `(a, b, c)`, or one entry per line when that does not fit (no trailing comma: the grammar). */
 function list(path: AstPath<Node>, print: Print, key: string): Doc {
   const entries = each(path, print, key);
   if (entries.length === 0) return "()";
@@ -284,8 +284,4 @@ export function printNode(path: AstPath<Node>, options: Options, print: Print): 
     );
   });
   return dangling.length === 0 ? doc : [doc, dangling];
-}
-
-export function isProgram(node: Node): node is ProgramNode {
-  return node.type === "program";
 }
