@@ -175,6 +175,7 @@ function insideStatement(c: AttachingComment, text: string, ast: FmtNode | Comme
   // next schedule and become part of its documentation.
   const fileLevel = childAround(ast, c) === statement;
   if (c.kind === "doc" && fileLevel && statement.type !== "schedule") {
+    hoistEarlierComments(statement, c);
     return attach(statement, c, "leading");
   }
   if (body === undefined) return attach(statement, c, "trailing");
@@ -191,6 +192,31 @@ function beforeParams(c: AttachingComment): boolean {
   if (c.start < node.name.end || (c.kind === "block" && !/[\n\r]/.test(c.value))) return false;
   const first = node.params[0];
   return first !== undefined ? attach(first, c, "leading") : attach(node.body, c, HEAD);
+}
+
+/**
+ * Moves the comments already attached inside `statement` and written before `c` to lead the
+ * statement, so that `c`, which is about to lead it too, stays after them.
+ */
+function hoistEarlierComments(statement: FmtNode, c: CommentNode): void {
+  const moved: CommentNode[] = [];
+  const pending: FmtNode[] = [statement];
+  while (pending.length > 0) {
+    const node = pending.pop()!;
+    const host = node as { comments?: CommentNode[] };
+    const inside = (x: CommentNode): boolean => statement.start < x.start && x.start < c.start;
+    moved.push(...(host.comments ?? []).filter(inside));
+    if (host.comments !== undefined) host.comments = host.comments.filter((x) => !inside(x));
+    const record = node as unknown as Record<string, unknown>;
+    for (const key of CHILD_KEYS[node.type]) {
+      const value = record[key];
+      for (const child of Array.isArray(value) ? value : [value]) {
+        if (child !== undefined) pending.push(child as FmtNode);
+      }
+    }
+  }
+  moved.sort((a, b) => a.start - b.start);
+  for (const m of moved) attach(statement, m as AttachingComment, "leading");
 }
 
 function childAround(node: FmtNode, c: CommentNode): FmtNode | undefined {
