@@ -15,6 +15,7 @@ import { OutputError, writeOutputFile } from "../../backend/output.js";
 import type { CliContext } from "../main.js";
 import {
   addDiagnosticOptions,
+  readErrorReason,
   readSourceFile,
   reportDiagnostics,
   type DiagnosticOutput,
@@ -63,7 +64,8 @@ export async function runFmt(
       ctx.streams.out(result.text);
     } else if (result.text !== read.file.text) {
       if (opts.check === true) {
-        ctx.streams.out(`${path}\n`);
+        // stdout carries the diagnostics' one JSON document under --format json.
+        (opts.format === "json" ? ctx.streams.err : ctx.streams.out)(`${path}\n`);
         unformatted++;
       } else {
         const written = rewrite(path, result.text, before);
@@ -130,7 +132,7 @@ function walk(dir: string, diagnostics: Diagnostic[]): string[] {
     try {
       entries = readdirSync(at, { withFileTypes: true });
     } catch (e) {
-      diagnostics.push(diag("DMAC5001", undefined, [at, (e as Error).message]));
+      diagnostics.push(diag("DMAC5001", undefined, [at, readErrorReason(e)]));
       continue;
     }
     for (const entry of entries) {

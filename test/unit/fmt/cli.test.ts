@@ -77,6 +77,14 @@ describe("dmac fmt", () => {
     expect(r.err).toContain("DMAC5004");
   });
 
+  it("--format json keeps stdout one JSON document (the unformatted files go to stderr)", async () => {
+    const dir = scratch({ "a.dmac": UGLY });
+    const r = await dmac("fmt", "--check", "--format", "json", dir);
+    expect(r.code).toBe(1);
+    expect(() => JSON.parse(r.out) as unknown).not.toThrow();
+    expect(r.err).toBe(`${join(dir, "a.dmac")}\n`);
+  });
+
   it("a missing file is DMAC5001", async () => {
     const r = await dmac("fmt", "--check", "/nonexistent/x.dmac");
     expect(r.code).toBe(1);
