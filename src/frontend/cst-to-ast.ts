@@ -508,7 +508,7 @@ function region(ctx: Ctx, n: CstNode): Region {
  * Binding strength of the binary operators (higher binds tighter); all are left-associative
  * except comparisons, which do not associate. The parser reads `operand (op operand)*` flat.
  */
-const BINARY_PRECEDENCE = {
+export const BINARY_PRECEDENCE = {
   "||": 1,
   "&&": 2,
   "==": 3,

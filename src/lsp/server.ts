@@ -5,6 +5,7 @@
 // Every handler is fenced: a bug in dmac is logged to the client and answered with nothing, so
 // one bad input never takes the server down.
 
+import { formatDocument } from "./formatting.js";
 import {
   TextDocumentSyncKind,
   TextDocuments,
@@ -84,6 +85,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
       documentSymbolProvider: true,
       completionProvider: { triggerCharacters: ["@"] },
       codeActionProvider: { codeActionKinds: ["quickfix"] },
+      documentFormattingProvider: true,
     },
     serverInfo: { name: "dmac", version: VERSION },
   }));
@@ -134,6 +136,18 @@ export function startServer(connection: Connection, options: ServerOptions = {})
   connection.onCodeAction((p) =>
     fenced("code actions", [], () => codeActions(p.textDocument.uri, p.context.diagnostics)),
   );
+
+  connection.onDocumentFormatting(async (p) => {
+    const doc = documents.get(p.textDocument.uri);
+    if (!doc) return null;
+    try {
+      return await formatDocument(doc);
+    } catch (e) {
+      const detail = e instanceof Error ? (e.stack ?? e.message) : String(e);
+      connection.console.error(`dmac: internal error in formatting (a bug in dmac): ${detail}`);
+      return null;
+    }
+  });
 
   documents.listen(connection);
   connection.listen();

@@ -28,6 +28,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: "sweep", load: async () => (await import("./sweep.js")).registerSweep },
   { name: "calibrate", load: async () => (await import("./calibrate.js")).registerCalibrate },
   { name: "lsp", load: async () => (await import("./lsp.js")).registerLsp },
+  { name: "fmt", load: async () => (await import("./fmt.js")).registerFmt },
 ];
 
 /** The options `dmac` itself takes before a command name; none of them takes a value. */

@@ -16,6 +16,7 @@ import type {
 } from "vscode-languageserver";
 import { runCli, example } from "../../helpers/cli.js";
 import { startTestClient, type TestClient } from "./lsp-client.js";
+import { formatDmac } from "../../../src/fmt/format.js";
 
 const THREE_ERRORS = `schedule s() {
   buffer buf: 4KiB
@@ -231,5 +232,28 @@ describe("code actions", () => {
     expect(actions[0]!.edit?.changes?.[uri]).toEqual([
       { range: diagnostics[0]!.range, newText: "buf" },
     ]);
+  });
+});
+
+describe("formatting", () => {
+  it("returns dmac fmt's text as one edit, and nothing for a file with syntax errors", async () => {
+    const uri = "file:///virtual/messy.dmac";
+    const messy = "target mi300x\nschedule s(){\nbuffer b: 64B\n  fill b@0[0+:64B] with 0\n}\n";
+    client.open(uri, messy);
+    const edits = await request<{ newText: string }[]>("textDocument/formatting", uri, {
+      options: { tabSize: 2, insertSpaces: true },
+    });
+    const expected = await formatDmac(messy);
+    expect(expected.ok).toBe(true);
+    expect(edits).toHaveLength(1);
+    expect(edits[0]!.newText).toBe(expected.ok ? expected.text : "");
+    expect(edits[0]!.newText).not.toBe(messy);
+
+    const broken = "file:///virtual/broken.dmac";
+    client.open(broken, "schedule s( {\n");
+    const none = await request<unknown>("textDocument/formatting", broken, {
+      options: { tabSize: 2, insertSpaces: true },
+    });
+    expect(none).toBeNull();
   });
 });
