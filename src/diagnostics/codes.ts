@@ -118,6 +118,28 @@ that a wrong path (a binary, a log) gives a clear error instead of a long wait.`
 
 Example: a \`target mi300x\` after a schedule. Fix: move it to the top of the file.`,
   },
+  DMAC1015: {
+    severity: "error",
+    phase: "parse",
+    title: "unclosed block",
+    message: () => "this '{' is never closed",
+    doc: `A block's \`{\` has no matching \`}\`. The parser only notices at the end of the file
+(or at the next \`schedule\`), so the error points at the \`{\` that is left open, with the
+place the parser gave up as a note. Where the code is indented, braces are matched by
+indentation: a \`}\` at the start of a line closes the \`{\` whose line is indented the same,
+so the block reported is the one whose \`}\` went missing, not the outermost one.
+
+Example:
+
+\`\`\`
+schedule s() {
+  for r in ranks {
+    copy buf@r -> buf@0
+}
+\`\`\`
+
+Fix: add \`}\` where the block should end (here, after the copy).`,
+  },
 
   // ---- 2xxx: names and types ---------------------------------------------------------------
   DMAC2001: {
