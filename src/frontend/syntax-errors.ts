@@ -20,6 +20,7 @@ export function syntaxDiagnostics(
 ): Diagnostic[] {
   const out: Diagnostic[] = [];
   const seen = new Set<number>();
+  const braces = new BraceScan(file, tokens);
   for (const e of errors) {
     const t = e.token;
     const atEof = t.tokenType === EOF || Number.isNaN(t.startOffset);
@@ -35,7 +36,7 @@ export function syntaxDiagnostics(
       expected: e.message,
       rules: e.context.ruleStack,
     };
-    const unclosed = unclosedBlock(site, span);
+    const unclosed = unclosedBlock(site, span, braces);
     if (unclosed !== undefined) {
       out.push(unclosed);
       continue;
@@ -82,11 +83,15 @@ const GIVES_UP_AT = new Set([KEYWORDS.schedule, KEYWORDS.target]);
  * DMAC1015 when the parser stopped because a block was never closed; undefined for any other
  * error.
  */
-function unclosedBlock(site: SyntaxErrorSite, span: Span): Diagnostic | undefined {
+function unclosedBlock(
+  site: SyntaxErrorSite,
+  span: Span,
+  braces: BraceScan,
+): Diagnostic | undefined {
   if (!site.expected.includes("'}'")) return undefined;
   const t = site.tokens[site.index];
   if (t !== undefined && !GIVES_UP_AT.has(t.tokenType)) return undefined;
-  const open = unclosedBrace(site.file, site.tokens.slice(0, site.index));
+  const open = braces.unclosedBefore(site.index);
   if (open === undefined) return undefined;
   const where =
     t === undefined
@@ -110,30 +115,47 @@ function lineIndent(file: SourceFile, offset: number): { indent: number; first: 
 }
 
 /**
- * The `{` that is never closed in `tokens`. Braces are matched by indentation where the code is
+ * Finds the `{` that is never closed. Braces are matched by indentation where the code is
  * indented: a `}` that starts a line closes the open `{` whose line has the same indentation,
- * and the `{`s opened after it are the unclosed ones (the innermost such is reported, it is the
+ * and the `{`s opened after it are unclosed (the innermost of them is reported: it is the
  * likeliest to have lost its `}`). Without a matching indentation, a `}` closes the innermost
- * `{`, as the parser does.
+ * `{`, as the parser does. One pass over the tokens for all the errors of a file (they come in
+ * source order), so many errors cost no more than one.
  */
-function unclosedBrace(file: SourceFile, tokens: readonly IToken[]): IToken | undefined {
-  const open: { token: IToken; indent: number }[] = [];
-  let suspect: IToken | undefined;
-  for (const t of tokens) {
+class BraceScan {
+  private readonly open: { token: IToken; indent: number }[] = [];
+  private suspect: IToken | undefined;
+  private next = 0;
+
+  constructor(
+    private readonly file: SourceFile,
+    private readonly tokens: readonly IToken[],
+  ) {}
+
+  /** The unclosed `{` before token `index`; it counts as closed from now on. */
+  unclosedBefore(index: number): IToken | undefined {
+    for (; this.next < index && this.next < this.tokens.length; this.next++) {
+      this.visit(this.tokens[this.next]!);
+    }
+    const found = this.suspect ?? this.open.pop()?.token;
+    this.suspect = undefined;
+    return found;
+  }
+
+  private visit(t: IToken): void {
     if (t.tokenType === PUNCTUATION["{"]) {
-      open.push({ token: t, indent: lineIndent(file, t.startOffset).indent });
+      this.open.push({ token: t, indent: lineIndent(this.file, t.startOffset).indent });
     } else if (t.tokenType === PUNCTUATION["}"]) {
-      const { indent, first } = lineIndent(file, t.startOffset);
-      const match = first ? findLastIndex(open, (o) => o.indent === indent) : -1;
-      if (match >= 0 && match < open.length - 1) {
-        suspect ??= open[open.length - 1]!.token;
-        open.length = match;
+      const { indent, first } = lineIndent(this.file, t.startOffset);
+      const match = first ? findLastIndex(this.open, (o) => o.indent === indent) : -1;
+      if (match >= 0 && match < this.open.length - 1) {
+        this.suspect ??= this.open[this.open.length - 1]!.token;
+        this.open.length = match;
       } else {
-        open.pop();
+        this.open.pop();
       }
     }
   }
-  return suspect ?? open[open.length - 1]?.token;
 }
 
 function findLastIndex<T>(xs: readonly T[], p: (x: T) => boolean): number {
