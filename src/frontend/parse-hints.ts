@@ -256,11 +256,25 @@ export const PARSE_HINTS: readonly HintRow[] = [
     },
   },
   {
+    mistake: "an assignment (`x = 1`) as a statement",
+    match: (s) => {
+      const t = at(s);
+      if (!isType(t, Identifier) || !isType(at(s, 1), P["="])) return undefined;
+      if (!s.expected.includes("a statement")) return undefined;
+      return {
+        hint: "a name is given its value once, with 'let': values never change",
+        fix: { span: { start: t!.startOffset, end: t!.startOffset }, replacement: "let " },
+      };
+    },
+  },
+  {
     mistake: "a misspelt keyword (`cpy`, `fil`, `width` for `with`, `byte` for `bytes`)",
     match: (s) => {
       const t = at(s);
       if (!isType(t, Identifier) && !KEYWORD_BY_TYPE.has(t?.tokenType as TokenType))
         return undefined;
+      // One letter is a name, not a typo (`i` is not `if`).
+      if (t!.image.length < 2) return undefined;
       const best = closestName(t!.image, expectedKeywords(s));
       if (best === undefined) return undefined;
       return { hint: `did you mean '${best}'?`, fix: replace(spanOf(t!), best) };

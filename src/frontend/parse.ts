@@ -42,7 +42,7 @@ export function parseSource(
   const cst = parser.program();
   const diagnostics = [
     ...front.lexed.diagnostics,
-    ...syntaxDiagnostics(file, front.lexed.tokens, parser.errors),
+    ...syntaxDiagnostics(file, front.lexed, parser.errors),
   ];
   const converted = cstToProgram(file, cst, front.lexed.docComments);
   parser.input = []; // release the token vector
@@ -66,7 +66,7 @@ export function parseExpression(file: SourceFile): {
   const cst = parser.expressionOnly();
   const diagnostics = [
     ...front.lexed.diagnostics,
-    ...syntaxDiagnostics(file, front.lexed.tokens, parser.errors),
+    ...syntaxDiagnostics(file, front.lexed, parser.errors),
   ];
   const converted = cstToExpr(file, cst);
   parser.input = [];

@@ -4,7 +4,9 @@
 //     up as a note: the end of the file is where the parser noticed, not where the mistake is.
 //   - Every other error is DMAC1010 "expected X, found Y", with a hint and, where certain, a fix
 //     from the table of common mistakes (parse-hints.ts).
-// Several errors at one token (recovery cascading out of nested rules) are reported once.
+// Several errors at one token (recovery cascading out of nested rules) are reported once. A file
+// that ends inside an unterminated `/*` (DMAC1002) gets no error at its end: the comment took the
+// rest of the file, and its own diagnostic says what to do.
 
 import type { IRecognitionException, IToken } from "chevrotain";
 import { EOF } from "./chevrotain.js";
@@ -15,11 +17,13 @@ import { KEYWORDS, PUNCTUATION } from "./tokens.js";
 
 export function syntaxDiagnostics(
   file: SourceFile,
-  tokens: readonly IToken[],
+  lexed: { readonly tokens: readonly IToken[]; readonly diagnostics: readonly Diagnostic[] },
   errors: readonly IRecognitionException[],
 ): Diagnostic[] {
+  const tokens = lexed.tokens;
   const out: Diagnostic[] = [];
   const seen = new Set<number>();
+  if (lexed.diagnostics.some((d) => d.code === "DMAC1002")) seen.add(file.text.length);
   const braces = new BraceScan(file, tokens);
   for (const e of errors) {
     const t = e.token;

@@ -59,6 +59,11 @@ const CASES: Readonly<Record<string, Case>> = {
     hint: "did you mean 'notify'?",
     fixed: wrap("  notify flag@0"),
   },
+  "an assignment (`x = 1`) as a statement": {
+    src: wrap("  i = 1"),
+    hint: "with 'let'",
+    fixed: wrap("  let i = 1"),
+  },
   "a loop variable without `in` (`for r ranks`)": {
     src: wrap("  for r 0..4 { notify flag@r }"),
     hint: "takes its range after 'in'",
