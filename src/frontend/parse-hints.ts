@@ -77,6 +77,32 @@ const ARITHMETIC: ReadonlySet<TokenType> = new Set(
   (["+", "-", "*", "/", "%"] as const).map((p) => P[p]),
 );
 
+/** Tokens that may follow a region or a signal reference. */
+const REGION_FOLLOW: ReadonlySet<TokenType> = new Set([
+  P["["],
+  P["->"],
+  P["<->"],
+  P[","],
+  P["=="],
+  P["="],
+  P["}"],
+  P[";"],
+  KEYWORDS.with,
+  KEYWORDS.on,
+  KEYWORDS.by,
+]);
+/** Tokens an expression may start with. */
+const EXPRESSION_START: ReadonlySet<TokenType> = new Set([
+  ...OPERAND,
+  KEYWORDS.true,
+  KEYWORDS.false,
+  KEYWORDS.min,
+  KEYWORDS.max,
+  P["("],
+  P["-"],
+  P["!"],
+]);
+
 // ---- helpers -------------------------------------------------------------------------------
 
 const at = (s: SyntaxErrorSite, k = 0): IToken | undefined => s.tokens[s.index + k];
@@ -205,6 +231,15 @@ export const PARSE_HINTS: readonly HintRow[] = [
         return undefined;
       const end = arithmeticEnd(s.tokens, s.index - 1);
       if (end < s.index) return undefined;
+      // Only where a region or signal can end after it: `buf@r+1[`, `buf@r+1 ->`, or the end of
+      // the line. `buf@r * chunk +: n]` lost its `[`; parentheses would not help.
+      const after = s.tokens[end + 1];
+      if (
+        after !== undefined &&
+        !REGION_FOLLOW.has(after.tokenType) &&
+        !endsLine(s.file, s.tokens[end]!, after)
+      )
+        return undefined;
       const span = { start: rank.startOffset, end: spanOf(s.tokens[end]!).end };
       const text = s.file.text.slice(span.start, span.end);
       return {
@@ -273,8 +308,8 @@ export const PARSE_HINTS: readonly HintRow[] = [
       const t = at(s);
       if (!isType(t, Identifier) && !KEYWORD_BY_TYPE.has(t?.tokenType as TokenType))
         return undefined;
-      // One letter is a name, not a typo (`i` is not `if`).
-      if (t!.image.length < 2) return undefined;
+      // One letter where a statement starts is a name, not a typo (`i` is not `if`).
+      if (t!.image.length < 2 && s.expected.includes("a statement")) return undefined;
       const best = closestName(t!.image, expectedKeywords(s));
       if (best === undefined) return undefined;
       return { hint: `did you mean '${best}'?`, fix: replace(spanOf(t!), best) };
@@ -286,10 +321,14 @@ export const PARSE_HINTS: readonly HintRow[] = [
       const t = at(s);
       if (s.rules[s.rules.length - 1] !== "loopVar" || !expects(s, "'in'") || t === undefined)
         return undefined;
-      return {
-        hint: "a loop variable takes its range after 'in': for r in ranks",
-        fix: { span: { start: t.startOffset, end: t.startOffset }, replacement: "in " },
-      };
+      const hint = "a loop variable takes its range after 'in': for r in ranks";
+      // `for r ranks`: insert. `for r = ranks`, `for r : ranks`: the token stands for `in`.
+      if (EXPRESSION_START.has(t.tokenType))
+        return {
+          hint,
+          fix: { span: { start: t.startOffset, end: t.startOffset }, replacement: "in " },
+        };
+      return { hint, fix: replace(spanOf(t), "in") };
     },
   },
   {

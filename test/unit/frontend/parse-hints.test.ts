@@ -114,6 +114,26 @@ describe("the table of common syntax mistakes", () => {
   }
 });
 
+describe("fixes that stand for the missing word", () => {
+  it("replaces a token written instead of 'in', and a one-letter typo of it", () => {
+    for (const [written, fixed] of [
+      ["  for r = 0..4 { notify flag@r }", "  for r in 0..4 { notify flag@r }"],
+      ["  for r i ranks { notify flag@r }", "  for r in ranks { notify flag@r }"],
+    ] as const) {
+      const src = wrap(written);
+      const [d, ...rest] = parse(src).diagnostics;
+      expect(rest).toEqual([]);
+      expect(parse(applyFix(src, d!)).diagnostics).toEqual([]);
+      expect(applyFix(src, d!)).toBe(wrap(fixed));
+    }
+  });
+
+  it("does not wrap what cannot be a rank in parentheses (a lost '[')", () => {
+    const [d] = parse(wrap("  copy buf@0[0 +: 1] -> buf@r * chunk +: 1]")).diagnostics;
+    expect(d!.fix).toBeUndefined();
+  });
+});
+
 describe("'=' where a comparison belongs (an error production)", () => {
   for (const body of [
     "  for r in ranks where r = 0 { notify flag@r }",
