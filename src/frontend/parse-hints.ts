@@ -136,6 +136,21 @@ function loopRangeStart(s: SyntaxErrorSite): number | undefined {
   return undefined;
 }
 
+/** Index of the first token of the primary ending at `last`: the `(` of a `)`, or `last`. */
+function rankStart(tokens: readonly IToken[], last: number): number {
+  const t = tokens[last];
+  if (t === undefined) return -1;
+  if (OPERAND.has(t.tokenType)) return last;
+  if (t.tokenType !== P[")"]) return -1;
+  let depth = 0;
+  for (let i = last; i >= 0; i--) {
+    const type = tokens[i]!.tokenType;
+    if (type === P[")"]) depth++;
+    else if (type === P["("] && --depth === 0) return i;
+  }
+  return -1;
+}
+
 /** The last token of an arithmetic expression starting at `from` (brackets balanced), or -1. */
 function arithmeticEnd(tokens: readonly IToken[], from: number): number {
   let depth = 0;
@@ -223,13 +238,15 @@ export const PARSE_HINTS: readonly HintRow[] = [
     mistake: "an expression after `@` without parentheses (`buf@r+1[...]`)",
     match: (s) => {
       const t = at(s);
-      const rank = at(s, -1);
-      const atSign = at(s, -2);
-      const name = at(s, -3);
-      if (t === undefined || !ARITHMETIC.has(t.tokenType) || rank === undefined) return undefined;
-      if (!isType(atSign, P["@"]) || !isType(name, Identifier) || !OPERAND.has(rank.tokenType))
+      if (t === undefined || !ARITHMETIC.has(t.tokenType)) return undefined;
+      // The rank the parser took: one operand, or a parenthesised group (`buf@(r+1) % n`).
+      const first = rankStart(s.tokens, s.index - 1);
+      const atSign = s.tokens[first - 1];
+      const name = s.tokens[first - 2];
+      const rank = s.tokens[first];
+      if (rank === undefined || !isType(atSign, P["@"]) || !isType(name, Identifier))
         return undefined;
-      const end = arithmeticEnd(s.tokens, s.index - 1);
+      const end = arithmeticEnd(s.tokens, first);
       if (end < s.index) return undefined;
       // Only where a region or signal can end after it: `buf@r+1[`, `buf@r+1 ->`, or the end of
       // the line. `buf@r * chunk +: n]` lost its `[`; parentheses would not help.
@@ -243,9 +260,10 @@ export const PARSE_HINTS: readonly HintRow[] = [
       const span = { start: rank.startOffset, end: spanOf(s.tokens[end]!).end };
       const text = s.file.text.slice(span.start, span.end);
       return {
-        hint: `after '@' comes one name or number, or an expression in parentheses: ${name!.image}@(${text})`,
+        hint: `write ${name!.image}@(${text})`,
         fix: replace(span, `(${text})`),
         span,
+        expected: "one name or number after '@', or an expression in parentheses",
       };
     },
   },
