@@ -177,7 +177,8 @@ function show(
   now: () => Date,
   fileCount: number,
 ): void {
-  if (streams.isTTY) streams.out(CLEAR_SCREEN);
+  // On standard error: `isTTY` is about that stream, and stdout may be piped to a file.
+  if (streams.isTTY) streams.err(CLEAR_SCREEN);
   const failed = run.code !== 0;
   if (failed && lastGood !== undefined) {
     streams.err(`── last good result (${clock(lastGood.at)}) ──\n`);
