@@ -76,17 +76,19 @@ export async function watchCommand(
   const stop = stopper.signal;
   const watchers = new DirWatchers(streams, () => schedule());
   let lastGood: Captured | undefined;
+  let files: string[] = [];
   let lastSeen = "";
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
 
   const runOnce = async (): Promise<void> => {
-    const files = watchedFiles(cmd.inputs, cmd.targetOption);
+    // Before the run, so that a save during it is seen as a change.
+    files = watchedFiles(cmd.inputs, cmd.targetOption);
     lastSeen = signature(files);
     const run = await capture(streams, cmd.run, now);
     if (run.code === 0) lastGood = run;
     show(streams, run, lastGood, now, files.length);
-    watchers.update(watchedFiles(cmd.inputs, cmd.targetOption));
+    watchers.update(files);
   };
   const schedule = (): void => {
     if (stop.aborted) return;
@@ -94,7 +96,7 @@ export async function watchCommand(
     timer = setTimeout(() => {
       running = running.then(async () => {
         if (stop.aborted) return;
-        if (signature(watchedFiles(cmd.inputs, cmd.targetOption)) === lastSeen) return;
+        if (signature(files) === lastSeen) return;
         await runOnce();
       });
     }, opts.debounceMs ?? 100);
