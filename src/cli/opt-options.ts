@@ -128,14 +128,27 @@ export function parseOptOptions(
   // allowed); only a usable one reaches the passes.
   const period =
     opts.signalPeriod === undefined ? NaN : Number(opts.signalPeriod.replace(/us$/, ""));
+  const budget = planBudgetFromEnv();
   return {
     protocol: completion.protocol,
-    passes:
-      passes.options && Number.isFinite(period) && period > 0
-        ? { ...passes.options, signalPeriodUs: period }
-        : passes.options,
+    passes: passes.options && {
+      ...passes.options,
+      ...(Number.isFinite(period) && period > 0 ? { signalPeriodUs: period } : {}),
+      ...(budget !== undefined ? { planBudgetMs: budget } : {}),
+    },
     diagnostics: [...completion.diagnostics, ...passes.diagnostics],
   };
+}
+
+/**
+ * DMAC_PLAN_BUDGET_MS, not a user option: the results digests (scripts/results-digest.mjs) lift
+ * the -O2 plan search's time budget with it, so that the plan chosen does not depend on the
+ * machine's speed or load. Unset or not a number >= 0: the default budget.
+ */
+function planBudgetFromEnv(): number | undefined {
+  const text = process.env["DMAC_PLAN_BUDGET_MS"];
+  const ms = text === undefined || text.trim() === "" ? NaN : Number(text);
+  return ms >= 0 ? ms : undefined;
 }
 
 /** `-O 0,1,2` (also `O2`, `-O2`): the distinct levels in the order given. */

@@ -14,7 +14,9 @@ import {
   createProvenance,
   fillRange,
   readRange,
+  singleSource,
   writeSegments,
+  writeSource,
   type ProvenanceState,
 } from "./provenance.js";
 
@@ -58,6 +60,15 @@ export function runReference(
       case "copy":
       case "bcast": {
         const from = t.srcOff[i]!;
+        // The common case, one source piece: moved without the piece list.
+        const one = len > 0 ? singleSource(st, t.srcRank[i]!, t.srcBuf[i]!, from, len) : undefined;
+        if (one !== undefined) {
+          pieces += 1;
+          writeSource(st, t.dstRank[i]!, t.dstBuf[i]!, t.dstOff[i]!, len, one, i);
+          if (kind === "bcast")
+            writeSource(st, t.dst2Rank[i]!, t.dst2Buf[i]!, t.dst2Off[i]!, len, one, i);
+          break;
+        }
         const segs = readRange(st, t.srcRank[i]!, t.srcBuf[i]!, from, len);
         pieces += segs.length;
         writeSegments(st, t.dstRank[i]!, t.dstBuf[i]!, t.dstOff[i]!, from, segs, i);

@@ -287,31 +287,78 @@ export function singlePiece<V>(m: IntervalMap<V>, lo: number, hi: number): V | u
 /**
  * Same as assignRange(m, lo, hi, [{ start: lo, end: hi, value }]) (merging with continuing
  * neighbours included), without the piece list and the temporary arrays when [lo, hi) stays in
- * one block.
+ * one block: one search, and the block's entries from lo to hi replaced in one step by at most
+ * three (the head before lo, the value, the tail after hi), each left out where it continues its
+ * neighbour (what splitAt, splitAt, replace, mergeAt(hi), mergeAt(lo) would give).
  */
 export function assignOne<V>(m: IntervalMap<V>, lo: number, hi: number, value: V): void {
   if (!(0 <= lo && lo < hi && hi <= m.size)) {
     assignRange(m, lo, hi, [{ start: lo, end: hi, value }]); // reports the invariant
     return;
   }
-  splitAt(m, lo);
-  splitAt(m, hi);
   const b = blockOf(m, lo);
   const block = m.blocks[b]!;
-  const j = entryOf(block.starts, lo);
-  let k = j;
-  while (k < block.starts.length && block.starts[k]! < hi) k++;
-  if (k < block.starts.length || b === m.blocks.length - 1) {
-    if (k - j === 1) block.vals[j] = value;
-    else {
-      block.starts.splice(j, k - j, lo);
-      block.vals.splice(j, k - j, value);
-    }
-  } else {
+  const starts = block.starts;
+  const vals = block.vals;
+  const j = entryOf(starts, lo);
+  let k = j + 1;
+  while (k < starts.length && starts[k]! < hi) k++;
+  const next = m.blocks[b + 1];
+  if (k === starts.length && next !== undefined && next.starts[0]! < hi) {
     // Crosses a block boundary: the general path (rare).
     assignRange(m, lo, hi, [{ start: lo, end: hi, value }]);
     return;
   }
-  mergeAt(m, hi);
-  mergeAt(m, lo);
+  const ops = m.ops;
+  const headStart = starts[j]!;
+  const tailStart = starts[k - 1]!;
+  const tailEnd = k < starts.length ? starts[k]! : next === undefined ? m.size : next.starts[0]!;
+  const tailVal = tailEnd > hi ? ops.shift(vals[k - 1]!, hi - tailStart) : undefined;
+  // Does the value continue the segment before lo (then lo is no boundary)?
+  let joinsPrev = false;
+  if (headStart < lo) joinsPrev = ops.continues(vals[j]!, value, lo - headStart);
+  else if (lo > 0) {
+    const pb = j > 0 ? block : m.blocks[b - 1]!;
+    const pj = j > 0 ? j - 1 : pb.starts.length - 1;
+    joinsPrev = ops.continues(pb.vals[pj]!, value, lo - pb.starts[pj]!);
+  }
+  // Does the segment after hi continue the value (then hi is no boundary)?
+  let joinsNext = false;
+  let nextInBlock = false;
+  if (tailVal !== undefined) joinsNext = ops.continues(value, tailVal, hi - lo);
+  else if (hi < m.size) {
+    const nb = k < starts.length ? block : next!;
+    nextInBlock = nb === block;
+    joinsNext = ops.continues(value, nb.vals[nextInBlock ? k : 0]!, hi - lo);
+  }
+  // Replace entries [j, k) (and the next one when it joins and is in this block).
+  const keepHead = headStart < lo;
+  const end = joinsNext && nextInBlock ? k + 1 : k;
+  const from = keepHead ? j + 1 : j;
+  const put = (joinsPrev ? 0 : 1) + (tailVal !== undefined && !joinsNext ? 1 : 0);
+  if (put === 2) {
+    starts.splice(from, end - from, lo, hi);
+    vals.splice(from, end - from, value, tailVal!);
+  } else if (put === 1) {
+    const x = joinsPrev ? hi : lo;
+    const v = joinsPrev ? tailVal! : value;
+    if (end - from === 1) {
+      starts[from] = x;
+      vals[from] = v;
+    } else {
+      starts.splice(from, end - from, x);
+      vals.splice(from, end - from, v);
+    }
+  } else {
+    starts.splice(from, end - from);
+    vals.splice(from, end - from);
+  }
+  if (joinsNext && !nextInBlock && tailVal === undefined && hi < m.size) {
+    // The joining segment starts the next block: drop its boundary there.
+    next!.starts.splice(0, 1);
+    next!.vals.splice(0, 1);
+    if (next!.starts.length === 0) m.blocks.splice(b + 1, 1);
+  }
+  if (starts.length === 0) m.blocks.splice(b, 1);
+  else if (starts.length > MAX_BLOCK) rebalance(m, b);
 }

@@ -218,6 +218,45 @@ export function coalesce(segments: readonly ProvSegment[], withWriter = true): P
   return out;
 }
 
+/**
+ * coalesce(readRange(st, rank, buffer, offset, len), withWriter) without the list of pieces:
+ * only the runs are allocated (verification reads whole buffers of a million pieces this way).
+ */
+export function coalescedRange(
+  st: ProvenanceState,
+  rank: number,
+  buffer: number,
+  offset: number,
+  len: number,
+  withWriter = true,
+): ProvSegment[] {
+  checkRange(st, buffer, offset, len);
+  const map = st.maps.get(key(st, rank, buffer));
+  if (map === undefined || len === 0) return readRange(st, rank, buffer, offset, len);
+  const out: ProvSegment[] = [];
+  let start = offset;
+  let end = offset;
+  let source: Source | undefined;
+  let writer = -1;
+  forEachPiece(map, offset, offset + len, (s, e, v) => {
+    if (
+      source !== undefined &&
+      (!withWriter || writer === v.writer) &&
+      sourceContinues(source, v.source, end - start)
+    ) {
+      end = e;
+      return;
+    }
+    if (source !== undefined) out.push({ start, end, source, writer });
+    start = s;
+    end = e;
+    source = v.source;
+    writer = v.writer;
+  });
+  if (source !== undefined) out.push({ start, end, source, writer });
+  return out;
+}
+
 // ---- allocation-light variants (the executor's hot path; same results as the general ones) ----
 
 function checkFast(st: ProvenanceState, rank: number, buffer: number, offset: number, len: number) {

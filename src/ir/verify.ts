@@ -23,7 +23,7 @@ import {
   type IrModule,
   type IrRegion,
 } from "./ir.js";
-import { coalesce, readRange, type ProvenanceState, type Source } from "./provenance.js";
+import { coalescedRange, type ProvenanceState, type Source } from "./provenance.js";
 import { pushAll } from "../util/arrays.js";
 
 const MAX_REPORTED = 3;
@@ -168,7 +168,10 @@ const shifted = (s: Source, d: number): Source =>
  * visits, and kept every wrong one: 2.6 GB at 3,000.)
  */
 function findWrong(state: ProvenanceState, checks: readonly Check[]): Wrong {
-  const runsOf = new Map<string, { starts: Float64Array; runs: ReturnType<typeof coalesce> }>();
+  const runsOf = new Map<
+    string,
+    { starts: Float64Array; runs: ReturnType<typeof coalescedRange> }
+  >();
   const holds = (c: Check): boolean => {
     const { dst } = c;
     if (dst.len === 0) return true;
@@ -176,7 +179,7 @@ function findWrong(state: ProvenanceState, checks: readonly Check[]): Wrong {
     let r = runsOf.get(k);
     if (r === undefined) {
       const size = state.bufferSizes[dst.buffer]!;
-      const runs = coalesce(readRange(state, dst.rank, dst.buffer, 0, size), false);
+      const runs = coalescedRange(state, dst.rank, dst.buffer, 0, size, false);
       r = { starts: Float64Array.from(runs, (x) => x.start), runs };
       runsOf.set(k, r);
     }
@@ -202,7 +205,7 @@ function findWrong(state: ProvenanceState, checks: readonly Check[]): Wrong {
       continue;
     }
     const { dst } = c;
-    const segs = coalesce(readRange(state, dst.rank, dst.buffer, dst.offset, dst.len));
+    const segs = coalescedRange(state, dst.rank, dst.buffer, dst.offset, dst.len);
     walked += segs.length;
     for (const s of segs) {
       const should = expectedAt(c.expected, s.start - dst.offset);

@@ -9,6 +9,7 @@ import { registerExplain } from "./explain.js";
 import { registerCompile } from "./compile.js";
 import { registerGolden } from "./golden.js";
 import { registerIr } from "./ir.js";
+import { registerLsp } from "./lsp.js";
 import { registerSim } from "./sim.js";
 import { registerSweep } from "./sweep.js";
 
@@ -24,4 +25,5 @@ export const COMMANDS: readonly RegisterCommand[] = [
   registerSim,
   registerSweep,
   registerCalibrate,
+  registerLsp,
 ];

@@ -1,6 +1,8 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { KEYWORDS, PUNCTUATION, SIZE_UNITS } from "../../../src/frontend/tokens.js";
+import { COLLECTIVES } from "../../../src/ir/collectives.js";
+import { BUILTIN_TARGETS } from "../../../src/target/target.js";
 
 const ebnf = readFileSync(new URL("../../../grammar/dmac.ebnf", import.meta.url), "utf8");
 
@@ -39,5 +41,55 @@ describe("grammar/dmac.ebnf is in step with tokens.ts", () => {
     const body = syntactic.replace(/"[^"]*"/g, " ");
     const used = new Set([...body.matchAll(/\b([A-Za-z_][A-Za-z_]*)\b/g)].map((m) => m[1]!));
     expect([...used].filter((u) => !defined.has(u)).sort()).toEqual([]);
+  });
+});
+
+// ---- editor grammars -----------------------------------------------------------------------------
+
+interface TmPattern {
+  readonly name?: string;
+  readonly match?: string;
+  readonly patterns?: readonly TmPattern[];
+}
+const textmate = JSON.parse(
+  readFileSync(new URL("../../../editors/textmate/dmac.tmLanguage.json", import.meta.url), "utf8"),
+) as { readonly repository: Record<string, TmPattern> };
+
+/** The words of `\b(?:a|b|c)\b` alternations in `patterns`. */
+function alternationWords(patterns: readonly TmPattern[]): string[] {
+  return patterns.flatMap((p) => {
+    const m = /^\\b\(\?:([a-z_|]+)\)\\b$/.exec(p.match ?? "");
+    return m === null ? [] : m[1]!.split("|");
+  });
+}
+
+describe("the TextMate grammar is in step with tokens.ts", () => {
+  const keywordPatterns = textmate.repository["keywords"]?.patterns ?? [];
+
+  it("highlights every keyword of the lexer, and only those, as a keyword", () => {
+    expect(alternationWords(keywordPatterns).sort()).toEqual(Object.keys(KEYWORDS).sort());
+  });
+
+  it("matches each keyword whole, never inside a longer name", () => {
+    for (const kw of Object.keys(KEYWORDS)) {
+      const hits = keywordPatterns.filter((p) => new RegExp(p.match ?? "$^").exec(kw)?.[0] === kw);
+      expect(hits.length, kw).toBe(1);
+      for (const p of keywordPatterns) {
+        expect(new RegExp(p.match ?? "$^").test(`${kw}_x`), `${kw}_x`).toBe(false);
+      }
+    }
+  });
+
+  it("names every collective and built-in target", () => {
+    const declarations = JSON.stringify(textmate.repository["declarations"]);
+    for (const name of [...Object.keys(COLLECTIVES), ...BUILTIN_TARGETS]) {
+      expect(declarations).toMatch(new RegExp(`[(|]${name}[)|]`));
+    }
+  });
+
+  it("knows every size unit", () => {
+    const literals = JSON.stringify(textmate.repository["literals"]);
+    for (const unit of Object.keys(SIZE_UNITS))
+      expect(literals).toMatch(new RegExp(`[(|]${unit}[)|]`));
   });
 });

@@ -47,6 +47,27 @@ describe("dependency inference matches the reference algorithm", () => {
     }
   });
 
+  it("on 40 larger random programs (writer maps of several blocks)", () => {
+    // One rank pair, one buffer, short regions: thousands of writer pieces per buffer, so the
+    // typed-array interval map splits, spans and empties blocks.
+    const rnd = mulberry32(0xb10c);
+    const shape: ProgramShape = {
+      extraRanks: 1,
+      names: ["a"],
+      minBuffers: 1,
+      size: 4096,
+      minOps: 1500,
+      opsRange: 500,
+      maxLen: 12,
+      prefixes: false,
+      copyWeight: 5,
+    };
+    for (let c = 0; c < 40; c++) {
+      const m = randomProgram(rnd, shape);
+      if (!same(computeEdges(m), referenceEdges(m))) throw new Error(`case ${c} differs`);
+    }
+  });
+
   it("on every example", () => {
     for (const f of readdirSync("examples").filter((x) => x.endsWith(".dmac"))) {
       const m = moduleOf(join("examples", f));

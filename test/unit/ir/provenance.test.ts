@@ -1,4 +1,5 @@
 import { describe, it, expect } from "vitest";
+import { mulberry32 } from "../../helpers/prng.js";
 import {
   coalesce,
   createProvenance,
@@ -7,6 +8,7 @@ import {
   writeSegments,
 } from "../../../src/ir/provenance.js";
 import {
+  assignOne,
   assignRange,
   createIntervalMap,
   readPieces,
@@ -111,6 +113,32 @@ describe("interval map", () => {
       }
     }
     expect(prevEnd).toBe(size);
+  });
+
+  it("assignOne gives the segments of assignRange with one piece, within and across blocks", () => {
+    // Values that often continue their neighbours (few run ids, positions lined up), so that
+    // both ends of an assignment merge, also with segments of the neighbouring blocks.
+    const size = 40_000;
+    const one = createIntervalMap<Run>(size, { id: 0, pos: 0 }, RUN_OPS);
+    const ref = createIntervalMap<Run>(size, { id: 0, pos: 0 }, RUN_OPS);
+    const draw = mulberry32(777);
+    const rnd = (n: number) => Math.floor(draw() * n);
+    let most = 0;
+    for (let step = 0; step < 20_000; step++) {
+      const len = 1 + rnd(rnd(400) === 0 ? 4000 : 16);
+      const lo = rnd(size - len + 1);
+      const id = rnd(8);
+      // Position lo in run `id` a quarter of the time: continues a neighbour of the same run.
+      const value = { id, pos: rnd(4) === 0 ? lo : rnd(size) };
+      assignOne(one, lo, lo + len, value);
+      assignRange(ref, lo, lo + len, [{ start: lo, end: lo + len, value }]);
+      if (step % 2000 === 0 || step === 19_999) {
+        most = Math.max(most, segmentCount(one));
+        expect(segmentCount(one)).toBe(segmentCount(ref));
+        expect(readPieces(one, 0, size)).toEqual(readPieces(ref, 0, size));
+      }
+    }
+    expect(most).toBeGreaterThan(1024); // several blocks
   });
 
   it("stays correct for 200,000 sequential segments", () => {
