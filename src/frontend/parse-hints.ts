@@ -1,9 +1,11 @@
 // The common mistakes behind syntax errors, one row each: given where the parser stopped (the
 // offending token, what it expected, the rules it was in), a row recognises a mistake a new user
-// makes (`cpy` for `copy`, `for r in rank`, `buf@r+1[`, `=>` for `->`, `=` for `==`, ...) and
-// says how to write it, with a machine-applicable fix where the fix is certain enough. The first
-// row that matches wins, so specific rows come before the general keyword-typo row.
-// syntax-errors.ts turns the result into the DMAC1010 diagnostic.
+// makes (`cpy` for `copy`, `for r in rank`, `buf@r+1[`, `=>` for `->`, `[0:n]`, ...) and says
+// how to write it, with a machine-applicable fix where the fix is certain enough (applying it
+// gives a file that parses: test/unit/frontend/parse-hints.test.ts). The first row that matches
+// wins, so specific rows come before the general keyword-typo row. syntax-errors.ts turns the
+// result into the DMAC1010 diagnostic. (`=` for `==` is not here: the grammar accepts it as an
+// error production and cst-to-ast.ts reports it, so recovery loses nothing.)
 
 import type { IToken, TokenType } from "chevrotain";
 import type { Fix } from "../diagnostics/diagnostic.js";
@@ -126,7 +128,7 @@ function expectedKeywords(s: SyntaxErrorSite): string[] {
   return [...new Set(words)];
 }
 
-/** Index of the last `in` before the offending token within the current loop variable. */
+/** Index of the first token after the `in` of the loop variable being parsed, if any. */
 function loopRangeStart(s: SyntaxErrorSite): number | undefined {
   for (let i = s.index - 1; i >= 0; i--) {
     const type = s.tokens[i]!.tokenType;
