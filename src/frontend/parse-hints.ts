@@ -174,13 +174,17 @@ function arithmeticEnd(tokens: readonly IToken[], from: number): number {
 
 // ---- the table -----------------------------------------------------------------------------
 
-/** `=>` for `->`, `<=>` for `<->`, and copy/swap arrows mixed up. */
+/**
+ * `=>` for `->`, `<=>` for `<->`, copy and swap arrows mixed up, `to` for `->`. What was written
+ * is a run of adjacent tokens; a string stands for a name (an Identifier with that text).
+ */
 const ARROWS: readonly {
-  readonly written: readonly TokenType[];
+  readonly written: readonly (TokenType | string)[];
   readonly expected: string;
   readonly write: string;
 }[] = [
   { written: [P["="], P[">"]], expected: "'->'", write: "->" },
+  { written: ["to"], expected: "'->'", write: "->" },
   { written: [P["<->"]], expected: "'->'", write: "->" },
   { written: [P["<="], P[">"]], expected: "'<->'", write: "<->" },
   { written: [P["->"]], expected: "'<->'", write: "<->" },
@@ -215,16 +219,19 @@ export const PARSE_HINTS: readonly HintRow[] = [
     },
   },
   {
-    mistake: "the wrong arrow: `=>` or `<->` in a copy, `<=>` or `->` in a swap",
+    mistake: "the wrong arrow: `=>`, `to` or `<->` in a copy, `<=>` or `->` in a swap",
     match: (s) => {
       const t = at(s);
       if (t === undefined) return undefined;
       for (const row of ARROWS) {
         if (!expects(s, row.expected)) continue;
         const run = row.written.map((_, k) => at(s, k));
-        const matches = run.every(
-          (x, k) => isType(x, row.written[k]!) && (k === 0 || adjacent(run[k - 1]!, x)),
-        );
+        const matches = run.every((x, k) => {
+          const w = row.written[k]!;
+          const same =
+            typeof w === "string" ? isType(x, Identifier) && x!.image === w : isType(x, w);
+          return same && (k === 0 || adjacent(run[k - 1]!, x));
+        });
         if (!matches) continue;
         const last = run[run.length - 1]!;
         const what = row.write === "->" ? "a copy" : "a swap";
@@ -270,9 +277,16 @@ export const PARSE_HINTS: readonly HintRow[] = [
     },
   },
   {
-    mistake: "`sdma 2` for `sdma(2)`",
+    mistake: "`sdma 2` or `sdma2` for `sdma(2)`",
     match: (s) => {
       const t = at(s);
+      const glued = isType(t, Identifier) ? /^sdma([0-9]+)$/.exec(t!.image) : null;
+      if (glued !== null && expects(s, "'sdma'")) {
+        return {
+          hint: `the engine number goes in parentheses: sdma(${glued[1]})`,
+          fix: replace(spanOf(t!), `sdma(${glued[1]})`),
+        };
+      }
       if (!isType(at(s, -1), KEYWORDS.sdma) || t === undefined || !OPERAND.has(t.tokenType))
         return undefined;
       const sdma = spanOf(at(s, -1)!);

@@ -29,7 +29,7 @@ const CASES: Readonly<Record<string, Case>> = {
     hint: "use 'const' at file level",
     fixed: "const c = 1\n",
   },
-  "the wrong arrow: `=>` or `<->` in a copy, `<=>` or `->` in a swap": {
+  "the wrong arrow: `=>`, `to` or `<->` in a copy, `<=>` or `->` in a swap": {
     src: wrap("  swap buf@0 <=> buf@1"),
     hint: "a swap is written with '<->'",
     fixed: wrap("  swap buf@0 <-> buf@1"),
@@ -39,7 +39,7 @@ const CASES: Readonly<Record<string, Case>> = {
     hint: "buf@(ranks-1)",
     fixed: wrap("  copy buf@0[0 +: chunk] -> buf@(ranks-1)[0 +: chunk]"),
   },
-  "`sdma 2` for `sdma(2)`": {
+  "`sdma 2` or `sdma2` for `sdma(2)`": {
     src: wrap("  copy buf@0 -> buf@1 on sdma 2"),
     hint: "sdma(2)",
     fixed: wrap("  copy buf@0 -> buf@1 on sdma(2)"),
@@ -115,6 +115,18 @@ describe("the table of common syntax mistakes", () => {
 });
 
 describe("fixes that stand for the missing word", () => {
+  it("writes '->' for 'to' and sdma(N) for sdmaN", () => {
+    for (const [written, fixed] of [
+      ["  copy buf@0 to buf@1", "  copy buf@0 -> buf@1"],
+      ["  copy buf@0 -> buf@1 on sdma3", "  copy buf@0 -> buf@1 on sdma(3)"],
+    ] as const) {
+      const src = wrap(written);
+      const [d, ...rest] = parse(src).diagnostics;
+      expect(rest).toEqual([]);
+      expect(applyFix(src, d!)).toBe(wrap(fixed));
+    }
+  });
+
   it("replaces a token written instead of 'in', and a one-letter typo of it", () => {
     for (const [written, fixed] of [
       ["  for r = 0..4 { notify flag@r }", "  for r in 0..4 { notify flag@r }"],
