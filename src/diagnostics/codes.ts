@@ -82,7 +82,14 @@ decimal with its unit (\`16KiB\`), or a hex count times a unit (\`0x10 * 1KiB\`)
     message: (expected: string, found: string) => `expected ${expected}, found ${found}`,
     doc: `The parser met a token that cannot continue the construct it was reading. It reports the
 error, skips ahead to a point where it can resume (the next statement or closing brace), and
-continues, so one run reports several syntax errors.`,
+continues, so one run reports several syntax errors.
+
+For the common mistakes the error says how to write it, and where the edit is certain it offers
+it as a fix (\`help:\` under the error, \`fix\` in \`--format json\`, a quick fix in an editor):
+a misspelt keyword (\`cpy\` -> \`copy\`, \`for r in rank\` -> \`ranks\`), an expression after
+\`@\` without parentheses (\`buf@r+1[...]\` -> \`buf@(r+1)[...]\`), \`=>\` or \`to\` for \`->\`,
+\`<=>\` for \`<->\`, \`[0:n]\` for \`[0..n]\`, a missing \`in\`, \`sdma 2\` for \`sdma(2)\`, \`=\`
+for \`==\` in a condition, a size unit apart from its number, \`let\` at file level.`,
   },
   DMAC1011: {
     severity: "error",
