@@ -82,7 +82,14 @@ decimal with its unit (\`16KiB\`), or a hex count times a unit (\`0x10 * 1KiB\`)
     message: (expected: string, found: string) => `expected ${expected}, found ${found}`,
     doc: `The parser met a token that cannot continue the construct it was reading. It reports the
 error, skips ahead to a point where it can resume (the next statement or closing brace), and
-continues, so one run reports several syntax errors.`,
+continues, so one run reports several syntax errors.
+
+For the common mistakes the error says how to write it, and where the edit is certain it offers
+it as a fix (\`help:\` under the error, \`fix\` in \`--format json\`, a quick fix in an editor):
+a misspelt keyword (\`cpy\` -> \`copy\`, \`for r in rank\` -> \`ranks\`), an expression after
+\`@\` without parentheses (\`buf@r+1[...]\` -> \`buf@(r+1)[...]\`), \`=>\` or \`to\` for \`->\`,
+\`<=>\` for \`<->\`, \`[0:n]\` for \`[0..n]\`, a missing \`in\`, \`sdma 2\` for \`sdma(2)\`, \`=\`
+for \`==\` in a condition, a size unit apart from its number, \`let\` at file level.`,
   },
   DMAC1011: {
     severity: "error",
@@ -117,6 +124,28 @@ that a wrong path (a binary, a log) gives a clear error instead of a long wait.`
 (the target decides what \`ranks\` means for everything after it).
 
 Example: a \`target mi300x\` after a schedule. Fix: move it to the top of the file.`,
+  },
+  DMAC1015: {
+    severity: "error",
+    phase: "parse",
+    title: "unclosed block",
+    message: () => "this '{' is never closed",
+    doc: `A block's \`{\` has no matching \`}\`. The parser only notices at the end of the file
+(or at the next \`schedule\`), so the error points at the \`{\` that is left open, with the
+place the parser gave up as a note. Where the code is indented, braces are matched by
+indentation: a \`}\` at the start of a line closes the \`{\` whose line is indented the same,
+so the block reported is the one whose \`}\` went missing, not the outermost one.
+
+Example:
+
+\`\`\`
+schedule s() {
+  for r in ranks {
+    copy buf@r -> buf@0
+}
+\`\`\`
+
+Fix: add \`}\` where the block should end (here, after the copy).`,
   },
 
   // ---- 2xxx: names and types ---------------------------------------------------------------

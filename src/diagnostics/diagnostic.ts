@@ -12,6 +12,16 @@ export interface Related {
   readonly span: Span;
 }
 
+/**
+ * A machine-applicable suggestion: replace `span` of the diagnostic's file with `replacement`
+ * (an empty span inserts). The renderer shows it as a corrected source line; the language server
+ * offers it as a code action. One edit is enough for every fix dmac proposes today.
+ */
+export interface Fix {
+  readonly span: Span;
+  readonly replacement: string;
+}
+
 export interface Diagnostic {
   readonly code: DiagnosticCode;
   readonly severity: Severity;
@@ -21,11 +31,14 @@ export interface Diagnostic {
   readonly span: Span | undefined;
   readonly related: readonly Related[];
   readonly hint: string | undefined;
+  /** A suggested edit of `file` (only on diagnostics that have a span). */
+  readonly fix?: Fix | undefined;
 }
 
 export interface DiagnosticExtras {
   readonly hint?: string | undefined;
   readonly related?: readonly Related[] | undefined;
+  readonly fix?: Fix | undefined;
 }
 
 /** A run of non-blank characters longer than this in a message is shortened (see elideEcho). */
@@ -84,6 +97,7 @@ export function diag<C extends DiagnosticCode>(
       r.message.length > MAX_ECHO_WORD ? { ...r, message: elideEcho(r.message) } : r,
     ),
     hint: extras.hint === undefined ? undefined : elideEcho(extras.hint),
+    ...(extras.fix !== undefined && at !== undefined ? { fix: extras.fix } : {}),
   };
 }
 

@@ -1,15 +1,23 @@
 // Diagnostic rendering: the one place that turns Diagnostic values into text.
 //   full    rustc/ruff layout: a header, a `-->` location, a code frame with the line above for
 //           context and carets under the span (tabs kept so carets line up), multi-line spans
-//           elided to their first two and last two lines, `= hint:`, related spans as `note:`
-//           frames, and a summary line.
+//           elided to their first two and last two lines, `= hint:`, a suggested fix as a
+//           `help:` frame showing the corrected line, related spans as `note:` frames, and a
+//           summary line.
 //   concise one line each: `file:line:col: CODE message` (`file: CODE message` without a span).
-//   json    one document: { version: 1, diagnostics: [...] } with 1-based lines and columns.
+//   json    one document: { version: 1, diagnostics: [...] } with 1-based lines and columns; a
+//           diagnostic with a suggested fix has `fix: { span, replacement }`.
 // Diagnostics are sorted and de-duplicated first. Colour (ANSI) only when opts.color; trailing
 // whitespace is never emitted, so the output is stable in golden files.
 
 import { lineCol, lineText, type SourceFile, type Span } from "../source/source-file.js";
-import { elideEcho, sortDiagnostics, type Diagnostic, type Severity } from "./diagnostic.js";
+import {
+  elideEcho,
+  sortDiagnostics,
+  type Diagnostic,
+  type Fix,
+  type Severity,
+} from "./diagnostic.js";
 import { assertNever } from "../util/assert-never.js";
 import { pushAll } from "../util/arrays.js";
 
@@ -105,6 +113,9 @@ function renderJson(diags: readonly Diagnostic[]): string {
         const file = r.file ?? d.file;
         return { message: r.message, file: file?.name ?? null, span: jsonSpan(file, r.span) };
       }),
+      ...(d.fix !== undefined
+        ? { fix: { span: jsonSpan(d.file, d.fix.span), replacement: d.fix.replacement } }
+        : {}),
     })),
   };
   return JSON.stringify(doc, null, 2) + "\n";
@@ -135,6 +146,7 @@ function renderFull(diags: readonly Diagnostic[], paint: Painter): string {
       if (d.file && d.span) lines.push(paint(`${pad} |`, "blue", "bold"));
       lines.push(`${pad} ${paint("=", "blue", "bold")} ${paint("hint", "bold")}: ${d.hint}`);
     }
+    if (d.fix !== undefined && d.file) pushAll(lines, fixFrame(d.file, d.fix, paint));
     for (const r of d.related) {
       const file = r.file ?? d.file;
       lines.push(`${paint("note", SEVERITY_STYLE.note, "bold")}${paint(`: ${r.message}`, "bold")}`);
@@ -154,6 +166,40 @@ function renderFull(diags: readonly Diagnostic[], paint: Painter): string {
     out.push(`${parts.filter(Boolean).join(", ")} emitted\n`);
   }
   return out.join("");
+}
+
+/** `replace 'rank' with 'ranks'`, `insert 'in '`: a fix in words (also a code action's title). */
+export function fixTitle(file: SourceFile, fix: Fix): string {
+  const old = file.text.slice(fix.span.start, fix.span.end);
+  if (old === "") return `insert '${elideEcho(fix.replacement)}'`;
+  if (fix.replacement === "") return `remove '${elideEcho(old)}'`;
+  return `replace '${elideEcho(old)}' with '${elideEcho(fix.replacement)}'`;
+}
+
+/**
+ * `help: replace ...` and the line as it reads after the fix, with `~` under the new text (as
+ * rustc shows a suggestion). Only for a fix within one line that inserts no line break; any
+ * other fix is described by its title alone.
+ */
+function fixFrame(file: SourceFile, fix: Fix, paint: Painter): string[] {
+  const lines = [`${paint("help", "cyan", "bold")}${paint(`: ${fixTitle(file, fix)}`, "bold")}`];
+  const start = lineCol(file, fix.span.start);
+  const end = lineCol(file, fix.span.end);
+  if (start.line !== end.line || /[\r\n]/.test(fix.replacement)) return lines;
+  const text = lineText(file, start.line);
+  const from = start.col - 1;
+  const fixed = text.slice(0, from) + fix.replacement + text.slice(end.col - 1);
+  const win = frameWindow(fixed, from, from + fix.replacement.length);
+  const width = String(start.line).length;
+  const gutter = (label: string) => paint(`${label.padStart(width)} |`, "blue", "bold");
+  const prefix = win.text.slice(0, win.from).replace(/[^\t]/g, " ");
+  const marks = "~".repeat(Math.max(1, win.to - win.from));
+  lines.push(
+    gutter(""),
+    `${gutter(String(start.line))} ${win.text}`,
+    `${gutter("")} ${prefix}${paint(marks, "cyan", "bold")}`,
+  );
+  return lines;
 }
 
 /** Source lines longer than this are shown as a window of FRAME_WINDOW columns around the span. */

@@ -365,7 +365,8 @@ function statement(ctx: Ctx, n: CstNode): Stmt {
     case "whenStmt": {
       const kw = tok(s, "Kw_when");
       const flag = flagRef(ctx, sub(s, "flagRef"));
-      const op = tok(s, "CompareOp").image as CompareOp;
+      const op = (optTok(s, "CompareOp")?.image ??
+        assignForCompare(ctx, tok(s, "Eq"))) as CompareOp;
       const value = expression(ctx, sub(s, "expression"));
       const body = block(ctx, sub(s, "block"));
       return { kind: "when", flag, op, value, body, span: from(kw, body) };
@@ -461,7 +462,7 @@ function placements(ctx: Ctx, n: CstNode): Placement[] {
 
 function ensureStmt(ctx: Ctx, n: CstNode): EnsureStmt {
   const kw = tok(n, "Kw_ensure");
-  tok(n, "EqEq");
+  if (optTok(n, "EqEq") === undefined) assignForCompare(ctx, tok(n, "Eq"));
   const dst = region(ctx, sub(n, "region", 0));
   const rhsRegion = optSub(n, "region", 1);
   const expected =
@@ -529,7 +530,7 @@ const COMPARISON = 3;
 /** Operator precedence over the flat list (shunting-yard: iterative, linear, no recursion). */
 function expression(ctx: Ctx, n: CstNode): Expr {
   const operands = subs(n, "unaryExpr");
-  const ops = toks(n, "BinaryOp");
+  const ops = operators(ctx, n);
   if (operands.length !== ops.length + 1) throw new Broken();
   const values: Expr[] = [unaryExpr(ctx, operands[0]!)];
   const pending: IToken[] = [];
@@ -559,6 +560,32 @@ function expression(ctx: Ctx, n: CstNode): Expr {
   }
   while (pending.length > 0) reduce();
   return values[0]!;
+}
+
+/**
+ * The operator tokens of a flat expression, in source order. A `=` (the parser's error
+ * production for `==`) is reported and stands for `==`, so the rest of the file is checked as
+ * meant.
+ */
+function operators(ctx: Ctx, n: CstNode): IToken[] {
+  const eqs = toks(n, "Eq");
+  const ops = toks(n, "BinaryOp");
+  if (eqs.length === 0) return ops;
+  for (const eq of eqs) assignForCompare(ctx, eq);
+  const asCompare = eqs.map((eq) => ({ ...eq, image: "==" }));
+  return [...ops, ...asCompare].sort((a, b) => a.startOffset - b.startOffset);
+}
+
+/** DMAC1010 for `=` where a comparison belongs, with the fix `==`; returns the meant operator. */
+function assignForCompare(ctx: Ctx, eq: IToken): "==" {
+  const span = tokSpan(eq);
+  ctx.diagnostics.push(
+    diag("DMAC1010", { file: ctx.file, span }, ["a comparison such as '=='", "'='"], {
+      hint: "compare with '=='; a single '=' only gives a name its value",
+      fix: { span, replacement: "==" },
+    }),
+  );
+  return "==";
 }
 
 function chainedComparison(ctx: Ctx, op: IToken): never {

@@ -3,15 +3,15 @@
 // recursive-descent parser runs, so hostile input (a binary, 100k nested parentheses) gets a
 // diagnostic instead of a stack overflow. parseExpression serves `-D name=value`.
 
-import type { IRecognitionException, IToken, TokenType } from "chevrotain";
-import { EOF } from "./chevrotain.js";
+import type { IToken, TokenType } from "chevrotain";
 import type { Expr, Program } from "./ast.js";
 import { diag, sortDiagnostics, type Diagnostic } from "../diagnostics/diagnostic.js";
 import type { SourceFile, Span } from "../source/source-file.js";
 import { cstToExpr, cstToProgram } from "./cst-to-ast.js";
 import { lex, type LexResult } from "./lexer.js";
 import { parser } from "./parser.js";
-import { Identifier, KEYWORDS, PUNCTUATION, SIZE_UNITS } from "./tokens.js";
+import { KEYWORDS, PUNCTUATION, SIZE_UNITS } from "./tokens.js";
+import { syntaxDiagnostics } from "./syntax-errors.js";
 
 export interface ParseOptions {
   /** Deepest allowed nesting of brackets, blocks, `else if` chains and unary operators. */
@@ -40,7 +40,10 @@ export function parseSource(
 
   parser.input = front.lexed.tokens;
   const cst = parser.program();
-  const diagnostics = [...front.lexed.diagnostics, ...syntaxDiagnostics(file, parser.errors)];
+  const diagnostics = [
+    ...front.lexed.diagnostics,
+    ...syntaxDiagnostics(file, front.lexed, parser.errors),
+  ];
   const converted = cstToProgram(file, cst, front.lexed.docComments);
   parser.input = []; // release the token vector
   const chain = tooLongChain(file, converted.program, nestingLimit(opts));
@@ -61,7 +64,10 @@ export function parseExpression(file: SourceFile): {
     return { expr: undefined, diagnostics: sortDiagnostics(front.diagnostics) };
   parser.input = front.lexed.tokens;
   const cst = parser.expressionOnly();
-  const diagnostics = [...front.lexed.diagnostics, ...syntaxDiagnostics(file, parser.errors)];
+  const diagnostics = [
+    ...front.lexed.diagnostics,
+    ...syntaxDiagnostics(file, front.lexed, parser.errors),
+  ];
   const converted = cstToExpr(file, cst);
   parser.input = [];
   const chain = tooLongChain(file, converted.expr, DEFAULT_MAX_NESTING);
@@ -221,57 +227,4 @@ function formatBytes(n: number): string {
     if (n >= size && n % size === 0) return `${n / size} ${unit}`;
   }
   return `${n} bytes`;
-}
-
-// ---- syntax errors -----------------------------------------------------------------------------
-
-/**
- * chevrotain's recognition errors -> DMAC1010 "expected X, found Y". The message provider
- * (parser.ts) put the "expected" text in `message`; the offending token gives "found". Several
- * errors at one token (recovery cascading out of nested rules) are reported once.
- */
-function syntaxDiagnostics(
-  file: SourceFile,
-  errors: readonly IRecognitionException[],
-): Diagnostic[] {
-  const out: Diagnostic[] = [];
-  const seen = new Set<number>();
-  for (const e of errors) {
-    const t = e.token;
-    const atEof = t.tokenType === EOF || Number.isNaN(t.startOffset);
-    const span: Span = atEof
-      ? { start: file.text.length, end: file.text.length }
-      : { start: t.startOffset, end: t.startOffset + t.image.length };
-    if (seen.has(span.start)) continue;
-    seen.add(span.start);
-    const found = atEof ? "end of file" : describeFound(t);
-    out.push(diag("DMAC1010", { file, span }, [e.message, found], { hint: hintFor(e, file) }));
-  }
-  return out;
-}
-
-function describeFound(t: IToken): string {
-  const image = t.image.length > 24 ? `${t.image.slice(0, 24)}...` : t.image;
-  return `'${image}'`;
-}
-
-const KEYWORD_TYPES: ReadonlySet<TokenType> = new Set(Object.values(KEYWORDS));
-
-function hintFor(e: IRecognitionException, file: SourceFile): string | undefined {
-  const t = e.token;
-  if (t.tokenType === Identifier && Object.hasOwn(SIZE_UNITS, t.image)) {
-    // `4 KiB`: a number, blanks, then a unit (IntLiteral cannot end in a letter, so the regex
-    // finds the whole number).
-    const before = /([0-9][0-9_]*)[ \t]+$/.exec(
-      file.text.slice(Math.max(0, t.startOffset - 40), t.startOffset),
-    );
-    if (before !== null) return `write ${before[1] ?? ""}${t.image} without a space`;
-  }
-  if (t.tokenType === KEYWORDS.let && e.message.includes("'schedule'")) {
-    return "'let' is only allowed inside a schedule; use 'const' at file level";
-  }
-  if (KEYWORD_TYPES.has(t.tokenType) && /a name|a region|a signal/.test(e.message)) {
-    return `'${t.image}' is a keyword and cannot be used as a name`;
-  }
-  return undefined;
 }

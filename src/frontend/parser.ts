@@ -330,7 +330,8 @@ class DmacParser extends CstParser {
   readonly whenStmt = this.RULE("whenStmt", () => {
     this.CONSUME(K.when);
     this.SUBRULE(this.flagRef);
-    this.CONSUME(T.CompareOp);
+    // `=` for `==`: an error production (see `expression`).
+    this.OR([{ ALT: () => this.CONSUME(T.CompareOp) }, { ALT: () => this.CONSUME(T["="]) }]);
     this.SUBRULE(this.expression);
     this.SUBRULE(this.block);
   });
@@ -343,7 +344,8 @@ class DmacParser extends CstParser {
   readonly ensureStmt = this.RULE("ensureStmt", () => {
     this.CONSUME(K.ensure);
     this.SUBRULE(this.region);
-    this.CONSUME(T["=="]);
+    // `=` for `==`: an error production (see `expression`).
+    this.OR2([{ ALT: () => this.CONSUME(T["=="]) }, { ALT: () => this.CONSUME(T["="]) }]);
     this.OR({
       IGNORE_AMBIGUITIES: true,
       DEF: [
@@ -388,11 +390,17 @@ class DmacParser extends CstParser {
    * precedence table (BINARY_PRECEDENCE). One rule instead of one per precedence level makes
    * parsing about three times faster (every literal used to pass through seven rules); the
    * layered grammar in dmac.ebnf describes the same language.
+   *
+   * `=` between two operands is an error production: no valid program has `=` after an
+   * expression, so accepting it here changes nothing for valid input, and `where p = r` or
+   * `if x = 1` parse as the comparison that was meant. cst-to-ast reports it (DMAC1010 with the
+   * fix `==`). Without it, recovery from the missing `{` skipped the loop's body and closed the
+   * schedule at the loop's `}`, so one typo made several errors.
    */
   readonly expression = this.RULE("expression", () => {
     this.SUBRULE(this.unaryExpr);
     this.MANY(() => {
-      this.CONSUME(T.BinaryOp);
+      this.OR([{ ALT: () => this.CONSUME(T.BinaryOp) }, { ALT: () => this.CONSUME(T["="]) }]);
       this.SUBRULE2(this.unaryExpr);
     });
   });

@@ -22,10 +22,12 @@ import {
   type ScheduleCommandOptions,
 } from "../options.js";
 import { pushAll } from "../../util/arrays.js";
+import { runOrWatch, WATCH_HELP } from "../watch.js";
 
 export interface CheckCommandOptions
   extends ScheduleCommandOptions, FrontEndLimitOptions, DiagnosticOutput {
   readonly maxOps?: string | undefined;
+  readonly watch?: boolean | undefined;
 }
 
 export function runCheck(
@@ -71,7 +73,8 @@ export function registerCheck(program: Command, ctx: CliContext): void {
   addScheduleOptions(cmd, "check only this schedule of each file (default: all of them)");
   addMaxOpsOption(cmd);
   addFrontEndLimitOptions(cmd);
-  addDiagnosticOptions(cmd).action((files: string[], opts: CheckCommandOptions) => {
-    ctx.exit(runCheck(files, opts, ctx));
+  cmd.option("--watch", WATCH_HELP);
+  addDiagnosticOptions(cmd).action(async (files: string[], opts: CheckCommandOptions) => {
+    ctx.exit(await runOrWatch(ctx, files, opts, (c) => runCheck(files, opts, c)));
   });
 }

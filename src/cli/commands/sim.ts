@@ -57,6 +57,7 @@ import {
   type ScheduleCommandOptions,
 } from "../options.js";
 import { maxOf } from "../../util/arrays.js";
+import { runOrWatch, WATCH_HELP } from "../watch.js";
 
 export interface SimCommandOptions
   extends ScheduleCommandOptions, OptCommandOptions, DiagnosticOutput {
@@ -69,6 +70,7 @@ export interface SimCommandOptions
   readonly maxPackets?: string | undefined;
   /** false with --no-verify: run without checking the postcondition (and do not fail for it). */
   readonly verify?: boolean | undefined;
+  readonly watch?: boolean | undefined;
 }
 
 export interface LoadedInput {
@@ -749,8 +751,8 @@ export function registerSim(program: Command, ctx: CliContext): void {
       "--no-verify",
       "run without checking the postcondition (no source is recompiled); without it, a manifest or trace whose source cannot be found or recompiled fails (DMAC6020)",
     );
-  addOptOptions(cmd, { passReports: true });
-  addDiagnosticOptions(cmd).action((inputs: string[], opts: SimCommandOptions) => {
-    ctx.exit(runSim(inputs, opts, ctx));
+  addOptOptions(cmd, { passReports: true }).option("--watch", WATCH_HELP);
+  addDiagnosticOptions(cmd).action(async (inputs: string[], opts: SimCommandOptions) => {
+    ctx.exit(await runOrWatch(ctx, inputs, opts, (c) => runSim(inputs, opts, c)));
   });
 }

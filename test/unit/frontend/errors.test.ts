@@ -72,11 +72,11 @@ describe("error recovery", () => {
     checkNoHoles(r.program);
   });
 
-  it("continues after a broken schedule header and reports end of file", () => {
+  it("continues after a broken schedule header and reports the unclosed block at its '{'", () => {
     const src = "schedule a( { }\nschedule b() { copy a@0 -> b@0";
     expect(summary(src)).toEqual([
       "DMAC1010@12-13: expected ')', found '{'",
-      `DMAC1010@${src.length}-${src.length}: expected a statement or '}', found end of file`,
+      "DMAC1015@29-30: this '{' is never closed",
     ]);
   });
 
