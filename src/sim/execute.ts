@@ -32,7 +32,6 @@ import {
   writeSource,
   type ProvenanceState,
 } from "../ir/provenance.js";
-import { assertNever } from "../util/assert-never.js";
 import { EventHeap } from "./heap.js";
 import { externalTarget, type ExternalWait } from "./external-signals.js";
 import {
@@ -62,7 +61,23 @@ import {
 } from "./memory.js";
 import { bytesPerUs, type MachineModel } from "./model.js";
 import { createSemantics, holds, type SyncTrace } from "./semantics.js";
-import type { SimCmd, SimEntry, SimProgram, SimRegion } from "./program.js";
+import {
+  ATOMIC,
+  BAD,
+  BCAST,
+  CMD_KINDS,
+  COPY,
+  FENCE,
+  FILL,
+  NOP,
+  packProgram,
+  POLL,
+  POLL_FUNC_CODES,
+  SWAP,
+  TIMESTAMP,
+  type SimProgram,
+  type SimRegion,
+} from "./program.js";
 
 export interface ExecOptions {
   readonly model: MachineModel;
@@ -236,7 +251,9 @@ const WORD_WRITE_KINDS: ReadonlySet<SimRegion["kind"]> = new Set([
 const MAX_EVENTS = 200_000_000;
 const MAX_SIM_US = 1e9;
 
-export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
+export function execute(program: SimProgram, opts: ExecOptions): ExecResult {
+  const p = packProgram(program);
+  const C = p.cmds;
   const model = opts.model;
   const T = model.timing;
   const G = p.gpus;
@@ -245,7 +262,8 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
   const PRODUCER = Q + 1;
   // Global command ids (provenance writers, race reports): queue q's entry i is cmdBase[q] + i.
   const cmdBase = new Int32Array(Q + 1);
-  for (let q = 0; q < Q; q++) cmdBase[q + 1] = cmdBase[q]! + p.queues[q]!.entries.length;
+  for (let q = 0; q < Q; q++) cmdBase[q] = p.queues[q]!.first;
+  cmdBase[Q] = C.n;
   const commandQueue = new Int32Array(cmdBase[Q]!);
   for (let q = 0; q < Q; q++) commandQueue.fill(q, cmdBase[q]!, cmdBase[q + 1]!);
   const mem: Memory = createMemory(p, commandQueue);
@@ -358,7 +376,9 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
   const report = (code: DiagnosticCode, args: readonly string[], hint?: string): void => {
     diagnostics.push(diag(code as "DMAC6002", undefined, args as [string, string], { hint }));
   };
-  const cmdName = (c: SimCmd): string => (c.kind === "bad" ? "packet" : c.kind.toUpperCase());
+  /** The command of row i as reports name it. */
+  const cmdName = (i: number): string =>
+    C.kind[i] === BAD ? "packet" : CMD_KINDS[C.kind[i]!]!.toUpperCase();
   // The schedule's meaning (notify, when, completion slots: semantics.ts), when the IR is known.
   const sem = createSemantics({
     p,
@@ -377,7 +397,7 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
    */
   const dataOperand = (
     q: number,
-    e: SimEntry,
+    e: number,
     addr: number,
     bytes: number,
     role: string,
@@ -399,13 +419,13 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
     if (region === undefined) {
       const r = resolve(mem, addr, bytes);
       const error = "error" in r ? r.error : "?";
-      report("DMAC6002", [where(q, e.at), `${cmdName(e.cmd)} ${role} ${error}; not executed`]);
+      report("DMAC6002", [where(q, C.at[e]!), `${cmdName(e)} ${role} ${error}; not executed`]);
       return false;
     }
     if (region.kind !== "buffer" || region.buffer === undefined || region.gpu === null) {
       report("DMAC6002", [
-        where(q, e.at),
-        `${cmdName(e.cmd)} ${role} [${hex(addr)}, +${bytes}) is in ${describeRegion(region)}, not a buffer; not executed`,
+        where(q, C.at[e]!),
+        `${cmdName(e)} ${role} [${hex(addr)}, +${bytes}) is in ${describeRegion(region)}, not a buffer; not executed`,
       ]);
       return false;
     }
@@ -431,47 +451,43 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
   /** Per queue: the region each data operand (0-2) and the last signal write (3) hit last. */
   const hints = new Int32Array(Q * 4).fill(-1);
   const rings = p.queues.filter((queue) => queue.ring !== undefined);
-  const ringHit = (addr: number, bytes: number, q: number, e: SimEntry): boolean => {
+  const ringHit = (addr: number, bytes: number, q: number, e: number): boolean => {
     for (const queue of rings) {
       const ring = queue.ring!;
       if (addr < ring.addr + ring.bytes && ring.addr < addr + bytes) {
         report("DMAC6009", [
-          where(q, e.at),
-          `${cmdName(e.cmd)} writes [${hex(addr)}, +${bytes}) inside the ring of ${queue.name}; not executed`,
+          where(q, C.at[e]!),
+          `${cmdName(e)} writes [${hex(addr)}, +${bytes}) inside the ring of ${queue.name}; not executed`,
         ]);
         return true;
       }
     }
     return false;
   };
-  const misaligned = (q: number, e: SimEntry, detail: string): void => {
-    report("DMAC6006", [where(q, e.at), `${detail}; not executed`]);
+  const misaligned = (q: number, e: number, detail: string): void => {
+    report("DMAC6006", [where(q, C.at[e]!), `${detail}; not executed`]);
   };
 
   // ---- vector clocks and races -------------------------------------------------------------
-  const race = (q: number, e: SimEntry, k: number, c: Conflict, writes: boolean): void => {
+  const race = (q: number, e: number, k: number, c: Conflict, writes: boolean): void => {
     races++;
     if (races > maxRaces) return;
     const run = running[q]!;
     const eq = c.earlier.queue;
     const other =
-      eq < Q
-        ? where(eq, p.queues[eq]!.entries[c.earlier.cmd - cmdBase[eq]!]!.at)
-        : eq === HOST
-          ? "the host"
-          : "the signal producer";
+      eq < Q ? where(eq, C.at[c.earlier.cmd]!) : eq === HOST ? "the host" : "the signal producer";
     const buffer = run.buffer[k]!;
     const name = p.bufferNames[buffer] ?? `buffer ${buffer}`;
     report(
       "DMAC6003",
       [
-        `${where(q, e.at)} ${writes ? "writes" : "reads"} ${name}@${run.gpu[k]!}[${c.start} .. ${c.end}) while ${other} ${c.earlierWrites ? "writes" : "reads"} it, and nothing orders the two`,
+        `${where(q, C.at[e]!)} ${writes ? "writes" : "reads"} ${name}@${run.gpu[k]!}[${c.start} .. ${c.end}) while ${other} ${c.earlierWrites ? "writes" : "reads"} it, and nothing orders the two`,
       ],
       "order them with a fence on the first queue and a poll on the second, or make them touch different bytes",
     );
   };
   /** Records the access of operand k of the command `cmd` queue q runs; reports a race. */
-  const touch = (q: number, e: SimEntry, cmd: number, k: number, writes: boolean): void => {
+  const touch = (q: number, e: number, cmd: number, k: number, writes: boolean): void => {
     const run = running[q]!;
     const buffer = run.buffer[k]!;
     const lo = run.offset[k]!;
@@ -629,9 +645,8 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
     span?: { name: string; args: Record<string, string | number> },
   ): void => {
     const r = runs[q]!;
-    const e = p.queues[q]!.entries[r.pc]!;
     r.busy += t - r.cmdStart;
-    r.packets += e.packets;
+    r.packets += C.packets[cmdBase[q]! + r.pc]!;
     if (timeline && span)
       timeline.spans.push({
         queue: q,
@@ -648,7 +663,7 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
   const step = (q: number): void => {
     const r = runs[q]!;
     const queue = p.queues[q]!;
-    if (r.pc >= queue.entries.length) {
+    if (r.pc >= queue.count) {
       r.state = QState.Done;
       return;
     }
@@ -656,78 +671,79 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
       r.state = QState.Idle;
       return;
     }
-    const e = queue.entries[r.pc]!;
-    const c = e.cmd;
+    const e = queue.first + r.pc;
+    const addr = C.a[e]!;
     r.cmdStart = now;
     r.state = QState.Busy;
     const afterPacket = now + T.enginePacketUs;
     const prevFlowStart = r.prevFlowStart;
     r.prevFlowStart = NaN;
-    switch (c.kind) {
-      case "nop":
+    const kind = C.kind[e]!;
+    switch (kind) {
+      case NOP:
         r.prevFlowStart = prevFlowStart; // padding does not break a back-to-back run
-        r.packets += e.packets;
+        r.packets += C.packets[e]!;
         r.pc++;
         heap.push(now, EV_STEP, q);
         return;
-      case "bad":
-        report("DMAC6007", [where(q, e.at), `${c.detail}; the queue stops here`]);
+      case BAD:
+        report("DMAC6007", [where(q, C.at[e]!), `${C.detail.get(e)}; the queue stops here`]);
         r.state = QState.Faulted;
         return;
-      case "copy":
-      case "bcast":
-      case "swap":
-      case "fill":
-        startData(q, e, c, prevFlowStart);
+      case COPY:
+      case BCAST:
+      case SWAP:
+      case FILL:
+        startData(q, e, kind, prevFlowStart);
         return;
-      case "poll": {
-        const w = wordAt(c.addr);
-        if (w < 0 || c.addr % 4 !== 0) {
-          const res = resolve(mem, c.addr, 4);
+      case POLL: {
+        const w = wordAt(addr);
+        if (w < 0 || addr % 4 !== 0) {
+          const res = resolve(mem, addr, 4);
           const detail =
-            c.addr % 4 !== 0
-              ? `POLL_REGMEM address ${hex(c.addr)} is not dword aligned`
+            addr % 4 !== 0
+              ? `POLL_REGMEM address ${hex(addr)} is not dword aligned`
               : "error" in res
                 ? `POLL_REGMEM reads ${res.error}`
-                : `POLL_REGMEM reads ${describeRegion(res.region)} at ${hex(c.addr)}, which is not a signal, sync or completion word`;
-          report(c.addr % 4 !== 0 ? "DMAC6006" : "DMAC6010", [
-            where(q, e.at),
+                : `POLL_REGMEM reads ${describeRegion(res.region)} at ${hex(addr)}, which is not a signal, sync or completion word`;
+          report(addr % 4 !== 0 ? "DMAC6006" : "DMAC6010", [
+            where(q, C.at[e]!),
             `${detail}; the queue stops here`,
           ]);
           r.state = QState.Faulted;
           return;
         }
         r.pollStart = afterPacket;
-        r.pollPeriod = (c.interval * 16) / T.sdmaClockMHz + T.pollRepollUs;
+        r.pollPeriod = (C.bytes[e]! * 16) / T.sdmaClockMHz + T.pollRepollUs;
         if (r.pollPeriod <= 0) r.pollPeriod = 1e-3;
-        r.pollRetries = c.retries ?? Infinity;
+        r.pollRetries = C.c[e]! < 0 ? Infinity : C.c[e]!;
         r.state = QState.Polling;
         heap.push(afterPacket, EV_POLL_CHECK, q);
         return;
       }
-      case "fence":
-      case "atomic":
-      case "timestamp": {
-        const width = c.kind === "atomic" ? c.width : c.kind === "timestamp" ? 64 : 32;
+      case FENCE:
+      case ATOMIC:
+      case TIMESTAMP: {
+        const width = kind === ATOMIC ? C.aux[e]! : kind === TIMESTAMP ? 64 : 32;
         const bytes = width / 8;
-        const i = regionOf(mem, c.addr, bytes, hints[q * 4 + 3]!);
+        const i = regionOf(mem, addr, bytes, hints[q * 4 + 3]!);
         if (i >= 0) hints[q * 4 + 3] = i;
-        const align = c.kind === "timestamp" ? 8 : width === 64 ? 8 : 4;
-        const okKind = i >= 0 && (c.kind === "timestamp" ? timestampSlot[i] : signalWord[i]) === 1;
-        if (c.addr % align !== 0) {
-          misaligned(q, e, `${cmdName(c)} address ${hex(c.addr)} is not ${align}-byte aligned`);
+        const align = kind === TIMESTAMP ? 8 : width === 64 ? 8 : 4;
+        const okKind = i >= 0 && (kind === TIMESTAMP ? timestampSlot[i] : signalWord[i]) === 1;
+        if (addr % align !== 0) {
+          misaligned(q, e, `${cmdName(e)} address ${hex(addr)} is not ${align}-byte aligned`);
         } else if (i < 0) {
-          const res = resolve(mem, c.addr, bytes);
+          const res = resolve(mem, addr, bytes);
           const error = "error" in res ? res.error : "?";
-          report("DMAC6002", [where(q, e.at), `${cmdName(c)} writes ${error}; not executed`]);
+          report("DMAC6002", [where(q, C.at[e]!), `${cmdName(e)} writes ${error}; not executed`]);
         } else if (!okKind) {
           const wantRegion =
-            c.kind === "timestamp" ? "a timestamp slot" : "a signal, sync or completion word";
+            kind === TIMESTAMP ? "a timestamp slot" : "a signal, sync or completion word";
           report("DMAC6002", [
-            where(q, e.at),
-            `${cmdName(c)} writes ${describeRegion(mem.regions[i]!)} at ${hex(c.addr)}, not ${wantRegion}; not executed`,
+            where(q, C.at[e]!),
+            `${cmdName(e)} writes ${describeRegion(mem.regions[i]!)} at ${hex(addr)}, not ${wantRegion}; not executed`,
           ]);
-        } else if (!ringHit(c.addr, bytes, q, e)) {
+        } else if (!ringHit(addr, bytes, q, e)) {
           // The write waits for all earlier work of the queue (sequential here), so it publishes
           // the queue's whole history: advance the queue's own clock component.
           r.clock++;
@@ -735,66 +751,56 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
           if (r.snap === null) r.snap = snapshot(r.vc);
           const latency = regionGpu[i] === -1 ? T.hostSignalLatencyUs : T.gpuSignalLatencyUs;
           const w =
-            c.kind === "timestamp"
+            kind === TIMESTAMP
               ? pendingWrite(i, 0, SET, Math.floor(afterPacket * 100), 64, r.snap, r.clock, q)
-              : c.kind === "fence"
-                ? pendingWrite(i, halfOf(i, c.addr), SET, c.value >>> 0, 32, r.snap, r.clock, q)
-                : pendingWrite(i, 0, ADD, c.add, c.width, r.snap, r.clock, q);
-          if (sem && c.kind !== "timestamp") sem.wordWriteIssued(q, r.pc, i, c, r.vc, w);
+              : kind === FENCE
+                ? pendingWrite(i, halfOf(i, addr), SET, C.value[e]! >>> 0, 32, r.snap, r.clock, q)
+                : pendingWrite(i, 0, ADD, C.value[e]!, width, r.snap, r.clock, q);
+          if (sem && kind !== TIMESTAMP) sem.wordWriteIssued(q, r.pc, i, r.vc, w);
           heap.push(afterPacket + latency, EV_WORD_WRITE, w);
         }
         finishCmd(
           q,
           afterPacket,
           timeline && {
-            name: c.kind === "timestamp" ? "TIMESTAMP" : `${cmdName(c)} ${hex(c.addr)}`,
-            args: { at: e.at },
+            name: kind === TIMESTAMP ? "TIMESTAMP" : `${cmdName(e)} ${hex(addr)}`,
+            args: { at: C.at[e]! },
           },
         );
         return;
       }
       default:
-        assertNever(c, "command");
+        throw new Error(`command kind ${kind}`);
     }
   };
 
   /** Reports (DMAC6012) operands j and k of queue q's data command if their bytes overlap. */
-  const overlapping = (
-    q: number,
-    e: SimEntry,
-    c: Extract<SimCmd, { kind: "copy" | "bcast" | "swap" }>,
-    j: number,
-    k: number,
-    what: string,
-  ): boolean => {
+  const overlapping = (q: number, e: number, j: number, k: number, what: string): boolean => {
+    const bytes = C.bytes[e]!;
     const run = running[q]!;
     if (run.gpu[j] !== run.gpu[k] || run.buffer[j] !== run.buffer[k]) return false;
     const a = run.offset[j]!;
     const b = run.offset[k]!;
-    if (a + c.bytes <= b || b + c.bytes <= a) return false;
+    if (a + bytes <= b || b + bytes <= a) return false;
     const buffer = run.buffer[j]!;
     const name = `${p.bufferNames[buffer] ?? `buffer ${buffer}`}@${run.gpu[j]!}`;
     report(
       "DMAC6012",
       [
-        where(q, e.at),
-        `${cmdName(c)} ${what} overlap: ${name}[${a} +: ${c.bytes}] and ${name}[${b} +: ${c.bytes}]; not executed`,
+        where(q, C.at[e]!),
+        `${cmdName(e)} ${what} overlap: ${name}[${a} +: ${bytes}] and ${name}[${b} +: ${bytes}]; not executed`,
       ],
       "the engine's result is undefined when a packet's ranges overlap; split the transfer so they are disjoint",
     );
     return true;
   };
 
-  const startData = (
-    q: number,
-    e: SimEntry,
-    c: Extract<SimCmd, { kind: "copy" | "bcast" | "swap" | "fill" }>,
-    prevFlowStart: number,
-  ): void => {
+  const startData = (q: number, e: number, kind: number, prevFlowStart: number): void => {
     const queue = p.queues[q]!;
     const skip = (): void => finishCmd(q, now + T.enginePacketUs);
-    if (c.bytes <= 0) {
-      report("DMAC6007", [where(q, e.at), `${cmdName(c)} of ${c.bytes} bytes`]);
+    const bytes = C.bytes[e]!;
+    if (bytes <= 0) {
+      report("DMAC6007", [where(q, C.at[e]!), `${cmdName(e)} of ${bytes} bytes`]);
       return skip();
     }
     const drv = queue.gpu;
@@ -804,34 +810,36 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
     while (loads.length > 0) loads.pop(); // (no allocation, unlike a new array)
     let cap = engineCap;
     const g = run.gpu;
-    switch (c.kind) {
-      case "copy": {
-        const s = dataOperand(q, e, c.src, c.bytes, "source", false, 0);
-        const d = dataOperand(q, e, c.dst, c.bytes, "destination", true, 1);
+    switch (kind) {
+      case COPY: {
+        const s = dataOperand(q, e, C.a[e]!, bytes, "source", false, 0);
+        const d = dataOperand(q, e, C.b[e]!, bytes, "destination", true, 1);
         if (!s || !d) return skip();
-        if (overlapping(q, e, c, 0, 1, "source and destination")) return skip();
+        if (overlapping(q, e, 0, 1, "source and destination")) return skip();
         run.n = 2;
         route(g[0]!, g[1]!, drv, 1, loads);
         if (timeline) run.name = `copy gpu${g[0]!}->gpu${g[1]!}`;
         break;
       }
-      case "bcast": {
-        if ((c.dst & 31) !== (c.dst2 & 31)) {
+      case BCAST: {
+        const dst = C.b[e]!;
+        const dst2 = C.c[e]!;
+        if ((dst & 31) !== (dst2 & 31)) {
           misaligned(
             q,
             e,
-            `broadcast destinations ${hex(c.dst)} and ${hex(c.dst2)} differ in their low 5 bits`,
+            `broadcast destinations ${hex(dst)} and ${hex(dst2)} differ in their low 5 bits`,
           );
           return skip();
         }
-        const s = dataOperand(q, e, c.src, c.bytes, "source", false, 0);
-        const d = dataOperand(q, e, c.dst, c.bytes, "destination 1", true, 1);
-        const d2 = dataOperand(q, e, c.dst2, c.bytes, "destination 2", true, 2);
+        const s = dataOperand(q, e, C.a[e]!, bytes, "source", false, 0);
+        const d = dataOperand(q, e, dst, bytes, "destination 1", true, 1);
+        const d2 = dataOperand(q, e, dst2, bytes, "destination 2", true, 2);
         if (!s || !d || !d2) return skip();
         if (
-          overlapping(q, e, c, 1, 2, "destinations") ||
-          overlapping(q, e, c, 0, 1, "source and destination 1") ||
-          overlapping(q, e, c, 0, 2, "source and destination 2")
+          overlapping(q, e, 1, 2, "destinations") ||
+          overlapping(q, e, 0, 1, "source and destination 1") ||
+          overlapping(q, e, 0, 2, "source and destination 2")
         )
           return skip();
         run.n = 3;
@@ -843,15 +851,17 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
         if (timeline) run.name = `bcast gpu${g[0]!}->gpu${g[1]!},gpu${g[2]!}`;
         break;
       }
-      case "swap": {
-        if (c.a % 64 !== 0 || c.b % 64 !== 0) {
-          misaligned(q, e, `swap addresses ${hex(c.a)} and ${hex(c.b)} must be 64-byte aligned`);
+      case SWAP: {
+        const sa = C.a[e]!;
+        const sb = C.b[e]!;
+        if (sa % 64 !== 0 || sb % 64 !== 0) {
+          misaligned(q, e, `swap addresses ${hex(sa)} and ${hex(sb)} must be 64-byte aligned`);
           return skip();
         }
-        const a = dataOperand(q, e, c.a, c.bytes, "side A", true, 0);
-        const b = dataOperand(q, e, c.b, c.bytes, "side B", true, 1);
+        const a = dataOperand(q, e, sa, bytes, "side A", true, 0);
+        const b = dataOperand(q, e, sb, bytes, "side B", true, 1);
         if (!a || !b) return skip();
-        if (overlapping(q, e, c, 0, 1, "halves")) return skip();
+        if (overlapping(q, e, 0, 1, "halves")) return skip();
         run.n = 2;
         // Both directions of the link carry the bytes; the engine moves 2 x bytes.
         route(g[0]!, g[1]!, drv, 1, loads);
@@ -860,8 +870,8 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
         if (timeline) run.name = `swap gpu${g[0]!}<->gpu${g[1]!}`;
         break;
       }
-      case "fill": {
-        const d = dataOperand(q, e, c.dst, c.bytes, "destination", true, 0);
+      case FILL: {
+        const d = dataOperand(q, e, C.a[e]!, bytes, "destination", true, 0);
         if (!d) return skip();
         run.n = 1;
         if (g[0] === drv) loads.push(loadOf(HBM + drv, 1));
@@ -870,9 +880,9 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
         break;
       }
       default:
-        return assertNever(c, "data command");
+        throw new Error(`data command kind ${kind}`);
     }
-    run.bytes = c.bytes;
+    run.bytes = bytes;
     run.cap = cap;
     // Back to back after another data packet, this packet was fetched and started while that
     // one moved its bytes: its bytes flow as soon as the engine is free, but no sooner than
@@ -910,10 +920,9 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
     r.flowActive = false;
     rescheduleFlows(f, false);
     // Apply the command's effect: race checks, then the provenance move.
-    const e = p.queues[q]!.entries[r.pc]!;
-    const c = e.cmd;
-    r.clock++;
     const cmd = cmdBase[q]! + r.pc;
+    const e = cmd;
+    r.clock++;
     mem.epochClock[cmd] = r.clock;
     for (let k = 0; k < run.n; k++) if (!run.writes[k]) touch(q, e, cmd, k, false);
     for (let k = 0; k < run.n; k++) if (run.writes[k]) touch(q, e, cmd, k, true);
@@ -922,8 +931,9 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
     const b = run.buffer;
     const o = run.offset;
     const n = run.bytes;
-    switch (c.kind) {
-      case "copy": {
+    const kind = C.kind[cmd]!;
+    switch (kind) {
+      case COPY: {
         // Usually the source range is one segment: move it without the temporary lists.
         const one = singleSource(st, g[0]!, b[0]!, o[0]!, n);
         if (one !== undefined) writeSource(st, g[1]!, b[1]!, o[1]!, n, one, cmd);
@@ -931,7 +941,7 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
           writeSegments(st, g[1]!, b[1]!, o[1]!, o[0]!, readRange(st, g[0]!, b[0]!, o[0]!, n), cmd);
         break;
       }
-      case "bcast": {
+      case BCAST: {
         const one = singleSource(st, g[0]!, b[0]!, o[0]!, n);
         if (one !== undefined) {
           writeSource(st, g[1]!, b[1]!, o[1]!, n, one, cmd);
@@ -943,36 +953,36 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
         writeSegments(st, g[2]!, b[2]!, o[2]!, o[0]!, segs, cmd);
         break;
       }
-      case "swap": {
+      case SWAP: {
         const sa = readRange(st, g[0]!, b[0]!, o[0]!, n);
         const sb = readRange(st, g[1]!, b[1]!, o[1]!, n);
         writeSegments(st, g[0]!, b[0]!, o[0]!, o[1]!, sb, cmd);
         writeSegments(st, g[1]!, b[1]!, o[1]!, o[0]!, sa, cmd);
         break;
       }
-      case "fill":
-        fillRange(st, g[0]!, b[0]!, o[0]!, n, c.value & 0xff, cmd);
+      case FILL:
+        fillRange(st, g[0]!, b[0]!, o[0]!, n, C.value[cmd]! & 0xff, cmd);
         break;
       default:
-        throw new Error(`flow for ${c.kind}`);
+        throw new Error(`flow for ${kind}`);
     }
-    sem?.dataDone(q, r.pc, cmd, c, g, b, o, r.vc);
+    sem?.dataDone(q, r.pc, cmd, g, b, o, r.vc);
     r.prevFlowStart = r.flowStartedAt; // the next command, if a data packet, ran back to back
-    finishCmd(q, now, timeline && { name: run.name, args: { bytes: n, at: e.at } });
+    finishCmd(q, now, timeline && { name: run.name, args: { bytes: n, at: C.at[e]! } });
   };
 
   const pollCheck = (q: number): void => {
     const r = runs[q]!;
     if (r.state !== QState.Polling) return;
-    const e = p.queues[q]!.entries[r.pc]!;
-    const c = e.cmd as Extract<SimCmd, { kind: "poll" }>;
-    const w = wordAt(c.addr);
+    const e = cmdBase[q]! + r.pc;
+    const addr = C.a[e]!;
+    const w = wordAt(addr);
     // The poll gives up after its retries (grid point `retries` was its last check).
     const k = Math.round((now - r.pollStart) / r.pollPeriod);
-    if (k > r.pollRetries) return pollTimeout(q, e, c);
-    const raw = read32(w, halfOf(w, c.addr));
-    const v = (raw & c.mask) >>> 0;
-    if (holds(c.func, v, c.value >>> 0)) {
+    if (k > r.pollRetries) return pollTimeout(q, e);
+    const raw = read32(w, halfOf(w, addr));
+    const v = (raw & C.b[e]!) >>> 0;
+    if (holds(POLL_FUNC_CODES[C.aux[e]!]!, v, C.value[e]! >>> 0)) {
       if (joinWordClock(r.vc, mem.words, w)) r.snap = null;
       if (sem?.observes(w)) {
         // Seeing a user signal is an event `when` guards are ordered after: a fresh epoch.
@@ -982,7 +992,7 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
       if (timeline)
         timeline.instants.push({
           queue: q,
-          name: `poll ${mem.regions[w]!.name} ${c.func} ${c.value} satisfied`,
+          name: `poll ${mem.regions[w]!.name} ${POLL_FUNC_CODES[C.aux[e]!]!} ${C.value[e]!} satisfied`,
           t: now,
         });
       // A poll's packet cost is busy time; the wait is not.
@@ -990,19 +1000,20 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
       finishCmd(q, now);
       return;
     }
-    if (k >= r.pollRetries) return pollTimeout(q, e, c);
+    if (k >= r.pollRetries) return pollTimeout(q, e);
     const list = waiting[w];
     if (list) list.push(q);
     else waiting[w] = [q];
   };
 
-  const pollTimeout = (q: number, e: SimEntry, c: Extract<SimCmd, { kind: "poll" }>): void => {
-    const w = wordAt(c.addr);
+  const pollTimeout = (q: number, e: number): void => {
+    const addr = C.a[e]!;
+    const w = wordAt(addr);
     report(
       "DMAC6014",
       [
-        where(q, e.at),
-        `POLL_REGMEM on ${mem.regions[w]!.name} (${hex(c.addr)}) ${c.func} ${c.value} gave up after its ${runs[q]!.pollRetries} retries (the word is ${read32(w, halfOf(w, c.addr))})`,
+        where(q, C.at[e]!),
+        `POLL_REGMEM on ${mem.regions[w]!.name} (${hex(addr)}) ${POLL_FUNC_CODES[C.aux[e]!]!} ${C.value[e]!} gave up after its ${runs[q]!.pollRetries} retries (the word is ${read32(w, halfOf(w, addr))})`,
       ],
       "a retry count of 0xFFF polls forever; any other count is a timeout, and the queue stops",
     );
@@ -1014,7 +1025,7 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
   let hostHint = -1;
   if (p.trigger) {
     for (let q = 0; q < Q; q++) {
-      runs[q]!.submitted = p.queues[q]!.entries.length;
+      runs[q]!.submitted = p.queues[q]!.count;
       heap.push(0, EV_STEP, q);
     }
     hostT = T.triggerStoreUs;
@@ -1029,32 +1040,32 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
       timeline.host.push({ queue: -1, name: "trigger store", start: 0, end: hostT, args: {} });
   } else {
     for (let q = 0; q < Q; q++) {
-      const entries = p.queues[q]!.entries;
+      const { first, count } = p.queues[q]!;
       const start = hostT;
-      for (let i = 0; i < entries.length; i++) {
-        const e = entries[i]!;
-        hostT += T.hostPacketUs * e.packets;
-        if (i === entries.length - 1 || signalsHost(e.cmd)) {
+      for (let i = 0; i < count; i++) {
+        const e = first + i;
+        hostT += T.hostPacketUs * C.packets[e]!;
+        if (i === count - 1 || signalsHost(e)) {
           hostT += T.hostDoorbellUs;
           dbQueue.push(q);
           dbUpTo.push(i + 1);
           dbTime.push(hostT + T.doorbellLatencyUs);
         }
       }
-      if (timeline && entries.length > 0)
+      if (timeline && count > 0)
         timeline.host.push({
           queue: -1,
           name: `submit ${p.queues[q]!.name}`,
           start,
           end: hostT,
-          args: { packets: entries.length },
+          args: { packets: count },
         });
     }
   }
   const hostSubmitUs = hostT;
-  function signalsHost(c: SimCmd): boolean {
-    if (c.kind !== "fence" && c.kind !== "atomic") return false;
-    const i = regionOf(mem, c.addr, 4, hostHint);
+  function signalsHost(e: number): boolean {
+    if (C.kind[e] !== FENCE && C.kind[e] !== ATOMIC) return false;
+    const i = regionOf(mem, C.a[e]!, 4, hostHint);
     if (i >= 0) hostHint = i;
     return i >= 0 && mem.regions[i]!.kind === "completion";
   }
@@ -1065,11 +1076,11 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
   const extWaits = new Map<number, ExternalWait[]>();
   for (const addr of p.externalSignals) extWaits.set(addr, []);
   if (extWaits.size > 0)
-    for (const queue of p.queues)
-      for (const e of queue.entries) {
-        const c = e.cmd;
-        if (c.kind === "poll") extWaits.get(c.addr)?.push(c);
-      }
+    for (let e = 0; e < C.n; e++)
+      if (C.kind[e] === POLL)
+        extWaits
+          .get(C.a[e]!)
+          ?.push({ func: POLL_FUNC_CODES[C.aux[e]!]!, value: C.value[e]!, mask: C.b[e]! });
   const extNeed = new Map<number, number>();
   for (const [addr, waits] of extWaits) extNeed.set(addr, externalTarget(waits));
   const extAddrs = [...extNeed.keys()];
@@ -1170,17 +1181,17 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
     for (let q = 0; q < Q; q++) {
       const r = runs[q]!;
       if (r.state !== QState.Polling) continue;
-      const e = p.queues[q]!.entries[r.pc]!;
-      const c = e.cmd as Extract<SimCmd, { kind: "poll" }>;
+      const e = cmdBase[q]! + r.pc;
+      const addr = C.a[e]!;
       if (r.pollRetries !== Infinity) {
         // Nothing changed its word again: it gave up after its retries, before the end.
-        pollTimeout(q, e, c);
+        pollTimeout(q, e);
         continue;
       }
-      blockedOn.push(c.addr);
-      const w = wordAt(c.addr);
+      blockedOn.push(addr);
+      const w = wordAt(addr);
       blocked.push(
-        `${where(q, e.at)} waits for ${mem.regions[w]!.name} (${hex(c.addr)}) ${c.func} ${c.value} but it is ${read32(w, halfOf(w, c.addr))}`,
+        `${where(q, C.at[e]!)} waits for ${mem.regions[w]!.name} (${hex(addr)}) ${POLL_FUNC_CODES[C.aux[e]!]!} ${C.value[e]!} but it is ${read32(w, halfOf(w, addr))}`,
       );
     }
     if (blocked.length > 0) {
@@ -1196,11 +1207,11 @@ export function execute(p: SimProgram, opts: ExecOptions): ExecResult {
     }
     for (let q = 0; q < Q; q++) {
       const r = runs[q]!;
-      const entries = p.queues[q]!.entries;
+      const { first, count } = p.queues[q]!;
       if (r.state === QState.Faulted) {
         completed = false;
         report("DMAC6005", [
-          `${p.queues[q]!.name} stopped at ${where(q, entries[r.pc]!.at)} after an error and did not drain (${entries.length - r.pc} command(s) left)`,
+          `${p.queues[q]!.name} stopped at ${where(q, C.at[first + r.pc]!)} after an error and did not drain (${count - r.pc} command(s) left)`,
         ]);
       }
     }

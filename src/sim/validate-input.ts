@@ -19,7 +19,12 @@
 // Checks stop at the first problem: a corrupt file usually has one, and the path says where.
 
 import { COMPILED_BY_KIND } from "../backend/sdma/bitfield.js";
-import type { DecodedStream } from "../backend/sdma/decode.js";
+import {
+  decodeStream,
+  type DecodedEntry,
+  type DecodedStream,
+  type StreamProblem,
+} from "../backend/sdma/decode.js";
 import type { Manifest } from "../backend/sdma/manifest.js";
 import type { Packet } from "../backend/sdma/packets.js";
 import { diag, type Diagnostic } from "../diagnostics/diagnostic.js";
@@ -688,13 +693,90 @@ const MNEMONIC = new Map<string, string>(
 
 /**
  * What the manifest says about one queue's packet stream, checked against the decoded stream
- * (called by the executor's loader, which decodes each stream once): each relocation names the
- * low dword of a packet's address field and the address there is its region's base plus the
- * addend; the packets that write completion slots do it as `completion.protocol` says and signal
- * exactly the queue's `completionSlots`, in that order. A stream the decoder flags (an unknown
- * or truncated packet, reserved bits) is left to the executor, which reports it (DMAC6007) and
- * never verifies it. `manifest` must have passed validateManifest.
+ * (the executor's loader feeds it every entry of its one decoding pass, scanStream, then asks
+ * finish()): each relocation names the low dword of a packet's address field and the address
+ * there is its region's base plus the addend; the packets that write completion slots do it as
+ * `completion.protocol` says and signal exactly the queue's `completionSlots`, in that order. A
+ * stream the decoder flags (an unknown or truncated packet, reserved bits) is left to the
+ * executor, which reports it (DMAC6007) and never verifies it. `manifest` must have passed
+ * validateManifest. Nothing is kept per packet but one byte per dword (the address dwords).
  */
+export class QueueStreamCheck {
+  private readonly isAddr: Uint8Array;
+  private readonly signalled: number[] = [];
+  /** The first completion write that breaks the protocol: its message. */
+  private wrongWrite: string | undefined;
+  private flagged = false;
+
+  constructor(
+    private readonly manifest: Manifest,
+    private readonly index: number,
+    private readonly words: Uint32Array,
+  ) {
+    this.isAddr = new Uint8Array(words.length);
+  }
+
+  /** One decoded entry, in stream order, with the problems the decoder found at it. */
+  visit(e: DecodedEntry, problems: readonly StreamProblem[]): void {
+    if (problems.length > 0) this.flagged = true;
+    if (this.flagged) return;
+    const pk = e.packet;
+    const dws = ADDR_DWORDS.get(pk.kind);
+    if (dws !== undefined) for (const dw of dws) this.isAddr[e.offset / 4 + dw] = 1;
+    if (pk.kind !== "fence" && pk.kind !== "atomic" && pk.kind !== "sem_mem_incr") return;
+    const slot = slotAt(this.manifest.memory.completionSignals, pk.addr);
+    if (slot === undefined) return;
+    const protocol = this.manifest.completion.protocol;
+    const ok =
+      protocol === "atomic"
+        ? pk.kind === "atomic" && pk.op === "add64" && pk.src === 0xffff_ffff_ffff_ffffn
+        : pk.kind === "fence" && pk.data >>> 0 === 0;
+    if (!ok && this.wrongWrite === undefined)
+      this.wrongWrite = `"${protocol}", but ${this.manifest.queues[this.index]!.name} ${hex(e.offset)} signals completion slot ${slot} with ${describePacketSignal(pk)}, not ${PROTOCOL_WRITE[protocol]}`;
+    this.signalled.push(slot);
+  }
+
+  finish(file = "manifest.json"): Diagnostic | undefined {
+    const { manifest, index, words } = this;
+    return run(file, () => {
+      const q = manifest.queues[index]!;
+      if (this.flagged) return;
+      const regions = manifest.memory.regions;
+      const r = relocationIndex(manifest).get(q.name) ?? -1;
+      const entries = r >= 0 ? manifest.relocations[r]!.entries : [];
+      for (let k = 0; k < entries.length; k += 3) {
+        const dword = entries[k]!;
+        const p = `$.relocations[${r}].entries[${k}]`;
+        if (this.isAddr[dword] !== 1) {
+          // (The error path: decode again to name the packet the dword is in.)
+          const at = decodeStream(words).packets.findLast((e) => e.offset / 4 <= dword);
+          throw new Bad(
+            p,
+            `dword ${dword} of ${q.file} is not the low half of an address (it is dword ${dword - (at ? at.offset / 4 : 0)} of the ${at ? (MNEMONIC.get(at.packet.kind) ?? at.packet.kind) : "stream"} at ${hex(at ? at.offset : 0)}): rebasing it would corrupt the stream`,
+          );
+        }
+        const region = regions[entries[k + 1]!]!;
+        const want = region.base + entries[k + 2]!;
+        const got = words[dword]! + words[dword + 1]! * 2 ** 32;
+        if (got !== want)
+          throw new Bad(
+            `$.relocations[${r}].entries[${k + 2}]`,
+            `dword ${dword} of ${q.file} holds ${hex(got)}, not ${region.name} + ${entries[k + 2]!} = ${hex(want)}`,
+          );
+      }
+      if (this.wrongWrite !== undefined) throw new Bad("$.completion.protocol", this.wrongWrite);
+      const listed = q.completionSlots;
+      const signalled = this.signalled;
+      if (signalled.length !== listed.length || signalled.some((s, k) => s !== listed[k]))
+        throw new Bad(
+          `$.queues[${index}].completionSlots`,
+          `lists ${shortList(listed)}, but ${q.file} signals ${shortList(signalled)} (in stream order)`,
+        );
+    });
+  }
+}
+
+/** QueueStreamCheck over a stream decoded whole. */
 export function checkQueueStream(
   manifest: Manifest,
   index: number,
@@ -702,60 +784,11 @@ export function checkQueueStream(
   decoded: DecodedStream,
   file = "manifest.json",
 ): Diagnostic | undefined {
-  return run(file, () => {
-    const q = manifest.queues[index]!;
-    if (decoded.problems.length > 0) return;
-    const isAddr = new Uint8Array(words.length);
-    for (const e of decoded.packets)
-      for (const dw of ADDR_DWORDS.get(e.packet.kind) ?? []) isAddr[e.offset / 4 + dw] = 1;
-    const regions = manifest.memory.regions;
-    const r = relocationIndex(manifest).get(q.name) ?? -1;
-    const entries = r >= 0 ? manifest.relocations[r]!.entries : [];
-    for (let k = 0; k < entries.length; k += 3) {
-      const dword = entries[k]!;
-      const p = `$.relocations[${r}].entries[${k}]`;
-      if (isAddr[dword] !== 1) {
-        const at = decoded.packets.findLast((e) => e.offset / 4 <= dword);
-        throw new Bad(
-          p,
-          `dword ${dword} of ${q.file} is not the low half of an address (it is dword ${dword - (at ? at.offset / 4 : 0)} of the ${at ? (MNEMONIC.get(at.packet.kind) ?? at.packet.kind) : "stream"} at ${hex(at ? at.offset : 0)}): rebasing it would corrupt the stream`,
-        );
-      }
-      const region = regions[entries[k + 1]!]!;
-      const want = region.base + entries[k + 2]!;
-      const got = words[dword]! + words[dword + 1]! * 2 ** 32;
-      if (got !== want)
-        throw new Bad(
-          `$.relocations[${r}].entries[${k + 2}]`,
-          `dword ${dword} of ${q.file} holds ${hex(got)}, not ${region.name} + ${entries[k + 2]!} = ${hex(want)}`,
-        );
-    }
-    const protocol = manifest.completion.protocol;
-    const slots = manifest.memory.completionSignals;
-    const signalled: number[] = [];
-    for (const e of decoded.packets) {
-      const pk = e.packet;
-      if (pk.kind !== "fence" && pk.kind !== "atomic" && pk.kind !== "sem_mem_incr") continue;
-      const slot = slotAt(slots, pk.addr);
-      if (slot === undefined) continue;
-      const ok =
-        protocol === "atomic"
-          ? pk.kind === "atomic" && pk.op === "add64" && pk.src === 0xffff_ffff_ffff_ffffn
-          : pk.kind === "fence" && pk.data >>> 0 === 0;
-      if (!ok)
-        throw new Bad(
-          "$.completion.protocol",
-          `"${protocol}", but ${q.name} ${hex(e.offset)} signals completion slot ${slot} with ${describePacketSignal(pk)}, not ${PROTOCOL_WRITE[protocol]}`,
-        );
-      signalled.push(slot);
-    }
-    const listed = q.completionSlots;
-    if (signalled.length !== listed.length || signalled.some((s, k) => s !== listed[k]))
-      throw new Bad(
-        `$.queues[${index}].completionSlots`,
-        `lists ${shortList(listed)}, but ${q.file} signals ${shortList(signalled)} (in stream order)`,
-      );
-  });
+  const check = new QueueStreamCheck(manifest, index, words);
+  const problems = new Set(decoded.problems.map((p) => p.offset));
+  for (const e of decoded.packets)
+    check.visit(e, problems.has(e.offset) ? [decoded.problems[0]!] : []);
+  return check.finish(file);
 }
 
 const RELOCATION_INDEX = new WeakMap<Manifest, ReadonlyMap<string, number>>();
