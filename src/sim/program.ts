@@ -237,7 +237,9 @@ export class CommandWriter {
   value = new Float64Array(0);
   opsLo = new Int32Array(0);
   opsHi = new Int32Array(0);
-  ops: number[] = [];
+  /** The shared op list: ops[0 .. nOps). */
+  ops = new Int32Array(1024);
+  nOps = 0;
   readonly detail = new Map<number, string>();
 
   constructor(capacity: number) {
@@ -320,29 +322,40 @@ export class CommandWriter {
     this.opsHi[i] = hi;
   }
 
-  /** Appends a list of IR ops; returns [lo, hi) for setOps. */
-  addOps(list: readonly number[]): number {
-    const lo = this.ops.length;
-    for (let k = 0; k < list.length; k++) this.ops.push(list[k]!);
-    return lo;
+  /** Appends one IR op to the shared list. */
+  pushOp(o: number): void {
+    if (this.nOps === this.ops.length) {
+      const more = new Int32Array(this.ops.length * 2);
+      more.set(this.ops);
+      this.ops = more;
+    }
+    this.ops[this.nOps++] = o;
   }
 
+  /** Row i implements the ops of `list` (appended to the shared list). */
+  addOps(i: number, list: readonly number[]): void {
+    const lo = this.nOps;
+    for (let k = 0; k < list.length; k++) this.pushOp(list[k]!);
+    this.setOps(i, lo, this.nOps);
+  }
+
+  /** The rows written (views of the writer's arrays: nothing is copied). */
   finish(): Commands {
     const n = this.n;
     return {
       n,
-      kind: this.kind.slice(0, n),
-      aux: this.aux.slice(0, n),
-      at: this.at.slice(0, n),
-      packets: this.packets.slice(0, n),
-      a: this.a.slice(0, n),
-      b: this.b.slice(0, n),
-      c: this.c.slice(0, n),
-      bytes: this.bytes.slice(0, n),
-      value: this.value.slice(0, n),
-      opsLo: this.opsLo.slice(0, n),
-      opsHi: this.opsHi.slice(0, n),
-      ops: Int32Array.from(this.ops),
+      kind: this.kind.subarray(0, n),
+      aux: this.aux.subarray(0, n),
+      at: this.at.subarray(0, n),
+      packets: this.packets.subarray(0, n),
+      a: this.a.subarray(0, n),
+      b: this.b.subarray(0, n),
+      c: this.c.subarray(0, n),
+      bytes: this.bytes.subarray(0, n),
+      value: this.value.subarray(0, n),
+      opsLo: this.opsLo.subarray(0, n),
+      opsHi: this.opsHi.subarray(0, n),
+      ops: this.ops.subarray(0, this.nOps),
       detail: this.detail,
     };
   }
@@ -421,7 +434,7 @@ export function packProgram(p: SimProgram): PackedProgram {
       const i = w.row(NOP, e.at);
       w.cmd(i, e.cmd);
       w.packets[i] = e.packets;
-      if (e.ops) w.setOps(i, w.addOps(e.ops), w.ops.length);
+      if (e.ops) w.addOps(i, e.ops);
     }
     return {
       name: q.name,

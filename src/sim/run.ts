@@ -597,9 +597,9 @@ function sourceMapOps(
     if (k < 0) return;
     if (lo < 0) {
       const row = rows[k]!;
-      lo = w.ops.length;
-      for (let j = 2; j < row.length; j++) w.ops.push(row[j]!);
-      hi = w.ops.length;
+      lo = w.nOps;
+      for (let j = 2; j < row.length; j++) w.pushOp(row[j]!);
+      hi = w.nOps;
     }
     w.setOps(i, lo, hi);
   };
@@ -665,7 +665,7 @@ export function packedFromTrace(trace: Trace): { program: PackedProgram } | { er
     q.cmds.forEach((c, i) => {
       const row = w.row(NOP, i);
       w.cmd(row, simCmdOfTrace(c));
-      if (Array.isArray(c.ops)) w.setOps(row, w.addOps(c.ops), w.ops.length);
+      if (Array.isArray(c.ops)) w.addOps(row, c.ops);
     });
     return {
       name: q.name,

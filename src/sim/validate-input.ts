@@ -78,6 +78,11 @@ function str(v: unknown, path: string): string {
   return v;
 }
 
+/** Whether int() would accept v (the hot loops test first and build a path only to throw). */
+function isInt(v: unknown, lo: number, hi: number): v is number {
+  return typeof v === "number" && Number.isInteger(v) && v >= lo && v < hi;
+}
+
 /** An integer in [lo, hi). */
 function int(v: unknown, path: string, lo: number, hi: number): number {
   if (typeof v !== "number" || !Number.isInteger(v))
@@ -402,11 +407,18 @@ class Checker {
           `${p}.entries`,
           `${e.length} numbers, not a list of [dword, region, addend] triples`,
         );
+      const top = Math.max(0, dwords - 1);
+      const R = this.regions.length;
       for (let k = 0; k < e.length; k += 3) {
-        int(e[k], `${p}.entries[${k}]`, 0, Math.max(0, dwords - 1));
-        const region = int(e[k + 1], `${p}.entries[${k + 1}]`, 0, this.regions.length);
-        const reg = this.regions[region]!;
-        const addend = int(e[k + 2], `${p}.entries[${k + 2}]`, 0, ADDR_LIMIT);
+        const dword = e[k];
+        if (!isInt(dword, 0, top)) int(dword, `${p}.entries[${k}]`, 0, top);
+        const region = e[k + 1];
+        if (!isInt(region, 0, R)) int(region, `${p}.entries[${k + 1}]`, 0, R);
+        const reg = this.regions[region as number]!;
+        const v = e[k + 2];
+        const addend = isInt(v, 0, ADDR_LIMIT)
+          ? v
+          : int(v, `${p}.entries[${k + 2}]`, 0, ADDR_LIMIT);
         if (addend >= reg.size)
           throw new Bad(
             `${p}.entries[${k + 2}]`,
@@ -482,22 +494,28 @@ export function validateManifest(
           `${dwords} dwords, but the packet stream ${f} holds ${given.length}`,
         );
       units += dwords;
-      arr(q["completionSlots"], `${p}.completionSlots`).forEach((s, k) =>
-        int(s, `${p}.completionSlots[${k}]`, 0, ADDR_LIMIT),
-      );
+      arr(q["completionSlots"], `${p}.completionSlots`).forEach((s, k) => {
+        if (!isInt(s, 0, ADDR_LIMIT)) int(s, `${p}.completionSlots[${k}]`, 0, ADDR_LIMIT);
+      });
     });
     const mem = obj(d["memory"], "$.memory");
     c.memory(mem, slotLimit(units, opts.fileBytes));
     const count = (mem["completionSignals"] as Obj)["count"] as number;
     // Each slot is signalled by one queue, once: the host waits for it on that queue's behalf.
-    const listedBy = new Map<number, string>();
+    // (Listed at queue i, index k: kept as two numbers; the path is built only to report.)
+    const slotPath = (i: number, k: number): string => `$.queues[${i}].completionSlots[${k}]`;
+    const byQueue = new Int32Array(count).fill(-1); // (count is bounded: c.memory)
+    const byIndex = new Float64Array(byQueue.length);
     queues.forEach((v, i) =>
       ((v as Obj)["completionSlots"] as number[]).forEach((s, k) => {
-        const p = `$.queues[${i}].completionSlots[${k}]`;
-        if (s >= count) throw new Bad(p, `slot ${s} of ${count}`);
-        const other = listedBy.get(s);
-        if (other !== undefined) throw new Bad(p, `slot ${s} is already listed at ${other}`);
-        listedBy.set(s, p);
+        if (s >= count) throw new Bad(slotPath(i, k), `slot ${s} of ${count}`);
+        if (byQueue[s]! >= 0)
+          throw new Bad(
+            slotPath(i, k),
+            `slot ${s} is already listed at ${slotPath(byQueue[s]!, byIndex[s]!)}`,
+          );
+        byQueue[s] = i;
+        byIndex[s] = k;
       }),
     );
     c.disjoint();
@@ -515,11 +533,14 @@ export function validateManifest(
       const p = `$.sourceMap.queues[${i}]`;
       const q = obj(v, p);
       str(q["queue"], `${p}.queue`);
-      arr(q["entries"], `${p}.entries`).forEach((e, k) => {
-        const row = arr(e, `${p}.entries[${k}]`);
+      const entries = arr(q["entries"], `${p}.entries`);
+      for (let k = 0; k < entries.length; k++) {
+        const e = entries[k];
+        const row = Array.isArray(e) ? (e as unknown[]) : arr(e, `${p}.entries[${k}]`);
         if (row.length < 2) throw new Bad(`${p}.entries[${k}]`, "expected [byteOffset, stmt, ...]");
-        row.forEach((x, j) => int(x, `${p}.entries[${k}][${j}]`, 0, ADDR_LIMIT));
-      });
+        for (let j = 0; j < row.length; j++)
+          if (!isInt(row[j], 0, ADDR_LIMIT)) int(row[j], `${p}.entries[${k}][${j}]`, 0, ADDR_LIMIT);
+      }
     });
   });
 }
