@@ -5,7 +5,7 @@
 // semantics.ts.
 
 import { describeRegion, hex, recordAccess, regionOf, resolve, type Conflict } from "./memory.js";
-import { cmdName, report, where, whereCmd, type ExecState } from "./exec-state.js";
+import { cmdName, HINTS, report, where, whereCmd, type ExecState } from "./exec-state.js";
 
 /**
  * Resolves operand `k` of the data command (row e) queue q is starting to a buffer instance
@@ -22,10 +22,10 @@ export function dataOperand(
   k: number,
 ): boolean {
   const mem = x.mem;
-  const i = regionOf(mem, addr, bytes, x.hints[q * 4 + k]!);
+  const i = regionOf(mem, addr, bytes, x.hints[q * HINTS + k]!);
   if (i >= 0 && mem.bufferOf[i]! >= 0 && (!writes || x.rings.length === 0)) {
     // The common case, without touching the region object.
-    x.hints[q * 4 + k] = i;
+    x.hints[q * HINTS + k] = i;
     const run = x.running[q]!;
     run.gpu[k] = x.regionGpu[i]!;
     run.buffer[k] = mem.bufferOf[i]!;
@@ -48,7 +48,7 @@ export function dataOperand(
     return false;
   }
   if (writes && ringHit(x, addr, bytes, q, e)) return false;
-  x.hints[q * 4 + k] = i;
+  x.hints[q * HINTS + k] = i;
   const run = x.running[q]!;
   run.gpu[k] = region.gpu;
   run.buffer[k] = region.buffer;

@@ -29,6 +29,7 @@ import {
   EV_POLL_CHECK,
   EV_STEP,
   EV_WORD_WRITE,
+  HINTS,
   QState,
   report,
   SET,
@@ -323,7 +324,8 @@ function startPoll(x: ExecState, q: number, e: number): void {
   const r = x.runs[q]!;
   const T = x.T;
   const addr = x.C.a[e]!;
-  const w = wordAt(x, addr);
+  const w = wordAt(x, addr, x.hints[q * HINTS + 4]!);
+  if (w >= 0) x.hints[q * HINTS + 4] = w;
   if (w < 0 || addr % 4 !== 0) {
     const res = resolve(x.mem, addr, 4);
     const detail =
@@ -355,7 +357,7 @@ export function pollCheck(x: ExecState, q: number): void {
   const C = x.C;
   const e = x.cmdBase[q]! + r.pc;
   const addr = C.a[e]!;
-  const w = wordAt(x, addr);
+  const w = wordAt(x, addr, x.hints[q * HINTS + 4]!);
   // The poll gives up after its retries (grid point `retries` was its last check).
   const k = Math.round((x.now - r.pollStart) / r.pollPeriod);
   if (k > r.pollRetries) return pollTimeout(x, q, e);
@@ -415,8 +417,8 @@ function signal(x: ExecState, q: number, e: number, kind: number): void {
   const afterPacket = x.now + T.enginePacketUs;
   const width = kind === ATOMIC ? C.aux[e]! : kind === TIMESTAMP ? 64 : 32;
   const bytes = width / 8;
-  const i = regionOf(mem, addr, bytes, x.hints[q * 4 + 3]!);
-  if (i >= 0) x.hints[q * 4 + 3] = i;
+  const i = regionOf(mem, addr, bytes, x.hints[q * HINTS + 3]!);
+  if (i >= 0) x.hints[q * HINTS + 3] = i;
   const align = kind === TIMESTAMP ? 8 : width === 64 ? 8 : 4;
   const okKind = i >= 0 && (kind === TIMESTAMP ? x.timestampSlot[i] : x.signalWord[i]) === 1;
   if (addr % align !== 0) {

@@ -100,6 +100,9 @@ export interface PendingWrites {
   readonly free: number[];
 }
 
+/** Region hints per queue (ExecState.hints). */
+export const HINTS = 5;
+
 /** A pending write's kind: SET stores the value, ADD adds it. */
 export const SET = 0;
 export const ADD = 1;
@@ -134,11 +137,16 @@ export interface ExecState {
   readonly maxRaces: number;
   readonly runs: QueueRun[];
   readonly running: Running[];
-  // Per region: its GPU (-1: host memory), whether FENCE/ATOMIC may write it, is it a timestamp slot.
+  // Per region: its GPU (-1: host memory), whether FENCE/ATOMIC may write it, is it a timestamp
+  // slot, a completion slot.
   readonly regionGpu: Int32Array;
   readonly signalWord: Uint8Array;
   readonly timestampSlot: Uint8Array;
-  /** Per queue: the region each data operand (0-2) and the last signal write (3) hit last. */
+  readonly completionSlot: Uint8Array;
+  /**
+   * Per queue, HINTS entries: the region each data operand (0-2), the last signal write (3) and
+   * the last poll (4) hit last (regionOf tries it first).
+   */
   readonly hints: Int32Array;
   /** The queues whose ring is known (writes into a ring are refused, DMAC6009). */
   readonly rings: readonly PackedProgram["queues"][number][];
@@ -185,11 +193,13 @@ export function createExecState(
   const regionGpu = new Int32Array(R);
   const signalWord = new Uint8Array(R);
   const timestampSlot = new Uint8Array(R);
+  const completionSlot = new Uint8Array(R);
   for (let i = 0; i < R; i++) {
     const r = mem.regions[i]!;
     regionGpu[i] = r.gpu ?? -1;
     if (WORD_WRITE_KINDS.has(r.kind)) signalWord[i] = 1;
     if (r.kind === "timestamp") timestampSlot[i] = 1;
+    if (r.kind === "completion") completionSlot[i] = 1;
   }
   return {
     p,
@@ -243,7 +253,8 @@ export function createExecState(
     regionGpu,
     signalWord,
     timestampSlot,
-    hints: new Int32Array(Q * 4).fill(-1),
+    completionSlot,
+    hints: new Int32Array(Q * HINTS).fill(-1),
     rings: p.queues.filter((queue) => queue.ring !== undefined),
     pending: {
       region: [],

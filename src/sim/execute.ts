@@ -314,8 +314,10 @@ function endOfRun(
       ]);
     }
   }
+  let hint = -1;
   for (const c of p.completions) {
-    const wi = regionAtStart(x, c.addr);
+    const wi = regionAtStart(x, c.addr, hint);
+    if (wi >= 0) hint = wi;
     const words = x.mem.words;
     const value = wi < 0 || words.isWord[wi] !== 1 ? undefined : words.value[wi];
     if (value === c.done) continue;

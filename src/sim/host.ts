@@ -56,7 +56,7 @@ export function submit(x: ExecState): { hostSubmitUs: number; doorbells: Doorbel
     if (C.kind[e] !== FENCE && C.kind[e] !== ATOMIC) return false;
     const i = regionOf(x.mem, C.a[e]!, 4, hint);
     if (i >= 0) hint = i;
-    return i >= 0 && x.mem.regions[i]!.kind === "completion";
+    return i >= 0 && x.completionSlot[i] === 1;
   };
   for (let q = 0; q < x.Q; q++) {
     const { first, count } = p.queues[q]!;
@@ -144,7 +144,7 @@ export function watchCompletions(x: ExecState): void {
   for (const c of x.p.completions) {
     const i = regionAtStart(x, c.addr, lastSlot);
     if (i >= 0) lastSlot = i;
-    if (i >= 0 && x.mem.regions[i]!.kind === "completion") x.completionDone[i] = c.done;
+    if (i >= 0 && x.completionSlot[i] === 1) x.completionDone[i] = c.done;
   }
 }
 

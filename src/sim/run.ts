@@ -268,28 +268,33 @@ function regionsOf(
       addr: w.address,
       bytes: 4,
     });
+  // There may be one completion slot per packet: their names are made when a report asks.
   const cs = mem.completionSignals;
   for (let k = 0; k < cs.count; k++)
-    regions.push({
-      kind: "completion",
-      name: `completion[${k}]`,
-      gpu: null,
-      addr: cs.base + k * cs.stride,
-      bytes: 8,
-      initial,
-    });
+    regions.push(new SlotRegion("completion", k, cs.base + k * cs.stride, 8, initial));
   const ts = mem.timestampSlots;
+  const tsBytes = Math.max(8, Math.min(ts.stride, 32));
   for (let k = 0; k < ts.count; k++)
-    regions.push({
-      kind: "timestamp",
-      name: `timestamp[${k}]`,
-      gpu: null,
-      addr: ts.base + k * ts.stride,
-      bytes: Math.max(8, Math.min(ts.stride, 32)),
-    });
+    regions.push(new SlotRegion("timestamp", k, ts.base + k * ts.stride, tsBytes, undefined));
   if (trigger)
     regions.push({ kind: "trigger", name: "trigger", gpu: null, addr: trigger.address, bytes: 4 });
   return { regions, bufferSizes, bufferNames };
+}
+
+/** Slot k of the host's completion signals or timestamp slots (named `completion[k]`). */
+class SlotRegion implements SimRegion {
+  readonly gpu = null;
+  constructor(
+    readonly kind: "completion" | "timestamp",
+    private readonly k: number,
+    readonly addr: number,
+    readonly bytes: number,
+    readonly initial: number | undefined,
+  ) {}
+
+  get name(): string {
+    return `${this.kind}[${this.k}]`;
+  }
 }
 
 const POLL_FUNCS: Readonly<Record<Exclude<PacketPollFunc, "reserved7">, PollFunc>> = {

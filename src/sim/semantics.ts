@@ -288,9 +288,17 @@ function createChecker(
 
   // Per queue: the clock of its latest data command, and the latest of its clock values that some
   // completion write has published (happens-before, independent of any source map). A data
-  // command no completion follows is work the host can never see finish.
+  // command no completion follows is work the host can never see finish. A queue's clock only
+  // grows, so what its completion writes published is its clock at the last one: kept per
+  // writing queue (a copy, not a join per write) and joined at the end.
   const lastData = new Float64Array(Q);
-  const published = new Float64Array(Q);
+  const lastSlotVc: (Int32Array | undefined)[] = new Array<Int32Array | undefined>(Q);
+  const published = (): Float64Array => {
+    const out = new Float64Array(Q);
+    for (const vc of lastSlotVc)
+      if (vc) for (let r = 0; r < Q; r++) out[r] = Math.max(out[r]!, vc[r]!);
+    return out;
+  };
   let reports = 0;
   const report = (where: string, detail: string, hint?: string): void => {
     if (++reports <= MAX_REPORTS) ctx.report(where, detail, hint);
@@ -644,7 +652,7 @@ function createChecker(
       }
       const slot = slotOfRegion[region]!;
       if (slot < 0) return;
-      for (let r = 0; r < Q; r++) published[r] = Math.max(published[r]!, vc[r]!);
+      (lastSlotVc[q] ??= new Int32Array(vc.length)).set(vc);
       const prev = slotFirst[slot]!;
       if (++slotWrites[slot]! > 1) {
         report(
@@ -730,9 +738,10 @@ function createChecker(
     },
 
     finish(clean) {
-      if (clean && p.completions.length > 0)
+      const seen = clean && p.completions.length > 0 ? published() : undefined;
+      if (seen)
         for (let q = 0; q < Q; q++)
-          if (lastData[q]! > published[q]!)
+          if (lastData[q]! > seen[q]!)
             report(
               p.queues[q]!.name,
               "data commands of this queue finish after every completion signal: the host can see the schedule complete before they do",

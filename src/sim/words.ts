@@ -6,9 +6,9 @@
 import { regionIndex, regionOf, wordWriteClock } from "./memory.js";
 import { ADD, EV_POLL_CHECK, SET, type ExecState } from "./exec-state.js";
 
-/** The word region holding [addr, addr + 4), or -1. */
-export function wordAt(x: ExecState, addr: number): number {
-  const i = regionOf(x.mem, addr, 4);
+/** The word region holding [addr, addr + 4), or -1 (hint: see regionOf). */
+export function wordAt(x: ExecState, addr: number, hint = -1): number {
+  const i = regionOf(x.mem, addr, 4, hint);
   return i >= 0 && x.mem.words.isWord[i] === 1 ? i : -1;
 }
 
@@ -57,7 +57,6 @@ export function pendingWrite(
 export function applyWrite(x: ExecState, w: number): void {
   const pw = x.pending;
   const i = pw.region[w]!;
-  const region = x.mem.regions[i]!;
   const words = x.mem.words;
   let v0 = words.value[i]!;
   const before = v0;
@@ -85,7 +84,7 @@ export function applyWrite(x: ExecState, w: number): void {
   if (x.timeline)
     x.timeline.instants.push({
       queue: queue < x.Q ? queue : -1,
-      name: `${region.name} = ${v0}`,
+      name: `${x.mem.regions[i]!.name} = ${v0}`,
       t: x.now,
     });
   if (v0 !== before) wake(x, i);
