@@ -339,6 +339,20 @@ export class CommandWriter {
     this.setOps(i, lo, this.nOps);
   }
 
+  /** Drops the rows from n on and the ops from nOps on (a stream read again). */
+  truncate(n: number, nOps: number): void {
+    for (const i of [...this.detail.keys()]) if (i >= n) this.detail.delete(i);
+    this.kind.fill(0, n, this.n);
+    this.aux.fill(0, n, this.n);
+    this.a.fill(0, n, this.n);
+    this.b.fill(0, n, this.n);
+    this.c.fill(0, n, this.n);
+    this.bytes.fill(0, n, this.n);
+    this.value.fill(0, n, this.n);
+    this.n = n;
+    this.nOps = nOps;
+  }
+
   /** The rows written (views of the writer's arrays: nothing is copied). */
   finish(): Commands {
     const n = this.n;

@@ -25,6 +25,7 @@ import { hex } from "./memory.js";
 import type { SyncTrace } from "./semantics.js";
 import { readMachineModel, type MachineModel } from "./model.js";
 import { QueueStreamCheck, validateManifest, validateTrace } from "./validate-input.js";
+import { scanCleanStream } from "./scan-packets.js";
 import {
   ATOMIC,
   CommandWriter,
@@ -513,27 +514,40 @@ export function packedFromManifest(
           "the manifest names this packet stream but it was not given",
         ]),
       };
-    const check = new QueueStreamCheck(manifest, index, words);
-    const opsAt = sourceMapOps(maps.get(mq.name), w);
     const first = w.n;
-    scanStream(words, (d, here) => {
-      check.visit(d, here);
-      // Every decoder problem at a packet's offset, joined: an undecodable dword, a truncated
-      // packet, and also a decodable packet with reserved bits set, an undefined enum value or an
-      // address above 2^53 (DMAC4103/4104). The hardware's reading of such a packet is not
-      // documented, so the executor reports it (DMAC6007) instead of running it as if they were 0.
-      if (d.packet.kind === "unknown" || here.length > 0) {
-        const problem = here.length > 0 ? here.map((p) => p.detail).join("; ") : undefined;
-        w.bad(
-          d.offset,
-          problem ?? `undecodable dword ${hex(d.packet.kind === "unknown" ? d.packet.word : 0)}`,
-        );
-        return;
-      }
-      const i = w.row(NOP, d.offset);
-      w.cmd(i, simCmdOfPacket(d.packet));
-      opsAt(i, d.offset);
+    const firstOp = w.nOps;
+    let check = new QueueStreamCheck(manifest, index, words);
+    let opsAt = sourceMapOps(maps.get(mq.name), w);
+    const clean = scanCleanStream(words, (offset, packet) => {
+      check.packet(offset, packet);
+      const i = w.row(NOP, offset);
+      w.cmd(i, simCmdOfPacket(packet));
+      opsAt(i, offset);
     });
+    // Anything irregular: the stream again, every problem described (scanStream).
+    if (!clean) {
+      w.truncate(first, firstOp);
+      check = new QueueStreamCheck(manifest, index, words);
+      opsAt = sourceMapOps(maps.get(mq.name), w);
+      scanStream(words, (d, here) => {
+        check.visit(d, here);
+        // Every decoder problem at a packet's offset, joined: an undecodable dword, a truncated
+        // packet, and also a decodable packet with reserved bits set, an undefined enum value or an
+        // address above 2^53 (DMAC4103/4104). The hardware's reading of such a packet is not
+        // documented, so the executor reports it (DMAC6007) instead of running it as if they were 0.
+        if (d.packet.kind === "unknown" || here.length > 0) {
+          const problem = here.length > 0 ? here.map((p) => p.detail).join("; ") : undefined;
+          w.bad(
+            d.offset,
+            problem ?? `undecodable dword ${hex(d.packet.kind === "unknown" ? d.packet.word : 0)}`,
+          );
+          return;
+        }
+        const i = w.row(NOP, d.offset);
+        w.cmd(i, simCmdOfPacket(d.packet));
+        opsAt(i, d.offset);
+      });
+    }
     // What the manifest says about this stream (relocations, completion writes) must hold.
     const inconsistent = check.finish(file);
     if (inconsistent) return { error: inconsistent };

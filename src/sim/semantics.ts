@@ -424,17 +424,23 @@ function createChecker(
   const roles = (o: number): number => (t.kind[o] === K_BCAST ? 2 : 1);
   const covNext = new Float64Array(n);
   const covNext2 = new Float64Array(n);
+  // The common case is one interval per op and role, grown in order (covNext); any other shape
+  // lists its intervals in covMore (flagged in hasMore, so the common case never looks it up).
   const covMore = new Map<number, number[]>(); // o * 2 + role -> [lo, hi, lo, hi, ...]
+  const hasMore = new Uint8Array(2 * n);
   const cover = (o: number, role: number, lo: number, hi: number): void => {
     const key = o * 2 + role;
     const next = role === 0 ? covNext : covNext2;
-    const more = covMore.get(key);
-    if (more === undefined && lo === next[o]) {
+    if (hasMore[key] === 1) {
+      covMore.get(key)!.push(lo, hi);
+      return;
+    }
+    if (lo === next[o]) {
       next[o] = hi;
       return;
     }
-    if (more === undefined) covMore.set(key, next[o]! > 0 ? [0, next[o]!, lo, hi] : [lo, hi]);
-    else more.push(lo, hi);
+    covMore.set(key, next[o]! > 0 ? [0, next[o]!, lo, hi] : [lo, hi]);
+    hasMore[key] = 1;
   };
   // Scratch (reused, no allocation per command): per piece, the command-relative intervals
   // found (pieceLo/Hi[0 .. nPiece)), and the coverage to record (pend*[0 .. nPend)).

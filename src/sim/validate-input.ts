@@ -740,10 +740,15 @@ export class QueueStreamCheck {
   /** One decoded entry, in stream order, with the problems the decoder found at it. */
   visit(e: DecodedEntry, problems: readonly StreamProblem[]): void {
     if (problems.length > 0) this.flagged = true;
+    if (this.flagged || e.packet.kind === "unknown") return;
+    this.packet(e.offset, e.packet);
+  }
+
+  /** One decoded packet the decoder found no problem with, at byte offset `offset`. */
+  packet(offset: number, pk: Packet): void {
     if (this.flagged) return;
-    const pk = e.packet;
     const dws = ADDR_DWORDS.get(pk.kind);
-    if (dws !== undefined) for (const dw of dws) this.isAddr[e.offset / 4 + dw] = 1;
+    if (dws !== undefined) for (const dw of dws) this.isAddr[offset / 4 + dw] = 1;
     if (pk.kind !== "fence" && pk.kind !== "atomic" && pk.kind !== "sem_mem_incr") return;
     const slot = slotAt(this.manifest.memory.completionSignals, pk.addr);
     if (slot === undefined) return;
@@ -753,7 +758,7 @@ export class QueueStreamCheck {
         ? pk.kind === "atomic" && pk.op === "add64" && pk.src === 0xffff_ffff_ffff_ffffn
         : pk.kind === "fence" && pk.data >>> 0 === 0;
     if (!ok && this.wrongWrite === undefined)
-      this.wrongWrite = `"${protocol}", but ${this.manifest.queues[this.index]!.name} ${hex(e.offset)} signals completion slot ${slot} with ${describePacketSignal(pk)}, not ${PROTOCOL_WRITE[protocol]}`;
+      this.wrongWrite = `"${protocol}", but ${this.manifest.queues[this.index]!.name} ${hex(offset)} signals completion slot ${slot} with ${describePacketSignal(pk)}, not ${PROTOCOL_WRITE[protocol]}`;
     this.signalled.push(slot);
   }
 
