@@ -25,7 +25,7 @@ export function read32(x: ExecState, i: number, half: number): number {
 export function regionAtStart(x: ExecState, addr: number, hint = -1): number {
   const i = regionOf(x.mem, addr, 0, hint);
   const j = i >= 0 ? i : regionIndex(x.mem, addr);
-  return j >= 0 && x.mem.regions[j]!.addr === addr ? j : -1;
+  return j >= 0 && x.mem.starts[j] === addr ? j : -1;
 }
 
 /** A write in flight to word `region`; returns its row (the EV_WORD_WRITE event's arg). */
