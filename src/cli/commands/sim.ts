@@ -2,8 +2,9 @@
 // streams on the simulated node (src/sim) and prints a summary; --json for tools, --trace for a
 // Chrome trace. A .dmac file is compiled in memory with the optimiser options of `compile`
 // (-O, --engines, --prelaunch, ...: ../opt-options.ts); for a manifest or trace the source it
-// names (relative to it, docs/manifest.md) is recompiled with its parameters, schedule and
-// --target file to check the postcondition against the IR. When that is impossible the run
+// names (relative to it, docs/manifest.md) is read again with its parameters, schedule and
+// --target file, through the front end only (the IR; no lowering), to check the postcondition
+// and the schedule's meaning against it. When that is impossible the run
 // fails (DMAC6020) unless --no-verify. Every file is read through src/util/read-input.ts
 // (regular files only, size-checked first); packets are counted before anything runs
 // (--max-packets, DMAC4010). With several inputs, one compact line each (exit 1 if any fails to
@@ -254,8 +255,8 @@ function sourceCandidates(recorded: string, docDir: string, relativeToDoc: boole
 }
 
 /**
- * Recompiles the source named by a manifest/trace with its parameters and schedule (and the
- * target file it was compiled with, if any), for the postcondition. Nothing found, a file that
+ * The IR of the source named by a manifest/trace, built with its parameters and schedule (and
+ * the target file it was compiled with, if any), for the postcondition. Nothing found, a file that
  * is not a regular file or too large, or a source that no longer compiles that way: no module,
  * and the reason (dmac sim then fails unless --no-verify).
  */
