@@ -151,11 +151,10 @@ function startData(x: ExecState, q: number, e: number, kind: number, prevFlowSta
   const C = x.C;
   const T = x.T;
   const now = x.now;
-  const skip = (): void => finish(x, q, now + T.enginePacketUs);
   const bytes = C.bytes[e]!;
   if (bytes <= 0) {
     report(x, "DMAC6007", [whereCmd(x, q, e), `${cmdName(x, e)} of ${bytes} bytes`]);
-    return skip();
+    return skipData(x, q);
   }
   const drv = x.p.queues[q]!.gpu;
   const r = x.runs[q]!;
@@ -168,8 +167,8 @@ function startData(x: ExecState, q: number, e: number, kind: number, prevFlowSta
     case COPY: {
       const s = dataOperand(x, q, e, C.a[e]!, bytes, "source", false, 0);
       const d = dataOperand(x, q, e, C.b[e]!, bytes, "destination", true, 1);
-      if (!s || !d) return skip();
-      if (overlapping(x, q, e, 0, 1, "source and destination")) return skip();
+      if (!s || !d) return skipData(x, q);
+      if (overlapping(x, q, e, 0, 1, "source and destination")) return skipData(x, q);
       run.n = 2;
       route(x, g[0]!, g[1]!, drv, 1, loads);
       if (x.timeline) run.name = `copy gpu${g[0]!}->gpu${g[1]!}`;
@@ -185,18 +184,18 @@ function startData(x: ExecState, q: number, e: number, kind: number, prevFlowSta
           e,
           `broadcast destinations ${hex(dst)} and ${hex(dst2)} differ in their low 5 bits`,
         );
-        return skip();
+        return skipData(x, q);
       }
       const s = dataOperand(x, q, e, C.a[e]!, bytes, "source", false, 0);
       const d = dataOperand(x, q, e, dst, bytes, "destination 1", true, 1);
       const d2 = dataOperand(x, q, e, dst2, bytes, "destination 2", true, 2);
-      if (!s || !d || !d2) return skip();
+      if (!s || !d || !d2) return skipData(x, q);
       if (
         overlapping(x, q, e, 1, 2, "destinations") ||
         overlapping(x, q, e, 0, 1, "source and destination 1") ||
         overlapping(x, q, e, 0, 2, "source and destination 2")
       )
-        return skip();
+        return skipData(x, q);
       run.n = 3;
       // One read, two writes: each destination's link carries the bytes once; the engine
       // writes 2 x bytes at most at broadcastGBps in all.
@@ -211,12 +210,12 @@ function startData(x: ExecState, q: number, e: number, kind: number, prevFlowSta
       const sb = C.b[e]!;
       if (sa % 64 !== 0 || sb % 64 !== 0) {
         misaligned(x, q, e, `swap addresses ${hex(sa)} and ${hex(sb)} must be 64-byte aligned`);
-        return skip();
+        return skipData(x, q);
       }
       const a = dataOperand(x, q, e, sa, bytes, "side A", true, 0);
       const b = dataOperand(x, q, e, sb, bytes, "side B", true, 1);
-      if (!a || !b) return skip();
-      if (overlapping(x, q, e, 0, 1, "halves")) return skip();
+      if (!a || !b) return skipData(x, q);
+      if (overlapping(x, q, e, 0, 1, "halves")) return skipData(x, q);
       run.n = 2;
       // Both directions of the link carry the bytes; the engine moves 2 x bytes.
       route(x, g[0]!, g[1]!, drv, 1, loads);
@@ -227,7 +226,7 @@ function startData(x: ExecState, q: number, e: number, kind: number, prevFlowSta
     }
     case FILL: {
       const d = dataOperand(x, q, e, C.a[e]!, bytes, "destination", true, 0);
-      if (!d) return skip();
+      if (!d) return skipData(x, q);
       run.n = 1;
       if (g[0] === drv) loads.push(loadOf(x, x.HBM + drv, 1));
       else loads.push(loadOf(x, drv * x.G + g[0]!, 1));
@@ -246,6 +245,11 @@ function startData(x: ExecState, q: number, e: number, kind: number, prevFlowSta
     ? now + T.enginePacketUs + T.copyStartupUs
     : Math.max(now, prevFlowStart + T.backToBackUs);
   x.heap.push(start, EV_FLOW_START, q);
+}
+
+/** A data command that is not executed (reported): it costs its packet, and the queue goes on. */
+function skipData(x: ExecState, q: number): void {
+  finish(x, q, x.now + x.T.enginePacketUs);
 }
 
 /**

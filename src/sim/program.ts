@@ -1,5 +1,5 @@
 // The executor's input, independent of where it came from: SDMA packet streams + manifest
-// (load-packets.ts reads them with the back end's one packet table) or a command trace. A
+// (run.ts reads them with the back end's one packet table) or a command trace. A
 // program is a node's memory map and the commands of every queue, with absolute addresses, in
 // one of two forms with the same meaning:
 // - ListProgram: one SimCmd object per command (tests, hand-built programs, the calibration);

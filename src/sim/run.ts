@@ -1,10 +1,11 @@
-// simulate(): the executor's entry point. Takes compiled SDMA streams + manifest (decoded here
-// with the back end's one packet table, backend/sdma/decode.ts) or a command trace, turns them
-// into a SimProgram (absolute addresses, one command list per queue), runs it (execute.ts) and,
-// when the IR is known, checks the postcondition: the final provenance of every buffer byte must
-// equal what the reference semantics (ir/interp.ts runReference) gives, which covers every
-// collective's and every `ensure`'s expectation at once. Reports bandwidth as AMD-DMA-Latte
-// defines it (reference/mi300x-node.md section 3).
+// simulate(): the executor's entry point. Takes compiled SDMA streams + manifest (read here
+// with the back end's one packet table: scan-packets.ts, backend/sdma/decode.ts) or a command
+// trace, turns them into a PackedProgram (absolute addresses, every command a row of typed
+// arrays: program.ts), runs it (execute.ts) and, when the IR is known, checks the
+// postcondition: the final provenance of every buffer byte must equal what the reference
+// semantics (ir/interp.ts runReference) gives, which covers every collective's and every
+// `ensure`'s expectation at once. Reports bandwidth as AMD-DMA-Latte defines it
+// (reference/mi300x-node.md section 3).
 
 import { scanStream } from "../backend/sdma/decode.js";
 import type { Manifest, ManifestMemory } from "../backend/sdma/manifest.js";
