@@ -1,12 +1,13 @@
-// simulate(): the executor's entry point. Takes compiled SDMA streams + manifest (decoded here
-// with the back end's one packet table, backend/sdma/decode.ts) or a command trace, turns them
-// into a SimProgram (absolute addresses, one command list per queue), runs it (execute.ts) and,
-// when the IR is known, checks the postcondition: the final provenance of every buffer byte must
-// equal what the reference semantics (ir/interp.ts runReference) gives, which covers every
-// collective's and every `ensure`'s expectation at once. Reports bandwidth as AMD-DMA-Latte
-// defines it (reference/mi300x-node.md section 3).
+// simulate(): the executor's entry point. Takes compiled SDMA streams + manifest (read here
+// with the back end's one packet table: scan-packets.ts, backend/sdma/decode.ts) or a command
+// trace, turns them into a PackedProgram (absolute addresses, every command a row of typed
+// arrays: program.ts), runs it (execute.ts) and, when the IR is known, checks the
+// postcondition: the final provenance of every buffer byte must equal what the reference
+// semantics (ir/interp.ts runReference) gives, which covers every collective's and every
+// `ensure`'s expectation at once. Reports bandwidth as AMD-DMA-Latte defines it
+// (reference/mi300x-node.md section 3).
 
-import { decodeStream } from "../backend/sdma/decode.js";
+import { scanStream } from "../backend/sdma/decode.js";
 import type { Manifest, ManifestMemory } from "../backend/sdma/manifest.js";
 import {
   POLL_RETRY_FOREVER,
@@ -24,8 +25,21 @@ import { execute, type ExecOptions, type ExecStats, type Timeline } from "./exec
 import { hex } from "./memory.js";
 import type { SyncTrace } from "./semantics.js";
 import { readMachineModel, type MachineModel } from "./model.js";
-import { checkQueueStream, validateManifest, validateTrace } from "./validate-input.js";
-import type { PollFunc, SimCmd, SimEntry, SimProgram, SimQueue, SimRegion } from "./program.js";
+import { QueueStreamCheck, validateManifest, validateTrace } from "./validate-input.js";
+import { scanCleanStream } from "./scan-packets.js";
+import {
+  ATOMIC,
+  CommandWriter,
+  FENCE,
+  NOP,
+  unpackProgram,
+  type ListProgram,
+  type PackedProgram,
+  type PackedQueue,
+  type PollFunc,
+  type SimCmd,
+  type SimRegion,
+} from "./program.js";
 import { pushAll } from "../util/arrays.js";
 
 export type SimInput =
@@ -61,7 +75,7 @@ export interface SimResult {
   readonly stats: ExecStats;
   readonly bandwidth: Bandwidth;
   readonly timeline: Timeline | undefined;
-  readonly program: SimProgram | undefined;
+  readonly program: PackedProgram | undefined;
   readonly model: MachineModel | undefined;
   /** With SimulateOptions.syncTrace (the fuzzers' equivalence oracle): see semantics.ts. */
   readonly syncTrace?: SyncTrace | undefined;
@@ -105,8 +119,8 @@ export function simulate(input: SimInput, opts: SimulateOptions): SimResult {
   if (invalid) return fail([invalid], model);
   const built =
     "manifest" in input
-      ? programFromManifest(input.manifest, input.streams, opts.inputFile)
-      : programFromTrace(input.trace);
+      ? packedFromManifest(input.manifest, input.streams, opts.inputFile)
+      : packedFromTrace(input.trace);
   if ("error" in built) return fail([built.error], model);
   const program = input.module
     ? withMeaning(
@@ -160,11 +174,11 @@ export function simulate(input: SimInput, opts: SimulateOptions): SimResult {
  * and each completion slot belongs to the queue whose `completionSlots` list it.
  */
 function withMeaning(
-  p: SimProgram,
+  p: PackedProgram,
   m: IrModule,
   memory: ManifestMemory,
   manifest: Manifest | undefined,
-): SimProgram {
+): PackedProgram {
   const signals: { addr: number; signal: number; rank: number }[] = [];
   const notified = new Set<number>();
   for (let i = 0; i < m.ops.count; i++)
@@ -190,7 +204,7 @@ function withMeaning(
 }
 
 /** A well-formed input for a node other than the target's (more GPUs or engines than it has). */
-function outsideModel(p: SimProgram, m: MachineModel, file: string): Diagnostic | undefined {
+function outsideModel(p: PackedProgram, m: MachineModel, file: string): Diagnostic | undefined {
   if (p.gpus > m.gpus)
     return diag("DMAC6011", undefined, [
       file,
@@ -256,28 +270,33 @@ function regionsOf(
       addr: w.address,
       bytes: 4,
     });
+  // There may be one completion slot per packet: their names are made when a report asks.
   const cs = mem.completionSignals;
   for (let k = 0; k < cs.count; k++)
-    regions.push({
-      kind: "completion",
-      name: `completion[${k}]`,
-      gpu: null,
-      addr: cs.base + k * cs.stride,
-      bytes: 8,
-      initial,
-    });
+    regions.push(new SlotRegion("completion", k, cs.base + k * cs.stride, 8, initial));
   const ts = mem.timestampSlots;
+  const tsBytes = Math.max(8, Math.min(ts.stride, 32));
   for (let k = 0; k < ts.count; k++)
-    regions.push({
-      kind: "timestamp",
-      name: `timestamp[${k}]`,
-      gpu: null,
-      addr: ts.base + k * ts.stride,
-      bytes: Math.max(8, Math.min(ts.stride, 32)),
-    });
+    regions.push(new SlotRegion("timestamp", k, ts.base + k * ts.stride, tsBytes, undefined));
   if (trigger)
     regions.push({ kind: "trigger", name: "trigger", gpu: null, addr: trigger.address, bytes: 4 });
   return { regions, bufferSizes, bufferNames };
+}
+
+/** Slot k of the host's completion signals or timestamp slots (named `completion[k]`). */
+class SlotRegion implements SimRegion {
+  readonly gpu = null;
+  constructor(
+    readonly kind: "completion" | "timestamp",
+    private readonly k: number,
+    readonly addr: number,
+    readonly bytes: number,
+    readonly initial: number | undefined,
+  ) {}
+
+  get name(): string {
+    return `${this.kind}[${this.k}]`;
+  }
 }
 
 const POLL_FUNCS: Readonly<Record<Exclude<PacketPollFunc, "reserved7">, PollFunc>> = {
@@ -420,17 +439,19 @@ export function simCmdOfPacket(pk: Packet): SimCmd {
 /** The completion signals the host waits for, with the queue that signals each (for reports). */
 function completionsOf(
   mem: ManifestMemory,
-  queues: readonly SimQueue[],
+  queues: readonly PackedQueue[],
+  cmds: CommandWriter,
   done: number,
-): SimProgram["completions"] {
+): PackedProgram["completions"] {
   const cs = mem.completionSignals;
   // Slot k's owner: the last queue with a FENCE/ATOMIC on slot k's 8-byte word (by index, not
   // a map keyed by address: there may be one slot per packet).
   const owner: (string | undefined)[] = new Array<string | undefined>(cs.count);
   for (const q of queues)
-    for (const e of q.entries)
-      if (e.cmd.kind === "fence" || e.cmd.kind === "atomic") {
-        const word = e.cmd.addr - (e.cmd.addr % 8);
+    for (let i = q.first; i < q.first + q.count; i++)
+      if (cmds.kind[i] === FENCE || cmds.kind[i] === ATOMIC) {
+        const addr = cmds.a[i]!;
+        const word = addr - (addr % 8);
         const k = (word - cs.base) / cs.stride;
         if (Number.isInteger(k) && k >= 0 && k < cs.count) owner[k] = q.name;
       }
@@ -442,29 +463,49 @@ function completionsOf(
   return out;
 }
 
-function externalSignalsOf(regions: readonly SimRegion[], queues: readonly SimQueue[]): number[] {
+function externalSignalsOf(regions: readonly SimRegion[], cmds: CommandWriter): number[] {
   const signals = regions.filter((r) => r.kind === "signal");
   if (signals.length === 0) return [];
   const addrs = new Set(signals.map((r) => r.addr));
   const written = new Set<number>();
-  for (const q of queues)
-    for (const e of q.entries)
-      if ((e.cmd.kind === "fence" || e.cmd.kind === "atomic") && addrs.has(e.cmd.addr))
-        written.add(e.cmd.addr);
+  for (let i = 0; i < cmds.n; i++)
+    if ((cmds.kind[i] === FENCE || cmds.kind[i] === ATOMIC) && addrs.has(cmds.a[i]!))
+      written.add(cmds.a[i]!);
   return signals.filter((r) => !written.has(r.addr)).map((r) => r.addr);
 }
 
+/** The list form of packedFromManifest's program (tests and tools that edit commands). */
 export function programFromManifest(
   manifest: Manifest,
   streams: ReadonlyMap<string, Uint32Array>,
   file?: string,
-): { program: SimProgram } | { error: Diagnostic } {
+): { program: ListProgram } | { error: Diagnostic } {
+  const r = packedFromManifest(manifest, streams, file);
+  return "error" in r ? r : { program: unpackProgram(r.program) };
+}
+
+/**
+ * The executor's program, straight from the packet words: one decoding pass per stream (the
+ * back end's packet table, scanStream) writes each packet's command into the rows of a
+ * CommandWriter and feeds the manifest's consistency check (QueueStreamCheck); no list of
+ * decoded packets or command objects outlives its packet. Each row's IR ops point into one
+ * shared copy of the source map's op lists.
+ */
+export function packedFromManifest(
+  manifest: Manifest,
+  streams: ReadonlyMap<string, Uint32Array>,
+  file?: string,
+): { program: PackedProgram } | { error: Diagnostic } {
   const { regions, bufferSizes, bufferNames } = regionsOf(
     manifest.memory,
     manifest.trigger,
     manifest.completion.initial,
   );
-  const queues: SimQueue[] = [];
+  let dwords = 0;
+  for (const mq of manifest.queues) dwords += streams.get(mq.file)?.length ?? 0;
+  const w = new CommandWriter(Math.ceil(dwords / 5));
+  const queues: PackedQueue[] = [];
+  const maps = new Map(manifest.sourceMap.queues.map((q) => [q.queue, q]));
   for (const [index, mq] of manifest.queues.entries()) {
     const words = streams.get(mq.file);
     if (!words)
@@ -474,41 +515,56 @@ export function programFromManifest(
           "the manifest names this packet stream but it was not given",
         ]),
       };
-    const decoded = decodeStream(words);
-    // What the manifest says about this stream (relocations, completion writes) must hold.
-    const inconsistent = checkQueueStream(manifest, index, words, decoded, file);
-    if (inconsistent) return { error: inconsistent };
-    // Every decoder problem at a packet's offset, joined: an undecodable dword, a truncated
-    // packet, and also a decodable packet with reserved bits set, an undefined enum value or an
-    // address above 2^53 (DMAC4103/4104). The hardware's reading of such a packet is not
-    // documented, so the executor reports it (DMAC6007) instead of running it as if they were 0.
-    const problems = new Map<number, string>();
-    for (const p of decoded.problems) {
-      const before = problems.get(p.offset);
-      problems.set(p.offset, before === undefined ? p.detail : `${before}; ${p.detail}`);
-    }
-    const opsAt = sourceMapOps(manifest.sourceMap.queues.find((q) => q.queue === mq.name));
-    const entries: SimEntry[] = decoded.packets.map((d) => {
-      const problem = problems.get(d.offset);
-      if (d.packet.kind === "unknown" || problem !== undefined)
-        return {
-          cmd: {
-            kind: "bad",
-            detail:
-              problem ??
-              `undecodable dword ${hex(d.packet.kind === "unknown" ? d.packet.word : 0)}`,
-          },
-          at: d.offset,
-          packets: 1,
-        };
-      return { cmd: simCmdOfPacket(d.packet), at: d.offset, packets: 1, ops: opsAt(d.offset) };
+    const first = w.n;
+    const firstOp = w.nOps;
+    let check = new QueueStreamCheck(manifest, index, words);
+    let opsAt = sourceMapOps(maps.get(mq.name), w);
+    const clean = scanCleanStream(words, (offset, packet) => {
+      check.packet(offset, packet);
+      const i = w.row(NOP, offset);
+      w.cmd(i, simCmdOfPacket(packet));
+      opsAt(i, offset);
     });
-    queues.push({ name: mq.name, gpu: mq.gpu, engine: mq.engine, entries, position: "byte" });
+    // Anything irregular: the stream again, every problem described (scanStream).
+    if (!clean) {
+      w.truncate(first, firstOp);
+      check = new QueueStreamCheck(manifest, index, words);
+      opsAt = sourceMapOps(maps.get(mq.name), w);
+      scanStream(words, (d, here) => {
+        check.visit(d, here);
+        // Every decoder problem at a packet's offset, joined: an undecodable dword, a truncated
+        // packet, and also a decodable packet with reserved bits set, an undefined enum value or an
+        // address above 2^53 (DMAC4103/4104). The hardware's reading of such a packet is not
+        // documented, so the executor reports it (DMAC6007) instead of running it as if they were 0.
+        if (d.packet.kind === "unknown" || here.length > 0) {
+          const problem = here.length > 0 ? here.map((p) => p.detail).join("; ") : undefined;
+          w.bad(
+            d.offset,
+            problem ?? `undecodable dword ${hex(d.packet.kind === "unknown" ? d.packet.word : 0)}`,
+          );
+          return;
+        }
+        const i = w.row(NOP, d.offset);
+        w.cmd(i, simCmdOfPacket(d.packet));
+        opsAt(i, d.offset);
+      });
+    }
+    // What the manifest says about this stream (relocations, completion writes) must hold.
+    const inconsistent = check.finish(file);
+    if (inconsistent) return { error: inconsistent };
+    queues.push({
+      name: mq.name,
+      gpu: mq.gpu,
+      engine: mq.engine,
+      position: "byte",
+      first,
+      count: w.n - first,
+    });
   }
   const sm = manifest.sourceMap;
-  const maps = new Map(sm.queues.map((q) => [q.queue, q.entries]));
+  const entriesOf = new Map(sm.queues.map((q) => [q.queue, q.entries]));
   const locate = (q: number, at: number): string | undefined => {
-    const entries = maps.get(queues[q]!.name);
+    const entries = entriesOf.get(queues[q]!.name);
     if (!entries) return undefined;
     let best: readonly number[] | undefined;
     for (const e of entries) if (e[0]! <= at) best = e;
@@ -523,39 +579,49 @@ export function programFromManifest(
       regions,
       bufferSizes,
       bufferNames,
-      completions: completionsOf(manifest.memory, queues, manifest.completion.done),
+      completions: completionsOf(manifest.memory, queues, w, manifest.completion.done),
       trigger: manifest.trigger && {
         addr: manifest.trigger.address,
         value: manifest.trigger.value,
       },
-      externalSignals: externalSignalsOf(regions, queues),
+      externalSignals: externalSignalsOf(regions, w),
       locate,
+      cmds: w.finish(),
     },
   };
 }
 
 /**
- * The IR ops of the packet at a byte offset, from a queue's source-map entries (`[byteOffset,
- * stmt, op, ...]`: the packets from byteOffset to the next entry implement those ops). Offsets
- * must be asked in increasing order; entries are sorted first (a hand-edited map need not be).
+ * Sets the IR ops of the packet at a byte offset (row i), from a queue's source-map entries
+ * (`[byteOffset, stmt, op, ...]`: the packets from byteOffset to the next entry implement those
+ * ops; each entry's ops are copied once into the writer's shared list). Offsets must be asked in
+ * increasing order; entries are sorted first (a hand-edited map need not be).
  */
 function sourceMapOps(
   q: { readonly entries: readonly (readonly number[])[] } | undefined,
-): (offset: number) => readonly number[] | undefined {
+  w: CommandWriter,
+): (i: number, offset: number) => void {
   if (!q || !Array.isArray(q.entries)) return () => undefined;
   let rows = q.entries;
   let sorted = true;
   for (let k = 1; k < rows.length && sorted; k++) sorted = rows[k - 1]![0]! <= rows[k]![0]!;
   if (!sorted) rows = [...rows].sort((a, b) => a[0]! - b[0]!);
-  let i = -1;
-  let ops: readonly number[] | undefined;
-  return (offset) => {
-    while (i + 1 < rows.length && rows[i + 1]![0]! <= offset) {
-      i++;
-      ops = undefined;
+  let k = -1;
+  let lo = -1;
+  let hi = -1;
+  return (i, offset) => {
+    while (k + 1 < rows.length && rows[k + 1]![0]! <= offset) {
+      k++;
+      lo = -1;
     }
-    if (i < 0) return undefined;
-    return (ops ??= rows[i]!.slice(2));
+    if (k < 0) return;
+    if (lo < 0) {
+      const row = rows[k]!;
+      lo = w.nOps;
+      for (let j = 2; j < row.length; j++) w.pushOp(row[j]!);
+      hi = w.nOps;
+    }
+    w.setOps(i, lo, hi);
   };
 }
 
@@ -592,7 +658,13 @@ function simCmdOfTrace(c: TraceCmd): SimCmd {
   }
 }
 
-export function programFromTrace(trace: Trace): { program: SimProgram } | { error: Diagnostic } {
+/** The list form of packedFromTrace's program. */
+export function programFromTrace(trace: Trace): { program: ListProgram } | { error: Diagnostic } {
+  const r = packedFromTrace(trace);
+  return "error" in r ? r : { program: unpackProgram(r.program) };
+}
+
+export function packedFromTrace(trace: Trace): { program: PackedProgram } | { error: Diagnostic } {
   if (trace.kind !== "dmac-trace" || trace.version !== 1)
     return {
       error: diag("DMAC5004", undefined, [
@@ -605,18 +677,25 @@ export function programFromTrace(trace: Trace): { program: SimProgram } | { erro
     trace.trigger,
     trace.completion.initial,
   );
-  const queues: SimQueue[] = trace.queues.map((q) => ({
-    name: q.name,
-    gpu: q.gpu,
-    engine: q.engine,
-    position: "index",
-    entries: q.cmds.map((c, i) => ({
-      cmd: simCmdOfTrace(c),
-      at: i,
-      packets: 1,
-      ops: Array.isArray(c.ops) ? c.ops : undefined,
-    })),
-  }));
+  let total = 0;
+  for (const q of trace.queues) total += q.cmds.length;
+  const w = new CommandWriter(total);
+  const queues: PackedQueue[] = trace.queues.map((q) => {
+    const first = w.n;
+    q.cmds.forEach((c, i) => {
+      const row = w.row(NOP, i);
+      w.cmd(row, simCmdOfTrace(c));
+      if (Array.isArray(c.ops)) w.addOps(row, c.ops);
+    });
+    return {
+      name: q.name,
+      gpu: q.gpu,
+      engine: q.engine,
+      position: "index",
+      first,
+      count: w.n - first,
+    };
+  });
   return {
     program: {
       gpus: trace.ranks,
@@ -624,9 +703,10 @@ export function programFromTrace(trace: Trace): { program: SimProgram } | { erro
       regions,
       bufferSizes,
       bufferNames,
-      completions: completionsOf(trace.memory, queues, trace.completion.done),
+      completions: completionsOf(trace.memory, queues, w, trace.completion.done),
       trigger: trace.trigger && { addr: trace.trigger.address, value: trace.trigger.value },
-      externalSignals: externalSignalsOf(regions, queues),
+      externalSignals: externalSignalsOf(regions, w),
+      cmds: w.finish(),
     },
   };
 }
@@ -648,7 +728,7 @@ function describeSource(m: IrModule, s: Source, len: number): string {
  * Compares the executor's final provenance of every buffer instance with the reference
  * semantics' final state; reports the first differing range of each buffer instance (DMAC6001).
  */
-export function checkFinalState(m: IrModule, got: ProvenanceState, p: SimProgram): Diagnostic[] {
+export function checkFinalState(m: IrModule, got: ProvenanceState, p: PackedProgram): Diagnostic[] {
   const want = runReference(m);
   const out: Diagnostic[] = [];
   for (const b of m.buffers) {
@@ -700,17 +780,15 @@ function sameSource(a: Source, b: Source): boolean {
   return b.kind === "byte" && a.value === b.value;
 }
 
-function describeWriter(p: SimProgram, cmd: number): string {
-  let base = 0;
+function describeWriter(p: PackedProgram, cmd: number): string {
   for (let q = 0; q < p.queues.length; q++) {
     const queue = p.queues[q]!;
-    if (cmd < base + queue.entries.length) {
-      const e = queue.entries[cmd - base]!;
-      const pos = queue.position === "byte" ? `+0x${e.at.toString(16)}` : `#${e.at}`;
-      const src = p.locate?.(q, e.at);
+    if (cmd >= queue.first && cmd < queue.first + queue.count) {
+      const at = p.cmds.at[cmd]!;
+      const pos = queue.position === "byte" ? `+0x${at.toString(16)}` : `#${at}`;
+      const src = p.locate?.(q, at);
       return `${queue.name} ${pos}${src ? ` (${src})` : ""}`;
     }
-    base += queue.entries.length;
   }
   return `command ${cmd}`;
 }

@@ -24,7 +24,21 @@ import { COMPARE_OPS, OP_KIND_BY_CODE, OP_KINDS, type IrModule } from "../ir/ir.
 import { lineCol } from "../source/source-file.js";
 import { assertNever } from "../util/assert-never.js";
 import { wordClockAt, wordClockCopy, type Memory } from "./memory.js";
-import type { Meaning, PollFunc, SimCmd, SimProgram } from "./program.js";
+import {
+  ATOMIC,
+  BCAST,
+  CMD_KINDS,
+  COPY,
+  FENCE,
+  FILL,
+  isDataKind,
+  opsAt,
+  SWAP,
+  type Meaning,
+  type PackedProgram,
+  type PollFunc,
+  type SimCmd,
+} from "./program.js";
 
 const K_COPY = OP_KINDS.copy.code;
 const K_BCAST = OP_KINDS.bcast.code;
@@ -32,24 +46,22 @@ const K_SWAP = OP_KINDS.swap.code;
 const K_FILL = OP_KINDS.fill.code;
 const K_NOTIFY = OP_KINDS.notify.code;
 
-/** A data command's (destination, source) operand pairs; -1: no source (a fill). */
-const PIECES: Readonly<Record<DataCmd["kind"], readonly (readonly [number, number])[]>> = {
-  copy: [[1, 0]],
-  bcast: [
-    [1, 0],
-    [2, 0],
-  ],
-  swap: [[0, 1]],
-  fill: [[0, -1]],
-};
+/** A data command's (destination, source) operand pairs by kind code; -1: no source (a fill). */
+const PIECES: (readonly (readonly [number, number])[])[] = [];
+PIECES[COPY] = [[1, 0]];
+PIECES[BCAST] = [
+  [1, 0],
+  [2, 0],
+];
+PIECES[SWAP] = [[0, 1]];
+PIECES[FILL] = [[0, -1]];
 
-const NO_OPS: readonly number[] = [];
+const kindName = (kind: number): string => CMD_KINDS[kind]!.toUpperCase();
 
 /** Reports past this many are counted, not shown. */
 const MAX_REPORTS = 20;
 
 type DataCmd = Extract<SimCmd, { kind: "copy" | "bcast" | "swap" | "fill" }>;
-type WordCmd = Extract<SimCmd, { kind: "fence" | "atomic" }>;
 
 /** One data command as it ran: operands are (gpu, buffer id, offset) triples. */
 export interface SyncData {
@@ -101,25 +113,18 @@ export interface Semantics {
   /** Whether a satisfied poll of this word region is an observation (gets its own epoch). */
   observes(region: number): boolean;
   observed(q: number, region: number, value: number, clock: number): void;
+  /** Queue q's data command `entry` (row `cmd`) moved its bytes (operands resolved). */
   dataDone(
     q: number,
     entry: number,
     cmd: number,
-    c: DataCmd,
     gpu: Int32Array,
     buffer: Int32Array,
     offset: Float64Array,
     vc: Int32Array,
   ): void;
   /** A FENCE/ATOMIC of queue q to word region `region` was issued (pending-write row `row`). */
-  wordWriteIssued(
-    q: number,
-    entry: number,
-    region: number,
-    c: WordCmd,
-    vc: Int32Array,
-    row: number,
-  ): void;
+  wordWriteIssued(q: number, entry: number, region: number, vc: Int32Array, row: number): void;
   /** The write of row `row` landed (queue >= Q: the host or the producer). */
   wordLanded(row: number, region: number, queue: number, add: boolean, operand: number): void;
   /** End of the run; `clean`: every queue drained and no error was reported. */
@@ -128,7 +133,7 @@ export interface Semantics {
 }
 
 export interface SemanticsContext {
-  readonly p: SimProgram;
+  readonly p: PackedProgram;
   readonly mem: Memory;
   /** Global command id of queue q's entry i is cmdBase[q] + i. */
   readonly cmdBase: Int32Array;
@@ -166,7 +171,7 @@ export function createSemantics(ctx: SemanticsContext): Semantics | undefined {
   if (!meaning && !ctx.record) return undefined;
   const Q = p.queues.length;
   const R = mem.regions.length;
-  const entriesOf = (q: number): SimProgram["queues"][number]["entries"] => p.queues[q]!.entries;
+  const C = p.cmds;
 
   // Word regions by index: user signals and completion slots.
   const isSignal = new Uint8Array(R);
@@ -207,32 +212,32 @@ export function createSemantics(ctx: SemanticsContext): Semantics | undefined {
       checker?.observed(q, region, value, clock);
       if (trace) trace.observations.push({ queue: q, addr: mem.starts[region]!, value, clock });
     },
-    dataDone(q, entry, cmd, c, gpu, buffer, offset, vc) {
-      checker?.dataDone(q, entry, cmd, c, gpu, buffer, offset, vc);
+    dataDone(q, entry, cmd, gpu, buffer, offset, vc) {
+      checker?.dataDone(q, entry, cmd, gpu, buffer, offset, vc);
       if (trace) {
-        const n = c.kind === "copy" || c.kind === "swap" ? 2 : c.kind === "bcast" ? 3 : 1;
+        const kind = C.kind[cmd]!;
+        const n = kind === COPY || kind === SWAP ? 2 : kind === BCAST ? 3 : 1;
         const operands: [number, number, number][] = [];
         for (let k = 0; k < n; k++) operands.push([gpu[k]!, buffer[k]!, offset[k]!]);
-        const e = entriesOf(q)[entry]!;
         trace.data.push({
           queue: q,
-          at: e.at,
-          ops: e.ops,
-          kind: c.kind,
+          at: C.at[cmd]!,
+          ops: opsAt(C, cmd),
+          kind: CMD_KINDS[kind] as DataCmd["kind"],
           operands,
-          bytes: c.bytes,
-          value: c.kind === "fill" ? c.value & 0xff : 0,
+          bytes: C.bytes[cmd]!,
+          value: kind === FILL ? C.value[cmd]! & 0xff : 0,
           clock: mem.epochClock[cmd]!,
           vc: Array.from(vc),
         });
       }
     },
-    wordWriteIssued(q, entry, region, c, vc, row) {
-      checker?.wordWriteIssued(q, entry, region, c, vc);
+    wordWriteIssued(q, entry, region, vc, row) {
+      checker?.wordWriteIssued(q, entry, region, vc);
       if (trace) {
-        const e = entriesOf(q)[entry]!;
-        rowAt[row] = e.at;
-        rowOps[row] = e.ops;
+        const e = p.queues[q]!.first + entry;
+        rowAt[row] = C.at[e]!;
+        rowOps[row] = opsAt(C, e);
       }
     },
     wordLanded(row, region, queue, add, operand) {
@@ -258,7 +263,7 @@ export function createSemantics(ctx: SemanticsContext): Semantics | undefined {
 
 /** The meaning checks: the Semantics hooks, without the pending-write rows only the trace uses. */
 type Checker = Pick<Semantics, "observed" | "dataDone" | "finish"> & {
-  wordWriteIssued(q: number, entry: number, region: number, c: WordCmd, vc: Int32Array): void;
+  wordWriteIssued(q: number, entry: number, region: number, vc: Int32Array): void;
   wordLanded(region: number, queue: number, add: boolean, operand: number): void;
 };
 
@@ -270,6 +275,7 @@ function createChecker(
   isCompletion: Uint8Array,
 ): Checker {
   const { p, mem, cmdBase } = ctx;
+  const C = p.cmds;
   const m: IrModule = meaning.module;
   const t = m.ops;
   const n = t.count;
@@ -282,14 +288,22 @@ function createChecker(
 
   // Per queue: the clock of its latest data command, and the latest of its clock values that some
   // completion write has published (happens-before, independent of any source map). A data
-  // command no completion follows is work the host can never see finish.
+  // command no completion follows is work the host can never see finish. A queue's clock only
+  // grows, so what its completion writes published is its clock at the last one: kept per
+  // writing queue (a copy, not a join per write) and joined at the end.
   const lastData = new Float64Array(Q);
-  const published = new Float64Array(Q);
+  const lastSlotVc: (Int32Array | undefined)[] = new Array<Int32Array | undefined>(Q);
+  const published = (): Float64Array => {
+    const out = new Float64Array(Q);
+    for (const vc of lastSlotVc)
+      if (vc) for (let r = 0; r < Q; r++) out[r] = Math.max(out[r]!, vc[r]!);
+    return out;
+  };
   let reports = 0;
   const report = (where: string, detail: string, hint?: string): void => {
     if (++reports <= MAX_REPORTS) ctx.report(where, detail, hint);
   };
-  const where = (q: number, entry: number): string => ctx.where(q, p.queues[q]!.entries[entry]!.at);
+  const where = (q: number, entry: number): string => ctx.where(q, C.at[cmdBase[q]! + entry]!);
   const opName = (o: number): string => {
     const kind = OP_KIND_BY_CODE[t.kind[o]!] ?? "op";
     const span = m.stmts[t.stmt[o]!]?.span;
@@ -340,15 +354,11 @@ function createChecker(
   // ---- commands of each data op (CSR), from the entries' ops --------------------------------
   const opStart = new Int32Array(n + 1);
   const countFor = (fn: (o: number, cmd: number) => void): void => {
-    for (let q = 0; q < Q; q++) {
-      const entries = p.queues[q]!.entries;
-      for (let i = 0; i < entries.length; i++) {
-        const e = entries[i]!;
-        const k = e.cmd.kind;
-        if (k !== "copy" && k !== "bcast" && k !== "swap" && k !== "fill") continue;
-        const ops = e.ops;
-        if (!ops) continue;
-        for (const o of ops) if (validOp(o) && isData(t.kind[o]!)) fn(o, cmdBase[q]! + i);
+    for (let cmd = 0; cmd < C.n; cmd++) {
+      if (!isDataKind(C.kind[cmd]!) || C.opsLo[cmd]! < 0) continue;
+      for (let j = C.opsLo[cmd]!; j < C.opsHi[cmd]!; j++) {
+        const o = C.ops[j]!;
+        if (validOp(o) && isData(t.kind[o]!)) fn(o, cmd);
       }
     }
   };
@@ -414,17 +424,23 @@ function createChecker(
   const roles = (o: number): number => (t.kind[o] === K_BCAST ? 2 : 1);
   const covNext = new Float64Array(n);
   const covNext2 = new Float64Array(n);
+  // The common case is one interval per op and role, grown in order (covNext); any other shape
+  // lists its intervals in covMore (flagged in hasMore, so the common case never looks it up).
   const covMore = new Map<number, number[]>(); // o * 2 + role -> [lo, hi, lo, hi, ...]
+  const hasMore = new Uint8Array(2 * n);
   const cover = (o: number, role: number, lo: number, hi: number): void => {
     const key = o * 2 + role;
     const next = role === 0 ? covNext : covNext2;
-    const more = covMore.get(key);
-    if (more === undefined && lo === next[o]) {
+    if (hasMore[key] === 1) {
+      covMore.get(key)!.push(lo, hi);
+      return;
+    }
+    if (lo === next[o]) {
       next[o] = hi;
       return;
     }
-    if (more === undefined) covMore.set(key, next[o]! > 0 ? [0, next[o]!, lo, hi] : [lo, hi]);
-    else more.push(lo, hi);
+    covMore.set(key, next[o]! > 0 ? [0, next[o]!, lo, hi] : [lo, hi]);
+    hasMore[key] = 1;
   };
   // Scratch (reused, no allocation per command): per piece, the command-relative intervals
   // found (pieceLo/Hi[0 .. nPiece)), and the coverage to record (pend*[0 .. nPend)).
@@ -472,11 +488,11 @@ function createChecker(
     soff: number,
     bytes: number,
     fillValue: number,
-    kind: DataCmd["kind"],
+    kind: number,
   ): void => {
     const k = t.kind[o]!;
     const len = t.len[o]!;
-    if (kind === "fill") {
+    if (kind === FILL) {
       if (k !== K_FILL || (t.value[o]! & 0xff) !== fillValue) return;
       if (t.dstRank[o] !== dg || t.dstBuf[o] !== db) return;
       const off = t.dstOff[o]!;
@@ -485,7 +501,7 @@ function createChecker(
       if (hi > lo) found(o, 0, doff, off, lo, hi);
       return;
     }
-    if (kind === "swap") {
+    if (kind === SWAP) {
       if (k !== K_SWAP) return;
       // a <-> the op's A side and b <-> its B side, or the other way round; coverage on A.
       const aO = t.srcOff[o]!;
@@ -540,30 +556,33 @@ function createChecker(
       list.push(value, q, clock);
     },
 
-    dataDone(q, entry, cmd, c, gpu, buffer, offset, vc) {
+    dataDone(q, entry, cmd, gpu, buffer, offset, vc) {
       lastData[q] = Math.max(lastData[q]!, mem.epochClock[cmd]!);
-      const e = p.queues[q]!.entries[entry]!;
-      const ops = e.ops;
-      if (!ops || ops.length === 0) {
+      const kind = C.kind[cmd]!;
+      const opsLo = C.opsLo[cmd]!;
+      const opsHi = C.opsHi[cmd]!;
+      const ops = C.ops;
+      if (opsLo < 0 || opsHi === opsLo) {
         if (!unmapped.has(q)) {
           unmapped.add(q);
           report(
             where(q, entry),
-            `${c.kind.toUpperCase()} implements no IR operation the input names (no source map entry); the schedule's meaning cannot be checked`,
+            `${kindName(kind)} implements no IR operation the input names (no source map entry); the schedule's meaning cannot be checked`,
             "recompile the schedule: dmac's manifests map every packet to the operations it implements",
           );
         }
         return;
       }
-      const pieces = PIECES[c.kind];
+      const pieces = PIECES[kind]!;
+      const bytes = C.bytes[cmd]!;
       nPend = 0;
       let ok = true;
-      const fillValue = c.kind === "fill" ? c.value & 0xff : 0;
+      const fillValue = kind === FILL ? C.value[cmd]! & 0xff : 0;
       for (let j = 0; j < pieces.length && ok; j++) {
         const d = pieces[j]![0];
         const s = pieces[j]![1];
         nPiece = 0;
-        for (let k = 0; k < ops.length; k++) {
+        for (let k = opsLo; k < opsHi; k++) {
           const o = ops[k]!;
           if (validOp(o) && isData(t.kind[o]!))
             matchPiece(
@@ -574,18 +593,22 @@ function createChecker(
               s >= 0 ? gpu[s]! : -1,
               s >= 0 ? buffer[s]! : -1,
               s >= 0 ? offset[s]! : 0,
-              c.bytes,
+              bytes,
               fillValue,
-              c.kind,
+              kind,
             );
         }
-        if (nPiece === 0 || !explained(c.bytes)) ok = false;
+        if (nPiece === 0 || !explained(bytes)) ok = false;
       }
       if (!ok) {
-        const names = ops.filter(validOp).slice(0, 3).map(opName).join(", ");
+        const names = Array.from(ops.subarray(opsLo, opsHi))
+          .filter(validOp)
+          .slice(0, 3)
+          .map(opName)
+          .join(", ");
         report(
           where(q, entry),
-          `this ${c.kind.toUpperCase()} of ${c.bytes} bytes is not what its source map says it implements (${names || "no valid op"})`,
+          `this ${kindName(kind)} of ${bytes} bytes is not what its source map says it implements (${names || "no valid op"})`,
           "the packet's addresses, size or fill byte do not match the operation; recompile instead of editing the streams",
         );
         return;
@@ -597,27 +620,32 @@ function createChecker(
       }
     },
 
-    wordWriteIssued(q, entry, region, c, vc) {
-      const e = p.queues[q]!.entries[entry]!;
+    wordWriteIssued(q, entry, region, vc) {
+      const e = cmdBase[q]! + entry;
+      const kind = C.kind[e]!;
       const sig = sigOfRegion[region]!;
       if (sig >= 0) {
         const name = sigName(sig);
         if (notifies[sig]!.length === 0) {
           report(
             where(q, entry),
-            `${c.kind.toUpperCase()} writes ${name}, an external signal: only its producer outside the schedule raises it`,
+            `${kindName(kind)} writes ${name}, an external signal: only its producer outside the schedule raises it`,
             "the schedule never notifies it, so no queue may write it",
           );
           return;
         }
-        if (c.kind !== "atomic" || c.width !== 32 || c.add !== 1) {
+        if (kind !== ATOMIC || C.aux[e] !== 32 || C.value[e] !== 1) {
           report(
             where(q, entry),
-            `${c.kind === "fence" ? `FENCE of ${c.value}` : `ATOMIC add${c.width} of ${c.add}`} on ${name}: a notify raises its signal by one (ATOMIC add32 of 1)`,
+            `${kind === FENCE ? `FENCE of ${C.value[e]!}` : `ATOMIC add${C.aux[e]!} of ${C.value[e]!}`} on ${name}: a notify raises its signal by one (ATOMIC add32 of 1)`,
           );
           return;
         }
-        const n0 = e.ops?.find((o) => validOp(o) && t.kind[o] === K_NOTIFY && sigKeyOf(o) === sig);
+        let n0: number | undefined;
+        for (let k = C.opsLo[e]!; k < C.opsHi[e]! && n0 === undefined; k++) {
+          const o = C.ops[k]!;
+          if (validOp(o) && t.kind[o] === K_NOTIFY && sigKeyOf(o) === sig) n0 = o;
+        }
         if (n0 === undefined) {
           report(
             where(q, entry),
@@ -630,7 +658,7 @@ function createChecker(
       }
       const slot = slotOfRegion[region]!;
       if (slot < 0) return;
-      for (let r = 0; r < Q; r++) published[r] = Math.max(published[r]!, vc[r]!);
+      (lastSlotVc[q] ??= new Int32Array(vc.length)).set(vc);
       const prev = slotFirst[slot]!;
       if (++slotWrites[slot]! > 1) {
         report(
@@ -649,10 +677,9 @@ function createChecker(
         );
         return;
       }
-      const ops = e.ops ?? NO_OPS;
       let announced = 0;
-      for (let k = 0; k < ops.length; k++) {
-        const o = ops[k]!;
+      for (let k = C.opsLo[e]!; k < C.opsHi[e]!; k++) {
+        const o = C.ops[k]!;
         if (!validOp(o) || !isData(t.kind[o]!)) continue;
         announced++;
         const late = opBefore(o, vc, -1);
@@ -717,9 +744,10 @@ function createChecker(
     },
 
     finish(clean) {
-      if (clean && p.completions.length > 0)
+      const seen = clean && p.completions.length > 0 ? published() : undefined;
+      if (seen)
         for (let q = 0; q < Q; q++)
-          if (lastData[q]! > published[q]!)
+          if (lastData[q]! > seen[q]!)
             report(
               p.queues[q]!.name,
               "data commands of this queue finish after every completion signal: the host can see the schedule complete before they do",

@@ -19,7 +19,12 @@
 // Checks stop at the first problem: a corrupt file usually has one, and the path says where.
 
 import { COMPILED_BY_KIND } from "../backend/sdma/bitfield.js";
-import type { DecodedStream } from "../backend/sdma/decode.js";
+import {
+  decodeStream,
+  type DecodedEntry,
+  type DecodedStream,
+  type StreamProblem,
+} from "../backend/sdma/decode.js";
 import type { Manifest } from "../backend/sdma/manifest.js";
 import type { Packet } from "../backend/sdma/packets.js";
 import { diag, type Diagnostic } from "../diagnostics/diagnostic.js";
@@ -71,6 +76,11 @@ function arr(v: unknown, path: string, maxLength = Infinity): readonly unknown[]
 function str(v: unknown, path: string): string {
   if (typeof v !== "string") throw new Bad(path, `expected a string, found ${kindOf(v)}`);
   return v;
+}
+
+/** Whether int() would accept v (the hot loops test first and build a path only to throw). */
+function isInt(v: unknown, lo: number, hi: number): v is number {
+  return typeof v === "number" && Number.isInteger(v) && v >= lo && v < hi;
 }
 
 /** An integer in [lo, hi). */
@@ -397,11 +407,18 @@ class Checker {
           `${p}.entries`,
           `${e.length} numbers, not a list of [dword, region, addend] triples`,
         );
+      const top = Math.max(0, dwords - 1);
+      const R = this.regions.length;
       for (let k = 0; k < e.length; k += 3) {
-        int(e[k], `${p}.entries[${k}]`, 0, Math.max(0, dwords - 1));
-        const region = int(e[k + 1], `${p}.entries[${k + 1}]`, 0, this.regions.length);
-        const reg = this.regions[region]!;
-        const addend = int(e[k + 2], `${p}.entries[${k + 2}]`, 0, ADDR_LIMIT);
+        const dword = e[k];
+        if (!isInt(dword, 0, top)) int(dword, `${p}.entries[${k}]`, 0, top);
+        const region = e[k + 1];
+        if (!isInt(region, 0, R)) int(region, `${p}.entries[${k + 1}]`, 0, R);
+        const reg = this.regions[region as number]!;
+        const v = e[k + 2];
+        const addend = isInt(v, 0, ADDR_LIMIT)
+          ? v
+          : int(v, `${p}.entries[${k + 2}]`, 0, ADDR_LIMIT);
         if (addend >= reg.size)
           throw new Bad(
             `${p}.entries[${k + 2}]`,
@@ -477,22 +494,28 @@ export function validateManifest(
           `${dwords} dwords, but the packet stream ${f} holds ${given.length}`,
         );
       units += dwords;
-      arr(q["completionSlots"], `${p}.completionSlots`).forEach((s, k) =>
-        int(s, `${p}.completionSlots[${k}]`, 0, ADDR_LIMIT),
-      );
+      arr(q["completionSlots"], `${p}.completionSlots`).forEach((s, k) => {
+        if (!isInt(s, 0, ADDR_LIMIT)) int(s, `${p}.completionSlots[${k}]`, 0, ADDR_LIMIT);
+      });
     });
     const mem = obj(d["memory"], "$.memory");
     c.memory(mem, slotLimit(units, opts.fileBytes));
     const count = (mem["completionSignals"] as Obj)["count"] as number;
     // Each slot is signalled by one queue, once: the host waits for it on that queue's behalf.
-    const listedBy = new Map<number, string>();
+    // (Listed at queue i, index k: kept as two numbers; the path is built only to report.)
+    const slotPath = (i: number, k: number): string => `$.queues[${i}].completionSlots[${k}]`;
+    const byQueue = new Int32Array(count).fill(-1); // (count is bounded: c.memory)
+    const byIndex = new Float64Array(byQueue.length);
     queues.forEach((v, i) =>
       ((v as Obj)["completionSlots"] as number[]).forEach((s, k) => {
-        const p = `$.queues[${i}].completionSlots[${k}]`;
-        if (s >= count) throw new Bad(p, `slot ${s} of ${count}`);
-        const other = listedBy.get(s);
-        if (other !== undefined) throw new Bad(p, `slot ${s} is already listed at ${other}`);
-        listedBy.set(s, p);
+        if (s >= count) throw new Bad(slotPath(i, k), `slot ${s} of ${count}`);
+        if (byQueue[s]! >= 0)
+          throw new Bad(
+            slotPath(i, k),
+            `slot ${s} is already listed at ${slotPath(byQueue[s]!, byIndex[s]!)}`,
+          );
+        byQueue[s] = i;
+        byIndex[s] = k;
       }),
     );
     c.disjoint();
@@ -510,11 +533,14 @@ export function validateManifest(
       const p = `$.sourceMap.queues[${i}]`;
       const q = obj(v, p);
       str(q["queue"], `${p}.queue`);
-      arr(q["entries"], `${p}.entries`).forEach((e, k) => {
-        const row = arr(e, `${p}.entries[${k}]`);
+      const entries = arr(q["entries"], `${p}.entries`);
+      for (let k = 0; k < entries.length; k++) {
+        const e = entries[k];
+        const row = Array.isArray(e) ? (e as unknown[]) : arr(e, `${p}.entries[${k}]`);
         if (row.length < 2) throw new Bad(`${p}.entries[${k}]`, "expected [byteOffset, stmt, ...]");
-        row.forEach((x, j) => int(x, `${p}.entries[${k}][${j}]`, 0, ADDR_LIMIT));
-      });
+        for (let j = 0; j < row.length; j++)
+          if (!isInt(row[j], 0, ADDR_LIMIT)) int(row[j], `${p}.entries[${k}][${j}]`, 0, ADDR_LIMIT);
+      }
     });
   });
 }
@@ -688,13 +714,95 @@ const MNEMONIC = new Map<string, string>(
 
 /**
  * What the manifest says about one queue's packet stream, checked against the decoded stream
- * (called by the executor's loader, which decodes each stream once): each relocation names the
- * low dword of a packet's address field and the address there is its region's base plus the
- * addend; the packets that write completion slots do it as `completion.protocol` says and signal
- * exactly the queue's `completionSlots`, in that order. A stream the decoder flags (an unknown
- * or truncated packet, reserved bits) is left to the executor, which reports it (DMAC6007) and
- * never verifies it. `manifest` must have passed validateManifest.
+ * (the executor's loader feeds it every entry of its one decoding pass, scanStream, then asks
+ * finish()): each relocation names the low dword of a packet's address field and the address
+ * there is its region's base plus the addend; the packets that write completion slots do it as
+ * `completion.protocol` says and signal exactly the queue's `completionSlots`, in that order. A
+ * stream the decoder flags (an unknown or truncated packet, reserved bits) is left to the
+ * executor, which reports it (DMAC6007) and never verifies it. `manifest` must have passed
+ * validateManifest. Nothing is kept per packet but one byte per dword (the address dwords).
  */
+export class QueueStreamCheck {
+  private readonly isAddr: Uint8Array;
+  private readonly signalled: number[] = [];
+  /** The first completion write that breaks the protocol: its message. */
+  private wrongWrite: string | undefined;
+  private flagged = false;
+
+  constructor(
+    private readonly manifest: Manifest,
+    private readonly index: number,
+    private readonly words: Uint32Array,
+  ) {
+    this.isAddr = new Uint8Array(words.length);
+  }
+
+  /** One decoded entry, in stream order, with the problems the decoder found at it. */
+  visit(e: DecodedEntry, problems: readonly StreamProblem[]): void {
+    if (problems.length > 0) this.flagged = true;
+    if (this.flagged || e.packet.kind === "unknown") return;
+    this.packet(e.offset, e.packet);
+  }
+
+  /** One decoded packet the decoder found no problem with, at byte offset `offset`. */
+  packet(offset: number, pk: Packet): void {
+    if (this.flagged) return;
+    const dws = ADDR_DWORDS.get(pk.kind);
+    if (dws !== undefined) for (const dw of dws) this.isAddr[offset / 4 + dw] = 1;
+    if (pk.kind !== "fence" && pk.kind !== "atomic" && pk.kind !== "sem_mem_incr") return;
+    const slot = slotAt(this.manifest.memory.completionSignals, pk.addr);
+    if (slot === undefined) return;
+    const protocol = this.manifest.completion.protocol;
+    const ok =
+      protocol === "atomic"
+        ? pk.kind === "atomic" && pk.op === "add64" && pk.src === 0xffff_ffff_ffff_ffffn
+        : pk.kind === "fence" && pk.data >>> 0 === 0;
+    if (!ok && this.wrongWrite === undefined)
+      this.wrongWrite = `"${protocol}", but ${this.manifest.queues[this.index]!.name} ${hex(offset)} signals completion slot ${slot} with ${describePacketSignal(pk)}, not ${PROTOCOL_WRITE[protocol]}`;
+    this.signalled.push(slot);
+  }
+
+  finish(file = "manifest.json"): Diagnostic | undefined {
+    const { manifest, index, words } = this;
+    return run(file, () => {
+      const q = manifest.queues[index]!;
+      if (this.flagged) return;
+      const regions = manifest.memory.regions;
+      const r = relocationIndex(manifest).get(q.name) ?? -1;
+      const entries = r >= 0 ? manifest.relocations[r]!.entries : [];
+      for (let k = 0; k < entries.length; k += 3) {
+        const dword = entries[k]!;
+        const p = `$.relocations[${r}].entries[${k}]`;
+        if (this.isAddr[dword] !== 1) {
+          // (The error path: decode again to name the packet the dword is in.)
+          const at = decodeStream(words).packets.findLast((e) => e.offset / 4 <= dword);
+          throw new Bad(
+            p,
+            `dword ${dword} of ${q.file} is not the low half of an address (it is dword ${dword - (at ? at.offset / 4 : 0)} of the ${at ? (MNEMONIC.get(at.packet.kind) ?? at.packet.kind) : "stream"} at ${hex(at ? at.offset : 0)}): rebasing it would corrupt the stream`,
+          );
+        }
+        const region = regions[entries[k + 1]!]!;
+        const want = region.base + entries[k + 2]!;
+        const got = words[dword]! + words[dword + 1]! * 2 ** 32;
+        if (got !== want)
+          throw new Bad(
+            `$.relocations[${r}].entries[${k + 2}]`,
+            `dword ${dword} of ${q.file} holds ${hex(got)}, not ${region.name} + ${entries[k + 2]!} = ${hex(want)}`,
+          );
+      }
+      if (this.wrongWrite !== undefined) throw new Bad("$.completion.protocol", this.wrongWrite);
+      const listed = q.completionSlots;
+      const signalled = this.signalled;
+      if (signalled.length !== listed.length || signalled.some((s, k) => s !== listed[k]))
+        throw new Bad(
+          `$.queues[${index}].completionSlots`,
+          `lists ${shortList(listed)}, but ${q.file} signals ${shortList(signalled)} (in stream order)`,
+        );
+    });
+  }
+}
+
+/** QueueStreamCheck over a stream decoded whole. */
 export function checkQueueStream(
   manifest: Manifest,
   index: number,
@@ -702,60 +810,11 @@ export function checkQueueStream(
   decoded: DecodedStream,
   file = "manifest.json",
 ): Diagnostic | undefined {
-  return run(file, () => {
-    const q = manifest.queues[index]!;
-    if (decoded.problems.length > 0) return;
-    const isAddr = new Uint8Array(words.length);
-    for (const e of decoded.packets)
-      for (const dw of ADDR_DWORDS.get(e.packet.kind) ?? []) isAddr[e.offset / 4 + dw] = 1;
-    const regions = manifest.memory.regions;
-    const r = relocationIndex(manifest).get(q.name) ?? -1;
-    const entries = r >= 0 ? manifest.relocations[r]!.entries : [];
-    for (let k = 0; k < entries.length; k += 3) {
-      const dword = entries[k]!;
-      const p = `$.relocations[${r}].entries[${k}]`;
-      if (isAddr[dword] !== 1) {
-        const at = decoded.packets.findLast((e) => e.offset / 4 <= dword);
-        throw new Bad(
-          p,
-          `dword ${dword} of ${q.file} is not the low half of an address (it is dword ${dword - (at ? at.offset / 4 : 0)} of the ${at ? (MNEMONIC.get(at.packet.kind) ?? at.packet.kind) : "stream"} at ${hex(at ? at.offset : 0)}): rebasing it would corrupt the stream`,
-        );
-      }
-      const region = regions[entries[k + 1]!]!;
-      const want = region.base + entries[k + 2]!;
-      const got = words[dword]! + words[dword + 1]! * 2 ** 32;
-      if (got !== want)
-        throw new Bad(
-          `$.relocations[${r}].entries[${k + 2}]`,
-          `dword ${dword} of ${q.file} holds ${hex(got)}, not ${region.name} + ${entries[k + 2]!} = ${hex(want)}`,
-        );
-    }
-    const protocol = manifest.completion.protocol;
-    const slots = manifest.memory.completionSignals;
-    const signalled: number[] = [];
-    for (const e of decoded.packets) {
-      const pk = e.packet;
-      if (pk.kind !== "fence" && pk.kind !== "atomic" && pk.kind !== "sem_mem_incr") continue;
-      const slot = slotAt(slots, pk.addr);
-      if (slot === undefined) continue;
-      const ok =
-        protocol === "atomic"
-          ? pk.kind === "atomic" && pk.op === "add64" && pk.src === 0xffff_ffff_ffff_ffffn
-          : pk.kind === "fence" && pk.data >>> 0 === 0;
-      if (!ok)
-        throw new Bad(
-          "$.completion.protocol",
-          `"${protocol}", but ${q.name} ${hex(e.offset)} signals completion slot ${slot} with ${describePacketSignal(pk)}, not ${PROTOCOL_WRITE[protocol]}`,
-        );
-      signalled.push(slot);
-    }
-    const listed = q.completionSlots;
-    if (signalled.length !== listed.length || signalled.some((s, k) => s !== listed[k]))
-      throw new Bad(
-        `$.queues[${index}].completionSlots`,
-        `lists ${shortList(listed)}, but ${q.file} signals ${shortList(signalled)} (in stream order)`,
-      );
-  });
+  const check = new QueueStreamCheck(manifest, index, words);
+  const problems = new Set(decoded.problems.map((p) => p.offset));
+  for (const e of decoded.packets)
+    check.visit(e, problems.has(e.offset) ? [decoded.problems[0]!] : []);
+  return check.finish(file);
 }
 
 const RELOCATION_INDEX = new WeakMap<Manifest, ReadonlyMap<string, number>>();

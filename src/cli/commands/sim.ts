@@ -2,8 +2,9 @@
 // streams on the simulated node (src/sim) and prints a summary; --json for tools, --trace for a
 // Chrome trace. A .dmac file is compiled in memory with the optimiser options of `compile`
 // (-O, --engines, --prelaunch, ...: ../opt-options.ts); for a manifest or trace the source it
-// names (relative to it, docs/manifest.md) is recompiled with its parameters, schedule and
-// --target file to check the postcondition against the IR. When that is impossible the run
+// names (relative to it, docs/manifest.md) is read again with its parameters, schedule and
+// --target file, through the front end only (the IR; no lowering), to check the postcondition
+// and the schedule's meaning against it. When that is impossible the run
 // fails (DMAC6020) unless --no-verify. Every file is read through src/util/read-input.ts
 // (regular files only, size-checked first); packets are counted before anything runs
 // (--max-packets, DMAC4010). With several inputs, one compact line each (exit 1 if any fails to
@@ -16,12 +17,19 @@ import type { Command } from "commander";
 import {
   buildOutputs,
   compileToQueues,
+  DEFAULT_MAX_PACKETS,
   outputText,
   type OptimiseReport,
 } from "../../backend/compile-pipeline.js";
+import { checkBuffersFit } from "../../backend/sdma/layout.js";
+import { checkSource } from "../../check/check-source.js";
+import { selectSchedule } from "../../check/select-schedule.js";
+import { analyzeSchedule } from "../../pipeline.js";
+import { countDataPackets } from "../../queues/lower.js";
+import type { SourceFile } from "../../source/source-file.js";
 import type { Manifest } from "../../backend/sdma/manifest.js";
 import type { Trace } from "../../backend/trace/trace.js";
-import { diag, hasErrors, type Diagnostic } from "../../diagnostics/diagnostic.js";
+import { diag, hasErrors, sortDiagnostics, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import type { PassOptions } from "../../passes/pass.js";
 import type { PlanResult } from "../../passes/plan.js";
 import type { CompletionProtocol } from "../../queues/queue-program.js";
@@ -56,7 +64,7 @@ import {
   type DiagnosticOutput,
   type ScheduleCommandOptions,
 } from "../options.js";
-import { maxOf } from "../../util/arrays.js";
+import { maxOf, pushAll } from "../../util/arrays.js";
 import { runOrWatch, WATCH_HELP } from "../watch.js";
 
 export interface SimCommandOptions
@@ -249,8 +257,8 @@ function sourceCandidates(recorded: string, docDir: string, relativeToDoc: boole
 }
 
 /**
- * Recompiles the source named by a manifest/trace with its parameters and schedule (and the
- * target file it was compiled with, if any), for the postcondition. Nothing found, a file that
+ * The IR of the source named by a manifest/trace, built with its parameters and schedule (and
+ * the target file it was compiled with, if any), for the postcondition. Nothing found, a file that
  * is not a regular file or too large, or a source that no longer compiles that way: no module,
  * and the reason (dmac sim then fails unless --no-verify).
  */
@@ -293,13 +301,13 @@ function moduleFor(
   const defines = Object.fromEntries(
     params.map((p) => [p.name, p.type === "bytes" ? `${String(p.value)}B` : String(p.value)]),
   );
-  const q = compileToQueues(read.file, {
+  const q = frontEndModule(read.file, {
     defines,
     schedule,
     baseDir: dirname(path),
     targetOverride: target,
   });
-  if (q.compiled) return { module: q.compiled.module, shown };
+  if (q.module) return { module: q.module, shown };
   const first = q.diagnostics.find((d) => d.severity === "error");
   return {
     unchecked: `its source ${shown} does not compile with the recorded schedule and parameters${
@@ -307,6 +315,50 @@ function moduleFor(
     }`,
     shown,
   };
+}
+
+/**
+ * The IR of a source as `dmac compile` would build it, without lowering or passes: the executor
+ * only needs the module (reference semantics, meaning checks). The checks `compileToQueues` makes
+ * after the front end without building anything (buffers fit a GPU's window, the data packets
+ * lowering would make are within the default --max-packets) are kept, so a source that no longer
+ * compiles is refused with the same first error as before.
+ */
+function frontEndModule(
+  file: SourceFile,
+  opts: {
+    readonly defines: Record<string, string>;
+    readonly schedule: string;
+    readonly baseDir: string;
+    readonly targetOverride: Target | undefined;
+  },
+): { module: IrModule | undefined; diagnostics: Diagnostic[] } {
+  const diagnostics: Diagnostic[] = [];
+  const done = (module?: IrModule) => ({ module, diagnostics: sortDiagnostics(diagnostics) });
+  const checked = checkSource(file, opts);
+  pushAll(diagnostics, checked.diagnostics);
+  if (hasErrors(diagnostics)) return done();
+  const selected = selectSchedule(checked.schedules, opts.schedule);
+  pushAll(diagnostics, selected.diagnostics);
+  if (!selected.schedule || hasErrors(diagnostics)) return done();
+  const analyzed = analyzeSchedule(selected.schedule);
+  pushAll(diagnostics, analyzed.diagnostics);
+  const module = analyzed.module;
+  if (!module || hasErrors(diagnostics)) return done();
+  pushAll(diagnostics, checkBuffersFit(module, file));
+  if (hasErrors(diagnostics)) return done();
+  const target = selected.schedule.target;
+  const count = countDataPackets(module, target, {}, DEFAULT_MAX_PACKETS);
+  if (count.over !== undefined) {
+    const stmt = module.stmts[module.ops.stmt[count.over]!];
+    diagnostics.push(
+      diag("DMAC4010", stmt ? { file, span: stmt.span } : undefined, [
+        `the schedule lowers to more than ${DEFAULT_MAX_PACKETS} data packets (copies split at ${String(target.limits.maxCopyBytes)} bytes); this operation crosses the limit (--max-packets raises it)`,
+      ]),
+    );
+    return done();
+  }
+  return done(module);
 }
 
 /**

@@ -7,7 +7,7 @@ import type { Manifest } from "../../../src/backend/sdma/manifest.js";
 import type { Packet } from "../../../src/backend/sdma/packets.js";
 import { builtinTarget, type Target } from "../../../src/target/target.js";
 import { readMachineModel, type MachineModel } from "../../../src/sim/model.js";
-import type { SimCmd, SimProgram, SimQueue } from "../../../src/sim/program.js";
+import type { ListProgram, SimCmd, SimQueue } from "../../../src/sim/program.js";
 
 export const target: Target = builtinTarget("mi300x")!;
 const m = readMachineModel(target);
@@ -100,12 +100,12 @@ export function manifestFor(
   return { manifest, streams };
 }
 
-/** A SimProgram with buffer `buf` on every GPU and the given queues of commands. */
+/** A (list-form) program with buffer `buf` on every GPU and the given queues of commands. */
 export function program(
   size: number,
   queues: readonly { gpu: number; engine: number; cmds: readonly SimCmd[] }[],
   slots = 0,
-): SimProgram {
+): ListProgram {
   const qs: SimQueue[] = queues.map((q) => ({
     name: `gpu${q.gpu}.sdma${q.engine}`,
     gpu: q.gpu,

@@ -1,0 +1,148 @@
+// The executor's checks on each access, as a data command starts and ends: operands resolve to
+// a buffer instance (bounds, DMAC6002), writes stay out of every known ring (DMAC6009), a
+// packet's ranges do not overlap (DMAC6012), alignment (DMAC6006), and races between accesses
+// nothing orders (DMAC6003, vector clocks: memory.ts). The schedule-meaning checks are in
+// semantics.ts.
+
+import { describeRegion, hex, recordAccess, regionOf, resolve, type Conflict } from "./memory.js";
+import { cmdName, HINTS, report, where, whereCmd, type ExecState } from "./exec-state.js";
+
+/**
+ * Resolves operand `k` of the data command (row e) queue q is starting to a buffer instance
+ * (into running[q]); reports and returns false when invalid.
+ */
+export function dataOperand(
+  x: ExecState,
+  q: number,
+  e: number,
+  addr: number,
+  bytes: number,
+  role: string,
+  writes: boolean,
+  k: number,
+): boolean {
+  const mem = x.mem;
+  const i = regionOf(mem, addr, bytes, x.hints[q * HINTS + k]!);
+  if (i >= 0 && mem.bufferOf[i]! >= 0 && (!writes || x.rings.length === 0)) {
+    // The common case, without touching the region object.
+    x.hints[q * HINTS + k] = i;
+    const run = x.running[q]!;
+    run.gpu[k] = x.regionGpu[i]!;
+    run.buffer[k] = mem.bufferOf[i]!;
+    run.offset[k] = addr - mem.starts[i]!;
+    run.writes[k] = writes ? 1 : 0;
+    return true;
+  }
+  const region = i < 0 ? undefined : mem.regions[i]!;
+  if (region === undefined) {
+    const r = resolve(mem, addr, bytes);
+    const error = "error" in r ? r.error : "?";
+    report(x, "DMAC6002", [whereCmd(x, q, e), `${cmdName(x, e)} ${role} ${error}; not executed`]);
+    return false;
+  }
+  if (region.kind !== "buffer" || region.buffer === undefined || region.gpu === null) {
+    report(x, "DMAC6002", [
+      whereCmd(x, q, e),
+      `${cmdName(x, e)} ${role} [${hex(addr)}, +${bytes}) is in ${describeRegion(region)}, not a buffer; not executed`,
+    ]);
+    return false;
+  }
+  if (writes && ringHit(x, addr, bytes, q, e)) return false;
+  x.hints[q * HINTS + k] = i;
+  const run = x.running[q]!;
+  run.gpu[k] = region.gpu;
+  run.buffer[k] = region.buffer;
+  run.offset[k] = addr - region.addr;
+  run.writes[k] = writes ? 1 : 0;
+  return true;
+}
+
+/** Reports (DMAC6009) and returns true if [addr, +bytes) lies in a queue's ring. */
+export function ringHit(x: ExecState, addr: number, bytes: number, q: number, e: number): boolean {
+  for (const queue of x.rings) {
+    const ring = queue.ring!;
+    if (addr < ring.addr + ring.bytes && ring.addr < addr + bytes) {
+      report(x, "DMAC6009", [
+        whereCmd(x, q, e),
+        `${cmdName(x, e)} writes [${hex(addr)}, +${bytes}) inside the ring of ${queue.name}; not executed`,
+      ]);
+      return true;
+    }
+  }
+  return false;
+}
+
+export function misaligned(x: ExecState, q: number, e: number, detail: string): void {
+  report(x, "DMAC6006", [whereCmd(x, q, e), `${detail}; not executed`]);
+}
+
+/** Reports (DMAC6012) operands j and k of queue q's data command if their bytes overlap. */
+export function overlapping(
+  x: ExecState,
+  q: number,
+  e: number,
+  j: number,
+  k: number,
+  what: string,
+): boolean {
+  const bytes = x.C.bytes[e]!;
+  const run = x.running[q]!;
+  if (run.gpu[j] !== run.gpu[k] || run.buffer[j] !== run.buffer[k]) return false;
+  const a = run.offset[j]!;
+  const b = run.offset[k]!;
+  if (a + bytes <= b || b + bytes <= a) return false;
+  const buffer = run.buffer[j]!;
+  const name = `${x.p.bufferNames[buffer] ?? `buffer ${buffer}`}@${run.gpu[j]!}`;
+  report(
+    x,
+    "DMAC6012",
+    [
+      whereCmd(x, q, e),
+      `${cmdName(x, e)} ${what} overlap: ${name}[${a} +: ${bytes}] and ${name}[${b} +: ${bytes}]; not executed`,
+    ],
+    "the engine's result is undefined when a packet's ranges overlap; split the transfer so they are disjoint",
+  );
+  return true;
+}
+
+/** Records the access of operand k of the command `cmd` (row) queue q runs; reports a race. */
+export function touch(x: ExecState, q: number, cmd: number, k: number, writes: boolean): void {
+  const run = x.running[q]!;
+  const buffer = run.buffer[k]!;
+  const lo = run.offset[k]!;
+  const c = recordAccess(
+    x.mem,
+    run.gpu[k]!,
+    buffer,
+    x.p.bufferSizes[buffer]!,
+    lo,
+    lo + run.bytes,
+    cmd,
+    x.runs[q]!.vc,
+    writes,
+  );
+  if (c) race(x, q, cmd, k, c, writes);
+}
+
+function race(x: ExecState, q: number, e: number, k: number, c: Conflict, writes: boolean): void {
+  x.races++;
+  if (x.races > x.maxRaces) return;
+  const run = x.running[q]!;
+  const eq = c.earlier.queue;
+  const other =
+    eq < x.Q
+      ? where(x, eq, x.C.at[c.earlier.cmd]!)
+      : eq === x.HOST
+        ? "the host"
+        : "the signal producer";
+  const buffer = run.buffer[k]!;
+  const name = x.p.bufferNames[buffer] ?? `buffer ${buffer}`;
+  report(
+    x,
+    "DMAC6003",
+    [
+      `${whereCmd(x, q, e)} ${writes ? "writes" : "reads"} ${name}@${run.gpu[k]!}[${c.start} .. ${c.end}) while ${other} ${c.earlierWrites ? "writes" : "reads"} it, and nothing orders the two`,
+    ],
+    "order them with a fence on the first queue and a poll on the second, or make them touch different bytes",
+  );
+}

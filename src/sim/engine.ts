@@ -1,0 +1,466 @@
+// One SDMA engine running its queue, as a small state machine (QState, exec-state.ts):
+//
+//   Idle --doorbell--> Busy --fetch--> (by command kind)
+//     nop        -> Busy (next command at once; a back-to-back run goes on)
+//     bad        -> Faulted (DMAC6007)
+//     data       -> Busy: startData (checks, route) -> EV_FLOW_START -> startFlow (transfers.ts)
+//                   -> EV_FLOW_DONE -> dataDone (races, provenance, meaning) -> finish
+//     poll       -> Polling: EV_POLL_CHECK -> pollCheck -> finish | Polling (waits on the
+//                   word) | Faulted (its retries ran out, DMAC6014)
+//     fence, atomic, timestamp -> signal: the write lands later (words.ts); finish after the packet
+//   finish -> Busy (EV_STEP: fetch the next) ... -> Done when the queue is drained, Idle when it
+//   ran past what the host has submitted.
+//
+// Each packet costs enginePacketUs; data commands then wait copyStartupUs (or run back to back
+// behind the previous one) and move their bytes as a flow (docs/model.md).
+
+import {
+  fillRange,
+  readRange,
+  singleSource,
+  writeSegments,
+  writeSource,
+} from "../ir/provenance.js";
+import { dataOperand, misaligned, overlapping, ringHit, touch } from "./checks.js";
+import {
+  ADD,
+  cmdName,
+  EV_FLOW_START,
+  EV_POLL_CHECK,
+  EV_STEP,
+  EV_WORD_WRITE,
+  HINTS,
+  QState,
+  report,
+  SET,
+  whereCmd,
+  type ExecState,
+} from "./exec-state.js";
+import { describeRegion, hex, joinWordClock, regionOf, resolve } from "./memory.js";
+import {
+  ATOMIC,
+  BAD,
+  BCAST,
+  COPY,
+  FENCE,
+  FILL,
+  NOP,
+  POLL,
+  POLL_FUNC_CODES,
+  SWAP,
+  TIMESTAMP,
+} from "./program.js";
+import { holds } from "./semantics.js";
+import { endFlow, loadOf, route } from "./transfers.js";
+import { halfOf, pendingWrite, read32, waitOn, wordAt } from "./words.js";
+import type { FlowLoad } from "./flows.js";
+
+/** A plain-array copy of a vector clock (allocating a small array is far cheaper than a typed one). */
+function snapshot(vc: Int32Array): number[] {
+  const out = new Array<number>(vc.length);
+  for (let i = 0; i < vc.length; i++) out[i] = vc[i]!;
+  return out;
+}
+
+/** A doorbell: the host submitted queue q's commands up to `upTo`; an idle engine wakes. */
+export function doorbell(x: ExecState, q: number, upTo: number): void {
+  const r = x.runs[q]!;
+  r.submitted = Math.max(r.submitted, upTo);
+  if (r.state === QState.Idle) {
+    r.state = QState.Busy;
+    fetch(x, q);
+  }
+}
+
+/** The engine of queue q takes its next command (EV_STEP). */
+export function fetch(x: ExecState, q: number): void {
+  const r = x.runs[q]!;
+  const queue = x.p.queues[q]!;
+  if (r.pc >= queue.count) {
+    r.state = QState.Done;
+    return;
+  }
+  if (r.pc >= r.submitted) {
+    r.state = QState.Idle;
+    return;
+  }
+  const C = x.C;
+  const e = queue.first + r.pc;
+  r.cmdStart = x.now;
+  r.state = QState.Busy;
+  const prevFlowStart = r.prevFlowStart;
+  r.prevFlowStart = NaN;
+  const kind = C.kind[e]!;
+  switch (kind) {
+    case NOP:
+      r.prevFlowStart = prevFlowStart; // padding does not break a back-to-back run
+      r.packets += C.packets[e]!;
+      r.pc++;
+      x.heap.push(x.now, EV_STEP, q);
+      return;
+    case BAD:
+      report(x, "DMAC6007", [whereCmd(x, q, e), `${C.detail.get(e)}; the queue stops here`]);
+      r.state = QState.Faulted;
+      return;
+    case COPY:
+    case BCAST:
+    case SWAP:
+    case FILL:
+      startData(x, q, e, kind, prevFlowStart);
+      return;
+    case POLL:
+      startPoll(x, q, e);
+      return;
+    case FENCE:
+    case ATOMIC:
+    case TIMESTAMP:
+      signal(x, q, e, kind);
+      return;
+    default:
+      throw new Error(`command kind ${kind}`);
+  }
+}
+
+/** The running command of queue q ends at time t; the engine fetches the next one then. */
+export function finish(
+  x: ExecState,
+  q: number,
+  t: number,
+  span?: { name: string; args: Record<string, string | number> },
+): void {
+  const r = x.runs[q]!;
+  r.busy += t - r.cmdStart;
+  r.packets += x.C.packets[x.cmdBase[q]! + r.pc]!;
+  if (x.timeline && span)
+    x.timeline.spans.push({
+      queue: q,
+      name: span.name,
+      start: r.cmdStart,
+      end: t,
+      args: span.args,
+    });
+  r.pc++;
+  r.state = QState.Busy;
+  x.heap.push(t, EV_STEP, q);
+}
+
+// ---- data commands ---------------------------------------------------------------------------
+
+/** Checks a data command's operands, routes its bytes and schedules its flow (or skips it). */
+function startData(x: ExecState, q: number, e: number, kind: number, prevFlowStart: number): void {
+  const C = x.C;
+  const T = x.T;
+  const now = x.now;
+  const bytes = C.bytes[e]!;
+  if (bytes <= 0) {
+    report(x, "DMAC6007", [whereCmd(x, q, e), `${cmdName(x, e)} of ${bytes} bytes`]);
+    return skipData(x, q);
+  }
+  const drv = x.p.queues[q]!.gpu;
+  const r = x.runs[q]!;
+  const run = x.running[q]!;
+  const loads: FlowLoad[] = r.flow.loads;
+  while (loads.length > 0) loads.pop(); // (no allocation, unlike a new array)
+  let cap = x.engineCap;
+  const g = run.gpu;
+  switch (kind) {
+    case COPY: {
+      const s = dataOperand(x, q, e, C.a[e]!, bytes, "source", false, 0);
+      const d = dataOperand(x, q, e, C.b[e]!, bytes, "destination", true, 1);
+      if (!s || !d) return skipData(x, q);
+      if (overlapping(x, q, e, 0, 1, "source and destination")) return skipData(x, q);
+      run.n = 2;
+      route(x, g[0]!, g[1]!, drv, 1, loads);
+      if (x.timeline) run.name = `copy gpu${g[0]!}->gpu${g[1]!}`;
+      break;
+    }
+    case BCAST: {
+      const dst = C.b[e]!;
+      const dst2 = C.c[e]!;
+      if ((dst & 31) !== (dst2 & 31)) {
+        misaligned(
+          x,
+          q,
+          e,
+          `broadcast destinations ${hex(dst)} and ${hex(dst2)} differ in their low 5 bits`,
+        );
+        return skipData(x, q);
+      }
+      const s = dataOperand(x, q, e, C.a[e]!, bytes, "source", false, 0);
+      const d = dataOperand(x, q, e, dst, bytes, "destination 1", true, 1);
+      const d2 = dataOperand(x, q, e, dst2, bytes, "destination 2", true, 2);
+      if (!s || !d || !d2) return skipData(x, q);
+      if (
+        overlapping(x, q, e, 1, 2, "destinations") ||
+        overlapping(x, q, e, 0, 1, "source and destination 1") ||
+        overlapping(x, q, e, 0, 2, "source and destination 2")
+      )
+        return skipData(x, q);
+      run.n = 3;
+      // One read, two writes: each destination's link carries the bytes once; the engine
+      // writes 2 x bytes at most at broadcastGBps in all.
+      route(x, g[0]!, g[1]!, drv, 1, loads);
+      route(x, g[0]!, g[2]!, drv, 1, loads);
+      cap = Math.min(x.engineCap, x.bcastCap) / 2;
+      if (x.timeline) run.name = `bcast gpu${g[0]!}->gpu${g[1]!},gpu${g[2]!}`;
+      break;
+    }
+    case SWAP: {
+      const sa = C.a[e]!;
+      const sb = C.b[e]!;
+      if (sa % 64 !== 0 || sb % 64 !== 0) {
+        misaligned(x, q, e, `swap addresses ${hex(sa)} and ${hex(sb)} must be 64-byte aligned`);
+        return skipData(x, q);
+      }
+      const a = dataOperand(x, q, e, sa, bytes, "side A", true, 0);
+      const b = dataOperand(x, q, e, sb, bytes, "side B", true, 1);
+      if (!a || !b) return skipData(x, q);
+      if (overlapping(x, q, e, 0, 1, "halves")) return skipData(x, q);
+      run.n = 2;
+      // Both directions of the link carry the bytes; the engine moves 2 x bytes.
+      route(x, g[0]!, g[1]!, drv, 1, loads);
+      route(x, g[1]!, g[0]!, drv, 1, loads);
+      cap = x.engineCap / 2;
+      if (x.timeline) run.name = `swap gpu${g[0]!}<->gpu${g[1]!}`;
+      break;
+    }
+    case FILL: {
+      const d = dataOperand(x, q, e, C.a[e]!, bytes, "destination", true, 0);
+      if (!d) return skipData(x, q);
+      run.n = 1;
+      if (g[0] === drv) loads.push(loadOf(x, x.HBM + drv, 1));
+      else loads.push(loadOf(x, drv * x.G + g[0]!, 1));
+      if (x.timeline) run.name = `fill gpu${g[0]!}`;
+      break;
+    }
+    default:
+      throw new Error(`data command kind ${kind}`);
+  }
+  run.bytes = bytes;
+  run.cap = cap;
+  // Back to back after another data packet, this packet was fetched and started while that
+  // one moved its bytes: its bytes flow as soon as the engine is free, but no sooner than
+  // backToBackUs after the previous packet's bytes began (the engine's issue rate).
+  const start = Number.isNaN(prevFlowStart)
+    ? now + T.enginePacketUs + T.copyStartupUs
+    : Math.max(now, prevFlowStart + T.backToBackUs);
+  x.heap.push(start, EV_FLOW_START, q);
+}
+
+/** A data command that is not executed (reported): it costs its packet, and the queue goes on. */
+function skipData(x: ExecState, q: number): void {
+  finish(x, q, x.now + x.T.enginePacketUs);
+}
+
+/**
+ * Queue q's flow-done event (EV_FLOW_DONE): unless stale, the data command's effect applies (race
+ * checks, then the provenance move, then the meaning checks) and the command finishes.
+ */
+export function dataDone(x: ExecState, q: number): void {
+  if (!endFlow(x, q)) return;
+  const r = x.runs[q]!;
+  const run = x.running[q]!;
+  const cmd = x.cmdBase[q]! + r.pc;
+  r.clock++;
+  x.mem.epochClock[cmd] = r.clock;
+  for (let k = 0; k < run.n; k++) if (!run.writes[k]) touch(x, q, cmd, k, false);
+  for (let k = 0; k < run.n; k++) if (run.writes[k]) touch(x, q, cmd, k, true);
+  moveBytes(x, q, cmd);
+  x.sem?.dataDone(q, r.pc, cmd, run.gpu, run.buffer, run.offset, r.vc);
+  r.prevFlowStart = r.flowStartedAt; // the next command, if a data packet, ran back to back
+  finish(
+    x,
+    q,
+    x.now,
+    x.timeline && { name: run.name, args: { bytes: run.bytes, at: x.C.at[cmd]! } },
+  );
+}
+
+/** The provenance move of data command `cmd` (operands resolved in running[q]). */
+function moveBytes(x: ExecState, q: number, cmd: number): void {
+  const run = x.running[q]!;
+  const st = x.mem.prov;
+  const g = run.gpu;
+  const b = run.buffer;
+  const o = run.offset;
+  const n = run.bytes;
+  const kind = x.C.kind[cmd]!;
+  switch (kind) {
+    case COPY: {
+      // Usually the source range is one segment: move it without the temporary lists.
+      const one = singleSource(st, g[0]!, b[0]!, o[0]!, n);
+      if (one !== undefined) writeSource(st, g[1]!, b[1]!, o[1]!, n, one, cmd);
+      else
+        writeSegments(st, g[1]!, b[1]!, o[1]!, o[0]!, readRange(st, g[0]!, b[0]!, o[0]!, n), cmd);
+      break;
+    }
+    case BCAST: {
+      const one = singleSource(st, g[0]!, b[0]!, o[0]!, n);
+      if (one !== undefined) {
+        writeSource(st, g[1]!, b[1]!, o[1]!, n, one, cmd);
+        writeSource(st, g[2]!, b[2]!, o[2]!, n, one, cmd);
+        break;
+      }
+      const segs = readRange(st, g[0]!, b[0]!, o[0]!, n);
+      writeSegments(st, g[1]!, b[1]!, o[1]!, o[0]!, segs, cmd);
+      writeSegments(st, g[2]!, b[2]!, o[2]!, o[0]!, segs, cmd);
+      break;
+    }
+    case SWAP: {
+      const sa = readRange(st, g[0]!, b[0]!, o[0]!, n);
+      const sb = readRange(st, g[1]!, b[1]!, o[1]!, n);
+      writeSegments(st, g[0]!, b[0]!, o[0]!, o[1]!, sb, cmd);
+      writeSegments(st, g[1]!, b[1]!, o[1]!, o[0]!, sa, cmd);
+      break;
+    }
+    case FILL:
+      fillRange(st, g[0]!, b[0]!, o[0]!, n, x.C.value[cmd]! & 0xff, cmd);
+      break;
+    default:
+      throw new Error(`flow for ${kind}`);
+  }
+}
+
+// ---- polls -----------------------------------------------------------------------------------
+
+/** POLL_REGMEM: checks its word once the packet is fetched, then on its grid. */
+function startPoll(x: ExecState, q: number, e: number): void {
+  const r = x.runs[q]!;
+  const T = x.T;
+  const addr = x.C.a[e]!;
+  const w = wordAt(x, addr, x.hints[q * HINTS + 4]!);
+  if (w >= 0) x.hints[q * HINTS + 4] = w;
+  if (w < 0 || addr % 4 !== 0) {
+    const res = resolve(x.mem, addr, 4);
+    const detail =
+      addr % 4 !== 0
+        ? `POLL_REGMEM address ${hex(addr)} is not dword aligned`
+        : "error" in res
+          ? `POLL_REGMEM reads ${res.error}`
+          : `POLL_REGMEM reads ${describeRegion(res.region)} at ${hex(addr)}, which is not a signal, sync or completion word`;
+    report(x, addr % 4 !== 0 ? "DMAC6006" : "DMAC6010", [
+      whereCmd(x, q, e),
+      `${detail}; the queue stops here`,
+    ]);
+    r.state = QState.Faulted;
+    return;
+  }
+  const afterPacket = x.now + T.enginePacketUs;
+  r.pollStart = afterPacket;
+  r.pollPeriod = (x.C.bytes[e]! * 16) / T.sdmaClockMHz + T.pollRepollUs;
+  if (r.pollPeriod <= 0) r.pollPeriod = 1e-3;
+  r.pollRetries = x.C.c[e]! < 0 ? Infinity : x.C.c[e]!;
+  r.state = QState.Polling;
+  x.heap.push(afterPacket, EV_POLL_CHECK, q);
+}
+
+/** Queue q's poll reads its word (EV_POLL_CHECK): satisfied, waits on, or gives up. */
+export function pollCheck(x: ExecState, q: number): void {
+  const r = x.runs[q]!;
+  if (r.state !== QState.Polling) return;
+  const C = x.C;
+  const e = x.cmdBase[q]! + r.pc;
+  const addr = C.a[e]!;
+  const w = wordAt(x, addr, x.hints[q * HINTS + 4]!);
+  // The poll gives up after its retries (grid point `retries` was its last check).
+  const k = Math.round((x.now - r.pollStart) / r.pollPeriod);
+  if (k > r.pollRetries) return pollTimeout(x, q, e);
+  const raw = read32(x, w, halfOf(x, w, addr));
+  const v = (raw & C.b[e]!) >>> 0;
+  const func = POLL_FUNC_CODES[C.aux[e]!]!;
+  if (holds(func, v, C.value[e]! >>> 0)) {
+    if (joinWordClock(r.vc, x.mem.words, w)) r.snap = null;
+    if (x.sem?.observes(w)) {
+      // Seeing a user signal is an event `when` guards are ordered after: a fresh epoch.
+      r.clock++;
+      x.sem.observed(q, w, raw, r.clock);
+    }
+    if (x.timeline)
+      x.timeline.instants.push({
+        queue: q,
+        name: `poll ${x.mem.regions[w]!.name} ${func} ${C.value[e]!} satisfied`,
+        t: x.now,
+      });
+    // A poll's packet cost is busy time; the wait is not.
+    r.cmdStart = x.now - x.T.enginePacketUs;
+    finish(x, q, x.now);
+    return;
+  }
+  if (k >= r.pollRetries) return pollTimeout(x, q, e);
+  waitOn(x, w, q);
+}
+
+/** Queue q's poll (row e) ran out of retries: DMAC6014, and the queue stops. */
+export function pollTimeout(x: ExecState, q: number, e: number): void {
+  const addr = x.C.a[e]!;
+  const w = wordAt(x, addr);
+  report(
+    x,
+    "DMAC6014",
+    [
+      whereCmd(x, q, e),
+      `POLL_REGMEM on ${x.mem.regions[w]!.name} (${hex(addr)}) ${POLL_FUNC_CODES[x.C.aux[e]!]!} ${x.C.value[e]!} gave up after its ${x.runs[q]!.pollRetries} retries (the word is ${read32(x, w, halfOf(x, w, addr))})`,
+    ],
+    "a retry count of 0xFFF polls forever; any other count is a timeout, and the queue stops",
+  );
+  x.runs[q]!.state = QState.Faulted;
+}
+
+// ---- signals ---------------------------------------------------------------------------------
+
+/**
+ * FENCE, ATOMIC, TIMESTAMP: after the packet, the write is in flight (it lands a signal latency
+ * later, words.ts); the queue goes on at once.
+ */
+function signal(x: ExecState, q: number, e: number, kind: number): void {
+  const C = x.C;
+  const T = x.T;
+  const mem = x.mem;
+  const r = x.runs[q]!;
+  const addr = C.a[e]!;
+  const afterPacket = x.now + T.enginePacketUs;
+  const width = kind === ATOMIC ? C.aux[e]! : kind === TIMESTAMP ? 64 : 32;
+  const bytes = width / 8;
+  const i = regionOf(mem, addr, bytes, x.hints[q * HINTS + 3]!);
+  if (i >= 0) x.hints[q * HINTS + 3] = i;
+  const align = kind === TIMESTAMP ? 8 : width === 64 ? 8 : 4;
+  const okKind = i >= 0 && (kind === TIMESTAMP ? x.timestampSlot[i] : x.signalWord[i]) === 1;
+  if (addr % align !== 0) {
+    misaligned(x, q, e, `${cmdName(x, e)} address ${hex(addr)} is not ${align}-byte aligned`);
+  } else if (i < 0) {
+    const res = resolve(mem, addr, bytes);
+    const error = "error" in res ? res.error : "?";
+    report(x, "DMAC6002", [whereCmd(x, q, e), `${cmdName(x, e)} writes ${error}; not executed`]);
+  } else if (!okKind) {
+    const wantRegion =
+      kind === TIMESTAMP ? "a timestamp slot" : "a signal, sync or completion word";
+    report(x, "DMAC6002", [
+      whereCmd(x, q, e),
+      `${cmdName(x, e)} writes ${describeRegion(mem.regions[i]!)} at ${hex(addr)}, not ${wantRegion}; not executed`,
+    ]);
+  } else if (!ringHit(x, addr, bytes, q, e)) {
+    // The write waits for all earlier work of the queue (sequential here), so it publishes
+    // the queue's whole history: advance the queue's own clock component.
+    r.clock++;
+    r.vc[q] = r.clock;
+    if (r.snap === null) r.snap = snapshot(r.vc);
+    const latency = x.regionGpu[i] === -1 ? T.hostSignalLatencyUs : T.gpuSignalLatencyUs;
+    const w =
+      kind === TIMESTAMP
+        ? pendingWrite(x, i, 0, SET, Math.floor(afterPacket * 100), 64, r.snap, r.clock, q)
+        : kind === FENCE
+          ? pendingWrite(x, i, halfOf(x, i, addr), SET, C.value[e]! >>> 0, 32, r.snap, r.clock, q)
+          : pendingWrite(x, i, 0, ADD, C.value[e]!, width, r.snap, r.clock, q);
+    if (x.sem && kind !== TIMESTAMP) x.sem.wordWriteIssued(q, r.pc, i, r.vc, w);
+    x.heap.push(afterPacket + latency, EV_WORD_WRITE, w);
+  }
+  finish(
+    x,
+    q,
+    afterPacket,
+    x.timeline && {
+      name: kind === TIMESTAMP ? "TIMESTAMP" : `${cmdName(x, e)} ${hex(addr)}`,
+      args: { at: C.at[e]! },
+    },
+  );
+}

@@ -1,0 +1,307 @@
+// The executor's state, shared by its units (execute.ts wires them): the program, the clock, the
+// event heap, every queue's engine state, the memory, the words in flight, the flows, and where
+// findings go. Every unit is a set of functions over this one record (`x`), so each can be read
+// alone and tested with a state built by createExecState.
+
+import { diag, type Diagnostic } from "../diagnostics/diagnostic.js";
+import type { DiagnosticCode } from "../diagnostics/codes.js";
+import { EventHeap } from "./heap.js";
+import { createFlowSet, type Flow, type FlowLoad, type FlowSet } from "./flows.js";
+import { createMemory, type Memory } from "./memory.js";
+import { bytesPerUs, type MachineModel } from "./model.js";
+import { BAD, CMD_KINDS, type Commands, type PackedProgram, type SimRegion } from "./program.js";
+import type { Semantics } from "./semantics.js";
+import type { Timeline } from "./execute.js";
+
+/** Event kinds: what the event loop dispatches on (the event's arg is in the last column). */
+export const EV_STEP = 0; // the engine of queue `arg` fetches its next command
+export const EV_FLOW_START = 1; // queue `arg`'s data command starts moving bytes
+export const EV_FLOW_DONE = 2; // queue `arg`'s flow may have finished (stale if rescheduled)
+export const EV_WORD_WRITE = 3; // pending word write `arg` lands
+export const EV_POLL_CHECK = 4; // queue `arg`'s poll re-reads its word
+export const EV_DOORBELL = 5; // doorbell `arg` (host.ts) reaches its queue
+export const EV_EXT_SIGNAL = 6; // the producer raises external signal `arg` by one
+
+/** An engine's state (engine.ts has the transitions). */
+export const enum QState {
+  /** Nothing submitted to run: waits for a doorbell. */
+  Idle,
+  /** Fetching or running a command (a step or flow event is pending). */
+  Busy,
+  /** Blocked in POLL_REGMEM until its word meets the condition. */
+  Polling,
+  /** Every command ran. */
+  Done,
+  /** Stopped at a command it could not run. */
+  Faulted,
+}
+
+export interface QueueRun {
+  pc: number;
+  submitted: number;
+  state: QState;
+  vc: Int32Array;
+  clock: number;
+  busy: number;
+  packets: number;
+  /** Start of the running command (for spans and busy time). */
+  cmdStart: number;
+  /** Current poll: first check time, re-check period, and re-checks allowed (Infinity: forever). */
+  pollStart: number;
+  pollPeriod: number;
+  pollRetries: number;
+  /**
+   * When the bytes of the queue's previous command started flowing, if that command was a data
+   * command that ran back to back with the next one (NaN otherwise): the engine fetches and starts
+   * the next data packet while the previous one moves its bytes (docs/model.md, "back-to-back").
+   */
+  prevFlowStart: number;
+  /** When the running data command's bytes started flowing. */
+  flowStartedAt: number;
+  /** The queue's one Flow object, reused by each of its data commands (one runs at a time). */
+  flow: Flow;
+  flowActive: boolean;
+  flowDue: number;
+  flowVer: number;
+  /**
+   * A copy of vc taken since the last join that changed it, shared by the word writes issued
+   * meanwhile (null: take a new one). Only vc[own queue] moves between joins (fences advance
+   * it), so a write carries (snapshot, clock) instead of a copy of its own.
+   */
+  snap: number[] | null;
+}
+
+/** The data command a queue is running: its operands (up to three) and its flow's inputs. */
+export interface Running {
+  n: number;
+  readonly gpu: Int32Array;
+  readonly buffer: Int32Array;
+  readonly offset: Float64Array;
+  readonly writes: Uint8Array;
+  bytes: number;
+  cap: number;
+  /** Span name for the timeline (only built when recording). */
+  name: string;
+}
+
+/**
+ * Word writes in flight (FENCE/ATOMIC/TIMESTAMP latency, the trigger, the producer), as rows of
+ * parallel arrays; a row is reused once its write landed (the event names the row).
+ */
+export interface PendingWrites {
+  readonly region: number[];
+  readonly half: number[];
+  readonly kind: number[];
+  readonly value: number[];
+  readonly width: number[];
+  readonly vc: ArrayLike<number>[];
+  readonly clock: number[];
+  readonly queue: number[];
+  readonly free: number[];
+}
+
+/** Region hints per queue (ExecState.hints). */
+export const HINTS = 5;
+
+/** A pending write's kind: SET stores the value, ADD adds it. */
+export const SET = 0;
+export const ADD = 1;
+
+const WORD_WRITE_KINDS: ReadonlySet<SimRegion["kind"]> = new Set([
+  "signal",
+  "sync",
+  "completion",
+  "trigger",
+]);
+
+export interface ExecState {
+  readonly p: PackedProgram;
+  readonly C: Commands;
+  readonly model: MachineModel;
+  readonly T: MachineModel["timing"];
+  readonly G: number;
+  readonly Q: number;
+  /** Vector-clock components of the host and of the external-signal producer. */
+  readonly HOST: number;
+  readonly PRODUCER: number;
+  /** Global command id of queue q's first command (= its first row); cmdBase[Q] = rows. */
+  readonly cmdBase: Int32Array;
+  readonly mem: Memory;
+  readonly heap: EventHeap;
+  readonly diagnostics: Diagnostic[];
+  readonly timeline: Timeline | undefined;
+  sem: Semantics | undefined;
+  /** Simulated time of the event being handled (us). */
+  now: number;
+  races: number;
+  readonly maxRaces: number;
+  readonly runs: QueueRun[];
+  readonly running: Running[];
+  // Per region: its GPU (-1: host memory), whether FENCE/ATOMIC may write it, is it a timestamp
+  // slot, a completion slot.
+  readonly regionGpu: Int32Array;
+  readonly signalWord: Uint8Array;
+  readonly timestampSlot: Uint8Array;
+  readonly completionSlot: Uint8Array;
+  /**
+   * Per queue, HINTS entries: the region each data operand (0-2), the last signal write (3) and
+   * the last poll (4) hit last (regionOf tries it first).
+   */
+  readonly hints: Int32Array;
+  /** The queues whose ring is known (writes into a ring are refused, DMAC6009). */
+  readonly rings: readonly PackedProgram["queues"][number][];
+  readonly pending: PendingWrites;
+  /** Per word region: the queues polling it. */
+  readonly waiting: (number[] | undefined)[];
+  /** Per region: the value the host waits for (NaN: not a completion slot), when it got there. */
+  readonly completionDone: Float64Array;
+  readonly completionSeen: Float64Array;
+  // Resources: per-direction links s*G+d (d != s), then HBM of each GPU (at HBM + g).
+  readonly HBM: number;
+  readonly capacity: Float64Array;
+  readonly flows: FlowSet;
+  readonly engineCap: number;
+  readonly bcastCap: number;
+  /** FlowLoad objects are immutable: one per (resource, weight) pair, shared by every flow. */
+  readonly loadCache: (FlowLoad | undefined)[];
+  /** Each link's last sampled rate (timeline counters). */
+  readonly lastSample: Float64Array;
+}
+
+export function createExecState(
+  p: PackedProgram,
+  model: MachineModel,
+  opts: { readonly record?: boolean | undefined; readonly maxRaces?: number | undefined },
+): ExecState {
+  const C = p.cmds;
+  const T = model.timing;
+  const G = p.gpus;
+  const Q = p.queues.length;
+  const cmdBase = new Int32Array(Q + 1);
+  for (let q = 0; q < Q; q++) cmdBase[q] = p.queues[q]!.first;
+  cmdBase[Q] = C.n;
+  const commandQueue = new Int32Array(C.n);
+  for (let q = 0; q < Q; q++) commandQueue.fill(q, cmdBase[q]!, cmdBase[q]! + p.queues[q]!.count);
+  const mem = createMemory(p, commandQueue);
+  const R = mem.regions.length;
+  const HBM = G * G;
+  const capacity = new Float64Array(G * G + G);
+  for (let s = 0; s < G; s++)
+    for (let d = 0; d < G; d++)
+      capacity[s * G + d] = s === d ? 0 : bytesPerUs(model.links.usableGBps);
+  for (let g = 0; g < G; g++) capacity[HBM + g] = bytesPerUs(T.localCopyGBps);
+  const regionGpu = new Int32Array(R);
+  const signalWord = new Uint8Array(R);
+  const timestampSlot = new Uint8Array(R);
+  const completionSlot = new Uint8Array(R);
+  for (let i = 0; i < R; i++) {
+    const r = mem.regions[i]!;
+    regionGpu[i] = r.gpu ?? -1;
+    if (WORD_WRITE_KINDS.has(r.kind)) signalWord[i] = 1;
+    if (r.kind === "timestamp") timestampSlot[i] = 1;
+    if (r.kind === "completion") completionSlot[i] = 1;
+  }
+  return {
+    p,
+    C,
+    model,
+    T,
+    G,
+    Q,
+    HOST: Q,
+    PRODUCER: Q + 1,
+    cmdBase,
+    mem,
+    heap: new EventHeap(),
+    diagnostics: [],
+    timeline:
+      opts.record === true ? { spans: [], instants: [], counters: [], host: [] } : undefined,
+    sem: undefined,
+    now: 0,
+    races: 0,
+    maxRaces: opts.maxRaces ?? 20,
+    runs: p.queues.map((_, q) => ({
+      pc: 0,
+      submitted: 0,
+      state: QState.Idle,
+      vc: new Int32Array(Q + 2),
+      clock: 0,
+      busy: 0,
+      packets: 0,
+      cmdStart: 0,
+      pollStart: 0,
+      pollPeriod: 0,
+      pollRetries: Infinity,
+      prevFlowStart: NaN,
+      flowStartedAt: 0,
+      flow: { id: q, loads: [], cap: 0, remaining: 0, rate: 0, version: 0 },
+      flowActive: false,
+      flowDue: 0,
+      flowVer: -1,
+      snap: null,
+    })),
+    running: p.queues.map(() => ({
+      n: 0,
+      gpu: new Int32Array(3),
+      buffer: new Int32Array(3),
+      offset: new Float64Array(3),
+      writes: new Uint8Array(3),
+      bytes: 0,
+      cap: 0,
+      name: "",
+    })),
+    regionGpu,
+    signalWord,
+    timestampSlot,
+    completionSlot,
+    hints: new Int32Array(Q * HINTS).fill(-1),
+    rings: p.queues.filter((queue) => queue.ring !== undefined),
+    pending: {
+      region: [],
+      half: [],
+      kind: [],
+      value: [],
+      width: [],
+      vc: [],
+      clock: [],
+      queue: [],
+      free: [],
+    },
+    waiting: new Array<number[] | undefined>(R),
+    completionDone: new Float64Array(R).fill(NaN),
+    completionSeen: new Float64Array(R).fill(NaN),
+    HBM,
+    capacity,
+    flows: createFlowSet(capacity),
+    engineCap: bytesPerUs(T.engineGBps),
+    bcastCap: bytesPerUs(T.broadcastGBps),
+    loadCache: [],
+    lastSample: new Float64Array(G * G),
+  };
+}
+
+// ---- reporting ---------------------------------------------------------------------------------
+
+/** A queue position as reports show it: `gpu0.sdma2 +0x1c (file.dmac:3:5)`. */
+export function where(x: ExecState, q: number, at: number): string {
+  const queue = x.p.queues[q]!;
+  const pos = queue.position === "byte" ? `+0x${at.toString(16)}` : `#${at}`;
+  const src = x.p.locate?.(q, at);
+  return `${queue.name} ${pos}${src ? ` (${src})` : ""}`;
+}
+
+/** The position of command row e of queue q. */
+export const whereCmd = (x: ExecState, q: number, e: number): string => where(x, q, x.C.at[e]!);
+
+export function report(
+  x: ExecState,
+  code: DiagnosticCode,
+  args: readonly string[],
+  hint?: string,
+): void {
+  x.diagnostics.push(diag(code as "DMAC6002", undefined, args as [string, string], { hint }));
+}
+
+/** The command of row e as reports name it. */
+export const cmdName = (x: ExecState, e: number): string =>
+  x.C.kind[e] === BAD ? "packet" : CMD_KINDS[x.C.kind[e]!]!.toUpperCase();

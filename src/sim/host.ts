@@ -1,0 +1,170 @@
+// The host and the outside world around the engines: submitting the queues (building packets
+// and ringing doorbells, or one prelaunch trigger store), the producer of external signals, and
+// at the end the host's scan of its completion slots.
+
+import { externalTarget, type ExternalWait } from "./external-signals.js";
+import { regionOf } from "./memory.js";
+import { ATOMIC, FENCE, POLL, POLL_FUNC_CODES } from "./program.js";
+import { EV_EXT_SIGNAL, EV_STEP, EV_WORD_WRITE, SET, type ExecState } from "./exec-state.js";
+import { applyWrite, halfOf, pendingWrite, read32, regionAtStart, wordAt } from "./words.js";
+
+/**
+ * Doorbells in time order: the host submits queue after queue, so they are known up front and
+ * stay out of the heap (the event loop merges this list with it; on a tie in time a doorbell goes
+ * first, as it did when they were the first events pushed).
+ */
+export interface Doorbells {
+  readonly queue: number[];
+  /** The queue's commands submitted up to (exclusive). */
+  readonly upTo: number[];
+  /** When the engine sees it. */
+  readonly time: number[];
+}
+
+/**
+ * Submission. Without a trigger the host builds each queue's packets (hostPacketUs each) and
+ * rings the doorbell (hostDoorbellUs) after every command that signals the host and at the end of
+ * the queue; the engine sees the new packets doorbellLatencyUs later. With a prelaunch trigger
+ * all queues were submitted ahead; time 0 is when the host stores the trigger word. Returns when
+ * the host finished submitting, and the doorbells.
+ */
+export function submit(x: ExecState): { hostSubmitUs: number; doorbells: Doorbells } {
+  const { p, C, T, timeline } = x;
+  const doorbells: Doorbells = { queue: [], upTo: [], time: [] };
+  let hostT = 0;
+  if (p.trigger) {
+    for (let q = 0; q < x.Q; q++) {
+      x.runs[q]!.submitted = p.queues[q]!.count;
+      x.heap.push(0, EV_STEP, q);
+    }
+    hostT = T.triggerStoreUs;
+    const tw = wordAt(x, p.trigger.addr);
+    if (tw >= 0) {
+      const vc = new Int32Array(x.Q + 2);
+      vc[x.HOST] = 1;
+      const half = halfOf(x, tw, p.trigger.addr);
+      const w = pendingWrite(x, tw, half, SET, p.trigger.value, 32, vc, 0, x.HOST);
+      x.heap.push(hostT + T.gpuSignalLatencyUs, EV_WORD_WRITE, w);
+    }
+    if (timeline)
+      timeline.host.push({ queue: -1, name: "trigger store", start: 0, end: hostT, args: {} });
+    return { hostSubmitUs: hostT, doorbells };
+  }
+  let hint = -1;
+  /** Whether command row e signals the host (a FENCE/ATOMIC on a completion slot). */
+  const signalsHost = (e: number): boolean => {
+    if (C.kind[e] !== FENCE && C.kind[e] !== ATOMIC) return false;
+    const i = regionOf(x.mem, C.a[e]!, 4, hint);
+    if (i >= 0) hint = i;
+    return i >= 0 && x.completionSlot[i] === 1;
+  };
+  for (let q = 0; q < x.Q; q++) {
+    const { first, count } = p.queues[q]!;
+    const start = hostT;
+    for (let i = 0; i < count; i++) {
+      const e = first + i;
+      hostT += T.hostPacketUs * C.packets[e]!;
+      if (i === count - 1 || signalsHost(e)) {
+        hostT += T.hostDoorbellUs;
+        doorbells.queue.push(q);
+        doorbells.upTo.push(i + 1);
+        doorbells.time.push(hostT + T.doorbellLatencyUs);
+      }
+    }
+    if (timeline && count > 0)
+      timeline.host.push({
+        queue: -1,
+        name: `submit ${p.queues[q]!.name}`,
+        start,
+        end: hostT,
+        args: { packets: count },
+      });
+  }
+  return { hostSubmitUs: hostT, doorbells };
+}
+
+/**
+ * External signals: a monotonic producer raises each to the smallest value meeting every wait a
+ * monotonic counter can meet (external-signals.ts), at time 0 or by one every signalPeriodUs.
+ */
+export interface Producer {
+  /** The signals' addresses; an EV_EXT_SIGNAL event's arg indexes them. */
+  readonly addrs: readonly number[];
+  /** Address -> the value the producer raises it to. */
+  readonly need: ReadonlyMap<number, number>;
+  readonly vc: Int32Array;
+  readonly period: number | undefined;
+}
+
+export function startProducer(x: ExecState, period: number | undefined): Producer {
+  const C = x.C;
+  const waits = new Map<number, ExternalWait[]>();
+  for (const addr of x.p.externalSignals) waits.set(addr, []);
+  if (waits.size > 0)
+    for (let e = 0; e < C.n; e++)
+      if (C.kind[e] === POLL)
+        waits
+          .get(C.a[e]!)
+          ?.push({ func: POLL_FUNC_CODES[C.aux[e]!]!, value: C.value[e]!, mask: C.b[e]! });
+  const need = new Map<number, number>();
+  for (const [addr, list] of waits) need.set(addr, externalTarget(list));
+  const pr: Producer = { addrs: [...need.keys()], need, vc: new Int32Array(x.Q + 2), period };
+  pr.addrs.forEach((addr, i) => {
+    const to = need.get(addr)!;
+    if (to === 0) return;
+    if (period !== undefined && period > 0) x.heap.push(period, EV_EXT_SIGNAL, i);
+    else raise(x, pr, i, to);
+  });
+  return pr;
+}
+
+/** The producer stores `to` into external signal i (at once: it is the producer's own word). */
+function raise(x: ExecState, pr: Producer, i: number, to: number): void {
+  const addr = pr.addrs[i]!;
+  const w = wordAt(x, addr);
+  if (w < 0) return;
+  pr.vc[x.PRODUCER]!++;
+  const row = pendingWrite(x, w, halfOf(x, w, addr), SET, to, 32, pr.vc.slice(), 0, x.PRODUCER);
+  applyWrite(x, row);
+  x.pending.free.push(row);
+}
+
+/** EV_EXT_SIGNAL: external signal i goes up by one (and again a period later, until done). */
+export function producerTick(x: ExecState, pr: Producer, i: number): void {
+  const addr = pr.addrs[i]!;
+  const w = wordAt(x, addr);
+  const next = read32(x, w, halfOf(x, w, addr)) + 1;
+  raise(x, pr, i, next);
+  if (next < pr.need.get(addr)!) x.heap.push(x.now + pr.period!, EV_EXT_SIGNAL, i);
+}
+
+/** Marks the completion slots with the value the host waits for (before the run). */
+export function watchCompletions(x: ExecState): void {
+  let lastSlot = -1;
+  for (const c of x.p.completions) {
+    const i = regionAtStart(x, c.addr, lastSlot);
+    if (i >= 0) lastSlot = i;
+    if (i >= 0 && x.completionSlot[i] === 1) x.completionDone[i] = c.done;
+  }
+}
+
+/**
+ * The host waits for its completion slots one after another, in manifest order (as DMA-Latte
+ * does after submitting everything): it spins on a slot every hostPollIntervalUs until the slot
+ * holds its final value, and each read of a slot in host memory costs hostSlotReadUs. So a
+ * schedule with many queues (many slots) pays for every slot even when all landed long ago.
+ * Returns when the host saw the last one.
+ */
+export function completionScan(x: ExecState, hostSubmitUs: number): number {
+  const P = x.T.hostPollIntervalUs;
+  let t = hostSubmitUs;
+  let lastSlot = -1;
+  for (const c of x.p.completions) {
+    const i = regionAtStart(x, c.addr, lastSlot);
+    if (i >= 0) lastSlot = i;
+    const landed = i >= 0 ? x.completionSeen[i]! : NaN;
+    if (!Number.isNaN(landed) && landed > t) t += Math.ceil((landed - t) / P - 1e-9) * P;
+    t += x.T.hostSlotReadUs;
+  }
+  return t;
+}

@@ -1,0 +1,110 @@
+// The words polls read and FENCE/ATOMIC/TIMESTAMP write: writes in flight (a row each, landing
+// after the signal latency), what a write does to the word when it lands (value, clock, the
+// host's completion slots, the meaning checks), and waking the polls waiting on it. A word is
+// named by its region index; `half` is 4 for the high dword of a 64-bit word.
+
+import { regionIndex, regionOf, wordWriteClock } from "./memory.js";
+import { ADD, EV_POLL_CHECK, SET, type ExecState } from "./exec-state.js";
+
+/** The word region holding [addr, addr + 4), or -1 (hint: see regionOf). */
+export function wordAt(x: ExecState, addr: number, hint = -1): number {
+  const i = regionOf(x.mem, addr, 4, hint);
+  return i >= 0 && x.mem.words.isWord[i] === 1 ? i : -1;
+}
+
+export const halfOf = (x: ExecState, i: number, addr: number): number =>
+  addr - x.mem.regions[i]!.addr === 4 ? 4 : 0;
+
+/** The 32-bit dword `half` of word i. */
+export function read32(x: ExecState, i: number, half: number): number {
+  const value = x.mem.words.value[i]!;
+  return half === 4 ? Math.floor(value / 4294967296) >>> 0 : (value % 4294967296) >>> 0;
+}
+
+/** Index of the region that starts exactly at addr, or -1 (hint: see regionOf). */
+export function regionAtStart(x: ExecState, addr: number, hint = -1): number {
+  const i = regionOf(x.mem, addr, 0, hint);
+  const j = i >= 0 ? i : regionIndex(x.mem, addr);
+  return j >= 0 && x.mem.starts[j] === addr ? j : -1;
+}
+
+/** A write in flight to word `region`; returns its row (the EV_WORD_WRITE event's arg). */
+export function pendingWrite(
+  x: ExecState,
+  region: number,
+  half: number,
+  kind: number,
+  value: number,
+  width: number,
+  vc: ArrayLike<number>,
+  clock: number,
+  queue: number,
+): number {
+  const pw = x.pending;
+  const i = pw.free.length > 0 ? pw.free.pop()! : pw.region.length;
+  pw.region[i] = region;
+  pw.half[i] = half;
+  pw.kind[i] = kind;
+  pw.value[i] = value;
+  pw.width[i] = width;
+  pw.vc[i] = vc;
+  pw.clock[i] = clock;
+  pw.queue[i] = queue;
+  return i;
+}
+
+/** The write of row w lands now (its row can be reused afterwards). */
+export function applyWrite(x: ExecState, w: number): void {
+  const pw = x.pending;
+  const i = pw.region[w]!;
+  const words = x.mem.words;
+  let v0 = words.value[i]!;
+  const before = v0;
+  const value = pw.value[w]!;
+  const width = pw.width[w]!;
+  if (pw.kind[w] === SET) {
+    if (width === 32) {
+      const hi = Math.floor(v0 / 4294967296);
+      const lo = v0 % 4294967296;
+      v0 = pw.half[w] === 4 ? (value >>> 0) * 4294967296 + lo : hi * 4294967296 + (value >>> 0);
+    } else v0 = value;
+  } else if (width === 32) {
+    v0 = (v0 + value) >>> 0;
+  } else {
+    let v = v0 + value;
+    if (v < 0) v += 18446744073709551616;
+    v0 = v % 18446744073709551616;
+  }
+  const queue = pw.queue[w]!;
+  words.value[i] = v0;
+  wordWriteClock(words, i, pw.vc[w]!, queue, pw.clock[w]!);
+  const c = x.completionDone[i]!; // NaN unless a completion slot
+  if (!Number.isNaN(c)) x.completionSeen[i] = v0 === c ? x.now : NaN;
+  x.sem?.wordLanded(w, i, queue, pw.kind[w] === ADD, value);
+  if (x.timeline)
+    x.timeline.instants.push({
+      queue: queue < x.Q ? queue : -1,
+      name: `${x.mem.regions[i]!.name} = ${v0}`,
+      t: x.now,
+    });
+  if (v0 !== before) wake(x, i);
+}
+
+/** Schedules a re-check of every poll waiting on word i, at its next grid point. */
+function wake(x: ExecState, i: number): void {
+  const list = x.waiting[i];
+  if (!list || list.length === 0) return;
+  x.waiting[i] = undefined;
+  for (const q of list) {
+    const r = x.runs[q]!;
+    const k = Math.ceil((x.now - r.pollStart) / r.pollPeriod - 1e-9);
+    x.heap.push(r.pollStart + Math.max(0, k) * r.pollPeriod, EV_POLL_CHECK, q);
+  }
+}
+
+/** Queue q waits for word i to change. */
+export function waitOn(x: ExecState, i: number, q: number): void {
+  const list = x.waiting[i];
+  if (list) list.push(q);
+  else x.waiting[i] = [q];
+}
