@@ -1,0 +1,155 @@
+// The JSON Schemas of dmac's documents (schemas/*.schema.json, draft-07, published in the
+// package): the manifest and the command trace, and every JSON output (`--format json`
+// diagnostics, `sim --json`, `disasm --json`, target descriptions as `calibrate -o` writes them).
+// `validateDocument` checks a parsed document against one with ajv (compiled once, on first use);
+// `checkExecutorInput` is the structural half of the executor's input validation as a DMAC6011
+// (types, required fields, enums, fixed ranges, file names), the JSON path of the first problem
+// in the form src/sim/validate-input.ts reports. What a schema cannot say (GPUs below `ranks`,
+// unique names, disjoint areas, regions holding their areas, relocations inside their streams,
+// slot counts bounded by the input's size) stays in code.
+
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import { diag, type Diagnostic } from "./diagnostics/diagnostic.js";
+
+/** Every published schema: schemas/NAME.schema.json. */
+export const SCHEMA_NAMES = [
+  "manifest",
+  "trace",
+  "diagnostics",
+  "sim",
+  "disasm",
+  "target",
+] as const;
+export type SchemaName = (typeof SCHEMA_NAMES)[number];
+
+/** Definitions the others refer to (not a document of its own). */
+const SHARED = ["common"] as const;
+
+/** One reason a document does not match its schema. */
+export interface SchemaProblem {
+  /** JSON path of the offending value: `$.queues[0].gpu`. */
+  readonly path: string;
+  readonly message: string;
+}
+
+/** The absolute path of schemas/NAME.schema.json (in the package, beside dist/). */
+export function schemaPath(name: SchemaName | (typeof SHARED)[number]): string {
+  return fileURLToPath(new URL(`../schemas/${name}.schema.json`, import.meta.url));
+}
+
+let validators: ReadonlyMap<string, ValidateFunction> | undefined;
+
+/** Compiles every schema once. */
+function validator(name: SchemaName): ValidateFunction {
+  if (!validators) {
+    // allErrors off: validation stops at the first problem (a corrupt document usually has one,
+    // and a 10^6-operation manifest must not collect millions). verbose: errors carry the value
+    // and the schema, for the messages below.
+    const ajv = new Ajv({ discriminator: true, allowUnionTypes: true, verbose: true });
+    for (const n of [...SHARED, ...SCHEMA_NAMES])
+      ajv.addSchema(JSON.parse(readFileSync(schemaPath(n), "utf8")) as object);
+    validators = new Map(SCHEMA_NAMES.map((n) => [n, ajv.getSchema(`${n}.schema.json`)!]));
+  }
+  return validators.get(name)!;
+}
+
+/** `/queues/0/file` -> `$.queues[0].file`. */
+function jsonPath(pointer: string, extra?: string): string {
+  const parts = pointer === "" ? [] : pointer.slice(1).split("/");
+  if (extra !== undefined) parts.push(extra);
+  let out = "$";
+  for (const raw of parts) {
+    const p = raw.replace(/~1/g, "/").replace(/~0/g, "~");
+    out += /^\d+$/.test(p)
+      ? `[${p}]`
+      : /^[A-Za-z_$][\w$]*$/.test(p)
+        ? `.${p}`
+        : `[${JSON.stringify(p)}]`;
+  }
+  return out;
+}
+
+function kindOf(v: unknown): string {
+  if (v === undefined) return "nothing";
+  if (v === null) return "null";
+  if (Array.isArray(v)) return "an array";
+  if (typeof v === "string") return `the string ${JSON.stringify(v.slice(0, 40))}`;
+  if (typeof v === "number") return String(v);
+  return typeof v === "object" ? "an object" : typeof v;
+}
+
+/** A readable reason for one ajv error (the schema's own description where it has one). */
+function problemOf(e: ErrorObject): SchemaProblem {
+  const parent = (e.parentSchema ?? {}) as Record<string, unknown>;
+  const p = e.params as Record<string, unknown>;
+  const about = typeof parent["description"] === "string" ? ` (${parent["description"]})` : "";
+  switch (e.keyword) {
+    case "required":
+      return {
+        path: jsonPath(e.instancePath, String(p["missingProperty"])),
+        message: "missing",
+      };
+    case "additionalProperties":
+      return {
+        path: jsonPath(e.instancePath, String(p["additionalProperty"])),
+        message: "not a field of this document (schema version 1)",
+      };
+    case "type":
+      return {
+        path: jsonPath(e.instancePath),
+        message: `expected ${[p["type"]].flat().join(" or ")}, found ${kindOf(e.data)}`,
+      };
+    case "minimum":
+    case "maximum":
+    case "exclusiveMinimum": {
+      const lo = parent["minimum"] ?? parent["exclusiveMinimum"] ?? "-inf";
+      const hi = parent["maximum"] ?? "inf";
+      return {
+        path: jsonPath(e.instancePath),
+        message: `${kindOf(e.data)} is outside [${lo}, ${hi}]`,
+      };
+    }
+    case "const":
+      return {
+        path: jsonPath(e.instancePath),
+        message: `expected ${JSON.stringify(p["allowedValue"])}, found ${kindOf(e.data)}`,
+      };
+    case "enum":
+      return {
+        path: jsonPath(e.instancePath),
+        message: `expected one of ${(p["allowedValues"] as unknown[]).map((v) => JSON.stringify(v)).join(", ")}, found ${kindOf(e.data)}`,
+      };
+    case "discriminator":
+      return {
+        path: jsonPath(e.instancePath, String(p["tag"])),
+        message: `unknown ${String(p["tag"])} ${kindOf(p["tagValue"])}`,
+      };
+    default:
+      return {
+        path: jsonPath(e.instancePath),
+        message: `${kindOf(e.data)}: ${e.message ?? e.keyword}${about}`,
+      };
+  }
+}
+
+/** The problems of `json` against schema `name`; empty when it matches. */
+export function validateDocument(name: SchemaName, json: unknown): SchemaProblem[] {
+  const validate = validator(name);
+  if (validate(json)) return [];
+  return (validate.errors ?? []).map(problemOf);
+}
+
+/**
+ * The structural check of an executor input: undefined when `json` matches the manifest or trace
+ * schema, else DMAC6011 naming `file`, the JSON path of the first problem and why.
+ */
+export function checkExecutorInput(
+  kind: "manifest" | "trace",
+  json: unknown,
+  file = `${kind}.json`,
+): Diagnostic | undefined {
+  const first = validateDocument(kind, json)[0];
+  return first ? diag("DMAC6011", undefined, [file, first.path, first.message]) : undefined;
+}
