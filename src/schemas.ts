@@ -39,20 +39,22 @@ export function schemaPath(name: SchemaName | (typeof SHARED)[number]): string {
   return fileURLToPath(new URL(`../schemas/${name}.schema.json`, import.meta.url));
 }
 
-let validators: ReadonlyMap<string, ValidateFunction> | undefined;
+let compiled:
+  { readonly ajv: Ajv; readonly validators: ReadonlyMap<string, ValidateFunction> } | undefined;
 
 /** Compiles every schema once. */
-function validator(name: SchemaName): ValidateFunction {
-  if (!validators) {
+function schemas(): NonNullable<typeof compiled> {
+  if (!compiled) {
     // allErrors off: validation stops at the first problem (a corrupt document usually has one,
     // and a 10^6-operation manifest must not collect millions). verbose: errors carry the value
     // and the schema, for the messages below.
     const ajv = new Ajv({ discriminator: true, allowUnionTypes: true, verbose: true });
     for (const n of [...SHARED, ...SCHEMA_NAMES])
       ajv.addSchema(JSON.parse(readFileSync(schemaPath(n), "utf8")) as object);
-    validators = new Map(SCHEMA_NAMES.map((n) => [n, ajv.getSchema(`${n}.schema.json`)!]));
+    const validators = new Map(SCHEMA_NAMES.map((n) => [n, ajv.getSchema(`${n}.schema.json`)!]));
+    compiled = { ajv, validators };
   }
-  return validators.get(name)!;
+  return compiled;
 }
 
 /** `/queues/0/file` -> `$.queues[0].file`. */
@@ -80,63 +82,113 @@ function kindOf(v: unknown): string {
   return typeof v === "object" ? "an object" : typeof v;
 }
 
+/** JSON types as the executor's messages name them (src/sim/validate-input.ts). */
+const ARTICLE: Readonly<Record<string, string>> = {
+  array: "an array",
+  object: "an object",
+  string: "a string",
+  integer: "an integer",
+  number: "a number",
+  boolean: "a boolean",
+  null: "null",
+};
+
+/** What a (sub)schema expects, in words: "an integer", "a string or null". */
+function expected(s: unknown, depth = 0): string {
+  const o = (typeof s === "object" && s !== null ? s : {}) as Record<string, unknown>;
+  if (o["type"] !== undefined)
+    return [o["type"]]
+      .flat()
+      .map((t) => ARTICLE[String(t)] ?? String(t))
+      .join(" or ");
+  if ("const" in o) return JSON.stringify(o["const"]);
+  if (Array.isArray(o["enum"]))
+    return `one of ${o["enum"].map((v) => JSON.stringify(v)).join(", ")}`;
+  const ref = o["$ref"];
+  if (typeof ref === "string" && depth < 4) {
+    const { ajv } = schemas();
+    // A local reference names a definition of one of the schemas (their names are distinct).
+    const candidates = ref.startsWith("#")
+      ? [...SHARED, ...SCHEMA_NAMES].map((n) => `${n}.schema.json${ref}`)
+      : [ref];
+    for (const c of candidates) {
+      const found = ajv.getSchema(c)?.schema;
+      if (found !== undefined) return expected(found, depth + 1);
+    }
+  }
+  const alternatives = o["oneOf"] ?? o["allOf"];
+  if (Array.isArray(alternatives) && depth < 4)
+    return alternatives.map((a) => expected(a, depth + 1)).join(" or ");
+  return "a value";
+}
+
+/** An integer range as the executor's messages write it: half-open, [lo, hi). */
+function range(parent: Record<string, unknown>): string {
+  const integer = parent["type"] === "integer";
+  const lo = parent["minimum"] ?? parent["exclusiveMinimum"] ?? "-inf";
+  const max = parent["maximum"];
+  const hi = typeof max === "number" ? (integer ? `${max + 1})` : `${max}]`) : "inf)";
+  return `[${String(lo)}, ${hi}`;
+}
+
 /** A readable reason for one ajv error (the schema's own description where it has one). */
 function problemOf(e: ErrorObject): SchemaProblem {
   const parent = (e.parentSchema ?? {}) as Record<string, unknown>;
   const p = e.params as Record<string, unknown>;
-  const about = typeof parent["description"] === "string" ? ` (${parent["description"]})` : "";
+  const at = jsonPath(e.instancePath);
   switch (e.keyword) {
-    case "required":
+    case "required": {
+      const field = String(p["missingProperty"]);
+      const props = (parent["properties"] ?? {}) as Record<string, unknown>;
       return {
-        path: jsonPath(e.instancePath, String(p["missingProperty"])),
-        message: "missing",
+        path: jsonPath(e.instancePath, field),
+        message: `expected ${expected(props[field])}, found nothing`,
       };
+    }
     case "additionalProperties":
       return {
         path: jsonPath(e.instancePath, String(p["additionalProperty"])),
         message: "not a field of this document (schema version 1)",
       };
     case "type":
-      return {
-        path: jsonPath(e.instancePath),
-        message: `expected ${[p["type"]].flat().join(" or ")}, found ${kindOf(e.data)}`,
-      };
+      return { path: at, message: `expected ${expected(parent)}, found ${kindOf(e.data)}` };
     case "minimum":
     case "maximum":
-    case "exclusiveMinimum": {
-      const lo = parent["minimum"] ?? parent["exclusiveMinimum"] ?? "-inf";
-      const hi = parent["maximum"] ?? "inf";
-      return {
-        path: jsonPath(e.instancePath),
-        message: `${kindOf(e.data)} is outside [${lo}, ${hi}]`,
-      };
-    }
+    case "exclusiveMinimum":
+      return { path: at, message: `${kindOf(e.data)} is outside ${range(parent)}` };
     case "const":
       return {
-        path: jsonPath(e.instancePath),
-        message: `expected ${JSON.stringify(p["allowedValue"])}, found ${kindOf(e.data)}`,
+        path: at,
+        message:
+          at === "$.version"
+            ? `this dmac reads schema version ${JSON.stringify(p["allowedValue"])}, found ${kindOf(e.data)}`
+            : `expected ${JSON.stringify(p["allowedValue"])}, found ${kindOf(e.data)}`,
       };
     case "enum":
-      return {
-        path: jsonPath(e.instancePath),
-        message: `expected one of ${(p["allowedValues"] as unknown[]).map((v) => JSON.stringify(v)).join(", ")}, found ${kindOf(e.data)}`,
-      };
+      return { path: at, message: `expected ${expected(parent)}, found ${kindOf(e.data)}` };
     case "discriminator":
       return {
         path: jsonPath(e.instancePath, String(p["tag"])),
-        message: `unknown ${String(p["tag"])} ${kindOf(p["tagValue"])}`,
+        message:
+          p["error"] === "mapping"
+            ? `unknown ${p["tag"] === "op" ? "command" : String(p["tag"])} ${kindOf(p["tagValue"])}`
+            : `expected a string ${String(p["tag"])}`,
       };
-    default:
+    case "multipleOf":
       return {
-        path: jsonPath(e.instancePath),
-        message: `${kindOf(e.data)}: ${e.message ?? e.keyword}${about}`,
+        path: at,
+        message: `${kindOf(e.data)} is not ${String(p["multipleOf"])}-byte aligned`,
       };
+    default: {
+      const about = typeof parent["description"] === "string" ? ` (${parent["description"]})` : "";
+      return { path: at, message: `${kindOf(e.data)} ${e.message ?? e.keyword}${about}` };
+    }
   }
 }
 
 /** The problems of `json` against schema `name`; empty when it matches. */
 export function validateDocument(name: SchemaName, json: unknown): SchemaProblem[] {
-  const validate = validator(name);
+  const validate = schemas().validators.get(name)!;
   if (validate(json)) return [];
   return (validate.errors ?? []).map(problemOf);
 }
