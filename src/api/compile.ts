@@ -44,6 +44,9 @@ export interface CheckOptions {
   readonly target?: string | Target | undefined;
   /** Most instantiated operations (`--max-ops`). */
   readonly maxOps?: number | undefined;
+  /** Front-end limits (`--max-source-bytes`, `--max-nesting`; DMAC1012, DMAC1013). */
+  readonly maxSourceBytes?: number | undefined;
+  readonly maxNesting?: number | undefined;
 }
 
 export interface CheckResult {
@@ -126,6 +129,8 @@ export function check(source: string, options: CheckOptions = {}): CheckResult {
     baseDir: dirname(path),
     targetOverride: resolved.target,
     maxOps: options.maxOps,
+    maxSourceBytes: options.maxSourceBytes,
+    maxNesting: options.maxNesting,
   });
   return { ok: !hasErrors(r.diagnostics), diagnostics: r.diagnostics, modules: r.modules };
 }
@@ -192,6 +197,8 @@ export function compile(source: string, options: CompileOptions = {}): CompileRe
     maxCopyBytes: options.maxCopyBytes,
     passes: opt.passes,
     maxPackets: options.maxPackets,
+    maxSourceBytes: options.maxSourceBytes,
+    maxNesting: options.maxNesting,
   });
   if (!q.compiled) return { ok: false, diagnostics: [...pre, ...q.diagnostics] };
   const { module, program, target, optimised } = q.compiled;
