@@ -4,6 +4,7 @@
 // peak resident memory is its own. Timings: median (min..max) of several repetitions after a
 // warm-up; fewer repetitions for the big cases. Generated programs go to a temporary directory.
 //   node bench/run.js [--quick]      (--quick: one repetition each, for trying the script out)
+//   node bench/run.js --only startup,compile65k   (just those cases, printed, nothing written)
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
@@ -12,6 +13,13 @@ import { allToAll, checkHeavySource, forwardProgram } from "./gen.js";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 const quick = process.argv.includes("--quick");
+const ONLY_CASES = ["startup", "compile65k"];
+const onlyArg = process.argv.indexOf("--only");
+const only = onlyArg < 0 ? null : (process.argv[onlyArg + 1] ?? "").split(",");
+if (only && (only.length === 0 || only.some((c) => !ONLY_CASES.includes(c)))) {
+  process.stderr.write(`usage: node bench/run.js --only ${ONLY_CASES.join(",")}\n`);
+  process.exit(2);
+}
 const reps = (n) => (quick ? 1 : n);
 const tmp = mkdtempSync(join(tmpdir(), "dmac-bench-"));
 const write = (name, text) => {
@@ -61,6 +69,78 @@ function summary(xs) {
   return { median: s[Math.floor((s.length - 1) / 2)], min: s[0], max: s.at(-1), n: s.length };
 }
 
+/**
+ * One whole `node ARGS...` run as a user starts it (no bench code in the process but the
+ * usage-at-exit preload): wall ms measured around it, CPU ms and peak RSS reported by it.
+ */
+function nodeRun(args) {
+  const t0 = performance.now();
+  const r = spawnSync(
+    process.execPath,
+    ["--import", join(ROOT, "bench/usage-at-exit.js"), ...args],
+    { encoding: "utf8", cwd: ROOT, maxBuffer: 1 << 24 },
+  );
+  const wallMs = performance.now() - t0;
+  const usage = JSON.parse(r.stderr.trim().split("\n").at(-1));
+  if (usage.code !== 0)
+    throw new Error(`node ${args.join(" ")} exited ${usage.code}:\n${r.stderr}`);
+  return { wallMs, cpuMs: usage.cpuMs, maxRssKiB: usage.maxRssKiB };
+}
+
+/** Runs each argument list once per round, interleaved (pairs share the machine's load). */
+function interleaved(argLists, rounds, warmup = 1) {
+  const runs = argLists.map(() => []);
+  for (let i = 0; i < warmup + rounds; i++)
+    argLists.forEach((args, j) => {
+      const r = nodeRun(args);
+      if (i >= warmup) runs[j].push(r);
+    });
+  return runs.map((rs) => ({
+    ms: summary(rs.map((r) => r.wallMs)),
+    cpuMs: summary(rs.map((r) => r.cpuMs)),
+    maxRssKiB: Math.max(...rs.map((r) => r.maxRssKiB)),
+  }));
+}
+
+// ---- start-up: `dmac check` of a small example against Node's own start-up (issue 13) ---------
+const STARTUP_FILE = "examples/all_gather_pcpy.dmac";
+function startupCase() {
+  const [node, check] = interleaved(
+    [
+      ["-e", "0"],
+      ["bin/dmac.js", "check", STARTUP_FILE],
+    ],
+    reps(20),
+  );
+  return {
+    node,
+    check,
+    ratio: check.ms.median / node.ms.median,
+    cpuRatio: check.cpuMs.median / node.cpuMs.median,
+    target: 2,
+  };
+}
+const reportStartup = (r) =>
+  log(
+    `start-up: 'node -e 0' ${fmtMs(r.node.ms)} wall, ${fmt(r.node.cpuMs.median)} ms CPU; ` +
+      `'dmac check ${STARTUP_FILE}' ${fmtMs(r.check.ms)} wall, ${fmt(r.check.cpuMs.median)} ms CPU; ` +
+      `ratio ${r.ratio.toFixed(2)} wall, ${r.cpuRatio.toFixed(2)} CPU (target <= ${r.target}, wall)`,
+  );
+
+// ---- the 65,536-copy all-to-all, `dmac compile` end to end (issue 13) --------------------------
+function compile65kCase() {
+  const p = write("a2a-1024.dmac", allToAll(1024));
+  const out = join(tmp, "out65k");
+  const [r] = interleaved([["bin/dmac.js", "compile", p, "-o", out]], reps(5));
+  rmSync(out, { recursive: true, force: true });
+  return { copies: 65_536, ...r, targetMs: 400 };
+}
+const reportCompile65k = (r) =>
+  log(
+    `dmac compile of the 65,536-copy all-to-all (allToAll(1024)), end to end: ${fmtMs(r.ms)} wall, ` +
+      `${fmtMs(r.cpuMs)} CPU, peak ${mib(r.maxRssKiB)} (target <= ${r.targetMs} ms wall)`,
+  );
+
 const fmtMs = (s) => (s ? `${fmt(s.median)} ms (${fmt(s.min)}..${fmt(s.max)}, n=${s.n})` : "-");
 const fmt = (x) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
 const rate = (count, s) => (s && s.median > 0 ? Math.round((count / s.median) * 1000) : null);
@@ -92,11 +172,22 @@ const results = {
   compile1MPhases: [],
   scaling: null,
   plan: null,
+  startup: null,
+  compile65k: null,
   passScaling: null,
   optLevels1M: null,
   notes: [],
 };
 const log = (s) => process.stdout.write(s + "\n");
+
+if (only) {
+  const picked = {};
+  if (only.includes("startup")) reportStartup((picked.startup = startupCase()));
+  if (only.includes("compile65k")) reportCompile65k((picked.compile65k = compile65kCase()));
+  rmSync(tmp, { recursive: true, force: true });
+  log(JSON.stringify(picked));
+  process.exit(0);
+}
 
 // ---- (1) parse + check throughput on a generated 50,000-line file -------------------------
 {
@@ -262,6 +353,9 @@ if (existsSync(join(ROOT, "dist/passes/plan.js"))) {
   );
 }
 
+results.startup = startupCase();
+results.compile65k = compile65kCase();
+
 rmSync(tmp, { recursive: true, force: true });
 
 // ---- the table -------------------------------------------------------------------------------
@@ -344,6 +438,9 @@ if (results.passScaling) {
       );
   }
 }
+log("");
+reportStartup(results.startup);
+reportCompile65k(results.compile65k);
 for (const n of results.notes) log(`note: ${n}`);
 
 if (!quick)

@@ -1,11 +1,12 @@
 // The dmac command line: argument parsing only. Each command lives in cli/commands/<name>.ts and
-// registers itself from the COMMANDS table below; its action is an exported function over plain
+// registers itself from the COMMANDS table (cli/commands/index.ts), which imports a command's
+// module only when the command line needs it; its action is an exported function over plain
 // options that returns an exit code, so tests can call it without argv.
 
-import { Command, CommanderError } from "commander";
+import { Command, CommanderError } from "./commander.js";
 import { EXIT_INTERNAL, EXIT_USER_ERROR, processStreams, type OutputStreams } from "./io.js";
 import { VERSION } from "../version.js";
-import { COMMANDS } from "./commands/index.js";
+import { commandsToLoad, type CommandEntry, type RegisterCommand } from "./commands/index.js";
 
 export interface CliContext {
   readonly streams: OutputStreams;
@@ -13,7 +14,8 @@ export interface CliContext {
   exit(code: number): void;
 }
 
-export function buildProgram(ctx: CliContext): Command {
+/** The dmac program with the given commands registered (in COMMANDS order). */
+export function buildProgram(ctx: CliContext, commands: readonly RegisterCommand[]): Command {
   const program = new Command("dmac")
     .description(
       "Compile DMA collective schedules (.dmac) into verified MI300X SDMA packet streams and " +
@@ -27,7 +29,7 @@ export function buildProgram(ctx: CliContext): Command {
       writeErr: (s) => ctx.streams.err(s),
     })
     .exitOverride();
-  for (const register of COMMANDS) register(program, ctx);
+  for (const register of commands) register(program, ctx);
   program.addHelpText(
     "after",
     "\nExit codes: 0 success (warnings allowed), 1 errors in the input, 2 internal error (a bug in dmac).",
@@ -35,16 +37,22 @@ export function buildProgram(ctx: CliContext): Command {
   return program;
 }
 
-/** Runs the CLI over argv (as process.argv: node, script, args...) and returns the exit code. */
+/**
+ * Runs the CLI over argv (as process.argv: node, script, args...) and returns the exit code.
+ * `select` picks the commands to import and register (tests pass one that takes them all, to
+ * check that loading fewer changes nothing).
+ */
 export async function main(
   argv: readonly string[],
   streams: OutputStreams = processStreams,
+  select: (args: readonly string[]) => readonly CommandEntry[] = commandsToLoad,
 ): Promise<number> {
   let code = 0;
   const ctx: CliContext = { streams, exit: (c) => void (code = c) };
   const debug = argv.includes("--debug");
   try {
-    await buildProgram(ctx).parseAsync([...argv]);
+    const commands = await Promise.all(select(argv.slice(2)).map((c) => c.load()));
+    await buildProgram(ctx, commands).parseAsync([...argv]);
     return code;
   } catch (e) {
     if (e instanceof CommanderError) {

@@ -5,7 +5,7 @@
 // protocol the lowering takes; bad values are DMAC5004 diagnostics, never exceptions.
 
 import type { Command } from "commander";
-import { Option } from "commander";
+import { Option } from "./commander.js";
 import type { OptimiseReport } from "../backend/compile-pipeline.js";
 import { diag, type Diagnostic } from "../diagnostics/diagnostic.js";
 import { formatStats } from "../passes/index.js";

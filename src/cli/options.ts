@@ -3,7 +3,7 @@
 // diagnostics with the exit code they imply. Commands stay thin: parse options here, call a pure
 // function, report.
 
-import { Option, type Command } from "commander";
+import { Option, type Command } from "./commander.js";
 import { diag, hasErrors, type Diagnostic } from "../diagnostics/diagnostic.js";
 import { renderDiagnostics } from "../diagnostics/render.js";
 import { DEFAULT_MAX_OPS } from "../ir/instantiate.js";

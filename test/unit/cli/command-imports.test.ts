@@ -1,0 +1,57 @@
+// What each command imports at start-up, read from the sources: the static import graph (every
+// `import`/`export ... from` that is not `import type`; with verbatimModuleSyntax even
+// `import { type X }` stays a runtime import). Dynamic import() is how COMMANDS defers a
+// command's module, so it is not followed. `dmac check` and `dmac --version` must stay cheap
+// (docs/performance.md, "Start-up and the 65,536-copy compile").
+import { readFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+
+const SRC = fileURLToPath(new URL("../../../src/", import.meta.url));
+const IMPORT = /(?:^|\n)\s*(?:import|export)\s+(type\s+)?(?:[^;'"]*?\sfrom\s+)?"([^"]+)"/g;
+
+/** The src/ files (relative, .ts) that `entry` loads, itself included. */
+function staticGraph(entry: string): Set<string> {
+  const seen = new Set<string>();
+  const visit = (file: string): void => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    const text = readFileSync(join(SRC, file), "utf8");
+    for (const m of text.matchAll(IMPORT)) {
+      const [, type, spec] = m;
+      if (type || !spec!.startsWith(".")) continue;
+      visit(relative(SRC, resolve(SRC, dirname(file), spec!.replace(/\.js$/, ".ts"))));
+    }
+  };
+  visit(entry);
+  return seen;
+}
+
+/** The phases after verification, and the tools built on them. */
+const BACK_HALF = ["queues/", "passes/", "backend/", "sim/", "calibrate/"];
+
+describe("start-up imports", () => {
+  it("dmac check loads the front half only", () => {
+    const graph = [...staticGraph("cli/commands/check.ts")];
+    expect(graph).toContain("pipeline.ts");
+    expect(graph.filter((f) => BACK_HALF.some((d) => f.startsWith(d)))).toEqual([]);
+  });
+
+  it("dmac --version loads no command and no compiler phase", () => {
+    const graph = [...staticGraph("cli/main.ts")].sort();
+    expect(graph).toEqual([
+      "cli/commander.ts",
+      "cli/commands/index.ts",
+      "cli/io.ts",
+      "cli/main.ts",
+      "version.ts",
+    ]);
+  });
+
+  it("the graph reader sees imports that span lines and skips type-only ones", () => {
+    const graph = staticGraph("cli/commands/compile.ts");
+    expect(graph).toContain("backend/compile-pipeline.ts"); // a multi-line import
+    expect(graph).toContain("cli/options.ts");
+  });
+});
