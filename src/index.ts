@@ -8,13 +8,13 @@
 // and the JSON documents (manifest, trace, `--json` outputs) have schemas under schemas/,
 // validated by `validateDocument`.
 
+export { check, type CheckOptions, type CheckResult } from "./api/check.js";
 export {
-  check,
   compile,
-  type CheckOptions,
-  type CheckResult,
+  type CompileFailure,
   type CompileOptions,
   type CompileResult,
+  type CompileSuccess,
 } from "./api/compile.js";
 export {
   simulate,

@@ -1,10 +1,9 @@
-// The library's front and back half: `check` (parse, type-check, instantiate and verify every
-// selected schedule: what `dmac check` does) and `compile` (one schedule to its queue programs,
-// SDMA packet streams, manifest and command trace, in memory: what `dmac compile -o` would write,
-// returned as data). Both wrap the pipeline's entry functions (src/pipeline.ts analyzeSource,
-// src/backend/compile-pipeline.ts compileToQueues and buildOutputs) and never write files; the
-// only reads are those the source asks for (`target "file.json"`, relative to `path`'s directory).
-// User errors come back as diagnostics, never as exceptions.
+// The library's compile: one schedule of a source to its queue programs, SDMA packet streams,
+// manifest and command trace, in memory (what `dmac compile -o` would write, returned as data).
+// It wraps the pipeline's entry functions (src/backend/compile-pipeline.ts compileToQueues and
+// buildOutputs) and never writes files; the only reads are those the source asks for
+// (`target "file.json"`, relative to the `path` option's directory). User errors come back as
+// diagnostics, never as exceptions.
 
 import { dirname } from "node:path";
 import {
@@ -17,45 +16,15 @@ import {
 } from "../backend/compile-pipeline.js";
 import type { Manifest } from "../backend/sdma/manifest.js";
 import type { Trace } from "../backend/trace/trace.js";
-import { diag, hasErrors, type Diagnostic } from "../diagnostics/diagnostic.js";
+import { hasErrors, type Diagnostic } from "../diagnostics/diagnostic.js";
 import type { IrModule } from "../ir/ir.js";
 import { passesKeepLowering } from "../passes/index.js";
 import { parsePassOptions } from "../passes/options.js";
 import type { CompletionPolicy, OptLevel, PassOptions } from "../passes/pass.js";
-import { analyzeSource } from "../pipeline.js";
 import type { CompletionProtocol, QueueProgram } from "../queues/queue-program.js";
 import { makeSourceFile } from "../source/source-file.js";
-import { builtinTarget, type Target } from "../target/target.js";
-
-/** The name a source has in diagnostics when the caller gives none. */
-export const DEFAULT_SOURCE_NAME = "input.dmac";
-
-export interface CheckOptions {
-  /**
-   * The source's file name: shown in diagnostics, recorded in the manifest and trace, and the
-   * directory that `target "file.json"` in the source is relative to. Default "input.dmac".
-   */
-  readonly path?: string | undefined;
-  /** Schedule parameters, as `-D name=value` gives them: `{ chunk: "1MiB", steps: 4 }`. */
-  readonly defines?: Readonly<Record<string, string | number | boolean>> | undefined;
-  /** The schedule (needed by `compile` when the file has several; `check` checks all by default). */
-  readonly schedule?: string | undefined;
-  /** A built-in target's name or a target description (`loadTarget`), instead of the source's. */
-  readonly target?: string | Target | undefined;
-  /** Most instantiated operations (`--max-ops`). */
-  readonly maxOps?: number | undefined;
-  /** Front-end limits (`--max-source-bytes`, `--max-nesting`; DMAC1012, DMAC1013). */
-  readonly maxSourceBytes?: number | undefined;
-  readonly maxNesting?: number | undefined;
-}
-
-export interface CheckResult {
-  /** No errors (warnings allowed). */
-  readonly ok: boolean;
-  readonly diagnostics: Diagnostic[];
-  /** The verified IR of every schedule whose phases all succeeded. */
-  readonly modules: IrModule[];
-}
+import type { Target } from "../target/target.js";
+import { DEFAULT_SOURCE_NAME, defineTexts, resolveTarget, type CheckOptions } from "./check.js";
 
 export interface CompileOptions extends CheckOptions {
   /** Optimisation level (`-O`): 0 (default, the DMA-Latte baseline), 1 or 2. */
@@ -78,15 +47,18 @@ export interface CompileOptions extends CheckOptions {
   readonly maxPackets?: number | undefined;
 }
 
-export interface CompileResult {
-  /** No errors (warnings allowed): every field below is present. */
-  readonly ok: boolean;
+/** What `compile` returns: `ok` narrows it (TypeScript) to the outputs or the diagnostics. */
+export type CompileResult = CompileSuccess | CompileFailure;
+
+export interface CompileSuccess {
+  /** No errors (warnings allowed). */
+  readonly ok: true;
   readonly diagnostics: Diagnostic[];
   /** The schedule's verified IR (what the executor checks the final state against). */
-  readonly module?: IrModule | undefined;
+  readonly module: IrModule;
   /** Per GPU and engine, the commands after lowering and the passes. */
-  readonly queues?: QueueProgram | undefined;
-  readonly target?: Target | undefined;
+  readonly queues: QueueProgram;
+  readonly target: Target;
   /** manifest.json, parsed (with emit "sdma"): schemas/manifest.schema.json. */
   readonly manifest?: Manifest | undefined;
   /** The packet streams by the manifest's file names (`gpu0.sdma2.bin`), little-endian dwords. */
@@ -94,45 +66,24 @@ export interface CompileResult {
   /** trace.json, parsed (with emit "trace"): schemas/trace.schema.json. */
   readonly trace?: Trace | undefined;
   /** Every file `dmac compile -o DIR` would write, as (name, contents), in a fixed order. */
-  readonly files?: readonly OutputFile[] | undefined;
+  readonly files: readonly OutputFile[];
   /** What the optimiser did (with opt 1 or 2, or any pass option). */
   readonly optimised?: OptimiseReport | undefined;
 }
 
-/** The target option as a description, or a diagnostic naming the unknown built-in. */
-export function resolveTarget(target: string | Target | undefined): {
-  target: Target | undefined;
-  diagnostics: Diagnostic[];
-} {
-  if (target === undefined || typeof target !== "string") return { target, diagnostics: [] };
-  const found = builtinTarget(target);
-  return found
-    ? { target: found, diagnostics: [] }
-    : { target: undefined, diagnostics: [diag("DMAC2006", undefined, [target])] };
-}
-
-function defineTexts(defines: CheckOptions["defines"]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(defines ?? {})) out[k] = String(v);
-  return out;
-}
-
-/** Parse, type-check, instantiate and verify every selected schedule of `source`. */
-export function check(source: string, options: CheckOptions = {}): CheckResult {
-  const resolved = resolveTarget(options.target);
-  if (resolved.diagnostics.length > 0)
-    return { ok: false, diagnostics: resolved.diagnostics, modules: [] };
-  const path = options.path ?? DEFAULT_SOURCE_NAME;
-  const r = analyzeSource(makeSourceFile(path, source), {
-    defines: defineTexts(options.defines),
-    schedule: options.schedule,
-    baseDir: dirname(path),
-    targetOverride: resolved.target,
-    maxOps: options.maxOps,
-    maxSourceBytes: options.maxSourceBytes,
-    maxNesting: options.maxNesting,
-  });
-  return { ok: !hasErrors(r.diagnostics), diagnostics: r.diagnostics, modules: r.modules };
+export interface CompileFailure {
+  readonly ok: false;
+  /** At least one error. */
+  readonly diagnostics: Diagnostic[];
+  /** What the phases that succeeded made, if any. */
+  readonly module?: IrModule | undefined;
+  readonly queues?: QueueProgram | undefined;
+  readonly target?: Target | undefined;
+  readonly optimised?: OptimiseReport | undefined;
+  readonly manifest?: undefined;
+  readonly streams?: undefined;
+  readonly trace?: undefined;
+  readonly files?: undefined;
 }
 
 /** The passes' options, or undefined when they would return the lowering unchanged. */

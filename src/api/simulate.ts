@@ -10,7 +10,7 @@ import type { IrModule } from "../ir/ir.js";
 import type { EngineStats, LinkStats } from "../sim/execute.js";
 import { simulate as runExecutor, type SimInput } from "../sim/run.js";
 import { builtinTarget, type Target } from "../target/target.js";
-import { resolveTarget } from "./compile.js";
+import { resolveTarget } from "./check.js";
 
 /**
  * What `simulate` runs: a `compile` result as it is, or a manifest with its packet streams, or a

@@ -1,9 +1,9 @@
 // `dmac check FILE...`: parse, check, instantiate and verify each file (the library's `check`,
-// src/api/compile.ts) and report every diagnostic. Exit 0 when there are no errors (warnings
+// src/api/check.ts) and report every diagnostic. Exit 0 when there are no errors (warnings
 // allowed), 1 otherwise.
 
 import type { Command } from "commander";
-import { check } from "../../api/compile.js";
+import { check } from "../../api/check.js";
 import type { Diagnostic } from "../../diagnostics/diagnostic.js";
 import type { CliContext } from "../main.js";
 import {
