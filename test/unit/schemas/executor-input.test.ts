@@ -6,6 +6,8 @@
 // agreement with the streams or the IR), which the schema accepts and code must keep checking.
 // The cases are those of test/unit/sim/validate-input.test.ts and test/adversarial/manifests.test.ts.
 
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { validateManifest, validateTrace } from "../../../src/sim/validate-input.js";
 import { checkExecutorInput } from "../../../src/schemas.js";
@@ -362,4 +364,25 @@ describe("rules about other values: the schema accepts them, code keeps checking
   };
   run("manifest", SEMANTIC_MANIFEST);
   run("trace", SEMANTIC_TRACE);
+});
+
+describe("the fuzzers' saved executor inputs", () => {
+  it("each is refused by the schema, or by a rule code keeps", () => {
+    const dir = "test/fuzz-regressions";
+    const saved = readdirSync(dir).filter((f) => f.startsWith("sim-input-"));
+    expect(saved.length).toBeGreaterThanOrEqual(5);
+    for (const f of saved) {
+      const j = JSON.parse(readFileSync(join(dir, f), "utf8")) as Json;
+      const seed = compileFile(join("examples", j["seed"] as string));
+      const kind = "trace" in j ? "trace" : "manifest";
+      const doc = j[kind] as Json;
+      const schema = checkExecutorInput(kind, doc);
+      const hand =
+        kind === "manifest"
+          ? validateManifest(doc, { streams: seed.streams, module: seed.module })
+          : validateTrace(doc, { module: seed.module });
+      expect(schema ?? hand, f).toBeDefined();
+      expect((schema ?? hand)!.code, f).toBe("DMAC6011");
+    }
+  });
 });
