@@ -53,10 +53,10 @@ export function resolveTarget(target: string | Target | undefined): {
     : { target: undefined, diagnostics: [diag("DMAC2006", undefined, [target])] };
 }
 
+/** `-D` values as text (numbers and booleans as they print). */
 export function defineTexts(defines: CheckOptions["defines"]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(defines ?? {})) out[k] = String(v);
-  return out;
+  // fromEntries makes own keys, so a parameter named `__proto__` stays a parameter.
+  return Object.fromEntries(Object.entries(defines ?? {}).map(([k, v]) => [k, String(v)]));
 }
 
 /** Parse, type-check, instantiate and verify every selected schedule of `source`. */
