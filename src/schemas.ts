@@ -1,6 +1,7 @@
 // The JSON Schemas of dmac's documents (schemas/*.schema.json, draft-07, published in the
 // package): the manifest and the command trace, and every JSON output (`--format json`
-// diagnostics, `sim --json`, `disasm --json`, target descriptions as `calibrate -o` writes them).
+// diagnostics, `sim --json`, `disasm --json`, `sim --trace`'s Chrome trace, target descriptions
+// as `calibrate -o` writes them).
 // `validateDocument` checks a parsed document against one with ajv (compiled once, on first use);
 // `checkExecutorInput` is the structural half of the executor's input validation as a DMAC6011
 // (types, required fields, enums, fixed ranges, file names), the JSON path of the first problem
@@ -21,6 +22,7 @@ export const SCHEMA_NAMES = [
   "sim",
   "disasm",
   "target",
+  "chrome-trace",
 ] as const;
 export type SchemaName = (typeof SCHEMA_NAMES)[number];
 

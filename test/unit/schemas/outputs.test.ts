@@ -1,8 +1,8 @@
 // Every JSON document dmac writes matches its published schema (schemas/*.schema.json), checked
 // with ajv over REAL outputs: the manifest and trace of every example at -O0, -O1 and -O2 (through
 // the library and through `dmac compile -o`), and each `--json` / `--format json` output of the
-// commands (`sim --json` for one input and several, `check --format json`, `disasm --json`,
-// the target that `calibrate -o` writes). A mutated output must be rejected (schemas/can-fail).
+// commands (`sim --json` for one input and several, `sim --trace`, `check --format json`,
+// `disasm --json`, the target that `calibrate -o` writes). A mutated output must be rejected (schemas/can-fail).
 
 import {
   copyFileSync,
@@ -82,6 +82,17 @@ describe("what the commands write and print", () => {
     const doc = parse(o2.out) as { plan?: unknown };
     expect(doc.plan).toBeDefined();
     expectValid("sim", doc, "sim -O2");
+  });
+
+  it("dmac sim --trace: the Chrome trace of a run", async () => {
+    for (const f of ["pipelined_all_gather.dmac", "broadcast.dmac"]) {
+      const out = join(root, `${f}.chrome.json`);
+      const r = await runCli(["sim", join(root, f), "--trace", out]);
+      expect(r.code, r.err).toBe(0);
+      const doc = parse(readFileSync(out, "utf8")) as { traceEvents: { ph: string }[] };
+      expect(new Set(doc.traceEvents.map((e) => e.ph))).toEqual(new Set(["M", "X", "i", "C"]));
+      expectValid("chrome-trace", doc, `sim ${f} --trace`);
+    }
   });
 
   it("dmac sim --json: several inputs, one of which fails to load", async () => {

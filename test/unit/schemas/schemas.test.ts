@@ -116,6 +116,16 @@ describe("every schema can fail", () => {
       "$.packets[0].packet.kind",
     ],
     [
+      "chrome-trace",
+      "an event of no phase",
+      {
+        traceEvents: [{ name: "process_name", ph: "M", pid: 0, tid: 0, args: { name: "gpu0" } }],
+        displayTimeUnit: "ns",
+      },
+      (d) => void (d["traceEvents"][0]["ph"] = "B"),
+      "$.traceEvents[0].ph",
+    ],
+    [
       "target",
       "a target without timing",
       JSON.parse(readFileSync("targets/mi300x.json", "utf8")),
