@@ -80,16 +80,19 @@ function noInput(detail: string): SimulateResult {
 export function simulate(input: SimulateInput, options: SimulateOptions = {}): SimulateResult {
   const resolved = resolveTarget(options.target);
   if (resolved.diagnostics.length > 0) return failed(resolved.diagnostics);
-  const useTrace = options.useTrace === true || input.manifest === undefined;
+  const { manifest, trace, module } = input;
   let run: SimInput;
-  if (useTrace) {
-    if (!input.trace) return noInput("the input has neither a manifest nor a trace");
-    run = { trace: input.trace, module: input.module };
+  let named: string;
+  if (options.useTrace === true || manifest === undefined) {
+    if (!trace)
+      return noInput("the input has neither a manifest nor a trace (did the compile fail?)");
+    run = { trace, module };
+    named = trace.target;
   } else {
     if (!input.streams) return noInput("a manifest needs its packet streams (`streams`)");
-    run = { manifest: input.manifest!, streams: input.streams, module: input.module };
+    run = { manifest, streams: input.streams, module };
+    named = manifest.target;
   }
-  const named = useTrace ? input.trace!.target : input.manifest!.target;
   const target = resolved.target ?? input.target ?? builtinTarget(named);
   if (!target) return failed([diag("DMAC2006", undefined, [named])]);
   const r = runExecutor(run, {
