@@ -118,11 +118,15 @@ describe("what the commands write and print", () => {
       bad,
       "target mi300x\nschedule s() {\n  buffer b: 64\n  for r in rank {\n    cpy b@r[0 +: 8] -> b@r[8 +: 8]\n  }\n",
     );
-    const r = await runCli(["check", bad, "--format", "json"]);
+    const dup = join(root, "dup.dmac");
+    writeFileSync(dup, "target mi300x\nschedule s() {\n  buffer b: 64\n  buffer b: 64\n}\n");
+    const r = await runCli(["check", bad, dup, "--format", "json"]);
     expect(r.code).toBe(1);
-    const doc = parse(r.out) as { diagnostics: unknown[] };
-    expect(doc.diagnostics.length).toBeGreaterThan(0);
-    expectValid("diagnostics", doc, "check of a bad file");
+    const doc = parse(r.out) as { diagnostics: { hint: unknown; related: unknown[] }[] };
+    // With a hint and a related note among them, so those parts of the schema are exercised.
+    expect(doc.diagnostics.some((d) => d.hint !== null)).toBe(true);
+    expect(doc.diagnostics.some((d) => d.related.length > 0)).toBe(true);
+    expectValid("diagnostics", doc, "check of bad files");
     const missing = await runCli(["sim", join(root, "nothing-here"), "--format", "json"]);
     expectValid("diagnostics", parse(missing.out), "a file that is not there");
   });
