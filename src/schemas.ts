@@ -41,22 +41,26 @@ export function schemaPath(name: SchemaName | (typeof SHARED)[number]): string {
   return fileURLToPath(new URL(`../schemas/${name}.schema.json`, import.meta.url));
 }
 
-let compiled:
-  { readonly ajv: Ajv; readonly validators: ReadonlyMap<string, ValidateFunction> } | undefined;
+let loaded: Ajv | undefined;
 
-/** Compiles every schema once. */
-function schemas(): NonNullable<typeof compiled> {
-  if (!compiled) {
+/**
+ * The validator with every schema added; each is compiled on its first use (compiling all of
+ * them took 0.5 s, which `dmac sim` must not pay for the ones it does not use).
+ */
+function schemas(): Ajv {
+  if (!loaded) {
     // allErrors off: validation stops at the first problem (a corrupt document usually has one,
     // and a 10^6-operation manifest must not collect millions). verbose: errors carry the value
     // and the schema, for the messages below.
-    const ajv = new Ajv({ discriminator: true, allowUnionTypes: true, verbose: true });
+    loaded = new Ajv({ discriminator: true, allowUnionTypes: true, verbose: true });
     for (const n of [...SHARED, ...SCHEMA_NAMES])
-      ajv.addSchema(JSON.parse(readFileSync(schemaPath(n), "utf8")) as object);
-    const validators = new Map(SCHEMA_NAMES.map((n) => [n, ajv.getSchema(`${n}.schema.json`)!]));
-    compiled = { ajv, validators };
+      loaded.addSchema(JSON.parse(readFileSync(schemaPath(n), "utf8")) as object);
   }
-  return compiled;
+  return loaded;
+}
+
+function validator(name: SchemaName): ValidateFunction {
+  return schemas().getSchema(`${name}.schema.json`)!;
 }
 
 /** `/queues/0/file` -> `$.queues[0].file`. */
@@ -108,7 +112,7 @@ function expected(s: unknown, depth = 0): string {
     return `one of ${o["enum"].map((v) => JSON.stringify(v)).join(", ")}`;
   const ref = o["$ref"];
   if (typeof ref === "string" && depth < 4) {
-    const { ajv } = schemas();
+    const ajv = schemas();
     // A local reference names a definition of one of the schemas (their names are distinct).
     const candidates = ref.startsWith("#")
       ? [...SHARED, ...SCHEMA_NAMES].map((n) => `${n}.schema.json${ref}`)
@@ -190,7 +194,7 @@ function problemOf(e: ErrorObject): SchemaProblem {
 
 /** The problems of `json` against schema `name`; empty when it matches. */
 export function validateDocument(name: SchemaName, json: unknown): SchemaProblem[] {
-  const validate = schemas().validators.get(name)!;
+  const validate = validator(name);
   if (validate(json)) return [];
   return (validate.errors ?? []).map(problemOf);
 }
