@@ -1,10 +1,9 @@
-// `dmac check FILE...`: parse, check, instantiate and verify each file (analyzeSource in
-// src/pipeline.ts) and report every diagnostic. Exit 0 when there are no errors (warnings
+// `dmac check FILE...`: parse, check, instantiate and verify each file (the library's `check`,
+// src/api/check.ts) and report every diagnostic. Exit 0 when there are no errors (warnings
 // allowed), 1 otherwise.
 
-import { dirname } from "node:path";
 import type { Command } from "commander";
-import { analyzeSource } from "../../pipeline.js";
+import { check } from "../../api/check.js";
 import type { Diagnostic } from "../../diagnostics/diagnostic.js";
 import type { CliContext } from "../main.js";
 import {
@@ -48,11 +47,11 @@ export function runCheck(
       const read = readSourceFile(path, limits.maxSourceBytes);
       pushAll(diagnostics, read.diagnostics);
       if (!read.file) continue;
-      const result = analyzeSource(read.file, {
+      const result = check(read.file.text, {
+        path,
         defines: common.defines,
         schedule: opts.schedule,
-        baseDir: dirname(path),
-        targetOverride: common.target,
+        target: common.target,
         maxOps: maxOps.value,
         maxSourceBytes: limits.maxSourceBytes,
         maxNesting: limits.maxNesting,

@@ -1,0 +1,173 @@
+// The library's compile: one schedule of a source to its queue programs, SDMA packet streams,
+// manifest and command trace, in memory (what `dmac compile -o` would write, returned as data).
+// It wraps the pipeline's entry functions (src/backend/compile-pipeline.ts compileToQueues and
+// buildOutputs) and never writes files; the only reads are those the source asks for
+// (`target "file.json"`, relative to the `path` option's directory). User errors come back as
+// diagnostics, never as exceptions.
+
+import { dirname } from "node:path";
+import {
+  buildOutputs,
+  compileToQueues,
+  outputText,
+  type EmitKind,
+  type OptimiseReport,
+  type OutputFile,
+} from "../backend/compile-pipeline.js";
+import type { Manifest } from "../backend/sdma/manifest.js";
+import type { Trace } from "../backend/trace/trace.js";
+import { hasErrors, type Diagnostic } from "../diagnostics/diagnostic.js";
+import type { IrModule } from "../ir/ir.js";
+import { passesKeepLowering } from "../passes/index.js";
+import { parsePassOptions } from "../passes/options.js";
+import type { CompletionPolicy, OptLevel, PassOptions } from "../passes/pass.js";
+import type { CompletionProtocol, QueueProgram } from "../queues/queue-program.js";
+import { makeSourceFile } from "../source/source-file.js";
+import type { Target } from "../target/target.js";
+import { DEFAULT_SOURCE_NAME, defineTexts, resolveTarget, type CheckOptions } from "./check.js";
+
+export interface CompileOptions extends CheckOptions {
+  /** Optimisation level (`-O`): 0 (default, the DMA-Latte baseline), 1 or 2. */
+  readonly opt?: OptLevel | undefined;
+  /** Engine assignment (`--engines`): "affinity" (default), "spread:K", "single[:E,...]". */
+  readonly engines?: string | undefined;
+  /** How completion signals are written: "atomic" (default) or "fence". */
+  readonly completion?: CompletionProtocol | undefined;
+  /** One completion per command or per queue (default: the level's). */
+  readonly completionPolicy?: CompletionPolicy | undefined;
+  /** Every queue waits on a host trigger word (`--prelaunch`). */
+  readonly prelaunch?: boolean | undefined;
+  /** Passes to turn off (`--disable-pass`). */
+  readonly disablePasses?: readonly string[] | undefined;
+  /** What to build: "sdma" (streams + manifest + dump.txt) and/or "trace". Default both. */
+  readonly emit?: readonly EmitKind[] | undefined;
+  /** Split copies at this many bytes (default: the target's limit). */
+  readonly maxCopyBytes?: number | undefined;
+  /** Most data packets lowering may make (`--max-packets`). */
+  readonly maxPackets?: number | undefined;
+}
+
+/** What `compile` returns: `ok` narrows it (TypeScript) to the outputs or the diagnostics. */
+export type CompileResult = CompileSuccess | CompileFailure;
+
+export interface CompileSuccess {
+  /** No errors (warnings allowed). */
+  readonly ok: true;
+  readonly diagnostics: Diagnostic[];
+  /** The schedule's verified IR (what the executor checks the final state against). */
+  readonly module: IrModule;
+  /** Per GPU and engine, the commands after lowering and the passes. */
+  readonly queues: QueueProgram;
+  readonly target: Target;
+  /** manifest.json, parsed (with emit "sdma"): schemas/manifest.schema.json. */
+  readonly manifest?: Manifest | undefined;
+  /** The packet streams by the manifest's file names (`gpu0.sdma2.bin`), little-endian dwords. */
+  readonly streams?: ReadonlyMap<string, Uint32Array> | undefined;
+  /** trace.json, parsed (with emit "trace"): schemas/trace.schema.json. */
+  readonly trace?: Trace | undefined;
+  /** Every file `dmac compile -o DIR` would write, as (name, contents), in a fixed order. */
+  readonly files: readonly OutputFile[];
+  /** What the optimiser did (with opt 1 or 2, or any pass option). */
+  readonly optimised?: OptimiseReport | undefined;
+}
+
+export interface CompileFailure {
+  readonly ok: false;
+  /** At least one error. */
+  readonly diagnostics: Diagnostic[];
+  /** What the phases that succeeded made, if any. */
+  readonly module?: IrModule | undefined;
+  readonly queues?: QueueProgram | undefined;
+  readonly target?: Target | undefined;
+  readonly optimised?: OptimiseReport | undefined;
+  readonly manifest?: undefined;
+  readonly streams?: undefined;
+  readonly trace?: undefined;
+  readonly files?: undefined;
+}
+
+/** The passes' options, or undefined when they would return the lowering unchanged. */
+function passOptions(
+  o: CompileOptions,
+  target: Target | undefined,
+): { passes: PassOptions | undefined; diagnostics: Diagnostic[] } {
+  const parsed = parsePassOptions(
+    {
+      opt: String(o.opt ?? 0),
+      engines: o.engines,
+      completion: o.completionPolicy,
+      prelaunch: o.prelaunch,
+      disablePass: o.disablePasses ? [...o.disablePasses] : undefined,
+    },
+    target,
+  );
+  // As `dmac compile`: skipping passes that change nothing is most of a big -O0 compile's time.
+  const passes = parsed.options && !passesKeepLowering(parsed.options) ? parsed.options : undefined;
+  return { passes, diagnostics: parsed.diagnostics };
+}
+
+/** The manifest, streams and trace among the output files. */
+function readOutputs(files: readonly OutputFile[]): {
+  manifest?: Manifest;
+  trace?: Trace;
+  streams: Map<string, Uint32Array>;
+} {
+  const out: { manifest?: Manifest; trace?: Trace; streams: Map<string, Uint32Array> } = {
+    streams: new Map(),
+  };
+  for (const f of files) {
+    if (f.name === "manifest.json") out.manifest = JSON.parse(outputText(f)) as Manifest;
+    else if (f.name === "trace.json") out.trace = JSON.parse(outputText(f)) as Trace;
+    else if (f.name.endsWith(".bin") && f.data instanceof Uint8Array)
+      // A copy: dwords must be 4-byte aligned, and the caller may keep them after the bytes go.
+      out.streams.set(
+        f.name,
+        new Uint32Array(
+          f.data.buffer.slice(f.data.byteOffset, f.data.byteOffset + f.data.byteLength),
+        ),
+      );
+  }
+  return out;
+}
+
+/** Compile one schedule of `source` to queue programs, packet streams, manifest and trace. */
+export function compile(source: string, options: CompileOptions = {}): CompileResult {
+  const resolved = resolveTarget(options.target);
+  const opt = passOptions(options, resolved.target);
+  const pre = [...resolved.diagnostics, ...opt.diagnostics];
+  if (hasErrors(pre)) return { ok: false, diagnostics: pre };
+  const path = options.path ?? DEFAULT_SOURCE_NAME;
+  const file = makeSourceFile(path, source);
+  const q = compileToQueues(file, {
+    defines: defineTexts(options.defines),
+    schedule: options.schedule,
+    baseDir: dirname(path),
+    targetOverride: resolved.target,
+    maxOps: options.maxOps,
+    completion: options.completion,
+    maxCopyBytes: options.maxCopyBytes,
+    passes: opt.passes,
+    maxPackets: options.maxPackets,
+    maxSourceBytes: options.maxSourceBytes,
+    maxNesting: options.maxNesting,
+  });
+  if (!q.compiled) return { ok: false, diagnostics: [...pre, ...q.diagnostics] };
+  const { module, program, target, optimised } = q.compiled;
+  const out = buildOutputs(file, q.compiled, { emit: options.emit ?? ["sdma", "trace"] });
+  const diagnostics = [...pre, ...q.diagnostics, ...out.diagnostics];
+  if (!out.files || hasErrors(diagnostics))
+    return { ok: false, diagnostics, module, queues: program, target, optimised };
+  const read = readOutputs(out.files);
+  return {
+    ok: true,
+    diagnostics,
+    module,
+    queues: program,
+    target,
+    manifest: read.manifest,
+    streams: read.manifest ? read.streams : undefined,
+    trace: read.trace,
+    files: out.files,
+    optimised,
+  };
+}

@@ -1,0 +1,118 @@
+// The library's executor entry: `simulate` runs compiled outputs (a `compile` result, a manifest
+// with its streams, or a command trace) on the simulated node (src/sim/run.ts simulate) and
+// returns the summary that `dmac sim --json` prints (schemas/sim-summary.schema.json), with the
+// diagnostics as Diagnostic values. No I/O.
+
+import type { Manifest } from "../backend/sdma/manifest.js";
+import type { Trace } from "../backend/trace/trace.js";
+import { diag, type Diagnostic } from "../diagnostics/diagnostic.js";
+import type { IrModule } from "../ir/ir.js";
+import type { EngineStats, LinkStats } from "../sim/execute.js";
+import { simulate as runExecutor, type SimInput } from "../sim/run.js";
+import { builtinTarget, type Target } from "../target/target.js";
+import { resolveTarget } from "./check.js";
+
+/**
+ * What `simulate` runs: a `compile` result as it is, or a manifest with its packet streams, or a
+ * command trace (e.g. read back from a `dmac compile -o` directory).
+ */
+export interface SimulateInput {
+  readonly manifest?: Manifest | undefined;
+  readonly streams?: ReadonlyMap<string, Uint32Array> | undefined;
+  readonly trace?: Trace | undefined;
+  /** The schedule's IR: without it the postcondition is not checked (and not verified). */
+  readonly module?: IrModule | undefined;
+  /** The target it was compiled for (default: the built-in one the manifest or trace names). */
+  readonly target?: Target | undefined;
+}
+
+export interface SimulateOptions {
+  /** The node to run on: a built-in target's name or a description (default: the input's). */
+  readonly target?: string | Target | undefined;
+  /** Run the trace even when the input also has a manifest (default: the manifest). */
+  readonly useTrace?: boolean | undefined;
+  /** Raise each external signal by one every this many microseconds (default: all at time 0). */
+  readonly signalPeriodUs?: number | undefined;
+  /** Watchdogs: stop after this many events, or at this simulated time (microseconds). */
+  readonly maxEvents?: number | undefined;
+  readonly maxSimTimeUs?: number | undefined;
+}
+
+/** The `dmac sim --json` summary (schemas/sim-summary.schema.json), diagnostics as values. */
+export interface SimulateResult {
+  /** No errors, every queue drained, and the final state is what the schedule means. */
+  readonly verified: boolean;
+  readonly postcondition: "holds" | "fails" | "unchecked";
+  readonly totalUs: number;
+  readonly hostSubmitUs: number;
+  readonly algbwGBps: number;
+  readonly busbwGBps: number;
+  readonly totalBytes: number;
+  readonly packets: number;
+  readonly events: number;
+  readonly engines: readonly EngineStats[];
+  readonly links: readonly LinkStats[];
+  readonly diagnostics: Diagnostic[];
+}
+
+function failed(diagnostics: Diagnostic[]): SimulateResult {
+  return {
+    verified: false,
+    postcondition: "unchecked",
+    totalUs: 0,
+    hostSubmitUs: 0,
+    algbwGBps: 0,
+    busbwGBps: 0,
+    totalBytes: 0,
+    packets: 0,
+    events: 0,
+    engines: [],
+    links: [],
+    diagnostics,
+  };
+}
+
+function noInput(detail: string): SimulateResult {
+  return failed([diag("DMAC5004", undefined, ["simulate", detail])]);
+}
+
+/** Run compiled outputs on the simulated node and check the schedule's postcondition. */
+export function simulate(input: SimulateInput, options: SimulateOptions = {}): SimulateResult {
+  const resolved = resolveTarget(options.target);
+  if (resolved.diagnostics.length > 0) return failed(resolved.diagnostics);
+  const { manifest, trace, module } = input;
+  let run: SimInput;
+  let named: string;
+  if (options.useTrace === true || manifest === undefined) {
+    if (!trace)
+      return noInput("the input has neither a manifest nor a trace (did the compile fail?)");
+    run = { trace, module };
+    named = trace.target;
+  } else {
+    if (!input.streams) return noInput("a manifest needs its packet streams (`streams`)");
+    run = { manifest, streams: input.streams, module };
+    named = manifest.target;
+  }
+  const target = resolved.target ?? input.target ?? builtinTarget(named);
+  if (!target) return failed([diag("DMAC2006", undefined, [named])]);
+  const r = runExecutor(run, {
+    target,
+    signalPeriodUs: options.signalPeriodUs,
+    maxEvents: options.maxEvents,
+    maxSimTimeUs: options.maxSimTimeUs,
+  });
+  return {
+    verified: r.verified,
+    postcondition: r.postcondition,
+    totalUs: r.stats.totalUs,
+    hostSubmitUs: r.stats.hostSubmitUs,
+    algbwGBps: r.bandwidth.algbwGBps,
+    busbwGBps: r.bandwidth.busbwGBps,
+    totalBytes: r.bandwidth.totalBytes,
+    packets: r.stats.packets,
+    events: r.stats.events,
+    engines: r.stats.engines,
+    links: r.stats.links,
+    diagnostics: r.diagnostics,
+  };
+}

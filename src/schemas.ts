@@ -1,0 +1,213 @@
+// The JSON Schemas of dmac's documents (schemas/*.schema.json, draft-07, published in the
+// package): the manifest and the command trace, and every JSON output (`--format json`
+// diagnostics, `sim --json`, `disasm --json`, `sim --trace`'s Chrome trace, target descriptions
+// as `calibrate -o` writes them).
+// `validateDocument` checks a parsed document against one with ajv (compiled once, on first use);
+// `checkExecutorInput` is the structural half of the executor's input validation as a DMAC6011
+// (types, required fields, enums, fixed ranges, file names), the JSON path of the first problem
+// in the form src/sim/validate-input.ts reports. What a schema cannot say (GPUs below `ranks`,
+// unique names, disjoint areas, regions holding their areas, relocations inside their streams,
+// slot counts bounded by the input's size) stays in code.
+
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import { diag, type Diagnostic } from "./diagnostics/diagnostic.js";
+
+/** Every published schema: schemas/NAME.schema.json. */
+export const SCHEMA_NAMES = [
+  "manifest",
+  "trace",
+  "diagnostics",
+  "sim",
+  "disasm",
+  "target",
+  "chrome-trace",
+] as const;
+export type SchemaName = (typeof SCHEMA_NAMES)[number];
+
+/** Definitions the others refer to (not a document of its own). */
+const SHARED = ["common"] as const;
+
+/** One reason a document does not match its schema. */
+export interface SchemaProblem {
+  /** JSON path of the offending value: `$.queues[0].gpu`. */
+  readonly path: string;
+  readonly message: string;
+}
+
+/** The absolute path of schemas/NAME.schema.json (in the package, beside dist/). */
+export function schemaPath(name: SchemaName | (typeof SHARED)[number]): string {
+  return fileURLToPath(new URL(`../schemas/${name}.schema.json`, import.meta.url));
+}
+
+let loaded: Ajv | undefined;
+
+/**
+ * The validator with every schema added; each is compiled on its first use (compiling all of
+ * them took 0.5 s, which `dmac sim` must not pay for the ones it does not use).
+ */
+function schemas(): Ajv {
+  if (!loaded) {
+    // allErrors off: validation stops at the first problem (a corrupt document usually has one,
+    // and a 10^6-operation manifest must not collect millions). verbose: errors carry the value
+    // and the schema, for the messages below.
+    loaded = new Ajv({ discriminator: true, allowUnionTypes: true, verbose: true });
+    for (const n of [...SHARED, ...SCHEMA_NAMES])
+      loaded.addSchema(JSON.parse(readFileSync(schemaPath(n), "utf8")) as object);
+  }
+  return loaded;
+}
+
+function validator(name: SchemaName): ValidateFunction {
+  return schemas().getSchema(`${name}.schema.json`)!;
+}
+
+/** `/queues/0/file` -> `$.queues[0].file`. */
+function jsonPath(pointer: string, extra?: string): string {
+  const parts = pointer === "" ? [] : pointer.slice(1).split("/");
+  if (extra !== undefined) parts.push(extra);
+  let out = "$";
+  for (const raw of parts) {
+    const p = raw.replace(/~1/g, "/").replace(/~0/g, "~");
+    out += /^\d+$/.test(p)
+      ? `[${p}]`
+      : /^[A-Za-z_$][\w$]*$/.test(p)
+        ? `.${p}`
+        : `[${JSON.stringify(p)}]`;
+  }
+  return out;
+}
+
+function kindOf(v: unknown): string {
+  if (v === undefined) return "nothing";
+  if (v === null) return "null";
+  if (Array.isArray(v)) return "an array";
+  if (typeof v === "string") return `the string ${JSON.stringify(v.slice(0, 40))}`;
+  if (typeof v === "number") return String(v);
+  return typeof v === "object" ? "an object" : typeof v;
+}
+
+/** JSON types as the executor's messages name them (src/sim/validate-input.ts). */
+const ARTICLE: Readonly<Record<string, string>> = {
+  array: "an array",
+  object: "an object",
+  string: "a string",
+  integer: "an integer",
+  number: "a number",
+  boolean: "a boolean",
+  null: "null",
+};
+
+/** What a (sub)schema expects, in words: "an integer", "a string or null". */
+function expected(s: unknown, depth = 0): string {
+  const o = (typeof s === "object" && s !== null ? s : {}) as Record<string, unknown>;
+  if (o["type"] !== undefined)
+    return [o["type"]]
+      .flat()
+      .map((t) => ARTICLE[String(t)] ?? String(t))
+      .join(" or ");
+  if ("const" in o) return JSON.stringify(o["const"]);
+  if (Array.isArray(o["enum"]))
+    return `one of ${o["enum"].map((v) => JSON.stringify(v)).join(", ")}`;
+  const ref = o["$ref"];
+  if (typeof ref === "string" && depth < 4) {
+    const ajv = schemas();
+    // A local reference names a definition of one of the schemas (their names are distinct).
+    const candidates = ref.startsWith("#")
+      ? [...SHARED, ...SCHEMA_NAMES].map((n) => `${n}.schema.json${ref}`)
+      : [ref];
+    for (const c of candidates) {
+      const found = ajv.getSchema(c)?.schema;
+      if (found !== undefined) return expected(found, depth + 1);
+    }
+  }
+  const alternatives = o["oneOf"] ?? o["allOf"];
+  if (Array.isArray(alternatives) && depth < 4)
+    return alternatives.map((a) => expected(a, depth + 1)).join(" or ");
+  return "a value";
+}
+
+/** An integer range as the executor's messages write it: half-open, [lo, hi). */
+function range(parent: Record<string, unknown>): string {
+  const integer = parent["type"] === "integer";
+  const lo = parent["minimum"] ?? parent["exclusiveMinimum"] ?? "-inf";
+  const max = parent["maximum"];
+  const hi = typeof max === "number" ? (integer ? `${max + 1})` : `${max}]`) : "inf)";
+  return `[${String(lo)}, ${hi}`;
+}
+
+/** A readable reason for one ajv error (the schema's own description where it has one). */
+function problemOf(e: ErrorObject): SchemaProblem {
+  const parent = (e.parentSchema ?? {}) as Record<string, unknown>;
+  const p = e.params as Record<string, unknown>;
+  const at = jsonPath(e.instancePath);
+  switch (e.keyword) {
+    case "required": {
+      const field = String(p["missingProperty"]);
+      const props = (parent["properties"] ?? {}) as Record<string, unknown>;
+      return {
+        path: jsonPath(e.instancePath, field),
+        message: `expected ${expected(props[field])}, found nothing`,
+      };
+    }
+    case "additionalProperties":
+      return {
+        path: jsonPath(e.instancePath, String(p["additionalProperty"])),
+        message: "not a field of this document (schema version 1)",
+      };
+    case "type":
+      return { path: at, message: `expected ${expected(parent)}, found ${kindOf(e.data)}` };
+    case "minimum":
+    case "maximum":
+    case "exclusiveMinimum":
+      return { path: at, message: `${kindOf(e.data)} is outside ${range(parent)}` };
+    case "const":
+      return {
+        path: at,
+        message:
+          at === "$.version"
+            ? `this dmac reads schema version ${JSON.stringify(p["allowedValue"])}, found ${kindOf(e.data)}`
+            : `expected ${JSON.stringify(p["allowedValue"])}, found ${kindOf(e.data)}`,
+      };
+    case "enum":
+      return { path: at, message: `expected ${expected(parent)}, found ${kindOf(e.data)}` };
+    case "discriminator":
+      return {
+        path: jsonPath(e.instancePath, String(p["tag"])),
+        message:
+          p["error"] === "mapping"
+            ? `unknown ${p["tag"] === "op" ? "command" : String(p["tag"])} ${kindOf(p["tagValue"])}`
+            : `expected a string ${String(p["tag"])}`,
+      };
+    case "multipleOf":
+      return {
+        path: at,
+        message: `${kindOf(e.data)} is not ${String(p["multipleOf"])}-byte aligned`,
+      };
+    default: {
+      const about = typeof parent["description"] === "string" ? ` (${parent["description"]})` : "";
+      return { path: at, message: `${kindOf(e.data)} ${e.message ?? e.keyword}${about}` };
+    }
+  }
+}
+
+/** The problems of `json` against schema `name`; empty when it matches. */
+export function validateDocument(name: SchemaName, json: unknown): SchemaProblem[] {
+  const validate = validator(name);
+  if (validate(json)) return [];
+  return (validate.errors ?? []).map(problemOf);
+}
+
+/**
+ * The structural check of an executor input: undefined when `json` matches the manifest or trace
+ * schema, else DMAC6011 naming `file`, the JSON path of the first problem and why.
+ */
+export function checkExecutorInput(
+  kind: "manifest" | "trace",
+  json: unknown,
+  file = `${kind}.json`,
+): Diagnostic | undefined {
+  const first = validateDocument(kind, json)[0];
+  return first ? diag("DMAC6011", undefined, [file, first.path, first.message]) : undefined;
+}
