@@ -318,3 +318,35 @@ export function writeOutputFile(
     throw new OutputError(path, reasonOf(e));
   }
 }
+
+/**
+ * Removes one file that dmac wrote (an obsolete golden): refused, untouched, for a symbolic link,
+ * anything that is not a regular file, an input of the command, and a file whose contents
+ * `isOurs` does not recognise (read just before removing it), so a file dmac did not write is
+ * never deleted.
+ */
+export function removeOutputFile(
+  path: string,
+  isOurs: (text: string) => boolean,
+  guard: WriteGuard = {},
+): void {
+  const target = checkTarget(path, guard);
+  const st = lstatOrUndefined(target);
+  if (!st) return;
+  if (st.isSymbolicLink()) {
+    throw new OutputError(path, "is a symbolic link; dmac does not remove through links");
+  }
+  if (!st.isFile()) throw new OutputError(path, "is not a regular file");
+  let text: string;
+  try {
+    text = readFileSync(target, "utf8");
+  } catch (e) {
+    throw new OutputError(path, reasonOf(e));
+  }
+  if (!isOurs(text)) throw new OutputError(path, "was not written by dmac; left in place");
+  try {
+    rmSync(target);
+  } catch (e) {
+    throw new OutputError(path, reasonOf(e));
+  }
+}

@@ -1,0 +1,83 @@
+// The simulation-summary golden: what `dmac sim` concludes about a schedule, one `key value`
+// line each, so a diff names what moved:
+//
+//   verdict  verified
+//   time     17.523 us
+//   algbw    89.774 GB/s
+//   busbw    78.552 GB/s
+//   total    448 KiB
+//
+// The verdict and the byte total must match exactly. The time and the two bandwidths (which
+// follow from it) pass when each is within the configuration's relative tolerance of the golden
+// (`--time-tolerance 2%`, default 1%), so a recalibrated model constant that moves every time a
+// little does not fail every golden, while a change beyond it does.
+
+import type { SimResult } from "../sim/run.js";
+import { formatBytes } from "../sim/summary.js";
+
+/** Lines whose leading number may move within the tolerance. */
+const TOLERANT: ReadonlySet<string> = new Set(["time", "algbw", "busbw"]);
+
+/** The summary of a run that took place (result.program set). */
+export function simSummaryText(r: SimResult): string {
+  const errors = [
+    ...new Set(r.diagnostics.filter((d) => d.severity === "error").map((d) => d.code)),
+  ].sort();
+  const verdict = r.verified
+    ? "verified"
+    : errors.length > 0
+      ? `NOT verified: ${errors.join(", ")}`
+      : "NOT verified: postcondition not checked";
+  return [
+    `verdict  ${verdict}`,
+    `time     ${r.stats.totalUs.toFixed(3)} us`,
+    `algbw    ${r.bandwidth.algbwGBps.toFixed(3)} GB/s`,
+    `busbw    ${r.bandwidth.busbwGBps.toFixed(3)} GB/s`,
+    `total    ${formatBytes(r.bandwidth.totalBytes)}`,
+    "",
+  ].join("\n");
+}
+
+function lines(text: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const line of text.split("\n")) {
+    const m = /^(\S+)\s+(.*)$/.exec(line);
+    if (m) out.set(m[1]!, m[2]!);
+  }
+  return out;
+}
+
+const pct = (x: number): string => `${(100 * x).toFixed(2).replace(/\.?0+$/, "")}%`;
+
+/**
+ * Whether `actual` matches the golden `expected` within `tolerance` (0.02 for 2%), and a note
+ * on each tolerant value that moved (within or beyond the tolerance).
+ */
+export function compareSimSummary(
+  expected: string,
+  actual: string,
+  tolerance: number,
+): { same: boolean; note: string | undefined } {
+  const want = lines(expected);
+  const got = lines(actual);
+  let same = true;
+  const notes: string[] = [];
+  for (const key of new Set([...want.keys(), ...got.keys()])) {
+    const a = want.get(key);
+    const b = got.get(key);
+    if (a === b) continue;
+    const x = Number.parseFloat(a ?? "");
+    const y = Number.parseFloat(b ?? "");
+    if (!TOLERANT.has(key) || !Number.isFinite(x) || !Number.isFinite(y)) {
+      same = false;
+      continue;
+    }
+    const moved = x === 0 ? (y === 0 ? 0 : Infinity) : (y - x) / x;
+    const within = Math.abs(moved) <= tolerance;
+    if (!within) same = false;
+    notes.push(
+      `${key} ${a} -> ${b} (${moved >= 0 ? "+" : ""}${pct(moved)}, ${within ? "within" : "beyond"} the tolerance of ${pct(tolerance)})`,
+    );
+  }
+  return { same, note: notes.length > 0 ? notes.join("; ") : undefined };
+}
