@@ -45,7 +45,8 @@ export function summaryLine(c: Counts, update: boolean): string {
 const concise = (ds: readonly Diagnostic[], color: boolean): string =>
   ds.length > 0 ? renderDiagnostics(ds, "concise", { color }) : "";
 
-function testBlock(o: TestOutcome, color: boolean): string {
+/** What needs attention in one test: failures with their diffs or diagnostics, new and written goldens. */
+export function testReport(o: TestOutcome, color: boolean): string {
   const out: string[] = [];
   if (o.goldens.length === 0 && o.failed) {
     out.push(`FAIL ${o.test.name}\n`, concise(o.test.problems, color));
@@ -82,7 +83,7 @@ function testBlock(o: TestOutcome, color: boolean): string {
 
 /** The report of a run; `color` for a terminal. */
 export function renderReport(r: RunReport, color: boolean): string {
-  const parts = r.outcomes.map((o) => testBlock(o, color));
+  const parts = r.outcomes.map((o) => testReport(o, color));
   for (const o of r.obsolete) {
     const p = shownPath(o.path);
     if (o.removed) parts.push(`REMOVED ${p} (obsolete)\n`);
