@@ -5,6 +5,8 @@
 // configuration travels with the schedule it tests (docs/golden.md says why).
 //
 // Combining with the command line: the file's options win; the command line fills in the others,
+// but only the line's own options name the goldens (`dmac golden tests -O2` compares -O2 output
+// with the same goldens),
 // except `-D name=value`, which reaches only files that declare a parameter `name` (so
 // `dmac golden tests -D chunk=1MiB` does not break the files without `chunk`). A wrong line is a
 // DMAC5008 diagnostic located at it; the file's other configurations still run.
@@ -18,7 +20,10 @@ import { parseOptOptions } from "../cli/opt-options.js";
 import { parseArtefactList, type ArtefactKind } from "./artefacts.js";
 import { configLabel, parseConfigArgs, type ConfigOptions } from "./config-options.js";
 
-/** The default --time-tolerance: 1% (a recalibrated constant moves times by more). */
+/**
+ * The default --time-tolerance, 1%: a retuned model constant that moves a predicted time by less
+ * passes; a change to a schedule or a pass that makes it slower usually moves it by more.
+ */
 export const DEFAULT_TOLERANCE = 0.01;
 
 export interface GoldenConfig {
@@ -116,10 +121,15 @@ function combine(
   return { ...cli, ...own, define: define.length > 0 ? define : undefined, target };
 }
 
-function makeConfig(options: ConfigOptions, span: Span | undefined): GoldenConfig {
+/** `own`: the `/// golden:` line's options alone, which name the goldens (not the command line's). */
+function makeConfig(
+  options: ConfigOptions,
+  own: ConfigOptions,
+  span: Span | undefined,
+): GoldenConfig {
   const kinds = parseArtefactList(options.emit);
   return {
-    label: configLabel(options),
+    label: configLabel(own),
     options,
     artefacts: "error" in kinds ? [] : kinds,
     tolerance: parseTolerance(options.timeTolerance) ?? DEFAULT_TOLERANCE,
@@ -158,7 +168,7 @@ export function readConfigs(
       bad(span, problem.message);
       continue;
     }
-    const config = makeConfig(combine(file, dir, cli, parsed.options), span);
+    const config = makeConfig(combine(file, dir, cli, parsed.options), parsed.options, span);
     const twin = configs.find((c) => c.label === config.label);
     if (twin) {
       bad(
@@ -170,6 +180,6 @@ export function readConfigs(
     configs.push(config);
   }
   if (configs.length === 0 && diagnostics.length === 0)
-    configs.push(makeConfig(combine(file, dir, cli, {}), undefined));
+    configs.push(makeConfig(combine(file, dir, cli, {}), {}, undefined));
   return { configs, diagnostics };
 }

@@ -2,9 +2,9 @@
 // line each, so a diff names what moved:
 //
 //   verdict  verified
-//   time     17.523 us
-//   algbw    89.774 GB/s
-//   busbw    78.552 GB/s
+//   time     17.5234 us
+//   algbw    89.7741 GB/s
+//   busbw    78.5523 GB/s
 //   total    448 KiB
 //
 // The verdict and the byte total must match exactly. The time and the two bandwidths (which
@@ -18,6 +18,9 @@ import { formatBytes } from "../sim/summary.js";
 /** Lines whose leading number may move within the tolerance. */
 const TOLERANT: ReadonlySet<string> = new Set(["time", "algbw", "busbw"]);
 
+/** Six significant digits: enough for any tolerance, few enough to read. */
+const num = (x: number): string => String(Number(x.toPrecision(6)));
+
 /** The summary of a run that took place (result.program set). */
 export function simSummaryText(r: SimResult): string {
   const errors = [
@@ -30,9 +33,9 @@ export function simSummaryText(r: SimResult): string {
       : "NOT verified: postcondition not checked";
   return [
     `verdict  ${verdict}`,
-    `time     ${r.stats.totalUs.toFixed(3)} us`,
-    `algbw    ${r.bandwidth.algbwGBps.toFixed(3)} GB/s`,
-    `busbw    ${r.bandwidth.busbwGBps.toFixed(3)} GB/s`,
+    `time     ${num(r.stats.totalUs)} us`,
+    `algbw    ${num(r.bandwidth.algbwGBps)} GB/s`,
+    `busbw    ${num(r.bandwidth.busbwGBps)} GB/s`,
     `total    ${formatBytes(r.bandwidth.totalBytes)}`,
     "",
   ].join("\n");
