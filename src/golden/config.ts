@@ -151,9 +151,10 @@ export function readConfigs(
   const bad = (span: Span, detail: string): void =>
     void diagnostics.push(diag("DMAC5008", { file, span }, [detail]));
   for (const m of file.text.matchAll(HEADER)) {
-    const start = m.index + m[0].length - m[1]!.length;
-    const span = { start, end: start + m[1]!.trimEnd().length };
-    const words = splitWords(m[1]!);
+    const args = m[1]!;
+    const start = m.index + m[0].length - args.length + (args.length - args.trimStart().length);
+    const span = { start, end: start + args.trim().length };
+    const words = splitWords(args);
     if ("error" in words) {
       bad(span, words.error);
       continue;

@@ -57,6 +57,7 @@ export function testReport(o: TestOutcome, color: boolean): string {
     const note = g.note !== undefined ? `\n  ${g.note}` : "";
     switch (g.status) {
       case "passed":
+        if (g.note !== undefined) out.push(`PASS ${o.test.name}: ${g.kind}${note}\n`);
         break;
       case "new":
         out.push(`NEW  ${o.test.name}: ${g.kind} -> ${golden} (--update writes it)\n`);
