@@ -95,6 +95,17 @@ describe("dmac golden, the workflow from zero", () => {
     expect(r.out).toMatch(/sim differs .*\n {2}algbw .* beyond the tolerance of 1%/);
     expect(r.out).toMatch(/2 passed, 2 failed, 0 new, 0 obsolete\n$/);
     expect(r.err).toBe("");
+    // For tools: every failure as a diagnostic, DMAC5005 for a golden that differs.
+    r = await golden(dir, "--format", "json");
+    expect(r.code).toBe(1);
+    const codes = (
+      JSON.parse(r.out) as { diagnostics: { code: string; message: string }[] }
+    ).diagnostics.map((d) => d.message);
+    expect(codes).toEqual([
+      expect.stringMatching(/three\.dmac: dump differs from its golden$/),
+      expect.stringMatching(/three\.dmac: sim differs from its golden$/),
+    ]);
+    expect(r.out).toContain('"DMAC5005"');
 
     r = await golden(dir, "--update");
     expect(r.code, r.err).toBe(0);

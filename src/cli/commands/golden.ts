@@ -35,8 +35,21 @@ export async function runGolden(
     update: opts.update ? "all" : "none",
   });
   const color = useColor(opts.color, ctx.streams);
+  // Text: the report, then the inputs' diagnostics. JSON: one document of every diagnostic (a
+  // failed golden is DMAC5005, with those of a test that did not compile or could not be read).
   if (opts.format !== "json") ctx.streams.out(renderReport(report, color));
-  const code = reportDiagnostics(ctx, report.plan.diagnostics, opts);
+  const diagnostics =
+    opts.format === "json"
+      ? [
+          ...report.plan.diagnostics,
+          ...report.outcomes.flatMap((o) => [
+            ...o.test.problems,
+            ...o.goldens.flatMap((g) => g.diagnostics ?? []),
+          ]),
+          ...report.obsolete.flatMap((o) => o.diagnostics ?? []),
+        ]
+      : report.plan.diagnostics;
+  const code = reportDiagnostics(ctx, diagnostics, opts);
   const failed = countOutcomes(report).failed > 0 || hasErrors(report.plan.diagnostics);
   return code === EXIT_OK && !failed ? EXIT_OK : EXIT_USER_ERROR;
 }
