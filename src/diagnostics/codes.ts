@@ -719,8 +719,9 @@ into place, so the previous outputs are left intact.`,
     phase: "cli",
     title: "golden mismatch",
     message: (path: string) => `${path} differs from its golden`,
-    doc: `\`dmac golden DIR\` compiled a schedule and the result differs from the committed golden.
-Review the diff; run \`dmac golden DIR --update\` if the change is intended.`,
+    doc: `\`dmac golden\` produced an artefact of a schedule (its packet listing, IR, trace,
+diagnostics or simulation summary) that differs from the committed golden. Review the diff; run
+\`dmac golden INPUT --update\` (or \`vitest -u\` with \`dmac/testing\`) if the change is intended.`,
   },
   DMAC5006: {
     severity: "error",
