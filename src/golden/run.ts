@@ -25,6 +25,7 @@ import {
   sourceFromGolden,
 } from "./golden-file.js";
 import { makeProducts } from "./products.js";
+import { runTests } from "./parallel.js";
 
 /** What a run may write: nothing (CI), only missing goldens (vitest's default), everything. */
 export type UpdateMode = "none" | "new" | "all";
@@ -308,6 +309,8 @@ export function removeObsolete(paths: readonly string[]): Obsolete[] {
 
 export interface RunOptions extends PlanOptions {
   readonly update?: UpdateMode | undefined;
+  /** Worker threads (parallel.ts; default: by the number of tests and cores, 1: none). */
+  readonly jobs?: number | undefined;
 }
 
 /** Plans and runs every selected test, then reports (and with update "all" removes) obsolete goldens. */
@@ -315,7 +318,7 @@ export async function runGoldenTests(opts: RunOptions): Promise<RunReport> {
   const update = opts.update ?? "none";
   const plan = await planGolden(opts);
   // A bad input does not stop the others (as lit and vitest run what they find).
-  const outcomes = plan.selected.map((t) => runTest(t, update));
+  const outcomes = await runTests(plan.selected, update, opts.jobs);
   const stale = findObsolete(plan, opts.filter);
   const obsolete =
     update === "all" ? removeObsolete(stale) : stale.map((path) => ({ path, removed: false }));

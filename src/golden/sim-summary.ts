@@ -49,7 +49,7 @@ function lines(text: string): Map<string, string> {
   return out;
 }
 
-const pct = (x: number): string => `${(100 * x).toFixed(2).replace(/\.?0+$/, "")}%`;
+const pct = (x: number): string => `${Number((100 * x).toFixed(2))}%`;
 
 /**
  * Whether `actual` matches the golden `expected` within `tolerance` (0.02 for 2%), and a note
@@ -78,7 +78,7 @@ export function compareSimSummary(
     const within = Math.abs(moved) <= tolerance;
     if (!within) same = false;
     notes.push(
-      `${key} ${a} -> ${b} (${moved >= 0 ? "+" : ""}${pct(moved)}, ${within ? "within" : "beyond"} the tolerance of ${pct(tolerance)})`,
+      `${key} ${a} -> ${b} (${Number((100 * moved).toFixed(2)) > 0 ? "+" : ""}${pct(moved)}, ${within ? "within" : "beyond"} the tolerance of ${pct(tolerance)})`,
     );
   }
   return { same, note: notes.length > 0 ? notes.join("; ") : undefined };

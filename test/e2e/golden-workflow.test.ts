@@ -241,6 +241,27 @@ describe("dmac golden inputs", () => {
   });
 });
 
+describe("dmac golden on worker threads", () => {
+  it("reports the same with --jobs 2 as on one thread (the installed command)", () => {
+    const dir = join(root, "jobs");
+    mkdirSync(dir);
+    for (const n of ["a", "b", "c"]) writeFileSync(join(dir, `${n}.dmac`), three());
+    writeFileSync(join(dir, "d.dmac"), three("1KiB"));
+    const bin = join(REPO, "bin", "dmac.js");
+    const run = (...args: string[]) =>
+      spawnSync(process.execPath, [bin, "golden", dir, ...args], { encoding: "utf8" });
+    expect(run("--update", "-j", "2").status).toBe(0);
+    writeFileSync(join(dir, "b.dmac"), three("2KiB"));
+    const one = run("--jobs", "1");
+    const two = run("--jobs", "2");
+    expect(one.status).toBe(1);
+    expect(two.status).toBe(1);
+    expect(two.stdout).toBe(one.stdout);
+    expect(two.stdout).toMatch(/6 passed, 2 failed, 0 new, 0 obsolete\n$/);
+    expect(run("--jobs", "0").stderr).toMatch(/DMAC5004\]: bad --jobs/);
+  });
+});
+
 describe("dmac/testing", () => {
   it("is the package's ./testing export, and vitest is loaded only when goldenSuite is called", () => {
     const r = spawnSync(

@@ -11,12 +11,18 @@ import { renderReport, countOutcomes } from "../../golden/report.js";
 import { runGoldenTests } from "../../golden/run.js";
 import type { CliContext } from "../main.js";
 import { EXIT_OK, EXIT_USER_ERROR, useColor } from "../io.js";
-import { addDiagnosticOptions, reportDiagnostics, type DiagnosticOutput } from "../options.js";
+import {
+  addDiagnosticOptions,
+  parsePositiveInt,
+  reportDiagnostics,
+  type DiagnosticOutput,
+} from "../options.js";
 
 export interface GoldenCommandOptions extends ConfigOptions, DiagnosticOutput {
   readonly update?: boolean | undefined;
   readonly filter?: string | undefined;
   readonly goldenDir?: string | undefined;
+  readonly jobs?: string | undefined;
 }
 
 export async function runGolden(
@@ -25,7 +31,8 @@ export async function runGolden(
   ctx: CliContext,
 ): Promise<number> {
   const options = pickConfig(opts);
-  const bad = checkConfigOptions(options);
+  const jobs = parsePositiveInt("--jobs", opts.jobs, 256);
+  const bad = [...checkConfigOptions(options), ...jobs.diagnostics];
   if (bad.length > 0) return reportDiagnostics(ctx, bad, opts);
   const report = await runGoldenTests({
     inputs,
@@ -33,6 +40,7 @@ export async function runGolden(
     filter: opts.filter,
     goldenDir: opts.goldenDir,
     update: opts.update ? "all" : "none",
+    jobs: jobs.value,
   });
   const color = useColor(opts.color, ctx.streams);
   // Text: the report, then the inputs' diagnostics. JSON: one document of every diagnostic (a
@@ -66,6 +74,10 @@ export function registerGolden(program: Command, ctx: CliContext): void {
     .option(
       "--golden-dir <dir>",
       "keep goldens in this directory (mirroring each input directory) instead of beside the files",
+    )
+    .option(
+      "-j, --jobs <n>",
+      "worker threads running tests (default: one per 4 tests, at most one per core and 8; 1: none)",
     );
   addConfigOptions(cmd);
   addDiagnosticOptions(cmd).action(async (inputs: string[], opts: GoldenCommandOptions) => {
