@@ -24,7 +24,7 @@ import {
   renderGolden,
   sourceFromGolden,
 } from "./golden-file.js";
-import { makeProducts } from "./products.js";
+import { makeProducts, type Products } from "./products.js";
 import { runTests } from "./parallel.js";
 
 /** What a run may write: nothing (CI), only missing goldens (vitest's default), everything. */
@@ -151,8 +151,13 @@ function readGolden(path: string): string | undefined {
   }
 }
 
-function write(t: GoldenTest, kind: ArtefactKind, path: string, body: string): Diagnostic[] {
-  const config = t.config!;
+function write(
+  t: GoldenTest & { config: GoldenConfig },
+  kind: ArtefactKind,
+  path: string,
+  body: string,
+): Diagnostic[] {
+  const config = t.config;
   const source = sourceFromGolden(dirname(path), t.file.path);
   const command = ["dmac", "golden", source, ...renderConfigArgs(config.options)]
     .map(shellQuote)
@@ -173,81 +178,69 @@ function write(t: GoldenTest, kind: ArtefactKind, path: string, body: string): D
   }
 }
 
-/** Runs one test: each artefact produced, compared, and written as `update` allows. */
-export function runTest(t: GoldenTest, update: UpdateMode): TestOutcome {
-  if (!t.config || !t.source) return { test: t, goldens: [], failed: true };
-  const products = makeProducts(t.source, dirname(t.file.path), t.config.options);
-  const goldens: GoldenOutcome[] = [];
-  for (const { kind, path } of goldensOf(t)) {
-    const a = artefact(kind);
-    const produced = a.produce(products);
-    if ("failure" in produced) {
-      goldens.push({
-        kind,
-        path,
-        status: "failed",
-        note: produced.failure,
-        diagnostics: produced.diagnostics,
-      });
-      continue;
-    }
-    let text: string | undefined;
-    try {
-      text = readGolden(path);
-    } catch (e) {
-      goldens.push({
-        kind,
-        path,
-        status: "failed",
-        note: "unreadable golden",
-        diagnostics: [diag("DMAC5001", undefined, [shownPath(path), readErrorReason(e)])],
-      });
-      continue;
-    }
-    if (text === undefined) {
-      if (update === "none") goldens.push({ kind, path, status: "new" });
-      else {
-        const d = write(t, kind, path, produced.text);
-        goldens.push({ kind, path, status: d.length > 0 ? "failed" : "written", diagnostics: d });
-      }
-      continue;
-    }
-    const golden = parseGolden(text);
-    if ("error" in golden) {
-      goldens.push({
-        kind,
-        path,
-        status: "failed",
-        note: `cannot use ${shownPath(path)}: ${golden.error}`,
-      });
-      continue;
-    }
-    const cmp = a.compare(golden.body, produced.text, t.config.tolerance);
-    if (cmp.same) {
-      goldens.push({ kind, path, status: "passed", note: cmp.note });
-      continue;
-    }
-    if (update === "all") {
-      const d = write(t, kind, path, produced.text);
-      goldens.push({
-        kind,
-        path,
-        status: d.length > 0 ? "failed" : "updated",
-        note: cmp.note,
-        diagnostics: d,
-      });
-      continue;
-    }
-    const shown = shownPath(path);
-    goldens.push({
+/** One golden of a test: produce, read the golden, compare; write when `update` allows. */
+function checkGolden(
+  t: GoldenTest & { config: GoldenConfig },
+  kind: ArtefactKind,
+  path: string,
+  products: Products,
+  update: UpdateMode,
+): GoldenOutcome {
+  const a = artefact(kind);
+  const produced = a.produce(products);
+  if ("failure" in produced)
+    return {
       kind,
       path,
       status: "failed",
-      note: cmp.note,
-      diff: unifiedDiff(shown, `${t.name} (${kind} now)`, golden.body, produced.text),
-      diagnostics: [diag("DMAC5005", undefined, [`${t.name}: ${kind}`])],
-    });
+      note: produced.failure,
+      diagnostics: produced.diagnostics,
+    };
+  let text: string | undefined;
+  try {
+    text = readGolden(path);
+  } catch (e) {
+    const d = diag("DMAC5001", undefined, [shownPath(path), readErrorReason(e)]);
+    return { kind, path, status: "failed", note: "unreadable golden", diagnostics: [d] };
   }
+  if (text === undefined) {
+    if (update === "none") return { kind, path, status: "new" };
+    const d = write(t, kind, path, produced.text);
+    return { kind, path, status: d.length > 0 ? "failed" : "written", diagnostics: d };
+  }
+  const golden = parseGolden(text);
+  if ("error" in golden)
+    return { kind, path, status: "failed", note: `cannot use ${shownPath(path)}: ${golden.error}` };
+  const cmp = a.compare(golden.body, produced.text, t.config.tolerance);
+  if (cmp.same) return { kind, path, status: "passed", note: cmp.note };
+  if (update === "all") {
+    const d = write(t, kind, path, produced.text);
+    return {
+      kind,
+      path,
+      status: d.length > 0 ? "failed" : "updated",
+      note: cmp.note,
+      diagnostics: d,
+    };
+  }
+  return {
+    kind,
+    path,
+    status: "failed",
+    note: cmp.note,
+    diff: unifiedDiff(shownPath(path), `${t.name} (${kind} now)`, golden.body, produced.text),
+    diagnostics: [diag("DMAC5005", undefined, [`${t.name}: ${kind}`])],
+  };
+}
+
+/** Runs one test: each of its goldens checked (and written as `update` allows). */
+export function runTest(t: GoldenTest, update: UpdateMode): TestOutcome {
+  const config = t.config;
+  if (!config || !t.source) return { test: t, goldens: [], failed: true };
+  const products = makeProducts(t.source, dirname(t.file.path), config.options);
+  const goldens = goldensOf(t).map(({ kind, path }) =>
+    checkGolden({ ...t, config }, kind, path, products, update),
+  );
   return { test: t, goldens, failed: goldens.some((g) => g.status === "failed") };
 }
 
