@@ -129,7 +129,7 @@ export function renderConfigArgs(opts: ConfigOptions): string[] {
 
 /**
  * The label a configuration's goldens are named by: its compile options made file-name safe
- * (`-O2 -D chunk=1MiB --prelaunch` -> `O2_chunk=1MiB_prelaunch`), "" for none. `--emit`,
+ * (`-O2 -D chunk=1MiB --prelaunch` -> `chunk=1MiB_O2_prelaunch`, in declaration order), "" for none. `--emit`,
  * `--time-tolerance` and `--name` are not part of it: choosing what to compare does not rename
  * the goldens.
  */

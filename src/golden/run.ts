@@ -5,7 +5,7 @@
 // src/testing.ts turns each test into a vitest test. Files are read through read-input.ts and
 // written or removed through backend/output.ts (never through a link, never over an input).
 
-import { dirname, resolve } from "node:path";
+import { dirname, resolve, sep } from "node:path";
 import { OutputError, removeOutputFile, writeOutputFile } from "../backend/output.js";
 import { diag, type Diagnostic } from "../diagnostics/diagnostic.js";
 import { makeSourceFile, type SourceFile } from "../source/source-file.js";
@@ -246,7 +246,7 @@ export function runTest(t: GoldenTest, update: UpdateMode): TestOutcome {
 
 /** `inner` is `outer` or below it. */
 const below = (inner: string, outer: string): boolean =>
-  inner === outer || inner.startsWith(outer.endsWith("/") ? outer : `${outer}/`);
+  inner === outer || inner.startsWith(outer.endsWith(sep) ? outer : outer + sep);
 
 /**
  * Goldens dmac wrote in the plan's scopes that no test of the plan produces: their schedule was
