@@ -13,7 +13,9 @@
 // --dump-deps`), dump (the dump.txt of `dmac compile`, produced by the same function `dmac golden`
 // uses) and trace (trace.json).
 //
-// The bundled examples/*.dmac are cases too (area "examples"), each with every artifact.
+// The bundled examples/*.dmac are tested through dmac/testing (goldenSuite, the way users run
+// their goldens in vitest), each with every artefact: their goldens are
+// test/golden/expected/examples/<name>.<kind>.golden (docs/golden.md).
 
 import { describe, expect, it } from "vitest";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
@@ -27,12 +29,14 @@ import { printIr } from "../src/ir/print.js";
 import { analyzeSchedule, analyzeSource } from "../src/pipeline.js";
 import { renderDiagnostics } from "../src/diagnostics/render.js";
 import { makeSourceFile, type SourceFile } from "../src/source/source-file.js";
+import { goldenSuite } from "../src/testing.js";
 
 const GOLDEN = join(dirname(fileURLToPath(import.meta.url)), "golden");
 const CASES = join(GOLDEN, "cases");
 const EXPECTED = join(GOLDEN, "expected");
 const EXAMPLES = join(GOLDEN, "..", "..", "examples");
-const EXAMPLE_ARTIFACTS = ["diag", "ir", "dump", "trace"];
+/** The area of goldenSuite's goldens (it reports their obsolete ones itself). */
+const EXAMPLES_AREA = "examples";
 
 export interface GoldenCase {
   readonly area: string;
@@ -146,17 +150,6 @@ function parseDirectives(text: string, where: string): Map<string, string[]> {
 
 export function discoverCases(): GoldenCase[] {
   const cases: GoldenCase[] = [];
-  for (const f of readdirSync(EXAMPLES).sort()) {
-    if (!f.endsWith(".dmac")) continue;
-    const path = join(EXAMPLES, f);
-    cases.push({
-      area: "examples",
-      name: f.slice(0, -".dmac".length),
-      path,
-      file: makeSourceFile(`examples/${f}`, readFileSync(path, "utf8")),
-      directives: new Map([["emit", EXAMPLE_ARTIFACTS]]),
-    });
-  }
   if (!existsSync(CASES)) return cases;
   for (const area of readdirSync(CASES).sort()) {
     for (const f of readdirSync(join(CASES, area)).sort()) {
@@ -205,6 +198,7 @@ describe("golden", () => {
     const stale: string[] = [];
     if (existsSync(EXPECTED)) {
       for (const area of readdirSync(EXPECTED)) {
+        if (area === EXAMPLES_AREA) continue;
         for (const f of readdirSync(join(EXPECTED, area))) {
           if (!wanted.has(`${area}/${f}`)) stale.push(`${area}/${f}`);
         }
@@ -212,4 +206,10 @@ describe("golden", () => {
     }
     expect(stale, "expected files without a case (delete them)").toEqual([]);
   });
+});
+
+await goldenSuite(EXAMPLES, {
+  name: "golden examples",
+  args: ["--emit", "diag,ir,dump,trace,sim"],
+  goldenDir: join(EXPECTED, EXAMPLES_AREA),
 });

@@ -13,10 +13,13 @@
 // The CLI calls this; nothing else below src/cli writes files.
 
 import {
+  closeSync,
   existsSync,
   lstatSync,
   mkdirSync,
+  openSync,
   readdirSync,
+  readSync,
   readFileSync,
   renameSync,
   rmSync,
@@ -315,6 +318,47 @@ export function writeOutputFile(
     renameSync(tmp, target);
   } catch (e) {
     rmSync(tmp, { force: true });
+    throw new OutputError(path, reasonOf(e));
+  }
+}
+
+/**
+ * Removes one file that dmac wrote (an obsolete golden): refused, untouched, for a symbolic link,
+ * anything that is not a regular file, an input of the command, and a file whose contents
+ * `isOurs` does not recognise (its first KiB, read just before removing it), so a file dmac did not write is
+ * never deleted.
+ */
+export function removeOutputFile(
+  path: string,
+  isOurs: (text: string) => boolean,
+  guard: WriteGuard = {},
+): void {
+  const target = checkTarget(path, guard);
+  const st = lstatOrUndefined(target);
+  if (!st) return;
+  if (st.isSymbolicLink()) {
+    throw new OutputError(path, "is a symbolic link; dmac does not remove through links");
+  }
+  if (!st.isFile()) throw new OutputError(path, "is not a regular file");
+  // The first KiB is enough to recognise a header; the file may be large.
+  const head = Buffer.alloc(1024);
+  let n: number;
+  try {
+    const fd = openSync(target, "r");
+    try {
+      n = readSync(fd, head, 0, head.length, 0);
+    } finally {
+      closeSync(fd);
+    }
+  } catch (e) {
+    throw new OutputError(path, reasonOf(e));
+  }
+  if (!isOurs(head.subarray(0, n).toString("utf8"))) {
+    throw new OutputError(path, "was not written by dmac; left in place");
+  }
+  try {
+    rmSync(target);
+  } catch (e) {
     throw new OutputError(path, reasonOf(e));
   }
 }

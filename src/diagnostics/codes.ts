@@ -748,8 +748,9 @@ into place, so the previous outputs are left intact.`,
     phase: "cli",
     title: "golden mismatch",
     message: (path: string) => `${path} differs from its golden`,
-    doc: `\`dmac golden DIR\` compiled a schedule and the result differs from the committed golden.
-Review the diff; run \`dmac golden DIR --update\` if the change is intended.`,
+    doc: `\`dmac golden\` produced an artefact of a schedule (its packet listing, IR, trace,
+diagnostics or simulation summary) that differs from the committed golden. Review the diff; run
+\`dmac golden INPUT --update\` (or \`vitest -u\` with \`dmac/testing\`) if the change is intended.`,
   },
   DMAC5006: {
     severity: "error",
@@ -779,6 +780,24 @@ b2b,all_gather_b2b.dmac,chunk=128B,,2.58,pcpy_1k
 \`\`\`
 
 \`pcpy_1k\` names no row. Fix: \`baseline\` must be the \`id\` of another row (here \`pcpy\`).`,
+  },
+
+  DMAC5008: {
+    severity: "error",
+    phase: "cli",
+    title: "bad golden configuration",
+    message: (detail: string) => `bad golden configuration: ${detail}`,
+    doc: `A \`/// golden:\` line of a test file has an option \`dmac golden\` does not know, a value it
+cannot use, or the same goldens as another line of the file. The line takes the options of the
+command line (\`docs/golden.md\`); the file's other configurations still run.
+
+Example:
+
+\`\`\`
+/// golden: -O3 --emit dump
+\`\`\`
+
+Fix: \`-O\` takes 0, 1 or 2 (\`/// golden: -O2 --emit dump\`).`,
   },
 
   // ---- 6xxx: executor ----------------------------------------------------------------------

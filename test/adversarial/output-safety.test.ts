@@ -239,9 +239,9 @@ describe("other writers", () => {
   it("golden --update does not write through a symbolic link", () => {
     mkdirSync(join(proj, "g"));
     cpSync(EXAMPLE, join(proj, "g", "b.dmac"));
-    symlinkSync("../notes.txt", join(proj, "g", "b.dump.txt"));
+    symlinkSync("../notes.txt", join(proj, "g", "b.dump.golden"));
     dmac(["golden", "g", "--update"]);
     expectProjectIntact();
-    expect(lstatSync(join(proj, "g", "b.dump.txt")).isSymbolicLink()).toBe(true);
+    expect(lstatSync(join(proj, "g", "b.dump.golden")).isSymbolicLink()).toBe(true);
   });
 });

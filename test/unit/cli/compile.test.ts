@@ -1,13 +1,5 @@
 import { describe, it, expect, beforeEach, afterEach } from "vitest";
-import {
-  mkdtempSync,
-  readFileSync,
-  readdirSync,
-  rmSync,
-  writeFileSync,
-  mkdirSync,
-  existsSync,
-} from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { dmac as run, example } from "../../helpers/cli.js";
@@ -215,25 +207,4 @@ describe("dmac compile", () => {
   });
 });
 
-describe("dmac golden", () => {
-  it("creates goldens with --update, passes, then reports a diff and DMAC5005 on a change", async () => {
-    const dir = join(tmp, "g");
-    mkdirSync(join(dir, "sub"), { recursive: true });
-    writeFileSync(join(dir, "sub", "pcpy.dmac"), readFileSync(example("all_gather_pcpy.dmac")));
-    let r = await run("golden", dir);
-    expect(r.code).toBe(1);
-    expect(r.err).toContain("no golden");
-    r = await run("golden", dir, "--update", "--emit", "sdma,trace");
-    expect(r.code, r.err).toBe(0);
-    expect(existsSync(join(dir, "sub", "pcpy.dump.txt"))).toBe(true);
-    expect(existsSync(join(dir, "sub", "pcpy.trace.json"))).toBe(true);
-    r = await run("golden", dir, "--emit", "sdma,trace");
-    expect(r.code, r.err).toBe(0);
-    expect(r.out).toContain("1 of 1 schedules match");
-    r = await run("golden", dir, "-D", "chunk=16KiB", "--format", "concise");
-    expect(r.code).toBe(1);
-    expect(r.err).toContain("DMAC5005");
-    expect(r.err).toMatch(/^-.*bytes=8192/m);
-    expect(r.err).toMatch(/^\+.*bytes=16384/m);
-  });
-});
+// dmac golden: test/e2e/golden-workflow.test.ts and test/unit/golden/.

@@ -1,0 +1,148 @@
+// Which test files a run covers and where their goldens live. An input is a .dmac file, a
+// directory (every .dmac below it, sorted; hidden directories and node_modules skipped) or a glob
+// (`"tests/**/*.dmac"`, for shells that do not expand it; tinyglobby, loaded only for a glob).
+// Goldens live beside their file, or with --golden-dir in a tree of their own that mirrors the
+// input directory. Bad inputs are diagnostics (DMAC5001 unreadable, DMAC5004 not a test input),
+// never exceptions.
+
+import { readdirSync, statSync } from "node:fs";
+import { basename, dirname, join, relative, resolve } from "node:path";
+import { diag, type Diagnostic } from "../diagnostics/diagnostic.js";
+import { readErrorReason } from "../cli/options.js";
+
+export interface TestFile {
+  /** Absolute path of the .dmac file. */
+  readonly path: string;
+  /** As the report shows it: relative to the working directory when below it. */
+  readonly shown: string;
+  /** `dir/NAME`: the goldens are `dir/NAME[.LABEL].KIND.golden`. */
+  readonly stem: string;
+}
+
+/** A directory whose goldens the run owns: any dmac golden there not produced is obsolete. */
+export interface GoldenScope {
+  readonly dir: string;
+  readonly recursive: boolean;
+  /** Goldens of these sources only (file inputs); undefined: of any source below `sourceRoot`. */
+  readonly sources?: ReadonlySet<string> | undefined;
+  readonly sourceRoot?: string | undefined;
+}
+
+export interface Discovered {
+  readonly files: TestFile[];
+  readonly scopes: GoldenScope[];
+  readonly diagnostics: Diagnostic[];
+}
+
+const GLOB = /[*?[\]{}]/;
+const SKIPPED_DIRS = new Set(["node_modules"]);
+
+/** A path for reports: relative to the working directory unless that climbs out of it. */
+export function shownPath(path: string): string {
+  const r = relative(process.cwd(), path);
+  return r === "" ? "." : r.startsWith("..") ? path : r;
+}
+
+/** Every .dmac file below `dir`, sorted. */
+function walk(dir: string, out: string[]): void {
+  for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) =>
+    a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+  )) {
+    const p = join(dir, e.name);
+    if (e.isDirectory() && !e.name.startsWith(".") && !SKIPPED_DIRS.has(e.name)) walk(p, out);
+    else if (e.name.endsWith(".dmac") && !e.isDirectory()) out.push(p);
+  }
+}
+
+const badInput = (detail: string): Diagnostic => diag("DMAC5004", undefined, ["input", detail]);
+
+function stemOf(path: string, root: string, goldenDir: string | undefined): string {
+  const name = basename(path, ".dmac");
+  return goldenDir === undefined
+    ? join(dirname(path), name)
+    : join(resolve(goldenDir), relative(root, dirname(path)), name);
+}
+
+/** The test files of `inputs` (files, directories, globs) and the golden scopes they own. */
+export async function discover(inputs: readonly string[], goldenDir?: string): Promise<Discovered> {
+  const files = new Map<string, TestFile>();
+  const scopes: GoldenScope[] = [];
+  const diagnostics: Diagnostic[] = [];
+  const fileScopes = new Map<string, Set<string>>();
+  const addFile = (path: string, root: string): void => {
+    const stem = stemOf(path, root, goldenDir);
+    if (!files.has(path)) files.set(path, { path, shown: shownPath(path), stem });
+  };
+  const addSingle = (path: string): void => {
+    addFile(path, dirname(path));
+    const dir = dirname(stemOf(path, dirname(path), goldenDir));
+    fileScopes.set(dir, (fileScopes.get(dir) ?? new Set()).add(path));
+  };
+  for (const input of inputs) {
+    if (GLOB.test(input)) {
+      const { glob } = await import("tinyglobby");
+      const matches = (await glob(input, { absolute: true, onlyFiles: true })).filter((p) =>
+        p.endsWith(".dmac"),
+      );
+      if (matches.length === 0) diagnostics.push(badInput(`no .dmac file matches ${input}`));
+      for (const m of matches.sort()) addSingle(resolve(m));
+      continue;
+    }
+    const path = resolve(input);
+    let isDir: boolean;
+    try {
+      isDir = statSync(path).isDirectory();
+    } catch (e) {
+      diagnostics.push(diag("DMAC5001", undefined, [input, readErrorReason(e)]));
+      continue;
+    }
+    if (!isDir) {
+      if (path.endsWith(".dmac")) addSingle(path);
+      else diagnostics.push(badInput(`${input} is neither a .dmac file nor a directory`));
+      continue;
+    }
+    const found: string[] = [];
+    try {
+      walk(path, found);
+    } catch (e) {
+      const where = (e as { path?: unknown }).path;
+      diagnostics.push(
+        diag("DMAC5001", undefined, [
+          typeof where === "string" ? where : input,
+          readErrorReason(e),
+        ]),
+      );
+      continue;
+    }
+    if (found.length === 0) diagnostics.push(badInput(`${input} has no .dmac file below it`));
+    for (const f of found) addFile(f, path);
+    scopes.push({
+      dir: goldenDir === undefined ? path : resolve(goldenDir),
+      recursive: true,
+      sourceRoot: path,
+    });
+  }
+  for (const [dir, sources] of fileScopes) scopes.push({ dir, recursive: false, sources });
+  return { files: [...files.values()], scopes, diagnostics };
+}
+
+/** Every `*.golden` file a scope holds (sorted); unreadable directories are skipped. */
+export function goldenFilesIn(scope: GoldenScope): string[] {
+  const out: string[] = [];
+  const visit = (dir: string): void => {
+    let entries;
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      const p = join(dir, e.name);
+      if (e.isDirectory()) {
+        if (scope.recursive && !e.name.startsWith(".") && !SKIPPED_DIRS.has(e.name)) visit(p);
+      } else if (e.isFile() && e.name.endsWith(".golden")) out.push(p);
+    }
+  };
+  visit(scope.dir);
+  return out.sort();
+}
