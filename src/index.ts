@@ -92,3 +92,6 @@ export function disassemble(
 export function loadTarget(nameOrPath: string): Target {
   return builtinTarget(nameOrPath) ?? loadTargetFile(nameOrPath);
 }
+
+/** `dmac fmt` as a function: the formatted text, or the syntax errors that prevent formatting. */
+export { formatDmac as format, type FormatResult } from "./fmt/format.js";

@@ -8,9 +8,12 @@ import {
   compile,
   doublings,
   explain,
+  format,
+  formatDiagnostics,
   loadTarget,
   simulate,
   sweep,
+  validateDocument,
 } from "../../../src/index.js";
 import { example } from "../../helpers/cli.js";
 
@@ -78,5 +81,17 @@ describe("the library API", () => {
     expect(explain("nonsense")).toBeUndefined();
     expect(loadTarget("mi300x").name).toBe("mi300x");
     expect(() => loadTarget("/nonexistent/target.json")).toThrow();
+  });
+
+  it("format is dmac fmt; a syntax error comes back as diagnostics with a fix the schema allows", async () => {
+    const formatted = await format("target mi300x\nschedule s(){\nbuffer b: 64B\n}\n");
+    expect(formatted).toEqual({ ok: true, text: expect.stringContaining("schedule s() {\n") });
+    const broken = "schedule s() {\n  buffer b: 64B\n  for r in rank {\n  }\n}\n";
+    const failed = await format(broken);
+    expect(failed.ok).toBe(false);
+    const result = check(broken);
+    const json = JSON.parse(formatDiagnostics(result.diagnostics, "json"));
+    expect(json.diagnostics[0].fix.replacement).toBe("ranks");
+    expect(validateDocument("diagnostics", json)).toEqual([]);
   });
 });
