@@ -1,12 +1,15 @@
-// Quick fixes: a diagnostic whose hint is a did-you-mean (src/check/suggest.ts) carries the
-// suggested text in its data (diagnostics.ts); the fix replaces the diagnostic's range with it.
+// Quick fixes: a diagnostic with a suggested fix (Diagnostic.fix: any edit, e.g. `rank` ->
+// `ranks`, `buf@r+1[` -> `buf@(r+1)[`, an inserted `in `) or a did-you-mean hint
+// (src/check/suggest.ts) carries the edit in its data (diagnostics.ts).
 
 import { CodeActionKind, type CodeAction, type Diagnostic } from "vscode-languageserver";
 import type { FixData } from "./diagnostics.js";
 
 function fixOf(d: Diagnostic): FixData | undefined {
   const data = d.data as Partial<FixData> | undefined;
-  return typeof data?.replacement === "string" ? { replacement: data.replacement } : undefined;
+  return typeof data?.replacement === "string"
+    ? { replacement: data.replacement, range: data.range, title: data.title }
+    : undefined;
 }
 
 export function codeActions(uri: string, diagnostics: readonly Diagnostic[]): CodeAction[] {
@@ -15,11 +18,11 @@ export function codeActions(uri: string, diagnostics: readonly Diagnostic[]): Co
     const fix = fixOf(d);
     if (!fix) continue;
     actions.push({
-      title: `Change to '${fix.replacement}'`,
+      title: fix.title ?? `Change to '${fix.replacement}'`,
       kind: CodeActionKind.QuickFix,
       diagnostics: [d],
       isPreferred: true,
-      edit: { changes: { [uri]: [{ range: d.range, newText: fix.replacement }] } },
+      edit: { changes: { [uri]: [{ range: fix.range ?? d.range, newText: fix.replacement }] } },
     });
   }
   return actions;

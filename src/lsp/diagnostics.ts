@@ -8,9 +8,11 @@ import {
   DiagnosticSeverity,
   type Diagnostic as LspDiagnostic,
   type DiagnosticRelatedInformation,
+  type Range,
 } from "vscode-languageserver";
 import { DIAGNOSTICS } from "../diagnostics/codes.js";
 import type { Diagnostic, Severity } from "../diagnostics/diagnostic.js";
+import { fixTitle } from "../diagnostics/render.js";
 import type { DocumentAnalysis } from "./analysis.js";
 import { toRange } from "./positions.js";
 
@@ -33,9 +35,14 @@ export function docsLink(code: keyof typeof DIAGNOSTICS): string {
   return `${DIAGNOSTIC_DOCS}#${slug}`;
 }
 
-/** What a quick fix needs: the text that replaces the diagnostic's range. */
+/**
+ * What a quick fix needs: the text that replaces `range` (the diagnostic's own range when absent),
+ * and the action's title when the diagnostic carries a structured fix (Diagnostic.fix).
+ */
 export interface FixData {
   readonly replacement: string;
+  readonly range?: Range | undefined;
+  readonly title?: string | undefined;
 }
 
 const DID_YOU_MEAN = /did you mean '([^']+)'\?/;
@@ -50,7 +57,7 @@ export function toLspDiagnostic(doc: DocumentAnalysis, d: Diagnostic): LspDiagno
     },
     message: r.message,
   }));
-  const replacement = d.span && d.span.end > d.span.start ? DID_YOU_MEAN.exec(d.hint ?? "") : null;
+  const fix = fixData(doc, d);
   const lines = [d.message];
   if (d.hint !== undefined) lines.push(`hint: ${d.hint}`);
   lines.push(`(dmac explain ${d.code})`);
@@ -62,6 +69,19 @@ export function toLspDiagnostic(doc: DocumentAnalysis, d: Diagnostic): LspDiagno
     source: "dmac",
     message: lines.join("\n"),
     ...(related.length > 0 ? { relatedInformation: related } : {}),
-    ...(replacement ? { data: { replacement: replacement[1]! } satisfies FixData } : {}),
+    ...(fix ? { data: fix } : {}),
   };
+}
+
+/** The diagnostic's structured fix (any edit of this file), else a did-you-mean in its hint. */
+function fixData(doc: DocumentAnalysis, d: Diagnostic): FixData | undefined {
+  if (d.fix !== undefined && (d.file === undefined || d.file === doc.file)) {
+    return {
+      replacement: d.fix.replacement,
+      range: toRange(doc, d.fix.span),
+      title: fixTitle(doc.file, d.fix),
+    };
+  }
+  const m = d.span && d.span.end > d.span.start ? DID_YOU_MEAN.exec(d.hint ?? "") : null;
+  return m ? { replacement: m[1]! } : undefined;
 }

@@ -257,3 +257,24 @@ describe("formatting", () => {
     expect(none).toBeNull();
   });
 });
+
+describe("structured fixes", () => {
+  it("turns a parse error's suggested edit into a quick fix with its own range", async () => {
+    const uri = "file:///virtual/rank-typo.dmac";
+    const text =
+      "schedule s() {\n  buffer b: 64B\n  for r in rank {\n    fill b@r[0 +: 64B] with 0\n  }\n}\n";
+    client.open(uri, text);
+    const { diagnostics } = await client.diagnostics(uri, 1);
+    const actions = await request<CodeAction[]>("textDocument/codeAction", uri, {
+      range: diagnostics[0]!.range,
+      context: { diagnostics },
+    });
+    expect(actions[0]!.title).toBe("replace 'rank' with 'ranks'");
+    const edit = actions[0]!.edit?.changes?.[uri]?.[0];
+    expect(edit?.newText).toBe("ranks");
+    expect(edit?.range).toEqual({
+      start: { line: 2, character: 11 },
+      end: { line: 2, character: 15 },
+    });
+  });
+});
