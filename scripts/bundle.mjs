@@ -15,7 +15,7 @@ import { build } from "esbuild";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { BUNDLE, CODE_CACHE, runBundle } from "../bin/load-bundle.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -32,33 +32,37 @@ const INLINED = new Set(["chevrotain", "commander"]);
 
 /**
  * dist/ modules whose text the bundle replaces: each locates its package at run time (which a
- * bundler cannot follow) to load it faster from dist/; in the bundle the package is simply
- * inlined. Same values, so the same behaviour.
+ * bundler cannot follow) to load it faster from dist/; in the bundle the same package file is
+ * re-exported statically and so inlined. The re-export lists the names the dist/ module exports:
+ * same names, same values, same behaviour.
  */
 const SHIMS = [
   {
     // src/frontend/chevrotain.ts: chevrotain's pre-bundled ES module, found next to its entry.
     module: "dist/frontend/chevrotain.js",
-    text: () => {
-      const bundled = join(dirname(requireHere.resolve("chevrotain")), "..", "chevrotain.mjs");
-      return `export { CstParser, EOF, Lexer, createToken } from ${JSON.stringify(bundled)};`;
-    },
+    from: () => join(dirname(requireHere.resolve("chevrotain")), "..", "chevrotain.mjs"),
   },
   {
     // src/cli/commander.ts: commander through createRequire().
     module: "dist/cli/commander.js",
-    text: () => `export { Command, CommanderError, Option } from "commander";`,
+    from: () => "commander",
   },
 ];
 
+async function shimText(shim) {
+  const names = Object.keys(await import(pathToFileURL(join(ROOT, shim.module)).href));
+  return `export { ${names.join(", ")} } from ${JSON.stringify(shim.from())};`;
+}
+
 const replaceShims = {
   name: "dmac-shims",
-  setup(b) {
-    for (const shim of SHIMS) {
-      const path = join(ROOT, shim.module);
-      const filter = new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}$`);
-      b.onLoad({ filter }, () => ({ contents: shim.text(), loader: "js", resolveDir: ROOT }));
-    }
+  async setup(b) {
+    const byPath = new Map();
+    for (const shim of SHIMS) byPath.set(join(ROOT, shim.module), await shimText(shim));
+    b.onLoad({ filter: /\.js$/ }, ({ path }) => {
+      const contents = byPath.get(path);
+      return contents === undefined ? undefined : { contents, loader: "js", resolveDir: ROOT };
+    });
   },
 };
 
