@@ -64,7 +64,9 @@ describe.runIf(built)("the bundled CLI", () => {
        console.log(JSON.stringify([bundleIsCurrent(), cache !== undefined, script.cachedDataRejected]));`,
     );
     expect(r.stderr).toBe("");
-    expect(JSON.parse(r.stdout)).toEqual([true, true, false]);
+    const [current, cached, rejected] = JSON.parse(r.stdout) as boolean[];
+    expect(current, "dist/ is newer than the bundle: run `npm run build`").toBe(true);
+    expect([cached, rejected]).toEqual([true, false]);
   });
 
   it("runs the same with a code cache V8 rejects", () => {
