@@ -1,6 +1,6 @@
 // Runs the bundled CLI, dist/bundle/dmac.cjs (built by scripts/bundle.mjs), with the V8 code
 // cache stored beside it, so that a `dmac` start compiles almost nothing
-// (docs/design-decisions.md, "A bundled CLI with a V8 code cache").
+// (docs/design-decisions.md, "Build and packaging"; docs/performance.md, step 21).
 //
 // The bundle is one CommonJS script compiled through vm.Script, because Node 20 has no code cache
 // for ES modules. The cache is only valid for the exact text it was made from, so the bundle is

@@ -1,7 +1,7 @@
 // `npm run build`, after tsc: bundles the compiled CLI (dist/) into one CommonJS script,
 // dist/bundle/dmac.cjs, and stores beside it a V8 code cache made by a warm-up `dmac check`, which
 // bin/dmac.js runs through bin/load-bundle.js. Why: a `dmac check` start then costs ~1.8x
-// `node -e 0` instead of ~2.5x (docs/design-decisions.md, "A bundled CLI with a V8 code cache";
+// `node -e 0` instead of ~2.5x (docs/design-decisions.md, "Build and packaging";
 // figures in docs/performance.md, "Start-up and the 65,536-copy compile").
 //   node scripts/bundle.mjs
 //
