@@ -9,6 +9,9 @@
 // different packaging), we fall back to the ordinary import: slower start, same behaviour.
 // Every front-end module must import chevrotain values from here, never from "chevrotain"
 // directly: two copies of the library would disagree about EOF and token identities.
+// The bundled CLI (scripts/bundle.mjs) replaces this module with a static re-export of that same
+// file, which the bundler then copies in: a path computed at run time is not something it can
+// follow.
 
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";

@@ -1,0 +1,113 @@
+// `npm run build`, after tsc: bundles the compiled CLI (dist/) into one CommonJS script,
+// dist/bundle/dmac.cjs, and stores beside it a V8 code cache made by a warm-up `dmac check`, which
+// bin/dmac.js runs through bin/load-bundle.js. Why: a `dmac check` start then costs ~1.8x
+// `node -e 0` instead of ~2.5x (docs/design-decisions.md, "Build and packaging";
+// figures in docs/performance.md, "Start-up and the 65,536-copy compile").
+//   node scripts/bundle.mjs
+//
+// Commands stay lazy: esbuild wraps every module that is reached through the command table's
+// dynamic import() in an initialiser that runs on first import, so `dmac check` still evaluates
+// no lowering, backend or executor module; with the code cache they are not even compiled.
+// The bundle lies two directories below the package root, as dist/target/target.js does, so
+// `new URL("../../targets/...", import.meta.url)` finds the same files from it.
+
+import { build } from "esbuild";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { BUNDLE, CODE_CACHE, runBundle } from "../bin/load-bundle.js";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const requireHere = createRequire(import.meta.url);
+
+/** What the code cache is made from: the functions this run compiles are cached. */
+const WARM_UP = ["check", join(ROOT, "examples/all_gather_pcpy.dmac")];
+
+/**
+ * The dependencies copied into the bundle: the two that every command loads. Every other one
+ * stays a require() of the installed package, as from dist/.
+ */
+const INLINED = new Set(["chevrotain", "commander"]);
+
+/**
+ * dist/ modules whose text the bundle replaces: each locates its package at run time (which a
+ * bundler cannot follow) to load it faster from dist/; in the bundle the same package file is
+ * re-exported statically and so inlined. The re-export lists the names the dist/ module exports:
+ * same names, same values, same behaviour.
+ */
+const SHIMS = [
+  {
+    // src/frontend/chevrotain.ts: chevrotain's pre-bundled ES module, found next to its entry.
+    module: "dist/frontend/chevrotain.js",
+    from: () => join(dirname(requireHere.resolve("chevrotain")), "..", "chevrotain.mjs"),
+  },
+  {
+    // src/cli/commander.ts: commander through createRequire().
+    module: "dist/cli/commander.js",
+    from: () => "commander",
+  },
+];
+
+async function shimText(shim) {
+  const names = Object.keys(await import(pathToFileURL(join(ROOT, shim.module)).href));
+  return `export { ${names.join(", ")} } from ${JSON.stringify(shim.from())};`;
+}
+
+const replaceShims = {
+  name: "dmac-shims",
+  async setup(b) {
+    const byPath = new Map();
+    for (const shim of SHIMS) byPath.set(join(ROOT, shim.module), await shimText(shim));
+    b.onLoad({ filter: /\.js$/ }, ({ path }) => {
+      const contents = byPath.get(path);
+      return contents === undefined ? undefined : { contents, loader: "js", resolveDir: ROOT };
+    });
+  },
+};
+
+async function bundle() {
+  const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
+  await build({
+    stdin: {
+      contents:
+        `export { main } from "./dist/cli/main.js";\n` +
+        `export { installOutputErrorHandlers } from "./dist/cli/io.js";\n`,
+      resolveDir: ROOT,
+      sourcefile: "dmac-bundle-entry.js",
+    },
+    outfile: BUNDLE,
+    bundle: true,
+    format: "cjs",
+    platform: "node",
+    target: "node20",
+    external: Object.keys(pkg.dependencies).filter((name) => !INLINED.has(name)),
+    // import() of an external package becomes require(): a vm.Script cannot import().
+    supported: { "dynamic-import": false },
+    // A CommonJS script has no import.meta: give the modules the bundle's own URL.
+    define: { "import.meta.url": "__dmacBundleUrl" },
+    banner: { js: `const __dmacBundleUrl = require("node:url").pathToFileURL(__filename).href;` },
+    charset: "ascii",
+    legalComments: "none",
+    plugins: [replaceShims],
+    logLevel: "warning",
+  });
+  // bin/load-bundle.js reads it as latin1.
+  if (/[^\x00-\x7f]/.test(readFileSync(BUNDLE, "latin1")))
+    throw new Error(`${BUNDLE} is not ASCII`);
+}
+
+/** Runs the bundle on WARM_UP and stores the compiled code that run produced. */
+async function makeCodeCache() {
+  const { cli, script } = runBundle(undefined);
+  const quiet = { out: () => {}, err: () => {}, isTTY: false };
+  const code = await cli.main(["node", "dmac", ...WARM_UP], quiet);
+  if (code !== 0) throw new Error(`warm-up 'dmac ${WARM_UP.join(" ")}' exited ${code}`);
+  writeFileSync(CODE_CACHE, script.createCachedData());
+}
+
+// V8 checks a cache against the length of the script's text only: never leave an old one
+// beside a new bundle.
+rmSync(CODE_CACHE, { force: true });
+await bundle();
+await makeCodeCache();
