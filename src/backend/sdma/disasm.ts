@@ -205,12 +205,28 @@ export class TextSink {
   private len = 0;
   /** `capacity`: expected bytes. A good guess matters for big texts: every regrowth is a large
    * external allocation, and V8 answers those with a full garbage collection, which costs seconds
-   * when the heap holds a 10^6-operation program. */
-  constructor(capacity = 1 << 16) {
+   * when the heap holds a 10^6-operation program.
+   * `flush`: a streaming sink. When the buffer is full its bytes go to `flush` (which must copy
+   * or write them before returning) and the buffer is reused, so a 400 MB listing never exists
+   * in memory; call `end()` for the last bytes. */
+  constructor(
+    capacity = 1 << 16,
+    private readonly flush?: (chunk: Uint8Array) => void,
+  ) {
     this.buf = Buffer.allocUnsafe(Math.max(64, capacity));
+  }
+  /** Streaming: hands the buffered bytes to `flush` (nothing without one). */
+  end(): void {
+    if (!this.flush || this.len === 0) return;
+    this.flush(this.bytes());
+    this.len = 0;
   }
   private room(n: number): void {
     if (this.len + n <= this.buf.length) return;
+    if (this.flush) {
+      this.end();
+      if (n <= this.buf.length) return;
+    }
     const grown = Buffer.allocUnsafe(Math.max(this.buf.length * 4, this.len + n));
     this.buf.copy(grown, 0, 0, this.len);
     this.buf = grown;

@@ -104,7 +104,7 @@ export function runGolden(dir: string, opts: GoldenCommandOptions, ctx: CliConte
   for (const src of sources) {
     const base = src.slice(0, -".dmac".length);
     const shown = relative(process.cwd(), src) || src;
-    const result = compileFileToOutputs(src, opts);
+    const result = compileFileToOutputs(src, { ...opts, dump: true }); // dump.txt is what is compared
     if (!result.files) {
       ctx.streams.err(`FAIL ${shown}: does not compile\n`);
       if (result.diagnostics.length > 0)
