@@ -7,14 +7,15 @@
 // (--no-dump, the default, is accepted for older command lines; --dist: another build's dist/,
 // e.g. a worktree of the base commit, to compare before and after in one run.)
 import { readFileSync, rmSync } from "node:fs";
-import { dirname } from "node:path";
+import { dirname, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 
 const [file, outDir] = process.argv.slice(2);
 const dump = process.argv.includes("--dump");
 const distArg = process.argv.indexOf("--dist");
 const distDir =
   distArg > 0
-    ? new URL(`file://${process.argv[distArg + 1].replace(/\/?$/, "/")}`)
+    ? pathToFileURL(resolve(process.argv[distArg + 1]) + "/")
     : new URL("../dist/", import.meta.url);
 const dist = (p) => import(new URL(p, distDir).href);
 const { compileToQueues, buildOutputs } = await dist("backend/compile-pipeline.js");

@@ -12,7 +12,7 @@
 // passes (engine-assign, batch-copies: they re-lower) once per distinct placement (strategies
 // that put every op on the same engine share one run); batch-completions and sync-elision once
 // per (placement, completion policy); only prelaunch per candidate. Candidates whose programs are
-// equal (a structural hash, confirmed by comparison: program-key.ts) are simulated once. The
+// equal (a structural hash, confirmed by comparison: queue-program.ts programHash, programsEqual) are simulated once. The
 // fastest plan wins, except that plans within PLAN_TIE (2 %) of it are a tie broken towards fewer
 // queues, then the faster, then fewer commands. Each prediction lays the program out, emits the hardware-neutral
 // command trace (no packet encoding) and runs simulate() on it, which also checks the final state
@@ -28,14 +28,18 @@
 import { DEFAULT_LAYOUT, layoutProgram } from "../backend/sdma/layout.js";
 import { emitTrace } from "../backend/trace/trace.js";
 import type { IrModule } from "../ir/ir.js";
-import type { QueueProgram } from "../queues/queue-program.js";
+import {
+  commandCount,
+  programHash,
+  programsEqual,
+  type QueueProgram,
+} from "../queues/queue-program.js";
 import { simulate } from "../sim/run.js";
 import { makeSourceFile } from "../source/source-file.js";
 import { InternalError } from "../util/internal-error.js";
 import { diag, type Diagnostic } from "../diagnostics/diagnostic.js";
 import { assignEngines } from "./engine-assign.js";
 import { passesKeepLowering, runPasses, type RunPassesResult } from "./index.js";
-import { jsonEqual, jsonHash } from "./program-key.js";
 import type {
   CompletionPolicy,
   EngineStrategy,
@@ -135,9 +139,7 @@ export function pickPlan<E extends PlanEntry>(entries: readonly E[]): E | undefi
 }
 
 function programSize(prog: QueueProgram): { queues: number; commands: number } {
-  let commands = 0;
-  for (const q of prog.queues) commands += q.cmds.length;
-  return { queues: prog.queues.length, commands };
+  return { queues: prog.queues.length, commands: commandCount(prog) };
 }
 
 export function engineLabel(e: EngineStrategy): string {
@@ -354,8 +356,8 @@ export function choosePlan(prog: QueueProgram, m: IrModule, ctx: PassContext): P
     const run = programOf(cand, first);
     if (!run) return skipped(NOTE_STOPPED);
     let key = hashes.get(run.program);
-    if (key === undefined) hashes.set(run.program, (key = jsonHash(run.program)));
-    const prev = seen.get(key)?.find((x) => jsonEqual(x.program, run.program))?.entry;
+    if (key === undefined) hashes.set(run.program, (key = programHash(run.program)));
+    const prev = seen.get(key)?.find((x) => programsEqual(x.program, run.program))?.entry;
     if (prev) {
       entries.push({ ...prev, candidate: cand, label, sameAs: prev.label });
       return;
@@ -498,7 +500,7 @@ function checkLevel1(
   });
   if (commands > LEVEL1_CHECK_MAX_COMMANDS)
     return keep(`not checked: ${commands} commands, more than ${LEVEL1_CHECK_MAX_COMMANDS}`);
-  if (jsonEqual(o0, o1.program)) return keep("same program as -O0");
+  if (programsEqual(o0, o1.program)) return keep("same program as -O0");
   const t0 = predict(o0, m, ctx);
   const t1 = predict(o1.program, m, ctx);
   if (!t0.verified || !t1.verified || t0.timeUs === undefined || t1.timeUs === undefined)

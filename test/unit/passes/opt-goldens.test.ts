@@ -17,6 +17,7 @@ import {
   outputBytes,
 } from "../../../src/backend/compile-pipeline.js";
 import { formatStats } from "../../../src/passes/index.js";
+import { toReadable } from "../../../src/queues/readable.js";
 import { makeSourceFile } from "../../../src/source/source-file.js";
 import { exampleText, O } from "./helpers.js";
 
@@ -41,7 +42,7 @@ function golden(name: string, text: string, level: 1 | 2) {
     levelCheck: r.levelCheck?.note ?? null,
     stats: formatStats(r.stats).split("\n"),
     commands: q.compiled.program.queues.reduce((a, x) => a + x.cmds.length, 0),
-    program: sha(JSON.stringify(q.compiled.program)),
+    program: sha(JSON.stringify(toReadable(q.compiled.program))),
     outputs: outputs.digest("hex").slice(0, 24),
   };
 }

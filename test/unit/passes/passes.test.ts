@@ -13,6 +13,7 @@ import { choosePlan, formatPlan, PLAN_TIE, planCandidates } from "../../../src/p
 import { printQueues } from "../../../src/passes/print-queues.js";
 import { lowerToQueues } from "../../../src/queues/lower.js";
 import type { QueueProgram } from "../../../src/queues/queue-program.js";
+import { toReadable } from "../../../src/queues/readable.js";
 import { InternalError } from "../../../src/util/internal-error.js";
 import type { IrModule } from "../../../src/ir/ir.js";
 import { buildModule, MI300X } from "../queues/helpers.js";
@@ -33,7 +34,7 @@ const only = (...names: string[]): PassOptions =>
   });
 const counter = (r: ReturnType<typeof run>, pass: string, key: string) =>
   r.stats.find((s) => s.pass === pass)?.counters[key];
-const cmdsOf = (p: QueueProgram) => p.queues.flatMap((q) => q.cmds);
+const cmdsOf = (p: QueueProgram) => toReadable(p).queues.flatMap((q) => q.cmds);
 
 describe("the pass table", () => {
   it("satisfies PASS_ORDER, and a misordered table throws InternalError", () => {
@@ -173,7 +174,7 @@ describe("passes", () => {
     expect(polls(after.program)).toBe(polls(before.program) - removed);
     expect(removed).toBeGreaterThan(0);
     // Every remaining progress word's FENCE values are 1, 2, ... in order.
-    for (const q of after.program.queues) {
+    for (const q of toReadable(after.program).queues) {
       const seen = new Map<number, number>();
       for (const c of q.cmds)
         if (c.kind === "signal" && c.at.space === "sync") {

@@ -1,7 +1,7 @@
 import { describe, it, expect } from "vitest";
 import { lowerToQueues } from "../../../src/queues/lower.js";
 import { verifyQueueProgram } from "../../../src/queues/verify.js";
-import type { QueueProgram } from "../../../src/queues/queue-program.js";
+import { toReadable, type ReadableProgram } from "../../../src/queues/readable.js";
 import { allGatherPcpy, buildModule, exampleFile, MI300X, queuesOf } from "./helpers.js";
 
 const lower = (
@@ -10,10 +10,10 @@ const lower = (
 ) => {
   const p = lowerToQueues(m, MI300X, { completion: "atomic", ...opts });
   verifyQueueProgram(p, m);
-  return p;
+  return toReadable(p);
 };
 
-const kinds = (p: QueueProgram, qi: number) => p.queues[qi]!.cmds.map((c) => c.kind);
+const kinds = (p: ReadableProgram, qi: number) => p.queues[qi]!.cmds.map((c) => c.kind);
 
 describe("lowerToQueues (-O0)", () => {
   it("all-gather pcpy at 8 ranks: 56 queues, one copy and one completion each, on the map's engine", () => {
@@ -171,7 +171,7 @@ describe("lowerToQueues (-O0)", () => {
 
   it("example pcpy: 56 queues; bcst: 4 copy packets (3 broadcasts) and 4 completions per GPU", () => {
     expect(queuesOf(exampleFile("all_gather_pcpy.dmac")).program.queues).toHaveLength(56);
-    const { program } = queuesOf(exampleFile("all_gather_bcst.dmac"));
+    const program = toReadable(queuesOf(exampleFile("all_gather_bcst.dmac")).program);
     for (let g = 0; g < 8; g++) {
       const cmds = program.queues.filter((q) => q.gpu === g).flatMap((q) => q.cmds);
       expect(cmds.filter((c) => c.kind === "bcast")).toHaveLength(3);
@@ -184,7 +184,7 @@ describe("lowerToQueues (-O0)", () => {
     const { program } = queuesOf(exampleFile("pipelined_all_gather.dmac"), {
       defines: { pieces: "2" },
     });
-    const all = program.queues.flatMap((q) => q.cmds);
+    const all = toReadable(program).queues.flatMap((q) => q.cmds);
     const waits = all.filter((c) => c.kind === "poll" && c.why === "wait");
     // 8 ranks x 2 pieces x 7 peer queues
     expect(waits).toHaveLength(8 * 2 * 7);
