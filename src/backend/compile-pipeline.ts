@@ -32,6 +32,7 @@ import {
   type RecordedPaths,
 } from "./sdma/manifest.js";
 import { emitTrace } from "./trace/trace.js";
+import { SIMULATED_COST_MODEL } from "./cost-model.js";
 import { StreamedData } from "./streamed-data.js";
 import { pushAll } from "../util/arrays.js";
 
@@ -144,6 +145,7 @@ export function compileToQueues(file: SourceFile, opts: CompileOptions = {}): Qu
       options: opts.passes,
       lower: lowerOptions,
       file,
+      costModel: SIMULATED_COST_MODEL,
     });
     const optimised: OptimiseReport = {
       stats: r.stats,

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { SIMULATED_COST_MODEL } from "../../../src/backend/cost-model.js";
 import {
   checkPassOrder,
   formatStats,
@@ -24,6 +25,7 @@ const ctxOf = (m: IrModule, options: PassOptions): PassContext => ({
   module: m,
   options,
   lower: { completion: "atomic" },
+  costModel: SIMULATED_COST_MODEL,
   verify: true,
 });
 const run = (m: IrModule, options: PassOptions) =>

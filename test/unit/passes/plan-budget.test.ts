@@ -4,6 +4,7 @@
 // the executor's event watchdog); an early stop is reported as DMAC4009. Also the structural
 // program key that replaced JSON.stringify.
 
+import { SIMULATED_COST_MODEL } from "../../../src/backend/cost-model.js";
 import { describe, expect, it } from "vitest";
 import { forwardProgram } from "../../../bench/gen.js";
 import { compileToQueues } from "../../../src/backend/compile-pipeline.js";
@@ -24,7 +25,9 @@ import {
   type PlanEntry,
 } from "../../../src/passes/plan.js";
 import { jsonEqual, jsonHash } from "../../../src/passes/program-key.js";
+import type { CostModel } from "../../../src/passes/cost-model.js";
 import {
+  commandCount,
   programHash,
   programsEqual,
   type QueueProgram,
@@ -46,6 +49,7 @@ const ctxOf = (c: ReturnType<typeof compiled>, options: PassOptions): PassContex
   module: c.module,
   options,
   lower: { completion: "atomic" },
+  costModel: SIMULATED_COST_MODEL,
   file: c.file,
 });
 
@@ -277,5 +281,26 @@ describe("program keys", () => {
       }
     expect(equalPairs).toBeGreaterThan(programs.length);
     expect(differentPairs).toBeGreaterThan(programs.length);
+  });
+});
+
+describe("the cost model interface", () => {
+  it("the plan search predicts only through the injected model, and keeps its fastest plan", () => {
+    const c = compiled("all_gather_pcpy.dmac", exampleText("all_gather_pcpy.dmac"));
+    let calls = 0;
+    // A model that likes few queues and, among those, few commands.
+    const model: CostModel = {
+      predict(p) {
+        calls++;
+        return { kind: "predicted", timeUs: 100 * p.queues.length + commandCount(p), events: 0 };
+      },
+    };
+    const plan = choosePlan(c.program, c.module, { ...ctxOf(c, O(2)), costModel: model });
+    const evaluated = plan.entries.filter((e) => e.timeUs !== undefined && !e.sameAs);
+    expect(calls).toBe(evaluated.length);
+    expect(plan.chosen.timeUs).toBe(Math.min(...evaluated.map((e) => e.timeUs!)));
+    expect(plan.program.queues.length).toBe(8); // one engine per GPU wins
+    const noModel = { ...ctxOf(c, O(2)), costModel: undefined };
+    expect(() => choosePlan(c.program, c.module, noModel)).toThrow(/cost model/);
   });
 });
