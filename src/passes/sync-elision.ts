@@ -96,6 +96,8 @@ function run(prog: QueueProgram, _ctx: PassContext): PassResult {
   // need[q][i]: for a kept progress poll, the index in fences[word] of the FENCE it waits for.
   const need = prog.queues.map((q) => new Int32Array(q.cmds.length).fill(-1));
   const redundant = prog.queues.map((q) => new Uint8Array(q.cmds.length));
+  // fenceIndex[q][i]: for a sync FENCE, its index in fences[word].
+  const fenceIndex = prog.queues.map((q) => new Int32Array(q.cmds.length).fill(-1));
   const effBefore = prog.queues.map((q) => {
     const out = new Int32Array(q.cmds.length + 1);
     for (let i = 0; i < q.cmds.length; i++) out[i + 1] = out[i]! + (isEffect(q.cmds, i) ? 1 : 0);
@@ -161,6 +163,7 @@ function run(prog: QueueProgram, _ctx: PassContext): PassResult {
           for (let r = 0; r < Q; r++) weight += vecs[vec + r]!;
           const fs = fences[w]!;
           if (fs.length > 0 && !(fs[fs.length - 1]!.value <= v)) sorted[w] = 0;
+          fenceIndex[qi]![i] = fs.length;
           fs.push({ value: v, queue: qi, pos: i, eff, vec, weight });
           value[w] = cmds.isFence(i) ? v : value[w]! + v;
         }
@@ -186,10 +189,6 @@ function run(prog: QueueProgram, _ctx: PassContext): PassResult {
     let v = 0;
     return fs.map((f, fi) => (opaque[w] ? f.value : keepFence[w]![fi] ? ++v : -1));
   });
-  // (queue, pos) -> fence index, to find each FENCE command again.
-  const fenceAt = new Map<number, number>();
-  const posKey = (qi: number, i: number): number => qi * 0x1000000 + i;
-  fences.forEach((fs) => fs.forEach((f, fi) => fenceAt.set(posKey(f.queue, f.pos), fi)));
 
   // Sync words still used, renumbered densely (computed before the rewrite, which needs them).
   const used = new Uint8Array(W);
@@ -199,7 +198,7 @@ function run(prog: QueueProgram, _ctx: PassContext): PassResult {
       const pw = syncPoll(c, i);
       if (pw >= 0 && !redundant[qi]![i]) used[pw] = 1;
       const sw = syncSignal(c, i);
-      if (sw >= 0 && newValue[sw]![fenceAt.get(posKey(qi, i))!]! >= 0) used[sw] = 1;
+      if (sw >= 0 && newValue[sw]![fenceIndex[qi]![i]!]! >= 0) used[sw] = 1;
     }
   });
   const remap = new Int32Array(W).fill(-1);
@@ -229,7 +228,7 @@ function run(prog: QueueProgram, _ctx: PassContext): PassResult {
       }
       const sw = syncSignal(c, i);
       if (sw >= 0) {
-        const v = newValue[sw]![fenceAt.get(posKey(qi, i))!]!;
+        const v = newValue[sw]![fenceIndex[qi]![i]!]!;
         if (v < 0) {
           fencesRemoved++;
           continue;

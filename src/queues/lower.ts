@@ -326,7 +326,18 @@ function emitCommands(
     return 0;
   };
 
-  const out: CmdBuilder[] = Array.from({ length: Q }, () => new CmdBuilder(64));
+  // Each queue's table sized from a close estimate of its commands (see CmdBuilder.done).
+  const expected = new Float64Array(Q);
+  for (let i = 0; i < n; i++) {
+    const q = queueOf[i]!;
+    if (q < 0) continue;
+    const kind = t.kind[i]!;
+    const per = kind === K_SWAP ? swapMax : kind === K_FILL ? maxFill : maxCopy;
+    const pieces = isData(kind) ? Math.max(1, Math.ceil(t.len[i]! / per)) + 1 : 1;
+    const polls = Math.min(pp.start[i + 1]! - pp.start[i]!, 3);
+    expected[q]! += pieces + polls + need.start[i + 1]! - need.start[i]!;
+  }
+  const out: CmdBuilder[] = Array.from({ length: Q }, (_, q) => new CmdBuilder(expected[q]! + 8));
   const lists = new ListsBuilder(undefined, 2 * n);
   const syncWords: SyncWord[] = [];
   const progressWord = new Map<number, number>(); // producer * Q + consumer -> word id

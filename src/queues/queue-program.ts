@@ -182,28 +182,73 @@ interface Columns {
   ops: Int32Array;
 }
 
-const COLUMN_TYPES = {
-  kind: Uint8Array,
-  mode: Uint8Array,
-  num: Float64Array,
-  aux: Float64Array,
-  id0: Int32Array,
-  id1: Int32Array,
-  id2: Int32Array,
-  rk0: Int16Array,
-  rk1: Int16Array,
-  rk2: Int16Array,
-  off0: Float64Array,
-  off1: Float64Array,
-  off2: Float64Array,
-  ops: Int32Array,
-} as const;
-const COLUMN_NAMES = Object.keys(COLUMN_TYPES) as (keyof Columns)[];
+const COLUMN_NAMES: readonly (keyof Columns)[] = [
+  "kind",
+  "mode",
+  "num",
+  "aux",
+  "id0",
+  "id1",
+  "id2",
+  "rk0",
+  "rk1",
+  "rk2",
+  "off0",
+  "off1",
+  "off2",
+  "ops",
+];
+/** Bytes per command over all columns. */
+const BYTES_PER_COMMAND = 2 * 1 + 5 * 8 + 4 * 4 + 3 * 2;
 
+/**
+ * Every column for n commands as views of one ArrayBuffer (one allocation, not 14), widest
+ * first so each view is aligned. Written out (no loop over names): the object literal gives
+ * every Columns value one hidden class, so column reads stay monomorphic.
+ */
 function allocColumns(n: number): Columns {
-  const c = {} as Record<keyof Columns, unknown>;
-  for (const k of COLUMN_NAMES) c[k] = new COLUMN_TYPES[k](n);
-  return c as Columns;
+  const b = new ArrayBuffer(n * BYTES_PER_COMMAND);
+  return {
+    num: new Float64Array(b, 0, n),
+    aux: new Float64Array(b, 8 * n, n),
+    off0: new Float64Array(b, 16 * n, n),
+    off1: new Float64Array(b, 24 * n, n),
+    off2: new Float64Array(b, 32 * n, n),
+    id0: new Int32Array(b, 40 * n, n),
+    id1: new Int32Array(b, 44 * n, n),
+    id2: new Int32Array(b, 48 * n, n),
+    ops: new Int32Array(b, 52 * n, n),
+    rk0: new Int16Array(b, 56 * n, n),
+    rk1: new Int16Array(b, 58 * n, n),
+    rk2: new Int16Array(b, 60 * n, n),
+    kind: new Uint8Array(b, 62 * n, n),
+    mode: new Uint8Array(b, 63 * n, n),
+  };
+}
+
+/** The first n commands of `c`: views (shared memory) or, with copy, fresh columns. */
+function firstColumns(c: Columns, n: number, copy: boolean): Columns {
+  if (copy) {
+    const g = allocColumns(n);
+    for (const k of COLUMN_NAMES) (g[k] as Float64Array).set((c[k] as Float64Array).subarray(0, n));
+    return g;
+  }
+  return {
+    num: c.num.subarray(0, n),
+    aux: c.aux.subarray(0, n),
+    off0: c.off0.subarray(0, n),
+    off1: c.off1.subarray(0, n),
+    off2: c.off2.subarray(0, n),
+    id0: c.id0.subarray(0, n),
+    id1: c.id1.subarray(0, n),
+    id2: c.id2.subarray(0, n),
+    ops: c.ops.subarray(0, n),
+    rk0: c.rk0.subarray(0, n),
+    rk1: c.rk1.subarray(0, n),
+    rk2: c.rk2.subarray(0, n),
+    kind: c.kind.subarray(0, n),
+    mode: c.mode.subarray(0, n),
+  };
 }
 
 /**
@@ -533,12 +578,12 @@ export class CmdBuilder {
   setOps(i: number, handle: number): void {
     this.c.ops[i] = handle;
   }
+  /** The table. Its columns are views of the builder's (a copy only when over a quarter of
+   * the room is unused): every typed-array allocation is external memory, which makes V8 run
+   * full collections of a large heap (docs/performance.md). */
   done(): CmdTable {
-    if (this.n !== this.c.kind.length) {
-      const c = {} as Record<keyof Columns, unknown>;
-      for (const k of COLUMN_NAMES) c[k] = (this.c[k] as Float64Array).slice(0, this.n);
-      this.c = c as Columns;
-    }
+    const room = this.c.kind.length;
+    if (this.n !== room) this.c = firstColumns(this.c, this.n, room - this.n > room / 4);
     return new CmdTable(this.n, this.c);
   }
 }
