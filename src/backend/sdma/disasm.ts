@@ -305,15 +305,19 @@ export class TextSink {
       return;
     }
     if (!(Number.isSafeInteger(v) && v >= 0)) return this.text(String(v));
-    let digits = 1;
-    for (let x = v; x >= 10; x = Math.floor(x / 10)) digits++;
-    this.room(digits);
-    let x = v;
-    for (let i = this.len + digits - 1; i >= this.len; i--) {
-      this.buf[i] = 48 + (x % 10);
-      x = Math.floor(x / 10);
+    // Larger safe integers (addresses and addends of a manifest): the digits above 10^9, then
+    // the low nine digits, both in int32 arithmetic.
+    const hi = Math.floor(v / 1e9);
+    let lo = v - hi * 1e9;
+    this.decimal(hi);
+    this.room(9);
+    const b = this.buf;
+    for (let i = this.len + 8; i >= this.len; i--) {
+      const q = (lo / 10) | 0;
+      b[i] = 48 + lo - 10 * q;
+      lo = q;
     }
-    this.len += digits;
+    this.len += 9;
   }
   /** hex(v) (0x, no leading zeros) for a non-negative safe integer, else via hex(). */
   hexNumber(v: number): void {

@@ -86,6 +86,41 @@ const ADDR_FIELDS = new Map<PacketKind, readonly { name: string; dw: number }[]>
   ]),
 );
 
+/**
+ * The address fields toPacket fills, in the order it records their values (ADDRS): checked
+ * against the table when this module loads, so a table change cannot shift a relocation.
+ */
+const ADDR_ORDER: Partial<Record<PacketKind, readonly string[]>> = {
+  copy_linear: ["src", "dst"],
+  copy_broadcast: ["src", "dst1", "dst2"],
+  copy_swap: ["a", "b"],
+  constant_fill: ["dst"],
+  poll_mem: ["addr"],
+  fence: ["addr"],
+  atomic: ["addr"],
+  timestamp_get_global: ["addr"],
+};
+/** The dwords of those fields, by packet kind. */
+const ADDR_DW = new Map<PacketKind, Int32Array>();
+for (const [kind, names] of Object.entries(ADDR_ORDER) as [PacketKind, readonly string[]][]) {
+  const fields = ADDR_FIELDS.get(kind) ?? [];
+  if (fields.map((f) => f.name).join() !== names.join())
+    throw new InternalError(`emit: address fields of ${kind} are not ${names.join(", ")}`);
+  ADDR_DW.set(
+    kind,
+    Int32Array.from(fields, (f) => f.dw),
+  );
+}
+/** Packet kinds with rules packetRuleViolations checks (the others never violate one). */
+const HAS_RULES = new Set<PacketKind>([
+  "copy_broadcast",
+  "copy_swap",
+  "timestamp_get_global",
+  "poll_mem",
+  "fence",
+  "atomic",
+]);
+
 /** The largest human value of a uint field of the table (bytes of a copy, of a fill, ...). */
 function fieldMax(kind: PacketKind, field: string): { max: number; bits: number } {
   const f = COMPILED_BY_KIND[kind].fields.find((x) => x.name === field);
@@ -211,13 +246,21 @@ export function emitSdma(
     return false;
   };
 
+  // The addresses of the packet toPacket built last, in ADDR_ORDER (no lookups by field name).
+  const addrOf = new Float64Array(3);
+  const at1 = (a: number): number => (addrOf[0] = a);
   const toPacket = (c: CmdTable, i: number, ops: ArrayLike<number>): Packet | undefined => {
     const k = c.kind(i);
     switch (k) {
       case CMD.copy: {
         const bytes = c.bytes(i);
         return fits("COPY_LINEAR count", bytes, limits.copy, ops)
-          ? { kind: "copy_linear", bytes, src: buf(c, i, 0), dst: buf(c, i, 1) }
+          ? {
+              kind: "copy_linear",
+              bytes,
+              src: (addrOf[0] = buf(c, i, 0)),
+              dst: (addrOf[1] = buf(c, i, 1)),
+            }
           : undefined;
       }
       case CMD.bcast: {
@@ -226,23 +269,28 @@ export function emitSdma(
           ? {
               kind: "copy_broadcast",
               bytes,
-              src: buf(c, i, 0),
-              dst1: buf(c, i, 1),
-              dst2: buf(c, i, 2),
+              src: (addrOf[0] = buf(c, i, 0)),
+              dst1: (addrOf[1] = buf(c, i, 1)),
+              dst2: (addrOf[2] = buf(c, i, 2)),
             }
           : undefined;
       }
       case CMD.swap: {
         const bytes = c.bytes(i);
         return fits("COPY_SWAP count", bytes, limits.swap, ops)
-          ? { kind: "copy_swap", bytes, a: buf(c, i, 0), b: buf(c, i, 1) }
+          ? {
+              kind: "copy_swap",
+              bytes,
+              a: (addrOf[0] = buf(c, i, 0)),
+              b: (addrOf[1] = buf(c, i, 1)),
+            }
           : undefined;
       }
       case CMD.fill: {
         const bytes = c.bytes(i);
         const value = c.value(i);
         if (!fits("CONST_FILL count", bytes, limits.fill, ops)) return undefined;
-        const dst = buf(c, i, 1);
+        const dst = at1(buf(c, i, 1));
         const dword = dst % 4 === 0 && bytes % 4 === 0;
         return {
           kind: "constant_fill",
@@ -259,7 +307,7 @@ export function emitSdma(
           return undefined;
         return {
           kind: "poll_mem",
-          addr: word(c, i),
+          addr: at1(word(c, i)),
           func: POLL_FUNC[c.func(i)],
           value,
           mask,
@@ -272,17 +320,17 @@ export function emitSdma(
         const fence = c.isFence(i);
         if (!u32(fence ? "FENCE data" : "ATOMIC operand", value, ops)) return undefined;
         return fence
-          ? { kind: "fence", addr: word(c, i), data: value }
-          : { kind: "atomic", op: "add32", addr: word(c, i), src: BigInt(value) };
+          ? { kind: "fence", addr: at1(word(c, i)), data: value }
+          : { kind: "atomic", op: "add32", addr: at1(word(c, i)), src: BigInt(value) };
       }
       case CMD.completion: {
-        const addr = completionAddr(layout, c.slot(i));
+        const addr = at1(completionAddr(layout, c.slot(i)));
         return p.completion === "atomic"
           ? { kind: "atomic", op: "add64", addr, src: MINUS_ONE_64 }
           : { kind: "fence", addr, data: 0 };
       }
       case CMD.timestamp:
-        return { kind: "timestamp_get_global", addr: timestampAddr(layout, c.slot(i)) };
+        return { kind: "timestamp_get_global", addr: at1(timestampAddr(layout, c.slot(i))) };
       default:
         return assertNever(k, "queue command");
     }
@@ -329,7 +377,8 @@ export function emitSdma(
       const ops = p.lists.of(h);
       const pk = toPacket(c, i, ops);
       if (!pk) continue;
-      for (const v of packetRuleViolations(pk)) report(v.code, ops, v.args);
+      if (HAS_RULES.has(pk.kind))
+        for (const v of packetRuleViolations(pk)) report(v.code, ops, v.args);
       if (h !== lastOps && ops.length > 0) {
         lastOps = h;
         // Packed rows, not one array per entry: this runs once per operation (10^6 times for
@@ -340,20 +389,20 @@ export function emitSdma(
         for (let k = 0; k < ops.length; k++) sourceMap.value(ops[k]!);
       }
       if (c.kind(i) === CMD.completion) completionSlots.push(c.slot(i));
-      const rec = pk as unknown as Readonly<Record<string, unknown>>;
-      for (const f of ADDR_FIELDS.get(pk.kind) ?? []) {
-        const a = rec[f.name];
-        if (typeof a !== "number") continue;
+      const dws = ADDR_DW.get(pk.kind)!;
+      for (let f = 0; f < dws.length; f++) {
+        const a = addrOf[f]!;
         const region = regionOf(layout, a);
         if (nReloc + 3 > relocations.length) {
           const grown = new Float64Array(Math.max(2 * relocations.length, nReloc + 3));
           grown.set(relocations);
           relocations = grown;
         }
-        relocations[nReloc++] = dword + f.dw;
+        relocations[nReloc++] = dword + dws[f]!;
         relocations[nReloc++] = region;
         relocations[nReloc++] = a - layout.regions[region]!.base;
       }
+
       if (pk.kind !== packetKindOf(c, i, p.completion))
         throw new InternalError(`packetKindOf(${c.kindName(i)}) is not ${pk.kind}`);
       const length = COMPILED_BY_KIND[pk.kind].fixedLength;

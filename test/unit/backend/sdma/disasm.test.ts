@@ -104,3 +104,21 @@ describe("TextSink streaming", () => {
     }
   });
 });
+
+describe("TextSink.decimal", () => {
+  it("writes String(v) for every kind of number", () => {
+    const values = [0, 7, 10, 999_999_999, 1e9, 2 ** 31 - 1, 2 ** 31, 2 ** 32, 1e9 * 4096 + 7];
+    values.push(0x7000_0000_0000 + 4096 * 3, Number.MAX_SAFE_INTEGER, -1, 1.5, 2 ** 60, NaN);
+    let x = 1;
+    for (let k = 0; k < 2000; k++) {
+      x = (x * 48271) % 2147483647;
+      values.push(x * (k % 3 === 0 ? 1 : k % 3 === 1 ? 4093 : 2 ** 21) + (k % 1000));
+    }
+    const sink = new TextSink(16);
+    for (const v of values) {
+      sink.decimal(v);
+      sink.char(0x2c);
+    }
+    expect(Buffer.from(sink.bytes()).toString("utf8")).toBe(values.map(String).join(",") + ",");
+  });
+});
