@@ -220,3 +220,23 @@ export function relower(
   });
   return { ...prog, queues, lists: lists.done() };
 }
+
+/**
+ * The program with a fresh op list per command (same contents): what relower gives when the
+ * placement is the one the program already implements, without re-lowering (engine-assign's
+ * common case at -O1: every op stays where the lowering put it).
+ */
+export function listPerCommand(prog: QueueProgram): QueueProgram {
+  const lists = new ListsBuilder(undefined, 2 * prog.lists.length);
+  const queues = prog.queues.map((q) => {
+    const c = q.cmds;
+    const out = new CmdBuilder(c.length);
+    for (let i = 0; i < c.length; i++) {
+      const j = out.take(c, i);
+      const ops = prog.lists.of(c.opsHandle(i));
+      if (ops.length > 0) out.setOps(j, lists.add(ops));
+    }
+    return { ...q, cmds: out.done() };
+  });
+  return { ...prog, queues, lists: lists.done() };
+}
