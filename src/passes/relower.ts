@@ -43,7 +43,8 @@ export interface Placement {
 /** The placement a queue program implements (every data op pinned to its queue's engine). */
 export function readPlacement(prog: QueueProgram, m: IrModule): Placement {
   const engine = new Int16Array(m.ops.count).fill(-1);
-  const groups: number[][] = [];
+  // Groups by their first op (unique), so they come out sorted without a comparison sort.
+  const byFirst: (number[] | undefined)[] = new Array<number[] | undefined>(m.ops.count);
   const seen = new Uint8Array(m.ops.count);
   for (const q of prog.queues) {
     const c = q.cmds;
@@ -56,10 +57,11 @@ export function readPlacement(prog: QueueProgram, m: IrModule): Placement {
         seen[op] = 1;
         engine[op] = q.engine;
       }
-      groups.push(Array.from(ops));
+      byFirst[first] = Array.from(ops);
     }
   }
-  groups.sort((a, b) => a[0]! - b[0]!);
+  const groups: number[][] = [];
+  for (const g of byFirst) if (g) groups.push(g);
   return { groups, engine };
 }
 
