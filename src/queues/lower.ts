@@ -316,6 +316,7 @@ function emitCommands(
   const maxCopy = opts.maxCopyBytes ?? target.limits.maxCopyBytes;
   const maxFill = target.limits.maxFillBytes;
   const swapMax = Math.max(64, Math.floor(Math.min(maxCopy, SWAP_MAX_BYTES) / 64) * 64);
+  const split: SplitLimits = { maxCopy, swapMax, maxFill };
   const engines = target.engines.count;
   const Q = keys.length;
   // The value producer p's signal for consumer queue need.idx[e] raised (0 = not raised yet).
@@ -431,37 +432,7 @@ function emitCommands(
     }
 
     // The op itself.
-    const len = t.len[i]!;
-    if (kind === K_COPY || kind === K_BCAST) {
-      for (let off = 0; off < len; off += maxCopy) {
-        const bytes = Math.min(maxCopy, len - off);
-        const so = t.srcOff[i]! + off;
-        const dOff = t.dstOff[i]! + off;
-        if (kind === K_COPY)
-          b.copy(t.srcRank[i]!, t.srcBuf[i]!, so, t.dstRank[i]!, t.dstBuf[i]!, dOff, bytes, ops);
-        else {
-          const d2Off = t.dst2Off[i]! + off;
-          const [sr, sb, dr, db] = [t.srcRank[i]!, t.srcBuf[i]!, t.dstRank[i]!, t.dstBuf[i]!];
-          b.bcast(sr, sb, so, dr, db, dOff, t.dst2Rank[i]!, t.dst2Buf[i]!, d2Off, bytes, ops);
-        }
-      }
-    } else if (kind === K_SWAP) {
-      for (let off = 0; off < len; off += swapMax) {
-        const bytes = Math.min(swapMax, len - off);
-        const ao = t.srcOff[i]! + off;
-        const bo = t.dstOff[i]! + off;
-        b.swap(t.srcRank[i]!, t.srcBuf[i]!, ao, t.dstRank[i]!, t.dstBuf[i]!, bo, bytes, ops);
-      }
-    } else if (kind === K_FILL) {
-      for (let off = 0; off < len; off += maxFill) {
-        const bytes = Math.min(maxFill, len - off);
-        b.fill(t.dstRank[i]!, t.dstBuf[i]!, t.dstOff[i]! + off, bytes, t.value[i]!, ops);
-      }
-    } else if (kind === K_NOTIFY) {
-      b.signal(SPACE.signal, t.signal[i]!, t.sigRank[i]!, "add", 1, "notify", ops);
-    } else {
-      throw new InternalError(`op ${i} of kind ${kind} cannot be placed on a queue`);
-    }
+    writeOp(b, m, i, ops, split);
     if (isData(kind)) b.completion(completionSlots++, ops);
 
     // Progress signals for consumers on other queues.
@@ -489,4 +460,57 @@ function emitCommands(
     trigger: null,
     lists: lists.done(),
   };
+}
+
+/** The most bytes one copy/broadcast, swap and fill command moves (lowering splits at these). */
+interface SplitLimits {
+  readonly maxCopy: number;
+  readonly swapMax: number;
+  readonly maxFill: number;
+}
+
+/**
+ * The commands of op i itself (data ops split at the packet limits; a notify's atomic add) on
+ * queue builder b, all with op list `ops`.
+ */
+export function writeOp(
+  b: CmdBuilder,
+  m: IrModule,
+  i: number,
+  ops: number,
+  { maxCopy, swapMax, maxFill }: SplitLimits,
+): void {
+  const t = m.ops;
+  const kind = t.kind[i]!;
+  const len = t.len[i]!;
+  if (kind === K_COPY || kind === K_BCAST) {
+    for (let off = 0; off < len; off += maxCopy) {
+      const bytes = Math.min(maxCopy, len - off);
+      const so = t.srcOff[i]! + off;
+      const dOff = t.dstOff[i]! + off;
+      if (kind === K_COPY)
+        b.copy(t.srcRank[i]!, t.srcBuf[i]!, so, t.dstRank[i]!, t.dstBuf[i]!, dOff, bytes, ops);
+      else {
+        const d2Off = t.dst2Off[i]! + off;
+        const [sr, sb, dr, db] = [t.srcRank[i]!, t.srcBuf[i]!, t.dstRank[i]!, t.dstBuf[i]!];
+        b.bcast(sr, sb, so, dr, db, dOff, t.dst2Rank[i]!, t.dst2Buf[i]!, d2Off, bytes, ops);
+      }
+    }
+  } else if (kind === K_SWAP) {
+    for (let off = 0; off < len; off += swapMax) {
+      const bytes = Math.min(swapMax, len - off);
+      const ao = t.srcOff[i]! + off;
+      const bo = t.dstOff[i]! + off;
+      b.swap(t.srcRank[i]!, t.srcBuf[i]!, ao, t.dstRank[i]!, t.dstBuf[i]!, bo, bytes, ops);
+    }
+  } else if (kind === K_FILL) {
+    for (let off = 0; off < len; off += maxFill) {
+      const bytes = Math.min(maxFill, len - off);
+      b.fill(t.dstRank[i]!, t.dstBuf[i]!, t.dstOff[i]! + off, bytes, t.value[i]!, ops);
+    }
+  } else if (kind === K_NOTIFY) {
+    b.signal(SPACE.signal, t.signal[i]!, t.sigRank[i]!, "add", 1, "notify", ops);
+  } else {
+    throw new InternalError(`op ${i} of kind ${kind} cannot be placed on a queue`);
+  }
 }
