@@ -40,8 +40,19 @@ export interface Placement {
   readonly engine: Int16Array;
 }
 
+/** Placements already read (or known) per program: programs are immutable values. */
+const placements = new WeakMap<QueueProgram, { module: IrModule; placement: Placement }>();
+
 /** The placement a queue program implements (every data op pinned to its queue's engine). */
 export function readPlacement(prog: QueueProgram, m: IrModule): Placement {
+  const known = placements.get(prog);
+  if (known && known.module === m) return known.placement;
+  const placement = scanPlacement(prog, m);
+  placements.set(prog, { module: m, placement });
+  return placement;
+}
+
+function scanPlacement(prog: QueueProgram, m: IrModule): Placement {
   const engine = new Int16Array(m.ops.count).fill(-1);
   // Groups by their first op (unique), so they come out sorted without a comparison sort.
   const byFirst: (number[] | undefined)[] = new Array<number[] | undefined>(m.ops.count);
@@ -206,7 +217,7 @@ export function relower(
 ): QueueProgram {
   const { module, members } = placedModule(m, pl);
   const prog = lowerToQueues(module, target, opts);
-  const lists = new ListsBuilder(undefined, 2 * prog.lists.length);
+  const lists = new ListsBuilder(undefined, listRoom(prog));
   const queues = prog.queues.map((q) => {
     const c = q.cmds;
     const out = new CmdBuilder(c.length);
@@ -223,13 +234,21 @@ export function relower(
   return { ...prog, queues, lists: lists.done() };
 }
 
+/** Pool entries for a list per command: each list's length and ops. */
+function listRoom(prog: QueueProgram): number {
+  let n = 0;
+  for (const q of prog.queues)
+    for (let i = 0; i < q.cmds.length; i++) n += 1 + prog.lists.count(q.cmds.opsHandle(i));
+  return n;
+}
+
 /**
  * The program with a fresh op list per command (same contents): what relower gives when the
  * placement is the one the program already implements, without re-lowering (engine-assign's
  * common case at -O1: every op stays where the lowering put it).
  */
-export function listPerCommand(prog: QueueProgram): QueueProgram {
-  const lists = new ListsBuilder(undefined, 2 * prog.lists.length);
+export function listPerCommand(prog: QueueProgram, m: IrModule): QueueProgram {
+  const lists = new ListsBuilder(undefined, listRoom(prog));
   const queues = prog.queues.map((q) => {
     const c = q.cmds;
     const out = new CmdBuilder(c.length);
@@ -240,5 +259,8 @@ export function listPerCommand(prog: QueueProgram): QueueProgram {
     }
     return { ...q, cmds: out.done() };
   });
-  return { ...prog, queues, lists: lists.done() };
+  const out = { ...prog, queues, lists: lists.done() };
+  // The same placement: batch-copies, next, need not read it again.
+  placements.set(out, { module: m, placement: readPlacement(prog, m) });
+  return out;
 }
