@@ -159,7 +159,7 @@ function run(prog: QueueProgram, ctx: PassContext): PassResult {
   // program is a lowering of this module with this placement), only with a list per command.
   const unchanged = moved === 0 && placement.groups.every((g) => g.length === 1);
   const out = unchanged
-    ? listPerCommand(prog, ctx.module)
+    ? listPerCommand(prog)
     : relower(ctx.module, placement, ctx.target, ctx.lower);
   const engines = new Set(out.queues.map((q) => q.gpu * 1000 + q.engine)).size;
   return { program: out, counters: { "ops moved": moved, queues: engines } };

@@ -40,19 +40,8 @@ export interface Placement {
   readonly engine: Int16Array;
 }
 
-/** Placements already read (or known) per program: programs are immutable values. */
-const placements = new WeakMap<QueueProgram, { module: IrModule; placement: Placement }>();
-
 /** The placement a queue program implements (every data op pinned to its queue's engine). */
 export function readPlacement(prog: QueueProgram, m: IrModule): Placement {
-  const known = placements.get(prog);
-  if (known && known.module === m) return known.placement;
-  const placement = scanPlacement(prog, m);
-  placements.set(prog, { module: m, placement });
-  return placement;
-}
-
-function scanPlacement(prog: QueueProgram, m: IrModule): Placement {
   const engine = new Int16Array(m.ops.count).fill(-1);
   // Groups by their first op (unique), so they come out sorted without a comparison sort.
   const byFirst: (number[] | undefined)[] = new Array<number[] | undefined>(m.ops.count);
@@ -247,7 +236,7 @@ function listRoom(prog: QueueProgram): number {
  * placement is the one the program already implements, without re-lowering (engine-assign's
  * common case at -O1: every op stays where the lowering put it).
  */
-export function listPerCommand(prog: QueueProgram, m: IrModule): QueueProgram {
+export function listPerCommand(prog: QueueProgram): QueueProgram {
   const lists = new ListsBuilder(undefined, listRoom(prog));
   const queues = prog.queues.map((q) => {
     const c = q.cmds;
@@ -259,8 +248,5 @@ export function listPerCommand(prog: QueueProgram, m: IrModule): QueueProgram {
     }
     return { ...q, cmds: out.done() };
   });
-  const out = { ...prog, queues, lists: lists.done() };
-  // The same placement: batch-copies, next, need not read it again.
-  placements.set(out, { module: m, placement: readPlacement(prog, m) });
-  return out;
+  return { ...prog, queues, lists: lists.done() };
 }
