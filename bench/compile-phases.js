@@ -1,15 +1,23 @@
 // The `dmac compile -O0` path in one process, phase by phase: read + compileToQueues (parse ..
-// lowering), buildOutputs (layout, emission, manifest, listing), writeOutputDir; with and
-// without dump.txt (the listing is part of the output contract; this only shows what it costs).
+// lowering), buildOutputs (layout, emission, manifest, listing), writeOutputDir; without and (with
+// --dump) with dump.txt, which `dmac compile` writes on request (--dump / --emit sdma,dump).
 // Prints one JSON line on stdout:
 //   {"dump": bool, "phases": {name: {wallMs, cpuMs}}, "wallMs", "cpuMs", "maxRssKiB", "bytes"}
-//   node bench/compile-phases.js FILE OUTDIR [--no-dump]
+//   node bench/compile-phases.js FILE OUTDIR [--dump] [--dist DIR]
+// (--no-dump, the default, is accepted for older command lines; --dist: another build's dist/,
+// e.g. a worktree of the base commit, to compare before and after in one run.)
 import { readFileSync, rmSync } from "node:fs";
-import { dirname } from "node:path";
+import { dirname, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 
 const [file, outDir] = process.argv.slice(2);
-const dump = !process.argv.includes("--no-dump");
-const dist = (p) => import(new URL(`../dist/${p}`, import.meta.url).href);
+const dump = process.argv.includes("--dump");
+const distArg = process.argv.indexOf("--dist");
+const distDir =
+  distArg > 0
+    ? pathToFileURL(resolve(process.argv[distArg + 1]) + "/")
+    : new URL("../dist/", import.meta.url);
+const dist = (p) => import(new URL(p, distDir).href);
 const { compileToQueues, buildOutputs } = await dist("backend/compile-pipeline.js");
 const { writeOutputDir } = await dist("backend/output.js");
 const { makeSourceFile } = await dist("source/source-file.js");
@@ -33,15 +41,13 @@ const src = makeSourceFile(file, readFileSync(file, "utf8"));
 const q = compileToQueues(src, { baseDir: dirname(file) });
 if (!q.compiled) throw new Error(q.diagnostics.map((d) => d.message).join("\n"));
 lap("parse..lower");
-const out = buildOutputs(src, q.compiled, { emit: ["sdma"], dump });
+// `dump` for builds before dump.txt was on request (they ignore the "dump" emit kind).
+const out = buildOutputs(src, q.compiled, { emit: dump ? ["sdma", "dump"] : ["sdma"], dump });
 if (!out.files) throw new Error(out.diagnostics.map((d) => d.message).join("\n"));
 lap("layout+emit+manifest+listing");
 writeOutputDir(outDir, out.files);
 lap("write");
-const bytes = out.files.reduce(
-  (a, f) => a + (typeof f.data === "string" ? f.data.length : f.data.length),
-  0,
-);
+const bytes = out.files.reduce((a, f) => a + (f.data.length ?? 0), 0);
 rmSync(outDir, { recursive: true, force: true });
 process.stdout.write(
   JSON.stringify({

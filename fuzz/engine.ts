@@ -258,7 +258,7 @@ function compileExampleOnce(
   for (const f of out.files) {
     if (f.name === "manifest.json") manifest = JSON.parse(textOf(f.data)) as Manifest;
     else if (f.name === "trace.json") trace = JSON.parse(textOf(f.data));
-    else if (f.name.endsWith(".bin") && typeof f.data !== "string")
+    else if (f.name.endsWith(".bin") && f.data instanceof Uint8Array)
       streams.set(f.name, new Uint32Array(f.data.slice().buffer, 0, f.data.byteLength >>> 2));
   }
   return manifest ? { manifest, trace, streams, module: q.compiled.module } : undefined;

@@ -86,8 +86,9 @@ function checkDiagnostics(api: DmacApi, diags: readonly Diagnostic[], text: stri
 }
 
 /** An output file's text, whether the back end hands it over as a string or as bytes. */
-export function textOf(data: string | Uint8Array): string {
-  return typeof data === "string" ? data : Buffer.from(data).toString("utf8");
+export function textOf(data: string | Uint8Array | { bytes(): Uint8Array }): string {
+  if (typeof data === "string") return data;
+  return Buffer.from(data instanceof Uint8Array ? data : data.bytes()).toString("utf8");
 }
 
 const hasError = (ds: readonly Diagnostic[]): boolean => ds.some((d) => d.severity === "error");
@@ -122,7 +123,7 @@ export function checkFrontend(api: DmacApi, text: string, opts: FrontendCaseOpti
     let manifest: Manifest | undefined;
     for (const f of out.files) {
       if (f.name === "manifest.json") manifest = JSON.parse(textOf(f.data)) as Manifest;
-      if (!f.name.endsWith(".bin") || typeof f.data === "string") continue;
+      if (!f.name.endsWith(".bin") || !(f.data instanceof Uint8Array)) continue;
       const words = new Uint32Array(f.data.slice().buffer, 0, f.data.byteLength >>> 2);
       streams.set(f.name, words);
       const decoded = api.decodeStream(words);

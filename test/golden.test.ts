@@ -106,14 +106,14 @@ function produceIr(c: GoldenCase): string {
   return printIr(analyzed.module, { deps: true });
 }
 
-/** One output file of `dmac compile --emit sdma,trace`, built as `dmac golden` builds it. */
+/** One output file of `dmac compile --emit sdma,dump,trace`, built as `dmac golden` builds it. */
 function compiledFile(c: GoldenCase, name: string): string {
   // A path relative to the repository (the working directory of the test run), so diagnostics in
   // the golden do not depend on where the checkout lives.
   const result = compileFileToOutputs(relative(process.cwd(), c.path), {
     define: [...(c.directives.get("define") ?? [])],
     schedule: c.directives.get("schedule")?.[0],
-    emit: "sdma,trace",
+    emit: "sdma,dump,trace",
   });
   const f = result.files?.find((x) => x.name === name);
   if (!f) {

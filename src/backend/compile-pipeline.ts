@@ -1,8 +1,8 @@
 // The compile pipeline, source text -> output files, as two pure functions (no I/O):
 // - compileToQueues: parse, check, select the schedule, then src/pipeline.ts's analyzeSchedule
 //   (instantiate, infer dependencies, verify), then lower to queue programs and run the passes.
-// - buildOutputs: layout, SDMA emission, manifest, dump.txt and (optionally) trace.json, as a
-//   list of (file name, bytes) in a fixed order.
+// - buildOutputs: layout, SDMA emission, manifest, and on request dump.txt and trace.json, as a
+//   list of (file name, contents) in a fixed order (dump.txt is streamed as it is written).
 // Every user error comes back as diagnostics; both stop at the first phase that reports an error.
 
 import { checkSource } from "../check/check-source.js";
@@ -32,6 +32,8 @@ import {
   type RecordedPaths,
 } from "./sdma/manifest.js";
 import { emitTrace } from "./trace/trace.js";
+import { SIMULATED_COST_MODEL } from "./cost-model.js";
+import { StreamedData } from "./streamed-data.js";
 import { pushAll } from "../util/arrays.js";
 
 export interface CompileOptions {
@@ -143,6 +145,7 @@ export function compileToQueues(file: SourceFile, opts: CompileOptions = {}): Qu
       options: opts.passes,
       lower: lowerOptions,
       file,
+      costModel: SIMULATED_COST_MODEL,
     });
     const optimised: OptimiseReport = {
       stats: r.stats,
@@ -160,15 +163,15 @@ export function compileToQueues(file: SourceFile, opts: CompileOptions = {}): Qu
   return { diagnostics: sortDiagnostics(diagnostics), compiled: { module, program, target } };
 }
 
-export type EmitKind = "sdma" | "trace";
-export const EMIT_KINDS: readonly EmitKind[] = ["sdma", "trace"];
+/** What `--emit` can ask for: sdma (manifest.json + .bin streams), dump (dump.txt, the listing
+ * of the streams), trace (trace.json). Each names its own files; the order is the file order. */
+export type EmitKind = "sdma" | "dump" | "trace";
+export const EMIT_KINDS: readonly EmitKind[] = ["sdma", "dump", "trace"];
 
 export interface OutputOptions {
   readonly emit: readonly EmitKind[];
   readonly layout?: LayoutConfig | undefined;
   readonly maxStreamBytes?: number | undefined;
-  /** Write dump.txt with the sdma outputs (default true; the benchmarks measure its cost). */
-  readonly dump?: boolean | undefined;
   /**
    * The source and --target file as the manifest and trace record them (relative to the output
    * directory: `dmac compile -o`); absent: the source name as given, and no `targetFile`.
@@ -178,12 +181,37 @@ export interface OutputOptions {
 
 export interface OutputFile {
   readonly name: string;
-  readonly data: Uint8Array | string;
+  readonly data: Uint8Array | string | StreamedData;
+}
+export { StreamedData };
+
+/** An output file's contents as bytes (a streamed file is produced in memory). */
+export function outputBytes(f: OutputFile): Uint8Array | string {
+  return f.data instanceof StreamedData ? f.data.bytes() : f.data;
 }
 
 /** An output file's contents as text: JSON and listings are written as strings or UTF-8 bytes. */
 export function outputText(f: OutputFile): string {
-  return typeof f.data === "string" ? f.data : new TextDecoder().decode(f.data);
+  const data = outputBytes(f);
+  return typeof data === "string" ? data : new TextDecoder().decode(data);
+}
+
+/** The listing of the streams (dump.txt), produced chunk by chunk as it is written. */
+function dumpFile(
+  queues: readonly { name: string; gpu: number; engine: number; words: Uint32Array }[],
+): StreamedData {
+  return new StreamedData((write) => {
+    // 4 MiB chunks: the listing is assembled as bytes (UTF-8), never as strings, and never whole.
+    const out = new TextSink(1 << 22, write);
+    for (const q of queues) {
+      out.text(
+        `# queue ${q.name}: gpu ${q.gpu}, engine ${q.engine}, ${q.words.length} dwords (${q.name}.bin)\n`,
+      );
+      disassembleInto(out, q.words);
+      out.text("\n");
+    }
+    out.end();
+  });
 }
 
 export function buildOutputs(
@@ -197,7 +225,7 @@ export function buildOutputs(
   const layout = laid.layout;
   const files: OutputFile[] = [];
   const diagnostics = [...laid.diagnostics];
-  if (opts.emit.includes("sdma")) {
+  if (opts.emit.includes("sdma") || opts.emit.includes("dump")) {
     let emitted: ReturnType<typeof emitSdma> | undefined = emitSdma(p, m, layout, file, {
       maxStreamBytes: opts.maxStreamBytes,
     });
@@ -210,32 +238,22 @@ export function buildOutputs(
       engine,
       words,
     }));
-    files.push({
-      name: "manifest.json",
-      data: formatJsonBytes(
-        buildPackedManifest(m, p, layout, emitted.queues, file, target.name, opts.paths),
-        manifestSizeGuess(emitted.queues),
-      ),
-    });
+    if (opts.emit.includes("sdma")) {
+      files.push({
+        name: "manifest.json",
+        data: formatJsonBytes(
+          buildPackedManifest(m, p, layout, emitted.queues, file, target.name, opts.paths),
+          manifestSizeGuess(emitted.queues),
+        ),
+      });
+    }
     // Memory: drop the packet objects, relocations and source map (millions of objects at 10^6
     // operations) before the largest output is built; garbage collection of a near-full heap
     // was most of the time of big compiles (docs/performance.md).
     emitted = undefined;
-    for (const q of queues) files.push({ name: `${q.name}.bin`, data: streamBytes(q.words) });
-    // dump.txt is assembled as bytes (UTF-8) in one buffer, not as strings: at 10^6 operations
-    // it is ~400 MB of text, and building it as strings dominated the compile.
-    // ~21 bytes of listing per dword in practice; a generous first guess avoids regrowth.
-    if (opts.dump !== false) {
-      const dump = new TextSink(queues.reduce((a, q) => a + 24 * q.words.length + 256, 4096));
-      for (const q of queues) {
-        dump.text(
-          `# queue ${q.name}: gpu ${q.gpu}, engine ${q.engine}, ${q.words.length} dwords (${q.name}.bin)\n`,
-        );
-        disassembleInto(dump, q.words);
-        dump.text("\n");
-      }
-      files.push({ name: "dump.txt", data: dump.bytes() });
-    }
+    if (opts.emit.includes("sdma"))
+      for (const q of queues) files.push({ name: `${q.name}.bin`, data: streamBytes(q.words) });
+    if (opts.emit.includes("dump")) files.push({ name: "dump.txt", data: dumpFile(queues) });
   }
   if (opts.emit.includes("trace")) {
     files.push({

@@ -6,6 +6,7 @@
 //   must never delete the project.
 // - Never over an input of the command, never the current directory or one of its parents, never
 //   through a symbolic link (dmac did not create it, so it cannot know where it leads).
+// - Big files (dump.txt) are streamed into the temporary as they are produced (StreamedData).
 // - Atomic: everything is written into a fresh temporary directory (or file) beside the target
 //   and renamed into place; on failure the previous outputs are untouched. Temporaries carry the
 //   writer's pid, so a later run removes those of killed runs (and only those).
@@ -25,11 +26,13 @@ import {
   rmSync,
   realpathSync,
   writeFileSync,
+  writeSync,
   type Stats,
 } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { basename, dirname, join, resolve, sep } from "node:path";
 import type { OutputFile } from "./compile-pipeline.js";
+import { StreamedData } from "./streamed-data.js";
 
 export class OutputError extends Error {
   override readonly name = "OutputError";
@@ -233,6 +236,22 @@ function makeParent(target: string): void {
   }
 }
 
+/** Creates `path` (it must not exist) with `data`; streamed data is written chunk by chunk. */
+function writeNewFile(path: string, data: OutputFile["data"]): void {
+  if (!(data instanceof StreamedData)) {
+    writeFileSync(path, data, { flag: "wx" });
+    return;
+  }
+  const fd = openSync(path, "wx", 0o666);
+  try {
+    data.writeTo((chunk) => {
+      for (let at = 0; at < chunk.length;) at += writeSync(fd, chunk, at, chunk.length - at);
+    });
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** Replaces directory `dir` with one holding exactly `files` (and the marker). */
 export function writeOutputDir(
   dir: string,
@@ -266,7 +285,7 @@ export function writeOutputDir(
   try {
     const marker: Marker = { tool: "dmac", format: MARKER_FORMAT, files: files.map((f) => f.name) };
     writeFileSync(join(tmp, MARKER_NAME), JSON.stringify(marker) + "\n", { flag: "wx" });
-    for (const f of files) writeFileSync(join(tmp, f.name), f.data, { flag: "wx" });
+    for (const f of files) writeNewFile(join(tmp, f.name), f.data);
     if (existsSync(target)) {
       old = `${tmp}.old`;
       renameSync(target, old);

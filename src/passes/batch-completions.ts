@@ -6,26 +6,27 @@
 // that had no completion (only notifies) get none. Completions order nothing else (the lowering
 // orders same-queue work with barriers), so removing them cannot break synchronisation.
 
-import type { CompletionCmd, QCmd, QueueProgram } from "../queues/queue-program.js";
-import { isDataCmd } from "../queues/queue-program.js";
+import { CMD, CmdBuilder, ListsBuilder, type QueueProgram } from "../queues/queue-program.js";
 import type { Pass, PassContext, PassResult } from "./pass.js";
 
 function run(prog: QueueProgram, ctx: PassContext): PassResult {
   let slots = 0;
   let removed = 0;
+  const lists = new ListsBuilder(prog.lists);
   // seen[op] === queue index + 1: op is already in this queue's list (linear dedupe, first
   // report first). Ops past the module's table (none in a well-formed program) use a Set.
   const seen = new Int32Array(ctx.module.ops.count);
   const queues = prog.queues.map((q, qi) => {
     const ops: number[] = [];
     const extra = new Set<number>();
-    const cmds: QCmd[] = [];
+    const c = q.cmds;
+    const out = new CmdBuilder(c.length);
     let lastData = -1;
     let had = 0;
-    for (const c of q.cmds) {
-      if (c.kind === "completion") {
-        for (const op of c.ops) {
-          if (op >= 0 && op < seen.length && Number.isInteger(op)) {
+    for (let i = 0; i < c.length; i++) {
+      if (c.kind(i) === CMD.completion) {
+        for (const op of prog.lists.of(c.opsHandle(i))) {
+          if (op >= 0 && op < seen.length) {
             if (seen[op] === qi + 1) continue;
             seen[op] = qi + 1;
           } else {
@@ -37,17 +38,22 @@ function run(prog: QueueProgram, ctx: PassContext): PassResult {
         had++;
         continue;
       }
-      if (isDataCmd(c)) lastData = cmds.length;
-      cmds.push(c);
+      if (c.isData(i)) lastData = i;
     }
     if (had === 0) return q;
     removed += had - 1;
-    const completion: CompletionCmd = { kind: "completion", slot: slots++, ops };
-    cmds.splice(lastData + 1, 0, completion);
-    return { ...q, cmds };
+    // Every command but the completions, with the one completion after the last data command.
+    const slot = slots++;
+    const handle = lists.add(ops);
+    if (lastData < 0) out.completion(slot, handle);
+    for (let i = 0; i < c.length; i++) {
+      if (c.kind(i) !== CMD.completion) out.take(c, i);
+      if (i === lastData) out.completion(slot, handle);
+    }
+    return { ...q, cmds: out.done() };
   });
   return {
-    program: { ...prog, queues, completionSlots: slots },
+    program: { ...prog, queues, completionSlots: slots, lists: lists.done() },
     counters: { "completions removed": removed, "completion slots": slots },
   };
 }

@@ -16,7 +16,14 @@ import type { QueueProgram } from "../queues/queue-program.js";
 import type { Target } from "../target/target.js";
 import { InternalError } from "../util/internal-error.js";
 import type { EngineStrategy, Pass, PassContext, PassResult } from "./pass.js";
-import { isFusedPair, K_BCAST, readPlacement, relower, type Placement } from "./relower.js";
+import {
+  isFusedPair,
+  K_BCAST,
+  listPerCommand,
+  readPlacement,
+  relower,
+  type Placement,
+} from "./relower.js";
 
 /** A command's fixed cost expressed as bytes on one link (~1.4 us at 48 GB/s). */
 const COMMAND_COST_BYTES = 64 * 1024;
@@ -148,7 +155,12 @@ export function assignEngines(
 
 function run(prog: QueueProgram, ctx: PassContext): PassResult {
   const { placement, moved } = assignEngines(prog, ctx.module, ctx.target, ctx.options.engines);
-  const out = relower(ctx.module, placement, ctx.target, ctx.lower);
+  // Nothing moved and no op shares a command: re-lowering would rebuild the same commands (the
+  // program is a lowering of this module with this placement), only with a list per command.
+  const unchanged = moved === 0 && placement.groups.every((g) => g.length === 1);
+  const out = unchanged
+    ? listPerCommand(prog)
+    : relower(ctx.module, placement, ctx.target, ctx.lower);
   const engines = new Set(out.queues.map((q) => q.gpu * 1000 + q.engine)).size;
   return { program: out, counters: { "ops moved": moved, queues: engines } };
 }

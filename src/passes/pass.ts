@@ -10,6 +10,7 @@
 // - queue-level passes (batch-completions, sync-elision, prelaunch) rewrite commands in place.
 
 import type { IrModule } from "../ir/ir.js";
+import type { CostModel } from "./cost-model.js";
 import type { LowerOptions } from "../queues/lower.js";
 import type { QueueProgram } from "../queues/queue-program.js";
 import type { SourceFile } from "../source/source-file.js";
@@ -82,6 +83,11 @@ export interface PassContext {
    * budget, checked between passes; a pass itself runs to its end). Undefined: no limit.
    */
   readonly deadline?: number | undefined;
+  /**
+   * What the -O1 check and the -O2 plan predict with (passes/cost-model.ts); the compile
+   * pipeline injects the executor's (backend/cost-model.ts). Required at -O1 and -O2.
+   */
+  readonly costModel?: CostModel | undefined;
 }
 
 export interface PassStats {

@@ -12,11 +12,15 @@
 // passes (engine-assign, batch-copies: they re-lower) once per distinct placement (strategies
 // that put every op on the same engine share one run); batch-completions and sync-elision once
 // per (placement, completion policy); only prelaunch per candidate. Candidates whose programs are
-// equal (a structural hash, confirmed by comparison: program-key.ts) are simulated once. The
+// equal (a structural hash, confirmed by comparison: queue-program.ts programHash, programsEqual) are simulated once. The
 // fastest plan wins, except that plans within PLAN_TIE (2 %) of it are a tie broken towards fewer
-// queues, then the faster, then fewer commands. Each prediction lays the program out, emits the hardware-neutral
-// command trace (no packet encoding) and runs simulate() on it, which also checks the final state
-// against the reference semantics, so "verified" means the executor's verdict.
+// queues, then the faster, then fewer commands. Each prediction is the cost model's (the
+// executor's, which also checks the final state against the reference semantics, so "verified"
+// means the executor's verdict).
+//
+// Predictions go through the cost model's interface (passes/cost-model.ts; PassContext.costModel,
+// injected by the compile pipeline: backend/cost-model.ts), so this module needs nothing above
+// passes/.
 //
 // A time budget (PLAN_BUDGET_MS) bounds the search on huge programs, inside a candidate too: the
 // clock is checked between passes, before each step of a prediction, and the executor gets an
@@ -25,17 +29,17 @@
 // budget and is reported skipped or stopped. The best plan found so far is kept, and
 // planDiagnostics reports the early stop (DMAC4009, a warning) without --explain-plan.
 
-import { DEFAULT_LAYOUT, layoutProgram } from "../backend/sdma/layout.js";
-import { emitTrace } from "../backend/trace/trace.js";
 import type { IrModule } from "../ir/ir.js";
-import type { QueueProgram } from "../queues/queue-program.js";
-import { simulate } from "../sim/run.js";
-import { makeSourceFile } from "../source/source-file.js";
+import {
+  commandCount,
+  programHash,
+  programsEqual,
+  type QueueProgram,
+} from "../queues/queue-program.js";
 import { InternalError } from "../util/internal-error.js";
 import { diag, type Diagnostic } from "../diagnostics/diagnostic.js";
 import { assignEngines } from "./engine-assign.js";
 import { passesKeepLowering, runPasses, type RunPassesResult } from "./index.js";
-import { jsonEqual, jsonHash } from "./program-key.js";
 import type {
   CompletionPolicy,
   EngineStrategy,
@@ -135,9 +139,7 @@ export function pickPlan<E extends PlanEntry>(entries: readonly E[]): E | undefi
 }
 
 function programSize(prog: QueueProgram): { queues: number; commands: number } {
-  let commands = 0;
-  for (const q of prog.queues) commands += q.cmds.length;
-  return { queues: prog.queues.length, commands };
+  return { queues: prog.queues.length, commands: commandCount(prog) };
 }
 
 export function engineLabel(e: EngineStrategy): string {
@@ -200,42 +202,34 @@ export function predict(
   budget?: PlanBudget,
 ): { timeUs: number | undefined; verified: boolean; note?: string; stopped?: boolean } {
   const stopped = { timeUs: undefined, verified: false, note: NOTE_STOPPED, stopped: true };
+  const model = ctx.costModel;
+  if (!model) throw new InternalError("a prediction needs a cost model (PassContext.costModel)");
   const commands = programSize(prog).commands;
   const setupMs = (usPerCommand: number): number => (commands * usPerCommand) / 1000;
   if (budget && budget.leftMs() < setupMs(SETUP_US_PER_COMMAND)) return stopped;
-  const file = ctx.file ?? makeSourceFile("<plan>", "");
-  const laid = layoutProgram(m, prog, file, DEFAULT_LAYOUT);
-  if (!laid.layout) return { timeUs: undefined, verified: false, note: "layout failed" };
-  const trace = emitTrace(m, prog, laid.layout, ctx.target.name);
+  let t0 = performance.now();
   // The executor's watchdog as the deadline: no more events than the time left buys.
   let maxEvents: number | undefined;
-  if (budget) {
+  const eventLimit = (): number | null | undefined => {
+    t0 = performance.now();
+    if (!budget) return undefined;
     const leftMs = budget.leftMs() - setupMs(SIM_SETUP_US_PER_COMMAND);
-    if (leftMs <= 0) return stopped;
-    maxEvents = Math.max(10_000, Math.floor(leftMs * budget.eventsPerMs));
-  }
-  const t0 = performance.now();
-  const r = simulate(
-    { trace, module: m },
-    { target: ctx.target, signalPeriodUs: ctx.options.signalPeriodUs, maxEvents },
-  );
-  if (
-    maxEvents !== undefined &&
-    !r.verified &&
-    r.stats.events >= maxEvents &&
-    r.diagnostics.some((d) => d.code === "DMAC6008")
-  )
-    return stopped;
-  budget?.learn(r.stats.events, performance.now() - t0);
-  if (!r.verified) {
-    const d = r.diagnostics.find((x) => x.severity === "error");
-    return {
-      timeUs: undefined,
-      verified: false,
-      note: d ? `${d.code} ${d.message}` : "did not verify",
-    };
-  }
-  return { timeUs: r.stats.totalUs, verified: true };
+    if (leftMs <= 0) return null;
+    return (maxEvents = Math.max(10_000, Math.floor(leftMs * budget.eventsPerMs)));
+  };
+  const r = model.predict(prog, m, {
+    target: ctx.target,
+    signalPeriodUs: ctx.options.signalPeriodUs,
+    file: ctx.file,
+    eventLimit,
+  });
+  if (r.kind === "stopped") return stopped;
+  if (r.kind === "failed" && r.eventLimitHit && maxEvents !== undefined) return stopped;
+  if (r.kind === "failed" && r.note === "layout failed")
+    return { timeUs: undefined, verified: false, note: r.note };
+  budget?.learn(r.events, performance.now() - t0);
+  if (r.kind === "failed") return { timeUs: undefined, verified: false, note: r.note };
+  return { timeUs: r.timeUs, verified: true };
 }
 
 /** Concatenates pass runs that follow each other. */
@@ -354,8 +348,8 @@ export function choosePlan(prog: QueueProgram, m: IrModule, ctx: PassContext): P
     const run = programOf(cand, first);
     if (!run) return skipped(NOTE_STOPPED);
     let key = hashes.get(run.program);
-    if (key === undefined) hashes.set(run.program, (key = jsonHash(run.program)));
-    const prev = seen.get(key)?.find((x) => jsonEqual(x.program, run.program))?.entry;
+    if (key === undefined) hashes.set(run.program, (key = programHash(run.program)));
+    const prev = seen.get(key)?.find((x) => programsEqual(x.program, run.program))?.entry;
     if (prev) {
       entries.push({ ...prev, candidate: cand, label, sameAs: prev.label });
       return;
@@ -498,7 +492,7 @@ function checkLevel1(
   });
   if (commands > LEVEL1_CHECK_MAX_COMMANDS)
     return keep(`not checked: ${commands} commands, more than ${LEVEL1_CHECK_MAX_COMMANDS}`);
-  if (jsonEqual(o0, o1.program)) return keep("same program as -O0");
+  if (programsEqual(o0, o1.program)) return keep("same program as -O0");
   const t0 = predict(o0, m, ctx);
   const t1 = predict(o1.program, m, ctx);
   if (!t0.verified || !t1.verified || t0.timeUs === undefined || t1.timeUs === undefined)

@@ -4,27 +4,33 @@
 // whole schedule with one store; the executor's timing starts at that store (DMA-Latte `+PL`).
 // Idempotent: a queue that already starts with the trigger poll is left alone.
 
-import type { PollCmd, QueueProgram } from "../queues/queue-program.js";
+import {
+  CMD,
+  CmdBuilder,
+  EMPTY_LIST,
+  FUNC_GE,
+  MASK_ALL,
+  SPACE,
+  type CmdTable,
+  type QueueProgram,
+} from "../queues/queue-program.js";
 import type { Pass, PassContext, PassResult } from "./pass.js";
 
 export const TRIGGER_VALUE = 1;
 
+const isTriggerPoll = (c: CmdTable, i: number): boolean =>
+  c.kind(i) === CMD.poll && c.why(i) === "trigger";
+
 function run(prog: QueueProgram, _ctx: PassContext): PassResult {
-  const poll: PollCmd = {
-    kind: "poll",
-    at: { space: "trigger" },
-    func: ">=",
-    value: TRIGGER_VALUE,
-    mask: 0xffffffff,
-    why: "trigger",
-    ops: [],
-  };
   let added = 0;
   const queues = prog.queues.map((q) => {
-    const first = q.cmds[0];
-    if (first?.kind === "poll" && first.why === "trigger") return q;
+    const c = q.cmds;
+    if (c.length > 0 && isTriggerPoll(c, 0)) return q;
     added++;
-    return { ...q, cmds: [poll, ...q.cmds] };
+    const out = new CmdBuilder(c.length + 1);
+    out.poll(SPACE.trigger, 0, 0, FUNC_GE, TRIGGER_VALUE, MASK_ALL, "trigger", EMPTY_LIST);
+    for (let i = 0; i < c.length; i++) out.take(c, i);
+    return { ...q, cmds: out.done() };
   });
   return {
     program: { ...prog, queues, trigger: { value: TRIGGER_VALUE } },

@@ -15,53 +15,55 @@
 
 import type { IrModule } from "../ir/ir.js";
 import {
+  CMD,
   queueName,
-  type BufferLoc,
-  type QCmd,
+  SPACE,
+  type CmdTable,
   type QueueProgram,
-  type WordLoc,
 } from "../queues/queue-program.js";
 import { assertNever } from "../util/assert-never.js";
 
 export function printQueues(p: QueueProgram, m?: IrModule, opts: { ops?: boolean } = {}): string {
-  const buf = (l: BufferLoc): string =>
-    `${m?.buffers[l.buffer]?.name ?? `b${l.buffer}`}@${l.rank}[${l.offset}`;
-  const region = (l: BufferLoc, bytes: number): string => `${buf(l)} +: ${bytes}]`;
-  const word = (w: WordLoc): string => {
-    switch (w.space) {
-      case "sync":
-        return `w${w.word}`;
-      case "signal":
-        return `${m?.signals[w.signal]?.name ?? `s${w.signal}`}@${w.rank}`;
-      case "trigger":
-        return "trigger";
-      default:
-        return assertNever(w, "word");
-    }
+  const region = (c: CmdTable, i: number, slot: 0 | 1 | 2): string => {
+    const b = c.buffer(i, slot);
+    return `${m?.buffers[b]?.name ?? `b${b}`}@${c.rank(i, slot)}[${c.offset(i, slot)} +: ${c.bytes(i)}]`;
   };
-  const ops = (c: QCmd): string => (opts.ops && c.ops.length > 0 ? `  ops ${c.ops.join(",")}` : "");
-  const cmd = (c: QCmd): string => {
-    switch (c.kind) {
-      case "copy":
-        return `copy ${region(c.src, c.bytes)} -> ${region(c.dst, c.bytes)}`;
-      case "bcast":
-        return `bcast ${region(c.src, c.bytes)} -> ${region(c.dst, c.bytes)}, ${region(c.dst2, c.bytes)}`;
-      case "swap":
-        return `swap ${region(c.a, c.bytes)} <-> ${region(c.b, c.bytes)}`;
-      case "fill":
-        return `fill ${region(c.dst, c.bytes)} with ${c.value}`;
-      case "poll": {
-        const mask = c.mask === 0xffffffff ? "" : ` mask 0x${c.mask.toString(16)}`;
-        return `poll ${word(c.at)} ${c.func} ${c.value}${mask}`;
+  const word = (c: CmdTable, i: number): string => {
+    const space = c.space(i);
+    if (space === SPACE.sync) return `w${c.signalId(i)}`;
+    if (space === SPACE.signal) {
+      const s = c.signalId(i);
+      return `${m?.signals[s]?.name ?? `s${s}`}@${c.signalRank(i)}`;
+    }
+    return "trigger";
+  };
+  const ops = (c: CmdTable, i: number): string => {
+    const list = p.lists.of(c.opsHandle(i));
+    return opts.ops && list.length > 0 ? `  ops ${Array.from(list).join(",")}` : "";
+  };
+  const cmd = (c: CmdTable, i: number): string => {
+    const k = c.kind(i);
+    switch (k) {
+      case CMD.copy:
+        return `copy ${region(c, i, 0)} -> ${region(c, i, 1)}`;
+      case CMD.bcast:
+        return `bcast ${region(c, i, 0)} -> ${region(c, i, 1)}, ${region(c, i, 2)}`;
+      case CMD.swap:
+        return `swap ${region(c, i, 0)} <-> ${region(c, i, 1)}`;
+      case CMD.fill:
+        return `fill ${region(c, i, 1)} with ${c.value(i)}`;
+      case CMD.poll: {
+        const mask = c.mask(i) === 0xffffffff ? "" : ` mask 0x${c.mask(i).toString(16)}`;
+        return `poll ${word(c, i)} ${c.func(i)} ${c.value(i)}${mask}`;
       }
-      case "signal":
-        return `signal ${word(c.at)} ${c.how === "fence" ? ":=" : "+="} ${c.value}`;
-      case "completion":
-        return `completion #${c.slot}`;
-      case "timestamp":
-        return `timestamp #${c.slot}`;
+      case CMD.signal:
+        return `signal ${word(c, i)} ${c.isFence(i) ? ":=" : "+="} ${c.value(i)}`;
+      case CMD.completion:
+        return `completion #${c.slot(i)}`;
+      case CMD.timestamp:
+        return `timestamp #${c.slot(i)}`;
       default:
-        return assertNever(c, "queue command");
+        return assertNever(k, "queue command");
     }
   };
   const lines: string[] = [];
@@ -76,7 +78,7 @@ export function printQueues(p: QueueProgram, m?: IrModule, opts: { ops?: boolean
   });
   p.queues.forEach((q, qi) => {
     lines.push(`q${qi} ${queueName(q)}:`);
-    for (const c of q.cmds) lines.push(`  ${cmd(c)}${ops(c)}`);
+    for (let i = 0; i < q.cmds.length; i++) lines.push(`  ${cmd(q.cmds, i)}${ops(q.cmds, i)}`);
   });
   return lines.join("\n") + "\n";
 }

@@ -19,7 +19,7 @@
 import { inferDeps } from "../ir/deps.js";
 import { allocOpTable, OP_KINDS, type IrModule, type OpTable } from "../ir/ir.js";
 import { lowerToQueues, type LowerOptions } from "../queues/lower.js";
-import { isDataCmd, type QCmd, type QueueProgram } from "../queues/queue-program.js";
+import { CmdBuilder, ListsBuilder, type QueueProgram } from "../queues/queue-program.js";
 import type { Target } from "../target/target.js";
 import { InternalError } from "../util/internal-error.js";
 
@@ -43,21 +43,25 @@ export interface Placement {
 /** The placement a queue program implements (every data op pinned to its queue's engine). */
 export function readPlacement(prog: QueueProgram, m: IrModule): Placement {
   const engine = new Int16Array(m.ops.count).fill(-1);
-  const groups: number[][] = [];
+  // Groups by their first op (unique), so they come out sorted without a comparison sort.
+  const byFirst: (number[] | undefined)[] = new Array<number[] | undefined>(m.ops.count);
   const seen = new Uint8Array(m.ops.count);
   for (const q of prog.queues) {
-    for (const c of q.cmds) {
-      if (!isDataCmd(c)) continue;
-      const first = c.ops[0];
+    const c = q.cmds;
+    for (let i = 0; i < c.length; i++) {
+      if (!c.isData(i)) continue;
+      const ops = prog.lists.of(c.opsHandle(i));
+      const first = ops[0];
       if (first === undefined || seen[first]) continue; // split commands repeat their op list
-      for (const op of c.ops) {
+      for (const op of ops) {
         seen[op] = 1;
         engine[op] = q.engine;
       }
-      groups.push([...c.ops]);
+      byFirst[first] = Array.from(ops);
     }
   }
-  groups.sort((a, b) => a[0]! - b[0]!);
+  const groups: number[][] = [];
+  for (const g of byFirst) if (g) groups.push(g);
   return { groups, engine };
 }
 
@@ -190,7 +194,10 @@ export function placedModule(
   return { module, members };
 }
 
-/** Lowers the placement; the commands' `ops` name the original ops. */
+/**
+ * Lowers the placement; the commands' op lists name the original ops. Every command gets a list
+ * of its own (so each is its own source-map entry after a re-lowering, as it always was).
+ */
 export function relower(
   m: IrModule,
   pl: Placement,
@@ -199,16 +206,47 @@ export function relower(
 ): QueueProgram {
   const { module, members } = placedModule(m, pl);
   const prog = lowerToQueues(module, target, opts);
-  const mapOps = (ops: readonly number[]): number[] => {
-    const out: number[] = [];
-    for (const d of ops) for (const x of members[d] ?? []) out.push(x);
-    return out;
-  };
-  return {
-    ...prog,
-    queues: prog.queues.map((q) => ({
-      ...q,
-      cmds: q.cmds.map((c): QCmd => ({ ...c, ops: mapOps(c.ops) })),
-    })),
-  };
+  const lists = new ListsBuilder(undefined, listRoom(prog));
+  const queues = prog.queues.map((q) => {
+    const c = q.cmds;
+    const out = new CmdBuilder(c.length);
+    for (let i = 0; i < c.length; i++) {
+      const ops = prog.lists.of(c.opsHandle(i));
+      const j = out.take(c, i);
+      if (ops.length === 0) continue; // the empty list: nothing to map
+      const h = lists.open();
+      for (const d of ops) for (const x of members[d] ?? []) lists.push(h, x);
+      out.setOps(j, h);
+    }
+    return { ...q, cmds: out.done() };
+  });
+  return { ...prog, queues, lists: lists.done() };
+}
+
+/** Pool entries for a list per command: each list's length and ops. */
+function listRoom(prog: QueueProgram): number {
+  let n = 0;
+  for (const q of prog.queues)
+    for (let i = 0; i < q.cmds.length; i++) n += 1 + prog.lists.count(q.cmds.opsHandle(i));
+  return n;
+}
+
+/**
+ * The program with a fresh op list per command (same contents): what relower gives when the
+ * placement is the one the program already implements, without re-lowering (engine-assign's
+ * common case at -O1: every op stays where the lowering put it).
+ */
+export function listPerCommand(prog: QueueProgram): QueueProgram {
+  const lists = new ListsBuilder(undefined, listRoom(prog));
+  const queues = prog.queues.map((q) => {
+    const c = q.cmds;
+    const out = new CmdBuilder(c.length);
+    for (let i = 0; i < c.length; i++) {
+      const j = out.take(c, i);
+      const ops = prog.lists.of(c.opsHandle(i));
+      if (ops.length > 0) out.setOps(j, lists.add(ops));
+    }
+    return { ...q, cmds: out.done() };
+  });
+  return { ...prog, queues, lists: lists.done() };
 }

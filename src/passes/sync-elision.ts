@@ -20,7 +20,15 @@
 // compare but `>=` is left alone too.
 
 import { compare } from "../queues/verify.js";
-import { isDataCmd, type QCmd, type QueueProgram, type SyncWord } from "../queues/queue-program.js";
+import {
+  CMD,
+  CmdBuilder,
+  FUNC_GE,
+  SPACE,
+  type CmdTable,
+  type QueueProgram,
+  type SyncWord,
+} from "../queues/queue-program.js";
 import { InternalError } from "../util/internal-error.js";
 import type { Pass, PassContext, PassResult } from "./pass.js";
 
@@ -36,8 +44,18 @@ interface Fence {
 }
 
 /** Commands whose effect another queue can depend on (sync FENCEs and completions are not). */
-function isEffect(c: QCmd): boolean {
-  return isDataCmd(c) || (c.kind === "signal" && c.at.space !== "sync");
+function isEffect(c: CmdTable, i: number): boolean {
+  return c.isData(i) || (c.kind(i) === CMD.signal && c.space(i) !== SPACE.sync);
+}
+
+/** A poll on a sync word: the word, else -1. */
+function syncPoll(c: CmdTable, i: number): number {
+  return c.kind(i) === CMD.poll ? c.syncWord(i) : -1;
+}
+
+/** A signal (FENCE) on a sync word: the word, else -1. */
+function syncSignal(c: CmdTable, i: number): number {
+  return c.kind(i) === CMD.signal ? c.syncWord(i) : -1;
 }
 
 /** The index of the first FENCE with value >= v (-1: none); binary search when sorted. */
@@ -71,14 +89,18 @@ function run(prog: QueueProgram, _ctx: PassContext): PassResult {
     if (w.kind !== "progress") opaque[i] = 1;
   });
   for (const q of prog.queues)
-    for (const c of q.cmds)
-      if (c.kind === "poll" && c.at.space === "sync" && c.func !== ">=") opaque[c.at.word] = 1;
+    for (let i = 0; i < q.cmds.length; i++) {
+      const w = syncPoll(q.cmds, i);
+      if (w >= 0 && q.cmds.funcCode(i) !== FUNC_GE) opaque[w] = 1;
+    }
   // need[q][i]: for a kept progress poll, the index in fences[word] of the FENCE it waits for.
   const need = prog.queues.map((q) => new Int32Array(q.cmds.length).fill(-1));
   const redundant = prog.queues.map((q) => new Uint8Array(q.cmds.length));
+  // fenceIndex[q][i]: for a sync FENCE, its index in fences[word].
+  const fenceIndex = prog.queues.map((q) => new Int32Array(q.cmds.length).fill(-1));
   const effBefore = prog.queues.map((q) => {
     const out = new Int32Array(q.cmds.length + 1);
-    q.cmds.forEach((c, i) => (out[i + 1] = out[i]! + (isEffect(c) ? 1 : 0)));
+    for (let i = 0; i < q.cmds.length; i++) out[i + 1] = out[i]! + (isEffect(q.cmds, i) ? 1 : 0);
     return out;
   });
   const pc = new Int32Array(Q);
@@ -89,29 +111,27 @@ function run(prog: QueueProgram, _ctx: PassContext): PassResult {
       const cmds = prog.queues[qi]!.cmds;
       let i = pc[qi]!;
       for (; i < cmds.length; i++) {
-        const c: QCmd = cmds[i]!;
-        if (c.kind === "poll" && c.at.space === "sync") {
+        if (syncPoll(cmds, i) >= 0) {
           // A run of consecutive sync polls is one wait for all of them: nothing runs until every
           // one holds. Judge the polls whose FENCE knows the most first, so a poll implied by
           // another poll of the same run is removed whichever order lowering put them in.
           let end = i;
           let ready = true;
           for (; end < cmds.length; end++) {
-            const d = cmds[end]!;
-            if (d.kind !== "poll" || d.at.space !== "sync") break;
-            if (!compare((value[d.at.word]! & d.mask) >>> 0, d.func, d.value)) ready = false;
+            const w = syncPoll(cmds, end);
+            if (w < 0) break;
+            if (!compare((value[w]! & cmds.mask(end)) >>> 0, cmds.func(end), cmds.value(end)))
+              ready = false;
           }
           if (!ready) break;
           const run: { at: number; fi: number; f: Fence; weight: number }[] = [];
           for (let j = i; j < end; j++) {
-            const d = cmds[j]!;
-            if (d.kind !== "poll" || d.at.space !== "sync" || opaque[d.at.word]) continue;
-            const fi = firstFenceAtLeast(fences[d.at.word]!, sorted[d.at.word]!, d.value);
-            const f = fences[d.at.word]![fi];
+            const w = syncPoll(cmds, j);
+            if (opaque[w]) continue;
+            const fi = firstFenceAtLeast(fences[w]!, sorted[w]!, cmds.value(j));
+            const f = fences[w]![fi];
             if (!f)
-              throw new InternalError(
-                `sync-elision: poll on word ${d.at.word} satisfied by no FENCE`,
-              );
+              throw new InternalError(`sync-elision: poll on word ${w} satisfied by no FENCE`);
             run.push({ at: j, fi, f, weight: f.weight });
           }
           run.sort((a, b) => b.weight - a.weight || a.at - b.at);
@@ -126,8 +146,9 @@ function run(prog: QueueProgram, _ctx: PassContext): PassResult {
             need[qi]![at] = fi;
           }
           i = end - 1;
-        } else if (c.kind === "signal" && c.at.space === "sync") {
-          const w = c.at.word;
+        } else if (syncSignal(cmds, i) >= 0) {
+          const w = syncSignal(cmds, i);
+          const v = cmds.value(i);
           const eff = effBefore[qi]![i]!;
           if (vecTop + Q > vecs.length) {
             const grown = new Int32Array(vecs.length * 2);
@@ -141,9 +162,10 @@ function run(prog: QueueProgram, _ctx: PassContext): PassResult {
           let weight = 0;
           for (let r = 0; r < Q; r++) weight += vecs[vec + r]!;
           const fs = fences[w]!;
-          if (fs.length > 0 && !(fs[fs.length - 1]!.value <= c.value)) sorted[w] = 0;
-          fs.push({ value: c.value, queue: qi, pos: i, eff, vec, weight });
-          value[w] = c.how === "fence" ? c.value : value[w]! + c.value;
+          if (fs.length > 0 && !(fs[fs.length - 1]!.value <= v)) sorted[w] = 0;
+          fenceIndex[qi]![i] = fs.length;
+          fs.push({ value: v, queue: qi, pos: i, eff, vec, weight });
+          value[w] = cmds.isFence(i) ? v : value[w]! + v;
         }
       }
       if (i !== pc[qi]) progress = true;
@@ -156,56 +178,29 @@ function run(prog: QueueProgram, _ctx: PassContext): PassResult {
 
   // Which FENCEs stay, and their new values.
   const keepFence = fences.map((fs) => new Uint8Array(fs.length));
-  prog.queues.forEach((_, qi) => {
+  prog.queues.forEach((q, qi) => {
     need[qi]!.forEach((fi, i) => {
       if (fi < 0) return;
-      const c = prog.queues[qi]!.cmds[i]!;
-      if (c.kind === "poll" && c.at.space === "sync") keepFence[c.at.word]![fi] = 1;
+      const w = syncPoll(q.cmds, i);
+      if (w >= 0) keepFence[w]![fi] = 1;
     });
   });
   const newValue = fences.map((fs, w) => {
     let v = 0;
     return fs.map((f, fi) => (opaque[w] ? f.value : keepFence[w]![fi] ? ++v : -1));
   });
-  // (queue, pos) -> fence index, to find each FENCE command again.
-  const fenceAt = new Map<number, number>();
-  const posKey = (qi: number, i: number): number => qi * 0x1000000 + i;
-  fences.forEach((fs) => fs.forEach((f, fi) => fenceAt.set(posKey(f.queue, f.pos), fi)));
 
-  let pollsRemoved = 0;
-  let fencesRemoved = 0;
+  // Sync words still used, renumbered densely (computed before the rewrite, which needs them).
   const used = new Uint8Array(W);
-  const rewritten = prog.queues.map((q, qi) => {
-    const cmds: QCmd[] = [];
-    q.cmds.forEach((c, i) => {
-      if (c.kind === "poll" && c.at.space === "sync") {
-        const w = c.at.word;
-        if (redundant[qi]![i]) {
-          pollsRemoved++;
-          return;
-        }
-        used[w] = 1;
-        if (opaque[w]) cmds.push(c);
-        else cmds.push({ ...c, value: newValue[w]![need[qi]![i]!]! });
-        return;
-      }
-      if (c.kind === "signal" && c.at.space === "sync") {
-        const w = c.at.word;
-        const v = newValue[w]![fenceAt.get(posKey(qi, i))!]!;
-        if (v < 0) {
-          fencesRemoved++;
-          return;
-        }
-        used[w] = 1;
-        cmds.push(opaque[w] ? c : { ...c, value: v });
-        return;
-      }
-      cmds.push(c);
-    });
-    return { ...q, cmds };
+  prog.queues.forEach((q, qi) => {
+    const c = q.cmds;
+    for (let i = 0; i < c.length; i++) {
+      const pw = syncPoll(c, i);
+      if (pw >= 0 && !redundant[qi]![i]) used[pw] = 1;
+      const sw = syncSignal(c, i);
+      if (sw >= 0 && newValue[sw]![fenceIndex[qi]![i]!]! >= 0) used[sw] = 1;
+    }
   });
-
-  // Drop sync words nothing uses any more; renumber the rest.
   const remap = new Int32Array(W).fill(-1);
   const syncWords: SyncWord[] = [];
   prog.syncWords.forEach((w, i) => {
@@ -213,15 +208,42 @@ function run(prog: QueueProgram, _ctx: PassContext): PassResult {
     remap[i] = syncWords.length;
     syncWords.push(w);
   });
-  const reword = (c: QCmd): QCmd =>
-    (c.kind === "poll" || c.kind === "signal") && c.at.space === "sync"
-      ? { ...c, at: { space: "sync", word: remap[c.at.word]! } }
-      : c;
-  const queues = rewritten
-    .map((q) => ({ ...q, cmds: q.cmds.map(reword) }))
-    .filter((q) => q.cmds.length > 0);
-  if (queues.length !== rewritten.length)
-    throw new InternalError("sync-elision emptied a queue (a queue of sync commands only)");
+
+  let pollsRemoved = 0;
+  let fencesRemoved = 0;
+  const queues = prog.queues.map((q, qi) => {
+    const c = q.cmds;
+    const out = new CmdBuilder(c.length);
+    for (let i = 0; i < c.length; i++) {
+      const pw = syncPoll(c, i);
+      if (pw >= 0) {
+        if (redundant[qi]![i]) {
+          pollsRemoved++;
+          continue;
+        }
+        const j = out.take(c, i);
+        if (!opaque[pw]) out.setValue(j, newValue[pw]![need[qi]![i]!]!);
+        out.setWord(j, remap[pw]!);
+        continue;
+      }
+      const sw = syncSignal(c, i);
+      if (sw >= 0) {
+        const v = newValue[sw]![fenceIndex[qi]![i]!]!;
+        if (v < 0) {
+          fencesRemoved++;
+          continue;
+        }
+        const j = out.take(c, i);
+        if (!opaque[sw]) out.setValue(j, v);
+        out.setWord(j, remap[sw]!);
+        continue;
+      }
+      out.take(c, i);
+    }
+    if (out.length === 0)
+      throw new InternalError("sync-elision emptied a queue (a queue of sync commands only)");
+    return { ...q, cmds: out.done() };
+  });
   return {
     program: { ...prog, queues, syncWords },
     counters: {

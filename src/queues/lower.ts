@@ -20,18 +20,26 @@
 //   wrote rank r earlier (or is a pred); with no such op, on rank r's local-copy engine.
 // All of this is forward-only in program order, so the polls can never deadlock: every poll waits
 // for a signal emitted after an op earlier in program order.
+//
+// The steps, each a function below: placeOps (op -> queue key, the ops a notify must follow),
+// numberQueues (keys -> queue indices), placedPreds (each placed op's placed predecessors, flat),
+// progressNeeds (which producer ops raise a progress word for which consumer queues), and
+// emitCommands (the commands, in program order, into one CmdBuilder per queue).
 
-import { COMPARE_OPS, OP_KINDS, type IrModule } from "../ir/ir.js";
+import { OP_KINDS, type IrModule } from "../ir/ir.js";
 import type { Target } from "../target/target.js";
 import { InternalError } from "../util/internal-error.js";
-import type {
-  BufferLoc,
-  CompletionProtocol,
-  QCmd,
-  Queue,
-  QueueProgram,
-  SyncLoc,
-  SyncWord,
+import {
+  CmdBuilder,
+  FUNC_EQ,
+  FUNC_GE,
+  ListsBuilder,
+  MASK_ALL,
+  SPACE,
+  type CompletionProtocol,
+  type Queue,
+  type QueueProgram,
+  type SyncWord,
 } from "./queue-program.js";
 
 export interface LowerOptions {
@@ -110,20 +118,17 @@ export function countDataPackets(
   return { packets, over: undefined };
 }
 
-export function lowerToQueues(m: IrModule, target: Target, opts: LowerOptions): QueueProgram {
+/** Step 1: the queue key of every data op and notify (-1: not placed), and each notify's cover. */
+function placeOps(
+  m: IrModule,
+  target: Target,
+): { key: Int32Array; notifyIndex: Int32Array; notifyCover: number[][] } {
   const t = m.ops;
   const n = t.count;
-  const edges = m.edges;
-  if (!edges) throw new InternalError("lowerToQueues needs dependency edges (run inferDeps first)");
-  const maxCopy = opts.maxCopyBytes ?? target.limits.maxCopyBytes;
-  const maxFill = target.limits.maxFillBytes;
-  if (!(maxCopy >= 1)) throw new InternalError(`bad maxCopyBytes ${maxCopy}`);
-  const swapMax = Math.max(64, Math.floor(Math.min(maxCopy, SWAP_MAX_BYTES) / 64) * 64);
+  const edges = m.edges!;
   const engines = target.engines.count;
-
-  // 1. Place every data op and every notify on a queue key.
   const key = new Int32Array(n).fill(-1);
-  // lastWriter[rank * Q + queueKey]: the latest op so far on that queue key writing that rank.
+  // lastWriter[rank * keySpace + queueKey]: the latest op so far on that queue key writing that rank.
   const keySpace = m.ranks * engines;
   const lastWriter = new Map<number, number>();
   const notifyCover: number[][] = []; // per notify (by order of appearance): ops it must follow
@@ -151,75 +156,102 @@ export function lowerToQueues(m: IrModule, target: Target, opts: LowerOptions): 
       // The notify's own queue now holds a command ordered after every covered op.
     }
   }
+  return { key, notifyIndex, notifyCover };
+}
 
-  // 2. Queue indices: sorted by (gpu, engine) = by key.
+/** Step 2: queue indices, sorted by (gpu, engine) = by key; queueOf[op] (-1: not placed). */
+function numberQueues(key: Int32Array, keySpace: number): { keys: number[]; queueOf: Int32Array } {
   // (Loops over typed arrays rather than Array.from/filter/Map: this runs per op.)
+  const n = key.length;
   const keySet = new Set<number>();
   for (let i = 0; i < n; i++) if (key[i]! >= 0) keySet.add(key[i]!);
   const keys = [...keySet].sort((a, b) => a - b);
   const queueOfKey = new Int32Array(keySpace).fill(-1);
   keys.forEach((k, qi) => (queueOfKey[k] = qi));
-  const Q = keys.length;
   const queueOf = new Int32Array(n).fill(-1);
   for (let i = 0; i < n; i++) if (key[i]! >= 0) queueOf[i] = queueOfKey[key[i]!]!;
+  return { keys, queueOf };
+}
 
-  const NO_OPS: readonly number[] = [];
-  const waitChain = (i: number): readonly number[] => {
-    // Fast path, the common case: no guard and no wait among the preds (no allocation).
-    let anyWait = t.guard[i]! >= 0;
-    for (let e = edges.predStart[i]!; !anyWait && e < edges.predStart[i + 1]!; e++)
-      anyWait = t.kind[edges.predIdx[e]!] === K_WAIT;
-    if (!anyWait) return NO_OPS;
-    const chain: number[] = [];
-    for (let g = t.guard[i]!; g >= 0; g = t.guard[g]!) chain.push(g);
-    for (let e = edges.predStart[i]!; e < edges.predStart[i + 1]!; e++) {
-      const p = edges.predIdx[e]!;
-      if (t.kind[p] === K_WAIT && !chain.includes(p)) chain.push(p);
-    }
-    return chain.sort((a, b) => a - b);
-  };
+const NO_OPS: readonly number[] = [];
 
-  // Preds of op i that are placed ops (data or notify), including a notify's cover and the
-  // placed preds of the waits that guard it (a wait follows the earlier notifies of its flag).
-  // Computed once for every placed op into one flat list (ppStart/ppIdx, like the IR's edge
-  // lists): steps 3 and 4 both need them, and building small arrays per op twice was a large
-  // share of lowering time and garbage for 10^6 ops. May hold duplicates; users don't care.
-  const ppStart = new Int32Array(n + 1);
-  let ppIdx = new Int32Array(Math.max(16, edges.predIdx.length));
-  let ppLen = 0;
-  const pushPred = (p: number): void => {
-    if (ppLen === ppIdx.length) {
-      const grown = new Int32Array(ppIdx.length * 2);
-      grown.set(ppIdx);
-      ppIdx = grown;
+/** The waits that guard op i (its `when` chain and the waits among its preds), sorted. */
+function waitChain(m: IrModule, i: number): readonly number[] {
+  const t = m.ops;
+  const edges = m.edges!;
+  // Fast path, the common case: no guard and no wait among the preds (no allocation).
+  let anyWait = t.guard[i]! >= 0;
+  for (let e = edges.predStart[i]!; !anyWait && e < edges.predStart[i + 1]!; e++)
+    anyWait = t.kind[edges.predIdx[e]!] === K_WAIT;
+  if (!anyWait) return NO_OPS;
+  const chain: number[] = [];
+  for (let g = t.guard[i]!; g >= 0; g = t.guard[g]!) chain.push(g);
+  for (let e = edges.predStart[i]!; e < edges.predStart[i + 1]!; e++) {
+    const p = edges.predIdx[e]!;
+    if (t.kind[p] === K_WAIT && !chain.includes(p)) chain.push(p);
+  }
+  return chain.sort((a, b) => a - b);
+}
+
+/**
+ * Preds of op i that are placed ops (data or notify), including a notify's cover and the
+ * placed preds of the waits that guard it (a wait follows the earlier notifies of its flag).
+ * Computed once for every placed op into one flat list (start/idx, like the IR's edge lists):
+ * steps 3 and 4 both need them, and building small arrays per op twice was a large share of
+ * lowering time and garbage for 10^6 ops. May hold duplicates; users don't care.
+ */
+function placedPreds(
+  m: IrModule,
+  queueOf: Int32Array,
+  notifyIndex: Int32Array,
+  notifyCover: readonly (readonly number[])[],
+): { start: Int32Array; idx: Int32Array } {
+  const n = m.ops.count;
+  const edges = m.edges!;
+  const start = new Int32Array(n + 1);
+  let idx = new Int32Array(Math.max(16, edges.predIdx.length));
+  let len = 0;
+  const push = (p: number): void => {
+    if (len === idx.length) {
+      const grown = new Int32Array(idx.length * 2);
+      grown.set(idx);
+      idx = grown;
     }
-    ppIdx[ppLen++] = p;
+    idx[len++] = p;
   };
   for (let i = 0; i < n; i++) {
-    ppStart[i] = ppLen;
+    start[i] = len;
     if (queueOf[i]! < 0) continue;
     const ni = notifyIndex[i]!;
-    if (ni >= 0) for (const p of notifyCover[ni]!) pushPred(p);
-    const chain = waitChain(i);
+    if (ni >= 0) for (const p of notifyCover[ni]!) push(p);
+    const chain = waitChain(m, i);
     for (let x = -1; x < chain.length; x++) {
       const y = x < 0 ? i : chain[x]!;
       for (let e = edges.predStart[y]!; e < edges.predStart[y + 1]!; e++) {
         const p = edges.predIdx[e]!;
-        if (queueOf[p]! >= 0 && p !== i) pushPred(p);
+        if (queueOf[p]! >= 0 && p !== i) push(p);
       }
     }
   }
-  ppStart[n] = ppLen;
+  start[n] = len;
+  return { start, idx };
+}
 
-  // 3. Which (producer op, consumer queue) pairs need a progress signal: for producer p, the
-  // consumer queues needIdx[needStart[p] .. needStart[p + 1]) (sorted, unique); the value the
-  // signal raised goes to needValue at the same index (0 = not raised yet).
+/**
+ * Step 3: which (producer op, consumer queue) pairs need a progress signal: for producer p, the
+ * consumer queues idx[start[p] .. start[p + 1]) (sorted, unique).
+ */
+function progressNeeds(
+  queueOf: Int32Array,
+  pp: { start: Int32Array; idx: Int32Array },
+): { start: Int32Array; idx: Int32Array } {
+  const n = queueOf.length;
   const needCount = new Int32Array(n + 1);
   for (let i = 0; i < n; i++) {
     const qi = queueOf[i]!;
     if (qi < 0) continue;
-    for (let e = ppStart[i]!; e < ppStart[i + 1]!; e++) {
-      const p = ppIdx[e]!;
+    for (let e = pp.start[i]!; e < pp.start[i + 1]!; e++) {
+      const p = pp.idx[e]!;
       if (queueOf[p]! !== qi) needCount[p]!++;
     }
   }
@@ -230,57 +262,94 @@ export function lowerToQueues(m: IrModule, target: Target, opts: LowerOptions): 
   for (let i = 0; i < n; i++) {
     const qi = queueOf[i]!;
     if (qi < 0) continue;
-    for (let e = ppStart[i]!; e < ppStart[i + 1]!; e++) {
-      const p = ppIdx[e]!;
+    for (let e = pp.start[i]!; e < pp.start[i + 1]!; e++) {
+      const p = pp.idx[e]!;
       if (queueOf[p]! !== qi) rawIdx[fillAt[p]!++] = qi;
     }
   }
-  // Sort and deduplicate each producer's consumers, compacting into needIdx.
-  const needStart = new Int32Array(n + 1);
-  const needIdx = new Int32Array(rawIdx.length);
-  let needLen = 0;
+  // Sort and deduplicate each producer's consumers, compacting into idx.
+  const start = new Int32Array(n + 1);
+  const idx = new Int32Array(rawIdx.length);
+  let len = 0;
   for (let p = 0; p < n; p++) {
-    needStart[p] = needLen;
+    start[p] = len;
     const lo = rawStart[p]!;
     const hi = rawStart[p + 1]!;
     if (hi - lo > 1) rawIdx.subarray(lo, hi).sort();
     for (let e = lo; e < hi; e++) {
       const c = rawIdx[e]!;
-      if (needLen === needStart[p]! || needIdx[needLen - 1] !== c) needIdx[needLen++] = c;
+      if (len === start[p]! || idx[len - 1] !== c) idx[len++] = c;
     }
   }
-  needStart[n] = needLen;
-  const needValue = new Int32Array(needLen);
-  /** The value producer p's signal for queue q raised (0 if none yet). */
+  start[n] = len;
+  return { start, idx: idx.subarray(0, len) };
+}
+
+export function lowerToQueues(m: IrModule, target: Target, opts: LowerOptions): QueueProgram {
+  if (!m.edges)
+    throw new InternalError("lowerToQueues needs dependency edges (run inferDeps first)");
+  const maxCopy = opts.maxCopyBytes ?? target.limits.maxCopyBytes;
+  if (!(maxCopy >= 1)) throw new InternalError(`bad maxCopyBytes ${maxCopy}`);
+  const engines = target.engines.count;
+  const placed = placeOps(m, target);
+  const { keys, queueOf } = numberQueues(placed.key, m.ranks * engines);
+  const pp = placedPreds(m, queueOf, placed.notifyIndex, placed.notifyCover);
+  const need = progressNeeds(queueOf, pp);
+  return emitCommands(m, target, opts, { keys, queueOf, pp, need });
+}
+
+/** Step 4: the commands, in program order. */
+function emitCommands(
+  m: IrModule,
+  target: Target,
+  opts: LowerOptions,
+  plan: {
+    keys: readonly number[];
+    queueOf: Int32Array;
+    pp: { start: Int32Array; idx: Int32Array };
+    need: { start: Int32Array; idx: Int32Array };
+  },
+): QueueProgram {
+  const t = m.ops;
+  const n = t.count;
+  const { keys, queueOf, pp, need } = plan;
+  const maxCopy = opts.maxCopyBytes ?? target.limits.maxCopyBytes;
+  const maxFill = target.limits.maxFillBytes;
+  const swapMax = Math.max(64, Math.floor(Math.min(maxCopy, SWAP_MAX_BYTES) / 64) * 64);
+  const split: SplitLimits = { maxCopy, swapMax, maxFill };
+  const engines = target.engines.count;
+  const Q = keys.length;
+  // The value producer p's signal for consumer queue need.idx[e] raised (0 = not raised yet).
+  const needValue = new Int32Array(need.idx.length);
   const signalledValue = (p: number, q: number): number => {
-    for (let e = needStart[p]!; e < needStart[p + 1]!; e++)
-      if (needIdx[e] === q) return needValue[e]!;
+    for (let e = need.start[p]!; e < need.start[p + 1]!; e++)
+      if (need.idx[e] === q) return needValue[e]!;
     return 0;
   };
 
-  // 4. Emit in program order.
-  const cmds: QCmd[][] = Array.from({ length: Q }, () => []);
+  // Each queue's table sized from a close estimate of its commands (see CmdBuilder.done).
+  const expected = new Float64Array(Q);
+  for (let i = 0; i < n; i++) {
+    const q = queueOf[i]!;
+    if (q < 0) continue;
+    const kind = t.kind[i]!;
+    const per = kind === K_SWAP ? swapMax : kind === K_FILL ? maxFill : maxCopy;
+    const pieces = isData(kind) ? Math.max(1, Math.ceil(t.len[i]! / per)) + 1 : 1;
+    const polls = Math.min(pp.start[i + 1]! - pp.start[i]!, 3);
+    expected[q]! += pieces + polls + need.start[i + 1]! - need.start[i]!;
+  }
+  const out: CmdBuilder[] = Array.from({ length: Q }, (_, q) => new CmdBuilder(expected[q]! + 8));
+  const lists = new ListsBuilder(undefined, 2 * n);
   const syncWords: SyncWord[] = [];
   const progressWord = new Map<number, number>(); // producer * Q + consumer -> word id
   const barrierWord = new Int32Array(Q).fill(-1);
   const wordValue: number[] = []; // last value raised per sync word
-  const endPos = new Int32Array(n); // cmds[q].length right after op i's commands
-  const lastBarrier = new Int32Array(Q).fill(-1); // cmds index of the latest barrier poll
+  const endPos = new Int32Array(n); // out[q].length right after op i's commands
+  const lastBarrier = new Int32Array(Q).fill(-1); // index of the latest barrier poll
   const polledWait = new Set<number>(); // wait op * Q + queue
   let completionSlots = 0;
   const pollQueue: number[] = [];
   const pollValue: number[] = [];
-
-  const bufLoc = (rank: number, buffer: number, offset: number): BufferLoc => ({
-    space: "buffer",
-    rank,
-    buffer,
-    offset,
-  });
-  // One location object per sync word, shared by its polls and signals (queue programs are
-  // immutable data): a million fewer small objects at 10^6 operations.
-  const syncLocs: SyncLoc[] = [];
-  const syncLoc = (w: number): SyncLoc => (syncLocs[w] ??= { space: "sync", word: w });
   const getProgressWord = (producer: number, consumer: number): number => {
     const k = producer * Q + consumer;
     let w = progressWord.get(k);
@@ -300,24 +369,27 @@ export function lowerToQueues(m: IrModule, target: Target, opts: LowerOptions): 
   for (let i = 0; i < n; i++) {
     const q = queueOf[i]!;
     if (q < 0) continue;
-    const out = cmds[q]!;
+    const b = out[q]!;
     const kind = t.kind[i]!;
-    const ops = [i];
+    // One op list per op, shared by all of its commands (one source-map entry).
+    const ops = lists.one(i);
 
     // Waits (`when`), once per (wait, queue).
-    for (const w of waitChain(i)) {
+    for (const w of waitChain(m, i)) {
       const k = w * Q + q;
       if (polledWait.has(k)) continue;
       polledWait.add(k);
-      out.push({
-        kind: "poll",
-        at: { space: "signal", signal: t.signal[w]!, rank: t.sigRank[w]! },
-        func: COMPARE_OPS[t.cmp[w]!]!,
-        value: t.value[w]!,
-        mask: 0xffffffff,
-        why: "wait",
-        ops: [w],
-      });
+      const fn = t.cmp[w]!;
+      b.poll(
+        SPACE.signal,
+        t.signal[w]!,
+        t.sigRank[w]!,
+        fn,
+        t.value[w]!,
+        MASK_ALL,
+        "wait",
+        lists.one(w),
+      );
     }
 
     // Dependencies: the value to wait for per producer queue (pollQueue/pollValue, reused
@@ -325,8 +397,8 @@ export function lowerToQueues(m: IrModule, target: Target, opts: LowerOptions): 
     pollQueue.length = 0;
     pollValue.length = 0;
     let needBarrier = false;
-    for (let e = ppStart[i]!; e < ppStart[i + 1]!; e++) {
-      const p = ppIdx[e]!;
+    for (let e = pp.start[i]!; e < pp.start[i + 1]!; e++) {
+      const p = pp.idx[e]!;
       const qp = queueOf[p]!;
       if (qp === q) {
         if (kind !== K_NOTIFY && lastBarrier[q]! < endPos[p]!) needBarrier = true;
@@ -343,16 +415,8 @@ export function lowerToQueues(m: IrModule, target: Target, opts: LowerOptions): 
       }
     }
     for (let j = 0; j < pollQueue.length; j++) {
-      const qp = pollQueue[j]!;
-      out.push({
-        kind: "poll",
-        at: syncLoc(getProgressWord(qp, q)),
-        func: ">=",
-        value: pollValue[j]!,
-        mask: 0xffffffff,
-        why: "dep",
-        ops,
-      });
+      const w = getProgressWord(pollQueue[j]!, q);
+      b.poll(SPACE.sync, w, 0, FUNC_GE, pollValue[j]!, MASK_ALL, "dep", ops);
     }
     if (needBarrier) {
       let w = barrierWord[q]!;
@@ -362,102 +426,29 @@ export function lowerToQueues(m: IrModule, target: Target, opts: LowerOptions): 
         wordValue.push(0);
       }
       const v = ++wordValue[w]!;
-      out.push({
-        kind: "signal",
-        at: syncLoc(w),
-        how: "fence",
-        value: v,
-        why: "barrier",
-        ops,
-      });
-      lastBarrier[q] = out.length;
-      out.push({
-        kind: "poll",
-        at: syncLoc(w),
-        func: "==",
-        value: v,
-        mask: 0xffffffff,
-        why: "barrier",
-        ops,
-      });
+      b.signal(SPACE.sync, w, 0, "fence", v, "barrier", ops);
+      lastBarrier[q] = b.length;
+      b.poll(SPACE.sync, w, 0, FUNC_EQ, v, MASK_ALL, "barrier", ops);
     }
 
     // The op itself.
-    const len = t.len[i]!;
-    if (kind === K_COPY || kind === K_BCAST) {
-      for (let off = 0; off < len; off += maxCopy) {
-        const bytes = Math.min(maxCopy, len - off);
-        const src = bufLoc(t.srcRank[i]!, t.srcBuf[i]!, t.srcOff[i]! + off);
-        const dst = bufLoc(t.dstRank[i]!, t.dstBuf[i]!, t.dstOff[i]! + off);
-        if (kind === K_COPY) out.push({ kind: "copy", src, dst, bytes, ops });
-        else
-          out.push({
-            kind: "bcast",
-            src,
-            dst,
-            dst2: bufLoc(t.dst2Rank[i]!, t.dst2Buf[i]!, t.dst2Off[i]! + off),
-            bytes,
-            ops,
-          });
-      }
-    } else if (kind === K_SWAP) {
-      for (let off = 0; off < len; off += swapMax) {
-        const bytes = Math.min(swapMax, len - off);
-        out.push({
-          kind: "swap",
-          a: bufLoc(t.srcRank[i]!, t.srcBuf[i]!, t.srcOff[i]! + off),
-          b: bufLoc(t.dstRank[i]!, t.dstBuf[i]!, t.dstOff[i]! + off),
-          bytes,
-          ops,
-        });
-      }
-    } else if (kind === K_FILL) {
-      for (let off = 0; off < len; off += maxFill) {
-        const bytes = Math.min(maxFill, len - off);
-        out.push({
-          kind: "fill",
-          dst: bufLoc(t.dstRank[i]!, t.dstBuf[i]!, t.dstOff[i]! + off),
-          bytes,
-          value: t.value[i]!,
-          ops,
-        });
-      }
-    } else if (kind === K_NOTIFY) {
-      out.push({
-        kind: "signal",
-        at: { space: "signal", signal: t.signal[i]!, rank: t.sigRank[i]! },
-        how: "add",
-        value: 1,
-        why: "notify",
-        ops,
-      });
-    } else {
-      throw new InternalError(`op ${i} of kind ${kind} cannot be placed on a queue`);
-    }
-    if (isData(kind)) out.push({ kind: "completion", slot: completionSlots++, ops });
+    writeOp(b, m, i, ops, split);
+    if (isData(kind)) b.completion(completionSlots++, ops);
 
     // Progress signals for consumers on other queues.
-    for (let e = needStart[i]!; e < needStart[i + 1]!; e++) {
-      const c = needIdx[e]!;
-      const w = getProgressWord(q, c);
+    for (let e = need.start[i]!; e < need.start[i + 1]!; e++) {
+      const w = getProgressWord(q, need.idx[e]!);
       const v = ++wordValue[w]!;
       needValue[e] = v;
-      out.push({
-        kind: "signal",
-        at: syncLoc(w),
-        how: "fence",
-        value: v,
-        why: "dep",
-        ops,
-      });
+      b.signal(SPACE.sync, w, 0, "fence", v, "dep", ops);
     }
-    endPos[i] = out.length;
+    endPos[i] = b.length;
   }
 
   const queues: Queue[] = keys.map((k, qi) => ({
     gpu: Math.floor(k / engines),
     engine: k % engines,
-    cmds: cmds[qi]!,
+    cmds: out[qi]!.done(),
   }));
   return {
     ranks: m.ranks,
@@ -467,5 +458,59 @@ export function lowerToQueues(m: IrModule, target: Target, opts: LowerOptions): 
     completionSlots,
     timestampSlots: 0,
     trigger: null,
+    lists: lists.done(),
   };
+}
+
+/** The most bytes one copy/broadcast, swap and fill command moves (lowering splits at these). */
+interface SplitLimits {
+  readonly maxCopy: number;
+  readonly swapMax: number;
+  readonly maxFill: number;
+}
+
+/**
+ * The commands of op i itself (data ops split at the packet limits; a notify's atomic add) on
+ * queue builder b, all with op list `ops`.
+ */
+export function writeOp(
+  b: CmdBuilder,
+  m: IrModule,
+  i: number,
+  ops: number,
+  { maxCopy, swapMax, maxFill }: SplitLimits,
+): void {
+  const t = m.ops;
+  const kind = t.kind[i]!;
+  const len = t.len[i]!;
+  if (kind === K_COPY || kind === K_BCAST) {
+    for (let off = 0; off < len; off += maxCopy) {
+      const bytes = Math.min(maxCopy, len - off);
+      const so = t.srcOff[i]! + off;
+      const dOff = t.dstOff[i]! + off;
+      if (kind === K_COPY)
+        b.copy(t.srcRank[i]!, t.srcBuf[i]!, so, t.dstRank[i]!, t.dstBuf[i]!, dOff, bytes, ops);
+      else {
+        const d2Off = t.dst2Off[i]! + off;
+        const [sr, sb, dr, db] = [t.srcRank[i]!, t.srcBuf[i]!, t.dstRank[i]!, t.dstBuf[i]!];
+        b.bcast(sr, sb, so, dr, db, dOff, t.dst2Rank[i]!, t.dst2Buf[i]!, d2Off, bytes, ops);
+      }
+    }
+  } else if (kind === K_SWAP) {
+    for (let off = 0; off < len; off += swapMax) {
+      const bytes = Math.min(swapMax, len - off);
+      const ao = t.srcOff[i]! + off;
+      const bo = t.dstOff[i]! + off;
+      b.swap(t.srcRank[i]!, t.srcBuf[i]!, ao, t.dstRank[i]!, t.dstBuf[i]!, bo, bytes, ops);
+    }
+  } else if (kind === K_FILL) {
+    for (let off = 0; off < len; off += maxFill) {
+      const bytes = Math.min(maxFill, len - off);
+      b.fill(t.dstRank[i]!, t.dstBuf[i]!, t.dstOff[i]! + off, bytes, t.value[i]!, ops);
+    }
+  } else if (kind === K_NOTIFY) {
+    b.signal(SPACE.signal, t.signal[i]!, t.sigRank[i]!, "add", 1, "notify", ops);
+  } else {
+    throw new InternalError(`op ${i} of kind ${kind} cannot be placed on a queue`);
+  }
 }

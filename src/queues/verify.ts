@@ -16,7 +16,7 @@
 import { OP_KINDS, type IrModule } from "../ir/ir.js";
 import { InternalError } from "../util/internal-error.js";
 import { assertNever } from "../util/assert-never.js";
-import { queueName, type QCmd, type QueueProgram } from "./queue-program.js";
+import { CMD, CMD_NAMES, queueName, SPACE, type QueueProgram } from "./queue-program.js";
 import { foldCompare as compare } from "../check/types.js";
 
 const COMPATIBLE: Record<string, readonly string[]> = {
@@ -45,85 +45,99 @@ export function verifyQueueProgram(p: QueueProgram, m: IrModule, engines = 16): 
 
   p.queues.forEach((q, qi) => {
     const name = queueName(q);
-    if (q.cmds.length === 0) fail(name, "empty queue");
+    const c = q.cmds;
+    if (c.length === 0) fail(name, "empty queue");
     if (q.gpu < 0 || q.gpu >= p.ranks || q.engine < 0 || q.engine >= engines)
       fail(name, "gpu or engine out of range");
     const prev = p.queues[qi - 1];
     if (prev && (prev.gpu > q.gpu || (prev.gpu === q.gpu && prev.engine >= q.engine)))
       fail(name, "queues not sorted/unique");
-    q.cmds.forEach((c, ci) => {
-      const at = `${name} cmd ${ci} (${c.kind})`;
-      switch (c.kind) {
-        case "copy":
-        case "bcast":
-        case "swap":
-        case "fill": {
-          if (!(Number.isInteger(c.bytes) && c.bytes > 0)) fail(at, `bad size ${c.bytes}`);
-          if (c.kind === "fill" && !(Number.isInteger(c.value) && c.value >= 0 && c.value <= 255))
+    for (let ci = 0; ci < c.length; ci++) {
+      const kind = c.kind(ci);
+      const kindName = CMD_NAMES[kind]!;
+      const at = `${name} cmd ${ci} (${kindName})`;
+      const ops = p.lists.of(c.opsHandle(ci));
+      switch (kind) {
+        case CMD.copy:
+        case CMD.bcast:
+        case CMD.swap:
+        case CMD.fill: {
+          const bytes = c.bytes(ci);
+          if (!(Number.isInteger(bytes) && bytes > 0)) fail(at, `bad size ${bytes}`);
+          const value = c.value(ci);
+          if (kind === CMD.fill && !(Number.isInteger(value) && value >= 0 && value <= 255))
             fail(at, "fill value not a byte");
-          if (c.ops.length === 0) fail(at, "data command implements no op");
+          if (ops.length === 0) fail(at, "data command implements no op");
           let total = 0;
-          for (const op of c.ops) {
+          for (const op of ops) {
             if (op < 0 || op >= t.count) fail(at, `op ${op} out of range`);
-            const kind =
+            const opKind =
               Object.keys(OP_KINDS).find(
                 (k) => OP_KINDS[k as keyof typeof OP_KINDS].code === t.kind[op],
               ) ?? "?";
-            if (!COMPATIBLE[kind]?.includes(c.kind))
-              fail(at, `implements op ${op} of kind ${kind}`);
+            if (!COMPATIBLE[opKind]?.includes(kindName))
+              fail(at, `implements op ${op} of kind ${opKind}`);
             if (opQueue[op]! >= 0 && opQueue[op] !== qi)
               fail(at, `op ${op} also runs on another queue`);
             opQueue[op] = qi;
             total += t.len[op]!;
           }
-          if (c.ops.length === 1) opBytes[c.ops[0]!]! += c.bytes;
-          else if (c.kind === "bcast" && c.ops.length === 2) {
+          if (ops.length === 1) opBytes[ops[0]!]! += bytes;
+          else if (kind === CMD.bcast && ops.length === 2) {
             // A fused broadcast (passes/bcast-fusion.ts): each copy op is one destination.
-            for (const op of c.ops) {
+            for (const op of ops) {
               if (t.kind[op] !== OP_KINDS.copy.code) fail(at, `fuses op ${op} that is not a copy`);
-              opBytes[op]! += c.bytes;
+              opBytes[op]! += bytes;
             }
           } else {
-            if (total !== c.bytes) fail(at, `moves ${c.bytes} bytes for ops totalling ${total}`);
-            for (const op of c.ops) opBytes[op]! += t.len[op]!;
+            if (total !== bytes) fail(at, `moves ${bytes} bytes for ops totalling ${total}`);
+            for (const op of ops) opBytes[op]! += t.len[op]!;
           }
           break;
         }
-        case "poll":
-          if (!isU32(c.value) || !isU32(c.mask)) fail(at, "value or mask outside 32 bits");
-          if (c.at.space === "sync") {
-            const w = p.syncWords[c.at.word] ?? fail(at, `no sync word ${c.at.word}`);
+        case CMD.poll: {
+          if (!isU32(c.value(ci)) || !isU32(c.mask(ci))) fail(at, "value or mask outside 32 bits");
+          const word = c.syncWord(ci);
+          if (word >= 0) {
+            const w = p.syncWords[word] ?? fail(at, `no sync word ${word}`);
             if (w.kind === "progress" && w.consumer !== qi)
-              fail(at, `polls progress word ${c.at.word} of another consumer`);
+              fail(at, `polls progress word ${word} of another consumer`);
             if (w.kind === "barrier" && w.queue !== qi)
               fail(at, `polls barrier word of another queue`);
           }
           break;
-        case "signal":
-          if (!isU32(c.value)) fail(at, "value outside 32 bits");
-          if (c.at.space === "sync") {
-            const w = p.syncWords[c.at.word] ?? fail(at, `no sync word ${c.at.word}`);
+        }
+        case CMD.signal: {
+          const value = c.value(ci);
+          if (!isU32(value)) fail(at, "value outside 32 bits");
+          const word = c.syncWord(ci);
+          if (word >= 0) {
+            const w = p.syncWords[word] ?? fail(at, `no sync word ${word}`);
             const owner = w.kind === "progress" ? w.producer : w.queue;
-            if (owner !== qi) fail(at, `raises sync word ${c.at.word} it does not own`);
-            if (c.how !== "fence") fail(at, "sync words are raised with FENCE");
-            if (c.value <= lastFence[c.at.word]!)
-              fail(at, `sync word ${c.at.word} value ${c.value} does not increase`);
-            lastFence[c.at.word] = c.value;
+            if (owner !== qi) fail(at, `raises sync word ${word} it does not own`);
+            if (!c.isFence(ci)) fail(at, "sync words are raised with FENCE");
+            if (value <= lastFence[word]!)
+              fail(at, `sync word ${word} value ${value} does not increase`);
+            lastFence[word] = value;
           }
           break;
-        case "completion":
-          if (c.slot < 0 || c.slot >= p.completionSlots) fail(at, `slot ${c.slot} out of range`);
-          if (slotSeen[c.slot]) fail(at, `slot ${c.slot} signalled twice`);
-          slotSeen[c.slot] = 1;
+        }
+        case CMD.completion: {
+          const slot = c.slot(ci);
+          if (slot < 0 || slot >= p.completionSlots) fail(at, `slot ${slot} out of range`);
+          if (slotSeen[slot]) fail(at, `slot ${slot} signalled twice`);
+          slotSeen[slot] = 1;
           break;
-        case "timestamp":
-          if (c.slot < 0 || c.slot >= p.timestampSlots)
-            fail(at, `timestamp slot ${c.slot} out of range`);
+        }
+        case CMD.timestamp: {
+          const slot = c.slot(ci);
+          if (slot < 0 || slot >= p.timestampSlots) fail(at, `timestamp slot ${slot} out of range`);
           break;
+        }
         default:
-          assertNever(c, "queue command");
+          assertNever(kind, "queue command");
       }
-    });
+    }
   });
   for (let op = 0; op < t.count; op++) {
     const k = t.kind[op]!;
@@ -151,25 +165,27 @@ function checkLiveness(p: QueueProgram, fail: (where: string, msg: string) => ne
   while (progress) {
     progress = false;
     p.queues.forEach((q, qi) => {
+      const c = q.cmds;
       let i = pc[qi]!;
-      for (; i < q.cmds.length; i++) {
-        const c: QCmd = q.cmds[i]!;
-        if (c.kind === "poll" && c.at.space === "sync") {
-          if (!compare((value[c.at.word]! & c.mask) >>> 0, c.func, c.value)) break;
-        } else if (c.kind === "signal" && c.at.space === "sync") {
-          value[c.at.word] = c.how === "fence" ? c.value : value[c.at.word]! + c.value;
-        }
+      for (; i < c.length; i++) {
+        const w = c.syncWord(i);
+        if (w < 0) continue;
+        if (c.kind(i) === CMD.poll) {
+          if (!compare((value[w]! & c.mask(i)) >>> 0, c.func(i), c.value(i))) break;
+        } else value[w] = c.isFence(i) ? c.value(i) : value[w]! + c.value(i);
       }
       if (i !== pc[qi]) progress = true;
       pc[qi] = i;
     });
   }
   p.queues.forEach((q, qi) => {
-    if (pc[qi]! < q.cmds.length) {
-      const c = q.cmds[pc[qi]!]!;
+    const c = q.cmds;
+    const i = pc[qi]!;
+    if (i < c.length) {
+      const w = c.kind(i) === CMD.poll && c.space(i) === SPACE.sync ? c.syncWord(i) : "?";
       fail(
-        `${queueName(q)} cmd ${pc[qi]}`,
-        `deadlock: ${c.kind} on sync word ${c.kind === "poll" && c.at.space === "sync" ? c.at.word : "?"} is never satisfied`,
+        `${queueName(q)} cmd ${i}`,
+        `deadlock: ${c.kindName(i)} on sync word ${w} is never satisfied`,
       );
     }
   });

@@ -205,12 +205,28 @@ export class TextSink {
   private len = 0;
   /** `capacity`: expected bytes. A good guess matters for big texts: every regrowth is a large
    * external allocation, and V8 answers those with a full garbage collection, which costs seconds
-   * when the heap holds a 10^6-operation program. */
-  constructor(capacity = 1 << 16) {
+   * when the heap holds a 10^6-operation program.
+   * `flush`: a streaming sink. When the buffer is full its bytes go to `flush` (which must copy
+   * or write them before returning) and the buffer is reused, so a 400 MB listing never exists
+   * in memory; call `end()` for the last bytes. */
+  constructor(
+    capacity = 1 << 16,
+    private readonly flush?: (chunk: Uint8Array) => void,
+  ) {
     this.buf = Buffer.allocUnsafe(Math.max(64, capacity));
+  }
+  /** Streaming: hands the buffered bytes to `flush` (nothing without one). */
+  end(): void {
+    if (!this.flush || this.len === 0) return;
+    this.flush(this.bytes());
+    this.len = 0;
   }
   private room(n: number): void {
     if (this.len + n <= this.buf.length) return;
+    if (this.flush) {
+      this.end();
+      if (n <= this.buf.length) return;
+    }
     const grown = Buffer.allocUnsafe(Math.max(this.buf.length * 4, this.len + n));
     this.buf.copy(grown, 0, 0, this.len);
     this.buf = grown;
@@ -289,15 +305,19 @@ export class TextSink {
       return;
     }
     if (!(Number.isSafeInteger(v) && v >= 0)) return this.text(String(v));
-    let digits = 1;
-    for (let x = v; x >= 10; x = Math.floor(x / 10)) digits++;
-    this.room(digits);
-    let x = v;
-    for (let i = this.len + digits - 1; i >= this.len; i--) {
-      this.buf[i] = 48 + (x % 10);
-      x = Math.floor(x / 10);
+    // Larger safe integers (addresses and addends of a manifest): the digits above 10^9, then
+    // the low nine digits, both in int32 arithmetic.
+    const hi = Math.floor(v / 1e9);
+    let lo = v - hi * 1e9;
+    this.decimal(hi);
+    this.room(9);
+    const b = this.buf;
+    for (let i = this.len + 8; i >= this.len; i--) {
+      const q = (lo / 10) | 0;
+      b[i] = 48 + lo - 10 * q;
+      lo = q;
     }
-    this.len += digits;
+    this.len += 9;
   }
   /** hex(v) (0x, no leading zeros) for a non-negative safe integer, else via hex(). */
   hexNumber(v: number): void {

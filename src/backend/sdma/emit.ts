@@ -1,5 +1,6 @@
-// SDMA emission: QueueProgram + Layout -> per-queue Packet[] -> little-endian dword streams, with
-// the relocation table and source map of each stream.
+// SDMA emission: QueueProgram + Layout -> little-endian dword streams (each packet encoded into
+// its queue's Uint32Array as its command is read), with the relocation table and source map of
+// each stream.
 //
 // Command -> packets (sdma-gfx942.md 2, ROCr's builders in 4.2):
 //   copy        COPY_LINEAR                    bcast  COPY_LINEAR_BROADCAST
@@ -23,11 +24,11 @@ import type { SourceFile } from "../../source/source-file.js";
 import { assertNever } from "../../util/assert-never.js";
 import { InternalError } from "../../util/internal-error.js";
 import {
+  CMD,
   queueName,
-  type BufferLoc,
-  type QCmd,
+  SPACE,
+  type CmdTable,
   type QueueProgram,
-  type WordLoc,
 } from "../../queues/queue-program.js";
 import { COMPILED_BY_KIND } from "./bitfield.js";
 import { encodeInto } from "./encode.js";
@@ -85,6 +86,41 @@ const ADDR_FIELDS = new Map<PacketKind, readonly { name: string; dw: number }[]>
   ]),
 );
 
+/**
+ * The address fields toPacket fills, in the order it records their values (ADDRS): checked
+ * against the table when this module loads, so a table change cannot shift a relocation.
+ */
+const ADDR_ORDER: Partial<Record<PacketKind, readonly string[]>> = {
+  copy_linear: ["src", "dst"],
+  copy_broadcast: ["src", "dst1", "dst2"],
+  copy_swap: ["a", "b"],
+  constant_fill: ["dst"],
+  poll_mem: ["addr"],
+  fence: ["addr"],
+  atomic: ["addr"],
+  timestamp_get_global: ["addr"],
+};
+/** The dwords of those fields, by packet kind. */
+const ADDR_DW = new Map<PacketKind, Int32Array>();
+for (const [kind, names] of Object.entries(ADDR_ORDER) as [PacketKind, readonly string[]][]) {
+  const fields = ADDR_FIELDS.get(kind) ?? [];
+  if (fields.map((f) => f.name).join() !== names.join())
+    throw new InternalError(`emit: address fields of ${kind} are not ${names.join(", ")}`);
+  ADDR_DW.set(
+    kind,
+    Int32Array.from(fields, (f) => f.dw),
+  );
+}
+/** Packet kinds with rules packetRuleViolations checks (the others never violate one). */
+const HAS_RULES = new Set<PacketKind>([
+  "copy_broadcast",
+  "copy_swap",
+  "timestamp_get_global",
+  "poll_mem",
+  "fence",
+  "atomic",
+]);
+
 /** The largest human value of a uint field of the table (bytes of a copy, of a fill, ...). */
 function fieldMax(kind: PacketKind, field: string): { max: number; bits: number } {
   const f = COMPILED_BY_KIND[kind].fields.find((x) => x.name === field);
@@ -92,27 +128,28 @@ function fieldMax(kind: PacketKind, field: string): { max: number; bits: number 
   return { max: f.mask + f.bias, bits: f.width };
 }
 
-/** The kind of the packet toPacket builds for `c` (used to size the buffers up front). */
-function packetKindOf(c: QCmd, completion: QueueProgram["completion"]): PacketKind {
-  switch (c.kind) {
-    case "copy":
+/** The kind of the packet toPacket builds for command i (used to size the buffers up front). */
+function packetKindOf(c: CmdTable, i: number, completion: QueueProgram["completion"]): PacketKind {
+  const k = c.kind(i);
+  switch (k) {
+    case CMD.copy:
       return "copy_linear";
-    case "bcast":
+    case CMD.bcast:
       return "copy_broadcast";
-    case "swap":
+    case CMD.swap:
       return "copy_swap";
-    case "fill":
+    case CMD.fill:
       return "constant_fill";
-    case "poll":
+    case CMD.poll:
       return "poll_mem";
-    case "signal":
-      return c.how === "fence" ? "fence" : "atomic";
-    case "completion":
+    case CMD.signal:
+      return c.isFence(i) ? "fence" : "atomic";
+    case CMD.completion:
       return completion === "atomic" ? "atomic" : "fence";
-    case "timestamp":
+    case CMD.timestamp:
       return "timestamp_get_global";
     default:
-      return assertNever(c, "queue command");
+      return assertNever(k, "queue command");
   }
 }
 
@@ -139,7 +176,7 @@ export function emitSdma(
 
   const report = (
     code: DiagnosticCode,
-    ops: readonly number[],
+    ops: ArrayLike<number>,
     args: readonly (string | number)[],
   ): void => {
     const op = ops[0];
@@ -160,110 +197,142 @@ export function emitSdma(
     if (d.severity === "error") failed = true;
   };
 
-  const buf = (l: BufferLoc): number => {
-    const base = layout.bufferAddr[l.buffer * R + l.rank];
+  // The address of buffer location `slot` of command i.
+  const buf = (c: CmdTable, i: number, slot: 0 | 1 | 2): number => {
+    const buffer = c.buffer(i, slot);
+    const rank = c.rank(i, slot);
+    const base = layout.bufferAddr[buffer * R + rank];
     if (base === undefined || Number.isNaN(base)) {
-      throw new InternalError(`buffer ${l.buffer} has no instance on rank ${l.rank}`);
+      throw new InternalError(`buffer ${buffer} has no instance on rank ${rank}`);
     }
-    return base + l.offset;
+    return base + c.offset(i, slot);
   };
-  const word = (w: WordLoc): number => {
-    switch (w.space) {
-      case "signal": {
-        const a = layout.signalAddr[w.signal * R + w.rank];
+  // The address of the word a poll or signal points at.
+  const word = (c: CmdTable, i: number): number => {
+    const space = c.space(i);
+    switch (space) {
+      case SPACE.signal: {
+        const a = layout.signalAddr[c.signalId(i) * R + c.signalRank(i)];
         if (a === undefined || Number.isNaN(a))
-          throw new InternalError(`signal ${w.signal} not on rank ${w.rank}`);
+          throw new InternalError(`signal ${c.signalId(i)} not on rank ${c.signalRank(i)}`);
         return a;
       }
-      case "sync": {
-        const a = layout.syncAddr[w.word];
-        if (a === undefined) throw new InternalError(`no sync word ${w.word}`);
+      case SPACE.sync: {
+        const a = layout.syncAddr[c.signalId(i)];
+        if (a === undefined) throw new InternalError(`no sync word ${c.signalId(i)}`);
         return a;
       }
-      case "trigger":
+      case SPACE.trigger:
         if (layout.triggerAddr === null)
           throw new InternalError("trigger poll without a trigger word");
         return layout.triggerAddr;
       default:
-        return assertNever(w, "word location");
+        throw new InternalError(`word space ${space}`);
     }
   };
   const fits = (
     what: string,
     bytes: number,
     lim: { max: number; bits: number },
-    ops: readonly number[],
+    ops: ArrayLike<number>,
   ): boolean => {
     if (bytes <= lim.max) return true;
     report("DMAC4005", ops, [what, `${bytes} bytes`, lim.bits]);
     return false;
   };
-  const u32 = (what: string, v: number, ops: readonly number[]): boolean => {
+  const u32 = (what: string, v: number, ops: ArrayLike<number>): boolean => {
     if (Number.isInteger(v) && v >= 0 && v <= 0xffffffff) return true;
     report("DMAC4005", ops, [what, String(v), 32]);
     return false;
   };
 
-  const toPacket = (c: QCmd): Packet | undefined => {
-    switch (c.kind) {
-      case "copy":
-        return fits("COPY_LINEAR count", c.bytes, limits.copy, c.ops)
-          ? { kind: "copy_linear", bytes: c.bytes, src: buf(c.src), dst: buf(c.dst) }
-          : undefined;
-      case "bcast":
-        return fits("COPY_LINEAR_BROADCAST count", c.bytes, limits.bcast, c.ops)
+  // The addresses of the packet toPacket built last, in ADDR_ORDER (no lookups by field name).
+  const addrOf = new Float64Array(3);
+  const at1 = (a: number): number => (addrOf[0] = a);
+  const toPacket = (c: CmdTable, i: number, ops: ArrayLike<number>): Packet | undefined => {
+    const k = c.kind(i);
+    switch (k) {
+      case CMD.copy: {
+        const bytes = c.bytes(i);
+        return fits("COPY_LINEAR count", bytes, limits.copy, ops)
           ? {
-              kind: "copy_broadcast",
-              bytes: c.bytes,
-              src: buf(c.src),
-              dst1: buf(c.dst),
-              dst2: buf(c.dst2),
+              kind: "copy_linear",
+              bytes,
+              src: (addrOf[0] = buf(c, i, 0)),
+              dst: (addrOf[1] = buf(c, i, 1)),
             }
           : undefined;
-      case "swap":
-        return fits("COPY_SWAP count", c.bytes, limits.swap, c.ops)
-          ? { kind: "copy_swap", bytes: c.bytes, a: buf(c.a), b: buf(c.b) }
+      }
+      case CMD.bcast: {
+        const bytes = c.bytes(i);
+        return fits("COPY_LINEAR_BROADCAST count", bytes, limits.bcast, ops)
+          ? {
+              kind: "copy_broadcast",
+              bytes,
+              src: (addrOf[0] = buf(c, i, 0)),
+              dst1: (addrOf[1] = buf(c, i, 1)),
+              dst2: (addrOf[2] = buf(c, i, 2)),
+            }
           : undefined;
-      case "fill": {
-        if (!fits("CONST_FILL count", c.bytes, limits.fill, c.ops)) return undefined;
-        const dst = buf(c.dst);
-        const dword = dst % 4 === 0 && c.bytes % 4 === 0;
+      }
+      case CMD.swap: {
+        const bytes = c.bytes(i);
+        return fits("COPY_SWAP count", bytes, limits.swap, ops)
+          ? {
+              kind: "copy_swap",
+              bytes,
+              a: (addrOf[0] = buf(c, i, 0)),
+              b: (addrOf[1] = buf(c, i, 1)),
+            }
+          : undefined;
+      }
+      case CMD.fill: {
+        const bytes = c.bytes(i);
+        const value = c.value(i);
+        if (!fits("CONST_FILL count", bytes, limits.fill, ops)) return undefined;
+        const dst = at1(buf(c, i, 1));
+        const dword = dst % 4 === 0 && bytes % 4 === 0;
         return {
           kind: "constant_fill",
           fillSize: dword ? "dword" : "byte",
           dst,
-          data: dword ? (c.value * 0x01010101) >>> 0 : c.value,
-          bytes: c.bytes,
+          data: dword ? (value * 0x01010101) >>> 0 : value,
+          bytes,
         };
       }
-      case "poll":
-        if (!u32("POLL_REGMEM value", c.value, c.ops) || !u32("POLL_REGMEM mask", c.mask, c.ops))
+      case CMD.poll: {
+        const value = c.value(i);
+        const mask = c.mask(i);
+        if (!u32("POLL_REGMEM value", value, ops) || !u32("POLL_REGMEM mask", mask, ops))
           return undefined;
         return {
           kind: "poll_mem",
-          addr: word(c.at),
-          func: POLL_FUNC[c.func],
-          value: c.value,
-          mask: c.mask,
+          addr: at1(word(c, i)),
+          func: POLL_FUNC[c.func(i)],
+          value,
+          mask,
           interval: POLL_INTERVAL,
           retryCount: POLL_RETRY_FOREVER,
         };
-      case "signal":
-        if (!u32(c.how === "fence" ? "FENCE data" : "ATOMIC operand", c.value, c.ops))
-          return undefined;
-        return c.how === "fence"
-          ? { kind: "fence", addr: word(c.at), data: c.value }
-          : { kind: "atomic", op: "add32", addr: word(c.at), src: BigInt(c.value) };
-      case "completion": {
-        const addr = completionAddr(layout, c.slot);
+      }
+      case CMD.signal: {
+        const value = c.value(i);
+        const fence = c.isFence(i);
+        if (!u32(fence ? "FENCE data" : "ATOMIC operand", value, ops)) return undefined;
+        return fence
+          ? { kind: "fence", addr: at1(word(c, i)), data: value }
+          : { kind: "atomic", op: "add32", addr: at1(word(c, i)), src: BigInt(value) };
+      }
+      case CMD.completion: {
+        const addr = at1(completionAddr(layout, c.slot(i)));
         return p.completion === "atomic"
           ? { kind: "atomic", op: "add64", addr, src: MINUS_ONE_64 }
           : { kind: "fence", addr, data: 0 };
       }
-      case "timestamp":
-        return { kind: "timestamp_get_global", addr: timestampAddr(layout, c.slot) };
+      case CMD.timestamp:
+        return { kind: "timestamp_get_global", addr: at1(timestampAddr(layout, c.slot(i))) };
       default:
-        return assertNever(c, "queue command");
+        return assertNever(k, "queue command");
     }
   };
 
@@ -281,14 +350,17 @@ export function emitSdma(
     let addrs = 0;
     let rows = 0;
     let rowValues = 0;
-    let prevOps: readonly number[] | undefined;
-    for (const c of q.cmds) {
-      if (c.ops !== prevOps && c.ops.length > 0) {
-        prevOps = c.ops;
+    const c = q.cmds;
+    const listData = p.lists.data;
+    let prevOps = -1;
+    for (let i = 0; i < c.length; i++) {
+      const h = c.opsHandle(i);
+      if (h !== prevOps && listData[h]! > 0) {
+        prevOps = h;
         rows++;
-        rowValues += 2 + c.ops.length;
+        rowValues += 2 + listData[h]!;
       }
-      const k = packetKindOf(c, p.completion);
+      const k = packetKindOf(c, i, p.completion);
       dwords += COMPILED_BY_KIND[k].fixedLength;
       addrs += ADDR_FIELDS.get(k)?.length ?? 0;
     }
@@ -299,37 +371,40 @@ export function emitSdma(
     const sourceMap = new PackedRowsBuilder(rows, rowValues);
     const completionSlots: number[] = [];
     let dword = 0;
-    let lastOps: readonly number[] | undefined;
-    for (const c of q.cmds) {
-      const pk = toPacket(c);
+    let lastOps = -1;
+    for (let i = 0; i < c.length; i++) {
+      const h = c.opsHandle(i);
+      const ops = p.lists.of(h);
+      const pk = toPacket(c, i, ops);
       if (!pk) continue;
-      for (const v of packetRuleViolations(pk)) report(v.code, c.ops, v.args);
-      if (c.ops !== lastOps && c.ops.length > 0) {
-        lastOps = c.ops;
+      if (HAS_RULES.has(pk.kind))
+        for (const v of packetRuleViolations(pk)) report(v.code, ops, v.args);
+      if (h !== lastOps && ops.length > 0) {
+        lastOps = h;
         // Packed rows, not one array per entry: this runs once per operation (10^6 times for
         // the big benchmark), and the entries live until the manifest is written.
         sourceMap.startRow();
         sourceMap.value(dword * 4);
-        sourceMap.value(m.ops.stmt[c.ops[0]!]!);
-        for (let k = 0; k < c.ops.length; k++) sourceMap.value(c.ops[k]!);
+        sourceMap.value(m.ops.stmt[ops[0]!]!);
+        for (let k = 0; k < ops.length; k++) sourceMap.value(ops[k]!);
       }
-      if (c.kind === "completion") completionSlots.push(c.slot);
-      const rec = pk as unknown as Readonly<Record<string, unknown>>;
-      for (const f of ADDR_FIELDS.get(pk.kind) ?? []) {
-        const a = rec[f.name];
-        if (typeof a !== "number") continue;
+      if (c.kind(i) === CMD.completion) completionSlots.push(c.slot(i));
+      const dws = ADDR_DW.get(pk.kind)!;
+      for (let f = 0; f < dws.length; f++) {
+        const a = addrOf[f]!;
         const region = regionOf(layout, a);
         if (nReloc + 3 > relocations.length) {
           const grown = new Float64Array(Math.max(2 * relocations.length, nReloc + 3));
           grown.set(relocations);
           relocations = grown;
         }
-        relocations[nReloc++] = dword + f.dw;
+        relocations[nReloc++] = dword + dws[f]!;
         relocations[nReloc++] = region;
         relocations[nReloc++] = a - layout.regions[region]!.base;
       }
-      if (pk.kind !== packetKindOf(c, p.completion))
-        throw new InternalError(`packetKindOf(${c.kind}) is not ${pk.kind}`);
+
+      if (pk.kind !== packetKindOf(c, i, p.completion))
+        throw new InternalError(`packetKindOf(${c.kindName(i)}) is not ${pk.kind}`);
       const length = COMPILED_BY_KIND[pk.kind].fixedLength;
       if (length < 0) throw new InternalError(`emitted a variable-length ${pk.kind} packet`);
       if (!failed) {

@@ -9,11 +9,11 @@
 import type { CompareOp } from "../../frontend/ast.js";
 import type { IrModule } from "../../ir/ir.js";
 import {
+  CMD,
   queueName,
-  type BufferLoc,
-  type QCmd,
+  SPACE,
+  type CmdTable,
   type QueueProgram,
-  type WordLoc,
 } from "../../queues/queue-program.js";
 import { assertNever } from "../../util/assert-never.js";
 import { InternalError } from "../../util/internal-error.js";
@@ -129,71 +129,89 @@ export function emitTrace(
 ): Trace {
   const R = layout.ranks;
   const host = (addr: number): TraceAddr => ({ gpu: null, addr });
-  const buf = (l: BufferLoc): TraceAddr => {
-    const base = layout.bufferAddr[l.buffer * R + l.rank];
+  const buf = (c: CmdTable, i: number, slot: 0 | 1 | 2): TraceAddr => {
+    const rank = c.rank(i, slot);
+    const buffer = c.buffer(i, slot);
+    const base = layout.bufferAddr[buffer * R + rank];
     if (base === undefined || Number.isNaN(base))
-      throw new InternalError(`buffer ${l.buffer} not on rank ${l.rank}`);
-    return { gpu: l.rank, addr: base + l.offset };
+      throw new InternalError(`buffer ${buffer} not on rank ${rank}`);
+    return { gpu: rank, addr: base + c.offset(i, slot) };
   };
-  const word = (w: WordLoc): TraceAddr => {
-    switch (w.space) {
-      case "signal":
-        return { gpu: w.rank, addr: layout.signalAddr[w.signal * R + w.rank]! };
-      case "sync":
-        return { gpu: p.syncWords[w.word]!.gpu, addr: layout.syncAddr[w.word]! };
-      case "trigger":
+  const word = (c: CmdTable, i: number): TraceAddr => {
+    const id = c.signalId(i);
+    switch (c.space(i)) {
+      case SPACE.signal:
+        return { gpu: c.signalRank(i), addr: layout.signalAddr[id * R + c.signalRank(i)]! };
+      case SPACE.sync:
+        return { gpu: p.syncWords[id]!.gpu, addr: layout.syncAddr[id]! };
+      case SPACE.trigger:
         if (layout.triggerAddr === null)
           throw new InternalError("trigger poll without a trigger word");
         return host(layout.triggerAddr);
       default:
-        return assertNever(w, "word location");
+        throw new InternalError(`word space ${c.space(i)}`);
     }
   };
-  const cmd = (c: QCmd): TraceCmd => {
-    switch (c.kind) {
-      case "copy":
-        return { op: "copy", src: buf(c.src), dst: buf(c.dst), bytes: c.bytes, ops: c.ops };
-      case "bcast":
+  const cmd = (c: CmdTable, i: number, ops: readonly number[]): TraceCmd => {
+    const k = c.kind(i);
+    switch (k) {
+      case CMD.copy:
+        return { op: "copy", src: buf(c, i, 0), dst: buf(c, i, 1), bytes: c.bytes(i), ops };
+      case CMD.bcast:
         return {
           op: "bcast",
-          src: buf(c.src),
-          dst: buf(c.dst),
-          dst2: buf(c.dst2),
-          bytes: c.bytes,
-          ops: c.ops,
+          src: buf(c, i, 0),
+          dst: buf(c, i, 1),
+          dst2: buf(c, i, 2),
+          bytes: c.bytes(i),
+          ops,
         };
-      case "swap":
-        return { op: "swap", a: buf(c.a), b: buf(c.b), bytes: c.bytes, ops: c.ops };
-      case "fill":
-        return { op: "fill", dst: buf(c.dst), bytes: c.bytes, value: c.value, ops: c.ops };
-      case "poll":
+      case CMD.swap:
+        return { op: "swap", a: buf(c, i, 0), b: buf(c, i, 1), bytes: c.bytes(i), ops };
+      case CMD.fill:
+        return { op: "fill", dst: buf(c, i, 1), bytes: c.bytes(i), value: c.value(i), ops };
+      case CMD.poll:
         return {
           op: "poll",
-          at: word(c.at),
-          func: c.func,
-          value: c.value,
-          mask: c.mask,
-          ops: c.ops,
+          at: word(c, i),
+          func: c.func(i),
+          value: c.value(i),
+          mask: c.mask(i),
+          ops,
         };
-      case "signal":
-        return c.how === "fence"
-          ? { op: "fence", at: word(c.at), value: c.value, ops: c.ops }
-          : { op: "atomic", at: word(c.at), width: 32, add: c.value, ops: c.ops };
-      case "completion":
+      case CMD.signal:
+        return c.isFence(i)
+          ? { op: "fence", at: word(c, i), value: c.value(i), ops }
+          : { op: "atomic", at: word(c, i), width: 32, add: c.value(i), ops };
+      case CMD.completion:
         return p.completion === "atomic"
           ? {
               op: "atomic",
-              at: host(completionAddr(layout, c.slot)),
+              at: host(completionAddr(layout, c.slot(i))),
               width: 64,
               add: -1,
-              ops: c.ops,
+              ops,
             }
-          : { op: "fence", at: host(completionAddr(layout, c.slot)), value: 0, ops: c.ops };
-      case "timestamp":
-        return { op: "timestamp", at: host(timestampAddr(layout, c.slot)), ops: c.ops };
+          : { op: "fence", at: host(completionAddr(layout, c.slot(i))), value: 0, ops };
+      case CMD.timestamp:
+        return { op: "timestamp", at: host(timestampAddr(layout, c.slot(i))), ops };
       default:
-        return assertNever(c, "queue command");
+        return assertNever(k, "queue command");
     }
+  };
+  const cmds = (c: CmdTable): TraceCmd[] => {
+    const out = new Array<TraceCmd>(c.length);
+    // Consecutive commands that share an op list share its array.
+    let handle = -1;
+    let ops: readonly number[] = [];
+    for (let i = 0; i < c.length; i++) {
+      if (c.opsHandle(i) !== handle) {
+        handle = c.opsHandle(i);
+        ops = Array.from(p.lists.of(handle));
+      }
+      out[i] = cmd(c, i, ops);
+    }
+    return out;
   };
   return {
     version: 1,
@@ -215,7 +233,7 @@ export function emitTrace(
       name: queueName(q),
       gpu: q.gpu,
       engine: q.engine,
-      cmds: q.cmds.map(cmd),
+      cmds: cmds(q.cmds),
     })),
   };
 }

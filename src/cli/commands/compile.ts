@@ -1,5 +1,6 @@
-// `dmac compile FILE -o DIR`: compile one schedule and write manifest.json, gpu<G>.sdma<E>.bin,
-// dump.txt and (with --emit trace) trace.json into DIR, atomically (backend/output.ts).
+// `dmac compile FILE -o DIR`: compile one schedule and write manifest.json and gpu<G>.sdma<E>.bin
+// (and on request dump.txt, --dump or --emit sdma,dump, and trace.json, --emit trace) into DIR,
+// atomically (backend/output.ts).
 // Exit 0 on success (warnings allowed), 1 on errors in the input.
 
 import { dirname, relative, resolve } from "node:path";
@@ -44,6 +45,8 @@ import { pushAll } from "../../util/arrays.js";
 export interface BuildCommandOptions
   extends ScheduleCommandOptions, FrontEndLimitOptions, OptCommandOptions {
   readonly emit?: string | undefined;
+  /** --dump: add dump.txt to what --emit asks for. */
+  readonly dump?: boolean | undefined;
   readonly maxCopyBytes?: string | undefined;
   readonly conservativeCount?: boolean | undefined;
   readonly maxStreamBytes?: string | undefined;
@@ -55,8 +58,11 @@ export interface CompileCommandOptions extends BuildCommandOptions, DiagnosticOu
   readonly output: string;
 }
 
-/** Parses the `--emit` list (default: sdma). */
-export function parseEmit(text: string | undefined): {
+/** Parses the `--emit` list (default: sdma); `dump` (--dump) adds dump.txt to it. */
+export function parseEmit(
+  text: string | undefined,
+  dump = false,
+): {
   emit: EmitKind[];
   diagnostics: Diagnostic[];
 } {
@@ -73,6 +79,7 @@ export function parseEmit(text: string | undefined): {
       ],
     };
   }
+  if (dump) items.push("dump");
   return { emit: EMIT_KINDS.filter((k) => items.includes(k)), diagnostics: [] };
 }
 
@@ -83,7 +90,7 @@ export function compileFileToOutputs(
   outputDir?: string,
 ): { diagnostics: Diagnostic[]; files: OutputFile[] | undefined; report?: string | undefined } {
   const common = parseScheduleOptions(opts);
-  const emit = parseEmit(opts.emit);
+  const emit = parseEmit(opts.emit, opts.dump === true);
   const maxCopy = parsePositiveInt("--max-copy-bytes", opts.maxCopyBytes);
   const maxStream = parsePositiveInt("--max-stream-bytes", opts.maxStreamBytes);
   const maxPackets = parsePositiveInt("--max-packets", opts.maxPackets);
@@ -181,9 +188,10 @@ export function addBuildOptions(cmd: Command): Command {
   addScheduleOptions(cmd, "the schedule to compile when the file has several")
     .option(
       "--emit <list>",
-      "what to write, comma-separated: sdma (manifest, .bin, dump.txt), trace",
+      "what to write, comma-separated: sdma (manifest.json, .bin streams), dump (dump.txt, the streams' listing), trace (trace.json)",
       "sdma",
     )
+    .option("--dump", "also write dump.txt (the same as adding dump to --emit)")
     .option(
       "--max-copy-bytes <n>",
       "split copies into packets of at most N bytes (default: the target's limit)",
@@ -204,7 +212,7 @@ export function registerCompile(program: Command, ctx: CliContext): void {
   const cmd = program
     .command("compile")
     .description(
-      "compile a schedule into SDMA packet streams, a manifest, a dump and a command trace",
+      "compile a schedule into SDMA packet streams and a manifest (on request a listing and a command trace)",
     )
     .argument("<file>", ".dmac source file")
     .requiredOption(

@@ -9,7 +9,7 @@ import {
 } from "../../../src/backend/sdma/layout.js";
 import { decodeStream } from "../../../src/backend/sdma/decode.js";
 import { lowerToQueues } from "../../../src/queues/lower.js";
-import type { QueueProgram } from "../../../src/queues/queue-program.js";
+import { fromReadable, toReadable } from "../../../src/queues/readable.js";
 import { lineCol } from "../../../src/source/source-file.js";
 import { allGatherPcpy, buildModule, MI300X, queuesOf, sourceFile } from "../queues/helpers.js";
 
@@ -46,9 +46,9 @@ describe("SDMA emission diagnostics", () => {
 
   it("DMAC4003: a timestamp slot that is not 32-byte aligned", () => {
     const m = allGatherPcpy(4096, 2);
-    const base = lowerToQueues(m, MI300X, { completion: "atomic" });
+    const base = toReadable(lowerToQueues(m, MI300X, { completion: "atomic" }));
     const q = base.queues[0]!;
-    const p: QueueProgram = {
+    const p = fromReadable({
       ...base,
       timestampSlots: 2,
       queues: [
@@ -62,7 +62,7 @@ describe("SDMA emission diagnostics", () => {
         },
         ...base.queues.slice(1),
       ],
-    };
+    });
     const { layout } = layoutProgram(m, p, undefined, { ...DEFAULT_LAYOUT, timestampAlign: 8 });
     const r = emitSdma(p, m, layout!, undefined);
     expect(codes(r.diagnostics)).toEqual(["DMAC4003"]);

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { dmac as run, example } from "../../helpers/cli.js";
 import { decodeStream } from "../../../src/backend/sdma/decode.js";
+import { disassemble } from "../../../src/backend/sdma/disasm.js";
 import { MI300X } from "../queues/helpers.js";
 
 let tmp: string;
@@ -30,7 +31,7 @@ describe("dmac compile", () => {
       "-o",
       out,
       "--emit",
-      "sdma,trace",
+      "sdma,dump,trace",
     );
     expect(r.err).toBe("");
     expect(r.code).toBe(0);
@@ -80,6 +81,34 @@ describe("dmac compile", () => {
     const trace = JSON.parse(readFileSync(join(out, "trace.json"), "utf8"));
     expect(trace.kind).toBe("dmac-trace");
     expect(trace.queues[0].cmds.map((c: { op: string }) => c.op)).toEqual(["copy", "atomic"]);
+  });
+
+  it("writes dump.txt only on request (--dump or --emit dump), streamed with the same bytes", async () => {
+    const plain = join(tmp, "plain");
+    expect((await run("compile", example("pipelined_all_gather.dmac"), "-o", plain)).code).toBe(0);
+    expect(readdirSync(plain)).not.toContain("dump.txt");
+    expect(readdirSync(plain)).toContain("manifest.json");
+    const withDump = join(tmp, "dump");
+    const r = await run("compile", example("pipelined_all_gather.dmac"), "-o", withDump, "--dump");
+    expect(r.code, r.err).toBe(0);
+    const dump = readFileSync(join(withDump, "dump.txt"), "utf8");
+    // The listing is the disassembly of each stream, in the manifest's queue order.
+    const manifest = JSON.parse(readFileSync(join(withDump, "manifest.json"), "utf8"));
+    let expected = "";
+    for (const q of manifest.queues) {
+      const w = words(join(withDump, q.file));
+      expected += `# queue ${q.name}: gpu ${q.gpu}, engine ${q.engine}, ${w.length} dwords (${q.file})\n`;
+      expected += disassemble(w) + "\n";
+    }
+    expect(dump).toBe(expected);
+    // --emit dump alone: only the listing.
+    const only = join(tmp, "only");
+    expect(
+      (await run("compile", example("pipelined_all_gather.dmac"), "-o", only, "--emit", "dump"))
+        .code,
+    ).toBe(0);
+    expect(readdirSync(only).sort()).toEqual([".dmac-output", "dump.txt"]);
+    expect(readFileSync(join(only, "dump.txt"), "utf8")).toBe(dump);
   });
 
   it("is deterministic: compiling twice gives identical bytes", async () => {

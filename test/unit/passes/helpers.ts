@@ -1,6 +1,7 @@
 // Test helpers for the optimiser: compile a source (or an example) through lowering, the passes
 // at some options, layout and SDMA emission; decode the emitted streams; run the executor.
 
+import { SIMULATED_COST_MODEL } from "../../../src/backend/cost-model.js";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import {
@@ -53,6 +54,7 @@ export function build(
     module,
     options,
     lower: { completion: "atomic" },
+    costModel: SIMULATED_COST_MODEL,
     verify: true,
     file,
   });

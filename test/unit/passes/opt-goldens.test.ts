@@ -11,8 +11,13 @@ import { readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { allToAll, forwardProgram, sameSourceChain } from "../../../bench/gen.js";
-import { buildOutputs, compileToQueues } from "../../../src/backend/compile-pipeline.js";
+import {
+  buildOutputs,
+  compileToQueues,
+  outputBytes,
+} from "../../../src/backend/compile-pipeline.js";
 import { formatStats } from "../../../src/passes/index.js";
+import { toReadable } from "../../../src/queues/readable.js";
 import { makeSourceFile } from "../../../src/source/source-file.js";
 import { exampleText, O } from "./helpers.js";
 
@@ -27,17 +32,17 @@ function golden(name: string, text: string, level: 1 | 2) {
   const file = makeSourceFile(name, text);
   const q = compileToQueues(file, { passes: O(level, { planBudgetMs: 1e9 }) });
   if (!q.compiled) throw new Error(q.diagnostics.map((d) => `${d.code} ${d.message}`).join("\n"));
-  const out = buildOutputs(file, q.compiled, { emit: ["sdma"], dump: false });
+  const out = buildOutputs(file, q.compiled, { emit: ["sdma"] });
   if (!out.files) throw new Error(out.diagnostics.map((d) => `${d.code} ${d.message}`).join("\n"));
   const outputs = createHash("sha256");
-  for (const f of out.files) outputs.update(f.name).update(f.data);
+  for (const f of out.files) outputs.update(f.name).update(outputBytes(f));
   const r = q.compiled.optimised!;
   return {
     plan: r.plan?.chosen.label ?? null,
     levelCheck: r.levelCheck?.note ?? null,
     stats: formatStats(r.stats).split("\n"),
     commands: q.compiled.program.queues.reduce((a, x) => a + x.cmds.length, 0),
-    program: sha(JSON.stringify(q.compiled.program)),
+    program: sha(JSON.stringify(toReadable(q.compiled.program))),
     outputs: outputs.digest("hex").slice(0, 24),
   };
 }

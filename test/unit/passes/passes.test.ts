@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { SIMULATED_COST_MODEL } from "../../../src/backend/cost-model.js";
 import {
   checkPassOrder,
   formatStats,
@@ -13,6 +14,7 @@ import { choosePlan, formatPlan, PLAN_TIE, planCandidates } from "../../../src/p
 import { printQueues } from "../../../src/passes/print-queues.js";
 import { lowerToQueues } from "../../../src/queues/lower.js";
 import type { QueueProgram } from "../../../src/queues/queue-program.js";
+import { toReadable } from "../../../src/queues/readable.js";
 import { InternalError } from "../../../src/util/internal-error.js";
 import type { IrModule } from "../../../src/ir/ir.js";
 import { buildModule, MI300X } from "../queues/helpers.js";
@@ -23,6 +25,7 @@ const ctxOf = (m: IrModule, options: PassOptions): PassContext => ({
   module: m,
   options,
   lower: { completion: "atomic" },
+  costModel: SIMULATED_COST_MODEL,
   verify: true,
 });
 const run = (m: IrModule, options: PassOptions) =>
@@ -33,7 +36,7 @@ const only = (...names: string[]): PassOptions =>
   });
 const counter = (r: ReturnType<typeof run>, pass: string, key: string) =>
   r.stats.find((s) => s.pass === pass)?.counters[key];
-const cmdsOf = (p: QueueProgram) => p.queues.flatMap((q) => q.cmds);
+const cmdsOf = (p: QueueProgram) => toReadable(p).queues.flatMap((q) => q.cmds);
 
 describe("the pass table", () => {
   it("satisfies PASS_ORDER, and a misordered table throws InternalError", () => {
@@ -173,7 +176,7 @@ describe("passes", () => {
     expect(polls(after.program)).toBe(polls(before.program) - removed);
     expect(removed).toBeGreaterThan(0);
     // Every remaining progress word's FENCE values are 1, 2, ... in order.
-    for (const q of after.program.queues) {
+    for (const q of toReadable(after.program).queues) {
       const seen = new Map<number, number>();
       for (const c of q.cmds)
         if (c.kind === "signal" && c.at.space === "sync") {

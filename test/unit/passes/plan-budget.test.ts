@@ -4,6 +4,7 @@
 // the executor's event watchdog); an early stop is reported as DMAC4009. Also the structural
 // program key that replaced JSON.stringify.
 
+import { SIMULATED_COST_MODEL } from "../../../src/backend/cost-model.js";
 import { describe, expect, it } from "vitest";
 import { forwardProgram } from "../../../bench/gen.js";
 import { compileToQueues } from "../../../src/backend/compile-pipeline.js";
@@ -24,7 +25,14 @@ import {
   type PlanEntry,
 } from "../../../src/passes/plan.js";
 import { jsonEqual, jsonHash } from "../../../src/passes/program-key.js";
-import type { QueueProgram } from "../../../src/queues/queue-program.js";
+import type { CostModel } from "../../../src/passes/cost-model.js";
+import {
+  commandCount,
+  programHash,
+  programsEqual,
+  type QueueProgram,
+} from "../../../src/queues/queue-program.js";
+import { toReadable } from "../../../src/queues/readable.js";
 import { makeSourceFile } from "../../../src/source/source-file.js";
 import { mulberry32 as rng } from "../../helpers/prng.js";
 import { exampleText, O } from "./helpers.js";
@@ -41,6 +49,7 @@ const ctxOf = (c: ReturnType<typeof compiled>, options: PassOptions): PassContex
   module: c.module,
   options,
   lower: { completion: "atomic" },
+  costModel: SIMULATED_COST_MODEL,
   file: c.file,
 });
 
@@ -86,7 +95,7 @@ function choosePlanRef(prog: QueueProgram, m: IrModule, ctx: PassContext) {
         },
       },
     });
-    const key = JSON.stringify(finish.program);
+    const key = JSON.stringify(toReadable(finish.program));
     const prev = seen.get(key);
     if (prev) {
       entries.push({ ...prev, candidate: cand, label, sameAs: prev.label });
@@ -131,7 +140,9 @@ describe("-O2 plan search: incremental evaluation", () => {
       expect(got.stoppedEarly).toBeUndefined();
       expect(got.entries).toEqual(want.entries);
       expect(got.chosen.label).toBe(want.chosen.label);
-      expect(JSON.stringify(got.program)).toBe(JSON.stringify(want.program));
+      expect(JSON.stringify(toReadable(got.program))).toBe(
+        JSON.stringify(toReadable(want.program)),
+      );
       expect(got.stats).toEqual(want.stats);
       expect(got.dumps).toEqual(want.dumps);
       expect(planDiagnostics(got)).toEqual([]);
@@ -151,7 +162,7 @@ describe("-O2 plan search: the time budget", () => {
     expect(plan.chosen.note).toBe(NOTE_STOPPED);
     expect(plan.entries.slice(1).every((e) => e.note === NOTE_SKIPPED)).toBe(true);
     const o1 = runPasses(c.program, c.module, ctxOf(c, O(1)));
-    expect(JSON.stringify(plan.program)).toBe(JSON.stringify(o1.program));
+    expect(JSON.stringify(toReadable(plan.program))).toBe(JSON.stringify(toReadable(o1.program)));
     expect(plan.stats).toEqual(o1.stats);
     const d = planDiagnostics(plan);
     expect(d.map((x) => [x.code, x.severity])).toEqual([["DMAC4009", "warning"]]);
@@ -238,5 +249,58 @@ describe("program keys", () => {
     expect(jsonHash({ a: 1, u: undefined })).toBe(jsonHash({ a: 1 }));
     expect(jsonEqual([undefined], [null])).toBe(true);
     expect(jsonHash({ a: [1, 2] })).not.toBe(jsonHash({ a: [2, 1] }));
+  });
+
+  it("programsEqual is equality of the readable JSON, and equal programs hash alike", () => {
+    // Every pass run of every candidate of two examples: many equal and many different programs.
+    const programs: QueueProgram[] = [];
+    for (const name of ["all_gather_pcpy.dmac", "pipelined_all_gather.dmac"]) {
+      const c = compiled(name, exampleText(name));
+      programs.push(c.program);
+      for (const cand of planCandidates(O(2))) {
+        const options: PassOptions = {
+          ...O(2),
+          engines: cand.engines,
+          prelaunch: cand.prelaunch,
+          enable: { "bcast-fusion": cand.bcast, prelaunch: cand.prelaunch },
+        };
+        programs.push(runPasses(c.program, c.module, ctxOf(c, options)).program);
+      }
+    }
+    const texts = programs.map((p) => JSON.stringify(toReadable(p)));
+    let equalPairs = 0;
+    let differentPairs = 0;
+    for (let i = 0; i < programs.length; i++)
+      for (let j = i; j < programs.length; j++) {
+        const same = texts[i] === texts[j];
+        expect(programsEqual(programs[i]!, programs[j]!), `${i} vs ${j}`).toBe(same);
+        if (same) {
+          equalPairs++;
+          expect(programHash(programs[i]!)).toBe(programHash(programs[j]!));
+        } else differentPairs++;
+      }
+    expect(equalPairs).toBeGreaterThan(programs.length);
+    expect(differentPairs).toBeGreaterThan(programs.length);
+  });
+});
+
+describe("the cost model interface", () => {
+  it("the plan search predicts only through the injected model, and keeps its fastest plan", () => {
+    const c = compiled("all_gather_pcpy.dmac", exampleText("all_gather_pcpy.dmac"));
+    let calls = 0;
+    // A model that likes few queues and, among those, few commands.
+    const model: CostModel = {
+      predict(p) {
+        calls++;
+        return { kind: "predicted", timeUs: 100 * p.queues.length + commandCount(p), events: 0 };
+      },
+    };
+    const plan = choosePlan(c.program, c.module, { ...ctxOf(c, O(2)), costModel: model });
+    const evaluated = plan.entries.filter((e) => e.timeUs !== undefined && !e.sameAs);
+    expect(calls).toBe(evaluated.length);
+    expect(plan.chosen.timeUs).toBe(Math.min(...evaluated.map((e) => e.timeUs!)));
+    expect(plan.program.queues.length).toBe(8); // one engine per GPU wins
+    const noModel = { ...ctxOf(c, O(2)), costModel: undefined };
+    expect(() => choosePlan(c.program, c.module, noModel)).toThrow(/cost model/);
   });
 });

@@ -3,6 +3,7 @@
 // must give verdict ok with a final state equal to the reference semantics (simulate() checks
 // the postcondition with ir/interp.ts runReference).
 
+import { SIMULATED_COST_MODEL } from "../../../src/backend/cost-model.js";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_LAYOUT, layoutProgram } from "../../../src/backend/sdma/layout.js";
 import { emitTrace } from "../../../src/backend/trace/trace.js";
@@ -108,6 +109,7 @@ describe("random programs through every pass combination", () => {
             module: m,
             options: { level: 0, engines, enable },
             lower: { completion: "atomic" },
+            costModel: SIMULATED_COST_MODEL,
             verify: true,
           });
           for (const st of r.stats)

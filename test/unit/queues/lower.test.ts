@@ -1,7 +1,8 @@
 import { describe, it, expect } from "vitest";
-import { lowerToQueues } from "../../../src/queues/lower.js";
+import { lowerToQueues, writeOp } from "../../../src/queues/lower.js";
+import { CMD, CmdBuilder } from "../../../src/queues/queue-program.js";
 import { verifyQueueProgram } from "../../../src/queues/verify.js";
-import type { QueueProgram } from "../../../src/queues/queue-program.js";
+import { toReadable, type ReadableProgram } from "../../../src/queues/readable.js";
 import { allGatherPcpy, buildModule, exampleFile, MI300X, queuesOf } from "./helpers.js";
 
 const lower = (
@@ -10,10 +11,10 @@ const lower = (
 ) => {
   const p = lowerToQueues(m, MI300X, { completion: "atomic", ...opts });
   verifyQueueProgram(p, m);
-  return p;
+  return toReadable(p);
 };
 
-const kinds = (p: QueueProgram, qi: number) => p.queues[qi]!.cmds.map((c) => c.kind);
+const kinds = (p: ReadableProgram, qi: number) => p.queues[qi]!.cmds.map((c) => c.kind);
 
 describe("lowerToQueues (-O0)", () => {
   it("all-gather pcpy at 8 ranks: 56 queues, one copy and one completion each, on the map's engine", () => {
@@ -171,7 +172,7 @@ describe("lowerToQueues (-O0)", () => {
 
   it("example pcpy: 56 queues; bcst: 4 copy packets (3 broadcasts) and 4 completions per GPU", () => {
     expect(queuesOf(exampleFile("all_gather_pcpy.dmac")).program.queues).toHaveLength(56);
-    const { program } = queuesOf(exampleFile("all_gather_bcst.dmac"));
+    const program = toReadable(queuesOf(exampleFile("all_gather_bcst.dmac")).program);
     for (let g = 0; g < 8; g++) {
       const cmds = program.queues.filter((q) => q.gpu === g).flatMap((q) => q.cmds);
       expect(cmds.filter((c) => c.kind === "bcast")).toHaveLength(3);
@@ -184,7 +185,7 @@ describe("lowerToQueues (-O0)", () => {
     const { program } = queuesOf(exampleFile("pipelined_all_gather.dmac"), {
       defines: { pieces: "2" },
     });
-    const all = program.queues.flatMap((q) => q.cmds);
+    const all = toReadable(program).queues.flatMap((q) => q.cmds);
     const waits = all.filter((c) => c.kind === "poll" && c.why === "wait");
     // 8 ranks x 2 pieces x 7 peer queues
     expect(waits).toHaveLength(8 * 2 * 7);
@@ -192,5 +193,37 @@ describe("lowerToQueues (-O0)", () => {
     const notifies = all.filter((c) => c.kind === "signal" && c.why === "notify");
     expect(notifies).toHaveLength(8 * 2);
     expect(notifies[0]).toMatchObject({ how: "add", value: 1 });
+  });
+});
+
+describe("writeOp (one op's own commands)", () => {
+  it("splits a copy at maxCopy and a fill at maxFill, offsets advancing", () => {
+    const m = buildModule(
+      [1 << 20],
+      [
+        { kind: "copy", src: [0, 0, 100], dst: [1, 0, 200], len: 3 * 4096 + 1 },
+        { kind: "fill", dst: [2, 0, 8], len: 10, value: 7 },
+      ],
+    );
+    const b = new CmdBuilder();
+    writeOp(b, m, 0, 0, { maxCopy: 4096, swapMax: 4096, maxFill: 4 });
+    writeOp(b, m, 1, 0, { maxCopy: 4096, swapMax: 4096, maxFill: 4 });
+    const t = b.done();
+    const rows = Array.from({ length: t.length }, (_, i) => [
+      t.kindName(i),
+      t.offset(i, t.kind(i) === CMD.fill ? 1 : 0),
+      t.offset(i, 1),
+      t.bytes(i),
+    ]);
+    expect(rows).toEqual([
+      ["copy", 100, 200, 4096],
+      ["copy", 4196, 4296, 4096],
+      ["copy", 8292, 8392, 4096],
+      ["copy", 12388, 12488, 1],
+      ["fill", 8, 8, 4],
+      ["fill", 12, 12, 4],
+      ["fill", 16, 16, 2],
+    ]);
+    expect(t.value(4)).toBe(7);
   });
 });

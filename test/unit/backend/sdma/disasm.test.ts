@@ -1,7 +1,12 @@
 // The listing format: offsets, raw dwords, mnemonics, fields, wrapping, unknown and truncated dwords.
 
 import { describe, expect, it } from "vitest";
-import { disassemble, formatPacket } from "../../../../src/backend/sdma/disasm.js";
+import {
+  disassemble,
+  disassembleInto,
+  formatPacket,
+  TextSink,
+} from "../../../../src/backend/sdma/disasm.js";
 import { encodePackets } from "../../../../src/backend/sdma/encode.js";
 import type { Packet } from "../../../../src/backend/sdma/packets.js";
 
@@ -80,5 +85,40 @@ describe("formatPacket", () => {
       formatPacket({ kind: "constant_fill", fillSize: "dword", dst: 0x40, data: 0, bytes: 64 }),
     ).toBe("CONST_FILL  fillSize=dword dst=0x40 data=0x0 bytes=64");
     expect(formatPacket({ kind: "timestamp_set", value: 5n })).toBe("TIMESTAMP_SET  value=0x5");
+  });
+});
+
+describe("TextSink streaming", () => {
+  it("hands out the same bytes in chunks no larger than its buffer (dump.txt is streamed)", () => {
+    const words = encodePackets([...STREAM, ...STREAM, ...STREAM]);
+    const whole = disassemble(words);
+    for (const capacity of [64, 100, 257]) {
+      const chunks: Buffer[] = [];
+      const sink = new TextSink(capacity, (c) => chunks.push(Buffer.from(c)));
+      disassembleInto(sink, words);
+      sink.text("tail \u00e9\n");
+      sink.end();
+      expect(chunks.length).toBeGreaterThan(1);
+      for (const c of chunks) expect(c.length).toBeLessThanOrEqual(Math.max(64, capacity));
+      expect(Buffer.concat(chunks).toString("utf8")).toBe(whole + "tail \u00e9\n");
+    }
+  });
+});
+
+describe("TextSink.decimal", () => {
+  it("writes String(v) for every kind of number", () => {
+    const values = [0, 7, 10, 999_999_999, 1e9, 2 ** 31 - 1, 2 ** 31, 2 ** 32, 1e9 * 4096 + 7];
+    values.push(0x7000_0000_0000 + 4096 * 3, Number.MAX_SAFE_INTEGER, -1, 1.5, 2 ** 60, NaN);
+    let x = 1;
+    for (let k = 0; k < 2000; k++) {
+      x = (x * 48271) % 2147483647;
+      values.push(x * (k % 3 === 0 ? 1 : k % 3 === 1 ? 4093 : 2 ** 21) + (k % 1000));
+    }
+    const sink = new TextSink(16);
+    for (const v of values) {
+      sink.decimal(v);
+      sink.char(0x2c);
+    }
+    expect(Buffer.from(sink.bytes()).toString("utf8")).toBe(values.map(String).join(",") + ",");
   });
 });
