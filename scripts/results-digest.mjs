@@ -29,7 +29,7 @@ export const DIGESTS = join(ROOT, "test", "results", "digests.json");
 export const DIGESTS_LARGE = join(ROOT, "test", "results", "digests-large.json");
 
 /** What compile writes: one place to change when dump.txt becomes opt-in (`--emit sdma,dump,trace`). */
-export const EMIT = "sdma,trace";
+export const EMIT = "sdma,trace,dump";
 /** -O2 without the plan search's time budget (see the header). */
 const UNBUDGETED = { DMAC_PLAN_BUDGET_MS: "1e9" };
 const LEVELS = ["0", "1", "2"];

@@ -39,7 +39,10 @@ export interface CompileOptions extends CheckOptions {
   readonly prelaunch?: boolean | undefined;
   /** Passes to turn off (`--disable-pass`). */
   readonly disablePasses?: readonly string[] | undefined;
-  /** What to build: "sdma" (streams + manifest + dump.txt) and/or "trace". Default both. */
+  /**
+   * What to build: "sdma" (streams + manifest), "dump" (the dump.txt listing), "trace".
+   * Default "sdma" and "trace" (the listing only on request, as `dmac compile --dump`).
+   */
   readonly emit?: readonly EmitKind[] | undefined;
   /** Split copies at this many bytes (default: the target's limit). */
   readonly maxCopyBytes?: number | undefined;

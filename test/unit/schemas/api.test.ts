@@ -49,7 +49,9 @@ describe("the library API", () => {
     if (!sdma.ok) throw new Error("does not compile");
     expect(sdma.trace).toBeUndefined();
     expect(sdma.optimised?.plan).toBeDefined();
-    expect(sdma.files.map((f) => f.name)).toContain("dump.txt");
+    expect(sdma.files.map((f) => f.name)).not.toContain("dump.txt");
+    const listed = compile(pcpy, { emit: ["sdma", "dump"] });
+    expect(listed.ok && listed.files.map((f) => f.name)).toContain("dump.txt");
     const trace = compile(pcpy, { emit: ["trace"], target: loadTarget("mi300x") });
     expect(trace.ok && trace.manifest === undefined && trace.trace !== undefined).toBe(true);
   });
