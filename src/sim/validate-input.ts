@@ -1,21 +1,24 @@
 // Validation of the executor's JSON inputs (manifest.json, trace.json) before anything runs.
 // Contract: validateManifest / validateTrace take a parsed JSON value of unknown shape and return
 // undefined when it is a well-formed schema-1 document the executor can run without tripping on
-// it, else one DMAC6011 naming the file, the JSON path of the first bad field and why. "Well
-// formed" means: every field the executor reads has its type and range (integers, addresses and
-// byte counts below 2^53, GPUs below `ranks`, 32-bit values), array lengths agree, counts are
-// bounded by what the input could use (a slot array is at most SLOT_SLACK + the size of the input,
-// so `count: 2^32` cannot make the executor allocate billions of regions), the memory areas are
-// disjoint, every instance of a buffer id has the same size (the executor keeps one size per id:
-// its access and provenance maps are sized by it), with the streams given every queue's packet
-// file is present and as long as its `dwords`, the regions are gpu0 .. gpuN-1 then host, disjoint,
-// each holding every area of its memory, relocations name a queue once and stay inside its stream
-// and their region, each completion slot is listed by one queue at most, trace commands that write
-// a completion slot follow `completion.protocol`, and with the IR given (the module recompiled
-// from the source, whose final state the run is checked against) the memory map declares exactly
-// the module's buffer instances with the module's sizes on the module's number of GPUs, and its
-// user signals (a sync word declared as a signal is refused). checkQueueStream checks what the
-// manifest says about each decoded packet stream (relocated dwords, completion writes and slots).
+// it, else one DMAC6011 naming the file, the JSON path of the first bad field and why.
+// Two halves. The structure (every field's type, required fields, enums, fixed ranges such as
+// integers below 2^53, 32-bit values, strides, aligned words, queue file names, no unknown
+// field) is the published JSON Schema's (schemas/, checked by checkExecutorInput in
+// src/schemas.ts). What a schema cannot say stays here, in code, on a document the schema has
+// accepted: GPUs below `ranks`, names and files unique, counts bounded by what the input could
+// use (a slot array is at most SLOT_SLACK + the size of the input, so `count: 2^32` cannot make
+// the executor allocate billions of regions), the memory areas disjoint, every instance of a
+// buffer id the same size (the executor keeps one size per id: its access and provenance maps are
+// sized by it), with the streams given every queue's packet file present and as long as its
+// `dwords`, the regions gpu0 .. gpuN-1 then host, disjoint, each holding every area of its
+// memory, relocations naming a queue once and staying inside its stream and their region, each
+// completion slot listed by one queue at most, trace commands that write a completion slot
+// following `completion.protocol`, and with the IR given (the module recompiled from the source,
+// whose final state the run is checked against) the memory map declaring exactly the module's
+// buffer instances with the module's sizes on the module's number of GPUs, and its user signals (a
+// sync word declared as a signal is refused). checkQueueStream checks what the manifest says about
+// each decoded packet stream (relocated dwords, completion writes and slots).
 // Checks stop at the first problem: a corrupt file usually has one, and the path says where.
 
 import { COMPILED_BY_KIND } from "../backend/sdma/bitfield.js";
@@ -25,19 +28,23 @@ import {
   type DecodedStream,
   type StreamProblem,
 } from "../backend/sdma/decode.js";
-import type { Manifest } from "../backend/sdma/manifest.js";
+import type {
+  Manifest,
+  ManifestMemory,
+  ManifestQueue,
+  SlotArray,
+} from "../backend/sdma/manifest.js";
 import type { Packet } from "../backend/sdma/packets.js";
+import type { Trace, TraceAddr, TraceCmd } from "../backend/trace/trace.js";
 import { diag, type Diagnostic } from "../diagnostics/diagnostic.js";
 import type { IrModule } from "../ir/ir.js";
-import { assertNever } from "../util/assert-never.js";
+import { checkExecutorInput } from "../schemas.js";
 
 /** At most this many GPUs (the executor's model is a full mesh; 64 leaves room for any target). */
 export const MAX_RANKS = 64;
 /** Slot arrays may be this much larger than the input's size measure (see slotLimit). */
 export const SLOT_SLACK = 1024;
 const ADDR_LIMIT = 2 ** 53;
-const U32 = 2 ** 32;
-const COMPARE_OPS: ReadonlySet<unknown> = new Set(["==", "!=", "<", "<=", ">", ">="]);
 
 export interface ValidateOptions {
   /** The file name used in the diagnostic (default manifest.json / trace.json). */
@@ -58,54 +65,18 @@ class Bad {
   ) {}
 }
 
-type Obj = Record<string, unknown>;
-
-function obj(v: unknown, path: string): Obj {
-  if (typeof v !== "object" || v === null || Array.isArray(v))
-    throw new Bad(path, `expected an object, found ${kindOf(v)}`);
-  return v as Obj;
-}
-
-function arr(v: unknown, path: string, maxLength = Infinity): readonly unknown[] {
-  if (!Array.isArray(v)) throw new Bad(path, `expected an array, found ${kindOf(v)}`);
+/** An array the input could not use this much of. */
+function bounded<T>(v: readonly T[], path: string, maxLength: number): readonly T[] {
   if (v.length > maxLength)
     throw new Bad(path, `${v.length} entries, more than the input could use (${maxLength})`);
   return v;
 }
 
-function str(v: unknown, path: string): string {
-  if (typeof v !== "string") throw new Bad(path, `expected a string, found ${kindOf(v)}`);
-  return v;
-}
-
-/** Whether int() would accept v (the hot loops test first and build a path only to throw). */
-function isInt(v: unknown, lo: number, hi: number): v is number {
-  return typeof v === "number" && Number.isInteger(v) && v >= lo && v < hi;
-}
-
-/** An integer in [lo, hi). */
-function int(v: unknown, path: string, lo: number, hi: number): number {
-  if (typeof v !== "number" || !Number.isInteger(v))
-    throw new Bad(path, `expected an integer, found ${kindOf(v)}`);
-  if (v < lo || v >= hi) throw new Bad(path, `${v} is outside [${lo}, ${hi})`);
-  return v;
-}
-
-function oneOf<T>(v: unknown, path: string, allowed: readonly T[]): T {
-  if (!allowed.includes(v as T))
-    throw new Bad(path, `expected one of ${allowed.map((a) => JSON.stringify(a)).join(", ")}`);
-  return v as T;
-}
-
 function kindOf(v: unknown): string {
   if (v === null) return "null";
-  if (Array.isArray(v)) return "an array";
   if (typeof v === "string") return `the string ${JSON.stringify(v.slice(0, 40))}`;
-  if (typeof v === "number") return String(v);
-  return typeof v === "object" ? "an object" : typeof v;
+  return String(v);
 }
-
-const addr = (v: unknown, path: string): number => int(v, path, 0, ADDR_LIMIT);
 
 /** A byte range [a, a + bytes) that must stay below 2^53. */
 function range(a: number, bytes: number, path: string): void {
@@ -127,16 +98,23 @@ interface Area {
 
 interface RegionEntry {
   readonly name: string;
-  readonly kind: unknown;
-  readonly gpu: unknown;
+  readonly kind: string;
+  readonly gpu: number | null;
   readonly base: number;
   readonly size: number;
   readonly path: string;
 }
 
+/** The header and memory section both forms share (what the schema's types already hold). */
+interface Document {
+  readonly ranks: number;
+  readonly trigger: Manifest["trigger"];
+  readonly memory: ManifestMemory;
+}
+
 const hex = (n: number): string => `0x${n.toString(16)}`;
 
-/** Shared by both forms: header fields, completion, trigger, memory. */
+/** Shared by both forms: ranks, queues, trigger, memory (on a document the schema accepted). */
 class Checker {
   readonly areas: Area[] = [];
   /** Declared buffer instances by id * MAX_RANKS + gpu. */
@@ -145,47 +123,25 @@ class Checker {
   readonly signals = new Map<number, { readonly name: string; readonly path: string }>();
   /** `$.memory.regions`, in order (index = region number of relocations). */
   readonly regions: RegionEntry[] = [];
-  ranks = 0;
-
-  header(d: Obj, kind: string): void {
-    if (d["kind"] !== kind)
-      throw new Bad("$.kind", `expected "${kind}", found ${kindOf(d["kind"])}`);
-    if (d["version"] !== 1)
-      throw new Bad("$.version", `this dmac reads schema version 1, found ${kindOf(d["version"])}`);
-    str(d["dmac"], "$.dmac");
-    str(d["target"], "$.target");
-    // Optional (older outputs lack it): the --target file, relative to the document.
-    if (d["targetFile"] !== undefined && d["targetFile"] !== null)
-      str(d["targetFile"], "$.targetFile");
-    str(d["schedule"], "$.schedule");
-    this.ranks = int(d["ranks"], "$.ranks", 1, MAX_RANKS + 1);
-    const c = obj(d["completion"], "$.completion");
-    oneOf(c["protocol"], "$.completion.protocol", ["atomic", "fence"]);
-    oneOf(c["width"], "$.completion.width", [64]);
-    oneOf(c["initial"], "$.completion.initial", [1]);
-    oneOf(c["done"], "$.completion.done", [0]);
-    if (d["trigger"] !== null) {
-      const t = obj(d["trigger"], "$.trigger");
-      this.area(addr(t["address"], "$.trigger.address"), 4, "$.trigger", null);
-      int(t["value"], "$.trigger.value", 0, U32);
-    }
-  }
-
-  gpu(v: unknown, path: string): number {
-    return int(v, path, 0, this.ranks);
-  }
-
   readonly queueNames = new Set<string>();
+  readonly ranks: number;
 
-  /** `$.queues[i]` as an object, with its unique name, GPU and engine checked. */
-  queue(v: unknown, path: string): Obj {
-    const q = obj(v, path);
-    const name = str(q["name"], `${path}.name`);
-    if (this.queueNames.has(name)) throw new Bad(`${path}.name`, `a second queue named ${name}`);
-    this.queueNames.add(name);
-    this.gpu(q["gpu"], `${path}.gpu`);
-    int(q["engine"], `${path}.engine`, 0, 256);
-    return q;
+  constructor(d: Document) {
+    this.ranks = d.ranks;
+    if (d.trigger !== null) this.area(d.trigger.address, 4, "$.trigger", null);
+  }
+
+  gpu(g: number, path: string): number {
+    if (g >= this.ranks) throw new Bad(path, `${g} is outside [0, ${this.ranks})`);
+    return g;
+  }
+
+  /** `$.queues[i]`: its name unique, its GPU below ranks. */
+  queue(q: { readonly name: string; readonly gpu: number }, path: string): void {
+    if (this.queueNames.has(q.name))
+      throw new Bad(`${path}.name`, `a second queue named ${q.name}`);
+    this.queueNames.add(q.name);
+    this.gpu(q.gpu, `${path}.gpu`);
   }
 
   area(start: number, bytes: number, path: string, owner: number | null): void {
@@ -194,89 +150,62 @@ class Checker {
   }
 
   /** `slots`: the bound on completion and timestamp slot counts. */
-  memory(m: Obj, slots: number): void {
-    const regions = arr(m["regions"], "$.memory.regions", MAX_RANKS + 16);
-    regions.forEach((v, i) => {
+  memory(m: ManifestMemory, slots: number): void {
+    m.regions.forEach((r, i) => {
       const p = `$.memory.regions[${i}]`;
-      const r = obj(v, p);
-      const name = str(r["name"], `${p}.name`);
-      const kind = oneOf(r["kind"], `${p}.kind`, ["device", "host"]);
-      if (r["gpu"] !== null) this.gpu(r["gpu"], `${p}.gpu`);
-      const base = addr(r["base"], `${p}.base`);
-      const size = addr(r["size"], `${p}.size`);
-      range(base, size, p);
-      this.regions.push({ name, kind, gpu: r["gpu"], base, size, path: p });
+      if (r.gpu !== null) this.gpu(r.gpu, `${p}.gpu`);
+      range(r.base, r.size, p);
+      this.regions.push({ ...r, path: p });
     });
-    const buffers = arr(m["buffers"], "$.memory.buffers");
+    this.buffersOf(m.buffers);
+    m.signals.forEach((s, i) => {
+      const p = `$.memory.signals[${i}]`;
+      const g = this.gpu(s.gpu, `${p}.gpu`);
+      this.area(s.address, 4, p, g);
+      const key = s.id * MAX_RANKS + g;
+      if (this.signals.has(key)) throw new Bad(p, `a second entry for signal ${s.id} on GPU ${g}`);
+      this.signals.set(key, { name: s.name, path: p });
+    });
+    m.syncWords.forEach((w, i) => {
+      const p = `$.memory.syncWords[${i}]`;
+      this.area(w.address, 4, p, this.gpu(w.gpu, `${p}.gpu`));
+    });
+    this.slots(m.completionSignals, "$.memory.completionSignals", slots);
+    this.slots(m.timestampSlots, "$.memory.timestampSlots", slots);
+  }
+
+  /** `$.memory.buffers`: ids index dense tables, one size per id, one entry per (id, gpu). */
+  buffersOf(buffers: ManifestMemory["buffers"]): void {
     const sizeOf = new Map<number, BufferEntry>();
-    buffers.forEach((v, i) => {
+    buffers.forEach((b, i) => {
       const p = `$.memory.buffers[${i}]`;
-      const b = obj(v, p);
-      str(b["name"], `${p}.name`);
-      // Buffer ids index dense tables: one id per buffer, at most one entry per (id, gpu).
-      const id = int(b["id"], `${p}.id`, 0, buffers.length);
-      const g = this.gpu(b["gpu"], `${p}.gpu`);
-      const key = id * MAX_RANKS + g;
+      if (b.id >= buffers.length)
+        throw new Bad(`${p}.id`, `${b.id} is outside [0, ${buffers.length})`);
+      const g = this.gpu(b.gpu, `${p}.gpu`);
+      const key = b.id * MAX_RANKS + g;
       if (this.buffers.has(key))
-        throw new Bad(`${p}`, `a second entry for buffer ${id} on GPU ${g}`);
-      const size = addr(b["size"], `${p}.size`);
+        throw new Bad(`${p}`, `a second entry for buffer ${b.id} on GPU ${g}`);
       // One size per id: the executor sizes a buffer's access and provenance maps by it.
-      const other = sizeOf.get(id);
-      if (other !== undefined && other.size !== size)
+      const other = sizeOf.get(b.id);
+      if (other !== undefined && other.size !== b.size)
         throw new Bad(
           `${p}.size`,
-          `${size} bytes, but ${other.path} declares buffer ${id} with ${other.size}`,
+          `${b.size} bytes, but ${other.path} declares buffer ${b.id} with ${other.size}`,
         );
-      if (other === undefined) sizeOf.set(id, { size, path: p });
-      this.buffers.set(key, { size, path: p });
-      this.area(addr(b["address"], `${p}.address`), size, p, g);
+      if (other === undefined) sizeOf.set(b.id, { size: b.size, path: p });
+      this.buffers.set(key, { size: b.size, path: p });
+      this.area(b.address, b.size, p, g);
     });
-    arr(m["signals"], "$.memory.signals").forEach((v, i) => {
-      const p = `$.memory.signals[${i}]`;
-      const s = obj(v, p);
-      const name = str(s["name"], `${p}.name`);
-      const id = int(s["id"], `${p}.id`, 0, ADDR_LIMIT);
-      const g = this.gpu(s["gpu"], `${p}.gpu`);
-      this.word(s["address"], `${p}.address`, p, g);
-      const key = id * MAX_RANKS + g;
-      if (this.signals.has(key)) throw new Bad(p, `a second entry for signal ${id} on GPU ${g}`);
-      this.signals.set(key, { name, path: p });
-    });
-    arr(m["syncWords"], "$.memory.syncWords").forEach((v, i) => {
-      const p = `$.memory.syncWords[${i}]`;
-      const w = obj(v, p);
-      int(w["id"], `${p}.id`, 0, ADDR_LIMIT);
-      const kind = oneOf(w["kind"], `${p}.kind`, ["progress", "barrier"]);
-      const g = this.gpu(w["gpu"], `${p}.gpu`);
-      this.word(w["address"], `${p}.address`, p, g);
-      if (kind === "progress") {
-        str(w["producer"], `${p}.producer`);
-        str(w["consumer"], `${p}.consumer`);
-      } else str(w["queue"], `${p}.queue`);
-    });
-    this.slots(m["completionSignals"], "$.memory.completionSignals", 8, slots);
-    this.slots(m["timestampSlots"], "$.memory.timestampSlots", 8, slots);
   }
 
-  word(v: unknown, path: string, areaPath: string, owner: number): void {
-    const a = addr(v, path);
-    if (a % 4 !== 0) throw new Bad(path, `${a} is not 4-byte aligned`);
-    this.area(a, 4, areaPath, owner);
-  }
-
-  slots(v: unknown, path: string, minStride: number, limit: number): void {
-    const s = obj(v, path);
-    const base = addr(s["base"], `${path}.base`);
-    const stride = int(s["stride"], `${path}.stride`, minStride, 1 << 20);
-    const count = int(s["count"], `${path}.count`, 0, ADDR_LIMIT);
-    if (count > limit)
+  slots(s: SlotArray, path: string, limit: number): void {
+    if (s.count > limit)
       throw new Bad(
         `${path}.count`,
-        `${count} slots, more than an input of this size could use (at most ${limit})`,
+        `${s.count} slots, more than an input of this size could use (at most ${limit})`,
       );
-    this.area(base, count * stride, path, null);
+    this.area(s.base, s.count * s.stride, path, null);
   }
-
   /**
    * The declared buffer instances are exactly the module's (id, rank) pairs with its sizes, on
    * its number of GPUs: the final-state check reads both by the module's buffer table.
@@ -389,19 +318,17 @@ class Checker {
   }
 
   /** `$.relocations`: each names a queue once, in triples [dword, region, addend] inside it. */
-  relocations(v: unknown, dwordsOf: ReadonlyMap<string, number>): void {
+  relocations(list: Manifest["relocations"], dwordsOf: ReadonlyMap<string, number>): void {
     const seen = new Set<string>();
-    arr(v, "$.relocations", dwordsOf.size).forEach((rv, i) => {
+    bounded(list, "$.relocations", dwordsOf.size).forEach((r, i) => {
       const p = `$.relocations[${i}]`;
-      const r = obj(rv, p);
-      const queue = str(r["queue"], `${p}.queue`);
-      const dwords = dwordsOf.get(queue);
+      const dwords = dwordsOf.get(r.queue);
       if (dwords === undefined)
-        throw new Bad(`${p}.queue`, `${kindOf(queue)} is not a queue of this manifest`);
-      if (seen.has(queue)) throw new Bad(`${p}.queue`, `a second relocation list for ${queue}`);
-      seen.add(queue);
+        throw new Bad(`${p}.queue`, `${kindOf(r.queue)} is not a queue of this manifest`);
+      if (seen.has(r.queue)) throw new Bad(`${p}.queue`, `a second relocation list for ${r.queue}`);
+      seen.add(r.queue);
       // An address takes two dwords: at most dwords / 2 triples.
-      const e = arr(r["entries"], `${p}.entries`, 3 * Math.floor(dwords / 2));
+      const e = bounded(r.entries, `${p}.entries`, 3 * Math.floor(dwords / 2));
       if (e.length % 3 !== 0)
         throw new Bad(
           `${p}.entries`,
@@ -410,15 +337,12 @@ class Checker {
       const top = Math.max(0, dwords - 1);
       const R = this.regions.length;
       for (let k = 0; k < e.length; k += 3) {
-        const dword = e[k];
-        if (!isInt(dword, 0, top)) int(dword, `${p}.entries[${k}]`, 0, top);
-        const region = e[k + 1];
-        if (!isInt(region, 0, R)) int(region, `${p}.entries[${k + 1}]`, 0, R);
-        const reg = this.regions[region as number]!;
-        const v = e[k + 2];
-        const addend = isInt(v, 0, ADDR_LIMIT)
-          ? v
-          : int(v, `${p}.entries[${k + 2}]`, 0, ADDR_LIMIT);
+        const dword = e[k]!;
+        if (dword >= top) throw new Bad(`${p}.entries[${k}]`, `${dword} is outside [0, ${top})`);
+        const region = e[k + 1]!;
+        if (region >= R) throw new Bad(`${p}.entries[${k + 1}]`, `${region} is outside [0, ${R})`);
+        const reg = this.regions[region]!;
+        const addend = e[k + 2]!;
         if (addend >= reg.size)
           throw new Bad(
             `${p}.entries[${k + 2}]`,
@@ -444,237 +368,132 @@ function run(file: string, body: () => void): Diagnostic | undefined {
   }
 }
 
-/** A queue's packet file: a plain relative path that stays inside the manifest's directory. */
-function queueFile(v: unknown, path: string): string {
-  const f = str(v, path);
-  if (f === "" || f.startsWith("/") || f.includes("\\") || f.split("/").includes(".."))
-    throw new Bad(path, `${JSON.stringify(f)} is not a file name inside the manifest's directory`);
-  return f;
-}
-
-/** `$.params`: the schedule's parameter values (manifest, and trace when it names its source). */
-function checkParams(v: unknown): void {
-  arr(v, "$.params").forEach((pv, i) => {
-    const p = obj(pv, `$.params[${i}]`);
-    str(p["name"], `$.params[${i}].name`);
-    oneOf(p["type"], `$.params[${i}].type`, ["int", "bytes", "bool"]);
-    if (typeof p["value"] !== "boolean" && typeof p["value"] !== "number")
-      throw new Bad(`$.params[${i}].value`, `expected a number or a boolean`);
-  });
-}
-
 export function validateManifest(
   json: unknown,
   opts: ValidateOptions = {},
 ): Diagnostic | undefined {
   const file = opts.file ?? "manifest.json";
+  const structural = checkExecutorInput("manifest", json, file);
+  if (structural) return structural;
+  const d = json as Manifest;
   return run(file, () => {
-    const d = obj(json, "$");
-    const c = new Checker();
-    c.header(d, "dmac-manifest");
-    checkParams(d["params"]);
-    const queues = arr(d["queues"], "$.queues", c.ranks * 256);
+    const c = new Checker(d);
+    const queues = bounded(d.queues, "$.queues", c.ranks * 256);
     // The size measure: the dwords of the streams (each signalled slot needs a packet).
     let units = 0;
     const files = new Set<string>();
     const dwordsOf = new Map<string, number>();
-    queues.forEach((v, i) => {
+    queues.forEach((q, i) => {
       const p = `$.queues[${i}]`;
-      const q = c.queue(v, p);
-      const f = queueFile(q["file"], `${p}.file`);
-      if (files.has(f)) throw new Bad(`${p}.file`, `a second queue reads ${f}`);
-      files.add(f);
-      const dwords = int(q["dwords"], `${p}.dwords`, 0, ADDR_LIMIT);
-      dwordsOf.set(q["name"] as string, dwords);
-      const given = opts.streams?.get(f);
-      if (opts.streams && !given) throw new Bad(`${p}.file`, `the packet stream ${f} is missing`);
-      if (given && given.length !== dwords)
+      c.queue(q, p);
+      if (files.has(q.file)) throw new Bad(`${p}.file`, `a second queue reads ${q.file}`);
+      files.add(q.file);
+      dwordsOf.set(q.name, q.dwords);
+      const given = opts.streams?.get(q.file);
+      if (opts.streams && !given)
+        throw new Bad(`${p}.file`, `the packet stream ${q.file} is missing`);
+      if (given && given.length !== q.dwords)
         throw new Bad(
           `${p}.dwords`,
-          `${dwords} dwords, but the packet stream ${f} holds ${given.length}`,
+          `${q.dwords} dwords, but the packet stream ${q.file} holds ${given.length}`,
         );
-      units += dwords;
-      arr(q["completionSlots"], `${p}.completionSlots`).forEach((s, k) => {
-        if (!isInt(s, 0, ADDR_LIMIT)) int(s, `${p}.completionSlots[${k}]`, 0, ADDR_LIMIT);
-      });
+      units += q.dwords;
     });
-    const mem = obj(d["memory"], "$.memory");
-    c.memory(mem, slotLimit(units, opts.fileBytes));
-    const count = (mem["completionSignals"] as Obj)["count"] as number;
-    // Each slot is signalled by one queue, once: the host waits for it on that queue's behalf.
-    // (Listed at queue i, index k: kept as two numbers; the path is built only to report.)
-    const slotPath = (i: number, k: number): string => `$.queues[${i}].completionSlots[${k}]`;
-    const byQueue = new Int32Array(count).fill(-1); // (count is bounded: c.memory)
-    const byIndex = new Float64Array(byQueue.length);
-    queues.forEach((v, i) =>
-      ((v as Obj)["completionSlots"] as number[]).forEach((s, k) => {
-        if (s >= count) throw new Bad(slotPath(i, k), `slot ${s} of ${count}`);
-        if (byQueue[s]! >= 0)
-          throw new Bad(
-            slotPath(i, k),
-            `slot ${s} is already listed at ${slotPath(byQueue[s]!, byIndex[s]!)}`,
-          );
-        byQueue[s] = i;
-        byIndex[s] = k;
-      }),
-    );
+    c.memory(d.memory, slotLimit(units, opts.fileBytes));
+    completionSlots(queues, d.memory.completionSignals.count);
     c.disjoint();
     if (opts.module) c.matches(opts.module);
     c.regionsCover();
-    c.relocations(d["relocations"], dwordsOf);
-    const sm = obj(d["sourceMap"], "$.sourceMap");
-    str(sm["file"], "$.sourceMap.file");
-    arr(sm["stmts"], "$.sourceMap.stmts").forEach((v, i) => {
-      const s = obj(v, `$.sourceMap.stmts[${i}]`);
-      int(s["line"], `$.sourceMap.stmts[${i}].line`, 0, ADDR_LIMIT);
-      int(s["col"], `$.sourceMap.stmts[${i}].col`, 0, ADDR_LIMIT);
-    });
-    arr(sm["queues"], "$.sourceMap.queues").forEach((v, i) => {
-      const p = `$.sourceMap.queues[${i}]`;
-      const q = obj(v, p);
-      str(q["queue"], `${p}.queue`);
-      const entries = arr(q["entries"], `${p}.entries`);
-      for (let k = 0; k < entries.length; k++) {
-        const e = entries[k];
-        const row = Array.isArray(e) ? (e as unknown[]) : arr(e, `${p}.entries[${k}]`);
-        if (row.length < 2) throw new Bad(`${p}.entries[${k}]`, "expected [byteOffset, stmt, ...]");
-        for (let j = 0; j < row.length; j++)
-          if (!isInt(row[j], 0, ADDR_LIMIT)) int(row[j], `${p}.entries[${k}][${j}]`, 0, ADDR_LIMIT);
-      }
-    });
+    c.relocations(d.relocations, dwordsOf);
   });
 }
 
-/** What each trace command's fields must be (TraceAddr fields, plain integers, enums). */
-type FieldType = "addr" | "bytes" | "byte" | "u32" | "func" | "width" | "add";
-const TRACE_FIELDS: Readonly<Record<string, readonly (readonly [string, FieldType])[]>> = {
-  copy: [
-    ["src", "addr"],
-    ["dst", "addr"],
-    ["bytes", "bytes"],
-  ],
-  bcast: [
-    ["src", "addr"],
-    ["dst", "addr"],
-    ["dst2", "addr"],
-    ["bytes", "bytes"],
-  ],
-  swap: [
-    ["a", "addr"],
-    ["b", "addr"],
-    ["bytes", "bytes"],
-  ],
-  fill: [
-    ["dst", "addr"],
-    ["bytes", "bytes"],
-    ["value", "byte"],
-  ],
-  poll: [
-    ["at", "addr"],
-    ["func", "func"],
-    ["value", "u32"],
-    ["mask", "u32"],
-  ],
-  fence: [
-    ["at", "addr"],
-    ["value", "u32"],
-  ],
-  atomic: [
-    ["at", "addr"],
-    ["width", "width"],
-    ["add", "add"],
-  ],
-  timestamp: [["at", "addr"]],
+/**
+ * Each completion slot is below the count and signalled by one queue, once: the host waits for
+ * it on that queue's behalf. (Listed at queue i, index k: kept as two numbers; the path is built
+ * only to report.) `count` is bounded already (Checker.slots).
+ */
+function completionSlots(queues: readonly ManifestQueue[], count: number): void {
+  const slotPath = (i: number, k: number): string => `$.queues[${i}].completionSlots[${k}]`;
+  const byQueue = new Int32Array(count).fill(-1);
+  const byIndex = new Float64Array(count);
+  queues.forEach((q, i) =>
+    q.completionSlots.forEach((s, k) => {
+      if (s >= count) throw new Bad(slotPath(i, k), `slot ${s} of ${count}`);
+      if (byQueue[s]! >= 0)
+        throw new Bad(
+          slotPath(i, k),
+          `slot ${s} is already listed at ${slotPath(byQueue[s]!, byIndex[s]!)}`,
+        );
+      byQueue[s] = i;
+      byIndex[s] = k;
+    }),
+  );
+}
+
+/** The address fields of each trace command (each names a GPU that must be below `ranks`). */
+const TRACE_ADDRESSES: { readonly [Op in TraceCmd["op"]]: readonly string[] } = {
+  copy: ["src", "dst"],
+  bcast: ["src", "dst", "dst2"],
+  swap: ["a", "b"],
+  fill: ["dst"],
+  poll: ["at"],
+  fence: ["at"],
+  atomic: ["at"],
+  timestamp: ["at"],
 };
 
 export function validateTrace(json: unknown, opts: ValidateOptions = {}): Diagnostic | undefined {
   const file = opts.file ?? "trace.json";
+  const structural = checkExecutorInput("trace", json, file);
+  if (structural) return structural;
+  const d = json as Trace;
   return run(file, () => {
-    const d = obj(json, "$");
-    const c = new Checker();
-    c.header(d, "dmac-trace");
-    // Optional (traces from before they named their source): both or neither.
-    if (d["source"] !== undefined && d["source"] !== null) {
-      str(d["source"], "$.source");
-      checkParams(d["params"]);
-    }
-    const queues = arr(d["queues"], "$.queues", c.ranks * 256);
+    const c = new Checker(d);
+    const queues = bounded(d.queues, "$.queues", c.ranks * 256);
     let units = 0;
-    queues.forEach((v, i) => {
+    queues.forEach((q, i) => {
       const p = `$.queues[${i}]`;
-      const q = c.queue(v, p);
-      const cmds = arr(q["cmds"], `${p}.cmds`);
-      units += cmds.length;
-      cmds.forEach((cv, k) => {
-        const cp = `${p}.cmds[${k}]`;
-        const cmd = obj(cv, cp);
-        const op = cmd["op"];
-        const fields =
-          typeof op === "string" && Object.hasOwn(TRACE_FIELDS, op) ? TRACE_FIELDS[op] : undefined;
-        if (!fields) throw new Bad(`${cp}.op`, `unknown command ${kindOf(op)}`);
-        for (const [name, type] of fields) {
-          const fp = `${cp}.${name}`;
-          const x = cmd[name];
-          switch (type) {
-            case "addr": {
-              const a = obj(x, fp);
-              if (a["gpu"] !== null) c.gpu(a["gpu"], `${fp}.gpu`);
-              addr(a["addr"], `${fp}.addr`);
-              break;
-            }
-            case "bytes":
-              int(x, fp, 0, ADDR_LIMIT);
-              break;
-            case "byte":
-              int(x, fp, 0, 256);
-              break;
-            case "u32":
-              int(x, fp, 0, U32);
-              break;
-            case "func":
-              if (!COMPARE_OPS.has(x))
-                throw new Bad(fp, `expected a comparison (==, !=, <, <=, >, >=)`);
-              break;
-            case "width":
-              oneOf(x, fp, [32, 64]);
-              break;
-            case "add":
-              int(x, fp, -ADDR_LIMIT, ADDR_LIMIT);
-              break;
-            default:
-              assertNever(type, "trace field type");
-          }
+      c.queue(q, p);
+      units += q.cmds.length;
+      q.cmds.forEach((cmd, k) => {
+        for (const name of TRACE_ADDRESSES[cmd.op]) {
+          const a = (cmd as unknown as Record<string, TraceAddr>)[name]!;
+          if (a.gpu !== null) c.gpu(a.gpu, `${p}.cmds[${k}].${name}.gpu`);
         }
-        if (cmd["ops"] !== undefined) arr(cmd["ops"], `${cp}.ops`);
       });
     });
-    const mem = obj(d["memory"], "$.memory");
-    c.memory(mem, slotLimit(units, opts.fileBytes));
+    c.memory(d.memory, slotLimit(units, opts.fileBytes));
     c.disjoint();
     if (opts.module) c.matches(opts.module);
     c.regionsCover();
-    // Completion signals are written the way `completion.protocol` says (a runtime may wait for
-    // them either way, but by what the document declares).
-    const protocol = (d["completion"] as Obj)["protocol"] as "atomic" | "fence";
-    const slots = mem["completionSignals"] as { base: number; stride: number; count: number };
-    queues.forEach((qv, i) =>
-      ((qv as Obj)["cmds"] as Obj[]).forEach((cmd, k) => {
-        if (cmd["op"] !== "fence" && cmd["op"] !== "atomic") return;
-        const at = (cmd["at"] as { addr: number }).addr;
-        const slot = slotAt(slots, at);
-        if (slot === undefined) return;
-        const ok =
-          protocol === "atomic"
-            ? cmd["op"] === "atomic" && cmd["width"] === 64 && cmd["add"] === -1
-            : cmd["op"] === "fence" && cmd["value"] === 0;
-        if (!ok)
-          throw new Bad(
-            `$.queues[${i}].cmds[${k}]`,
-            `signals completion slot ${slot} with ${describeTraceSignal(cmd)}, but $.completion.protocol is "${protocol}" (${PROTOCOL_WRITE[protocol]})`,
-          );
-      }),
-    );
+    completionProtocol(d);
   });
+}
+
+/**
+ * Completion signals are written the way `completion.protocol` says (a runtime may wait for them
+ * either way, but by what the document declares).
+ */
+function completionProtocol(d: Trace): void {
+  const protocol = d.completion.protocol;
+  const slots = d.memory.completionSignals;
+  d.queues.forEach((q, i) =>
+    q.cmds.forEach((cmd, k) => {
+      if (cmd.op !== "fence" && cmd.op !== "atomic") return;
+      const slot = slotAt(slots, cmd.at.addr);
+      if (slot === undefined) return;
+      const ok =
+        protocol === "atomic"
+          ? cmd.op === "atomic" && cmd.width === 64 && cmd.add === -1
+          : cmd.op === "fence" && cmd.value === 0;
+      if (!ok)
+        throw new Bad(
+          `$.queues[${i}].cmds[${k}]`,
+          `signals completion slot ${slot} with ${describeTraceSignal(cmd)}, but $.completion.protocol is "${protocol}" (${PROTOCOL_WRITE[protocol]})`,
+        );
+    }),
+  );
 }
 
 /** What each completion protocol writes into a slot. */
@@ -683,10 +502,8 @@ const PROTOCOL_WRITE = {
   fence: "a FENCE of 0 into the slot's low dword",
 } as const;
 
-function describeTraceSignal(cmd: Obj): string {
-  return cmd["op"] === "fence"
-    ? `a fence of ${String(cmd["value"])}`
-    : `an atomic add${String(cmd["width"])} of ${String(cmd["add"])}`;
+function describeTraceSignal(cmd: Extract<TraceCmd, { op: "fence" | "atomic" }>): string {
+  return cmd.op === "fence" ? `a fence of ${cmd.value}` : `an atomic add${cmd.width} of ${cmd.add}`;
 }
 
 /** The completion slot whose 64-bit word starts at `addr`, if any. */
