@@ -10,13 +10,14 @@
 // slot counts bounded by the input's size) stays in code.
 
 import { existsSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
-import {
+import type {
   Ajv,
-  type ErrorObject,
-  type FuncKeywordDefinition,
-  type SchemaValidateFunction,
-  type ValidateFunction,
+  ErrorObject,
+  FuncKeywordDefinition,
+  SchemaValidateFunction,
+  ValidateFunction,
 } from "ajv";
 import { diag, type Diagnostic } from "./diagnostics/diagnostic.js";
 
@@ -69,7 +70,10 @@ function schemas(): Ajv {
     // allErrors off: validation stops at the first problem (a corrupt document usually has one,
     // and a 10^6-operation manifest must not collect millions). verbose: errors carry the value
     // and the schema, for the messages below.
-    loaded = new Ajv({ discriminator: true, allowUnionTypes: true, verbose: true });
+    // Loaded here, not imported: `dmac sim` validates with the precompiled validators and must
+    // not pay for ajv's compiler (~30 ms).
+    const { Ajv: AjvClass } = createRequire(import.meta.url)("ajv") as { Ajv: typeof Ajv };
+    loaded = new AjvClass({ discriminator: true, allowUnionTypes: true, verbose: true });
     loaded.addKeyword(UINT53_ITEMS);
     for (const n of [...SHARED, ...SCHEMA_NAMES]) {
       const schema = JSON.parse(readFileSync(schemaPath(n), "utf8")) as Record<string, unknown>;
@@ -125,8 +129,33 @@ const UINT53_ITEMS = {
 } satisfies FuncKeywordDefinition;
 
 function validator(name: SchemaName): ValidateFunction {
-  return schemas().getSchema(`${name}.schema.json`)!;
+  return precompiled()[name] ?? schemas().getSchema(`${name}.schema.json`)!;
 }
+
+/**
+ * The executor's input validators compiled at build time (scripts/compile-schemas.mjs:
+ * dist/schema-validators.cjs, beside dist/schemas.js and one directory above the bundled CLI),
+ * so `dmac sim` does not load ajv's compiler; none when running from src/ (tests), where the
+ * run-time compilation above serves.
+ */
+function precompiled(): Partial<Record<SchemaName, ValidateFunction>> {
+  if (standaloneValidators === undefined) {
+    standaloneValidators = {};
+    for (const rel of PRECOMPILED_FILES) {
+      const url = new URL(rel, import.meta.url);
+      if (!existsSync(url)) continue;
+      const load = createRequire(import.meta.url);
+      standaloneValidators = load(fileURLToPath(url)) as Partial<
+        Record<SchemaName, ValidateFunction>
+      >;
+      break;
+    }
+  }
+  return standaloneValidators;
+}
+
+const PRECOMPILED_FILES = ["./schema-validators.cjs", "../schema-validators.cjs"] as const;
+let standaloneValidators: Partial<Record<SchemaName, ValidateFunction>> | undefined;
 
 /** `/queues/0/file` -> `$.queues[0].file`. */
 function jsonPath(pointer: string, extra?: string): string {
