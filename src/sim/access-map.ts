@@ -8,6 +8,8 @@
 // Cost: O(log n) to find a byte, O(BLOCK) to insert or remove a boundary, O(k) to visit k
 // segments.
 
+import { blockOf, entryOf, segmentEnd } from "../util/blocked-starts.js";
+
 const BLOCK = 256;
 
 export interface AccessMap {
@@ -34,30 +36,8 @@ let atJ = 0;
 
 /** Sets atB/atJ to the segment containing byte x (0 <= x < size). */
 function locate(m: AccessMap, x: number): void {
-  const first = m.first;
-  let lo = 0;
-  let hi = first.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (first[mid]! <= x) lo = mid;
-    else hi = mid - 1;
-  }
-  const s = m.starts[lo]!;
-  let a = 0;
-  let b = m.count[lo]! - 1;
-  while (a < b) {
-    const mid = (a + b + 1) >> 1;
-    if (s[mid]! <= x) a = mid;
-    else b = mid - 1;
-  }
-  atB = lo;
-  atJ = a;
-}
-
-/** End of segment (b, j). */
-function segEnd(m: AccessMap, b: number, j: number): number {
-  if (j + 1 < m.count[b]!) return m.starts[b]![j + 1]!;
-  return b + 1 < m.first.length ? m.first[b + 1]! : m.size;
+  atB = blockOf(m, x);
+  atJ = entryOf(m, atB, x);
 }
 
 /** Splits full block b into two halves. */
@@ -113,7 +93,7 @@ export function visitAccess(
   for (;;) {
     const start = m.starts[b]![j]!;
     if (start >= hi) return;
-    const end = segEnd(m, b, j);
+    const end = segmentEnd(m, b, j);
     visit(start > lo ? start : lo, end < hi ? end : hi, m.rows[b]![j]!);
     if (end >= hi) return;
     if (++j >= m.count[b]!) {
@@ -139,7 +119,7 @@ export function updateAccess(
   for (;;) {
     const start = m.starts[b]![j]!;
     if (start >= hi) return;
-    const end = segEnd(m, b, j);
+    const end = segmentEnd(m, b, j);
     const rows = m.rows[b]!;
     rows[j] = f(rows[j]!, start, end);
     if (end >= hi) return;
