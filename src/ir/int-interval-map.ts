@@ -9,10 +9,10 @@
 // Cost: O(log n) to find a byte, O(BLOCK) to change the boundaries of one block, plus O(k) for k
 // segments removed or visited; a million segments in one buffer stay near-linear in any order.
 
-import { blockOf, entryOf, segmentEnd } from "../util/blocked-starts.js";
+import { blockOf, entryOf, segmentEnd, splitBlock } from "../util/blocked-starts.js";
 import { invariant } from "../util/internal-error.js";
 
-/** Entries per block at most (a full block is split, see splitBlock). */
+/** Entries per block at most (a full block is split, see splitBlockAt). */
 const BLOCK = 256;
 
 export interface IntIntervalMap {
@@ -172,7 +172,7 @@ function replace(m: IntIntervalMap, b: number, j: number, lastB: number, last: n
       // Split at j (or at the middle when j is near the start), then replace in the block that
       // holds (b, j) now: the entries from j move to a block of their own, with room.
       const at = j >= BLOCK >> 2 ? j : BLOCK >> 1;
-      splitBlock(m, b, at);
+      splitBlockAt(m, b, at);
       if (j >= at) replace(m, b + 1, j - at, b + 1, last - at, n);
       else if (last < at) replace(m, b, j, b, last, n);
       else replace(m, b, j, b + 1, last - at, n);
@@ -196,7 +196,7 @@ function replace(m: IntIntervalMap, b: number, j: number, lastB: number, last: n
   let bb = b;
   let jj = j;
   if (j + n > BLOCK) {
-    splitBlock(m, b, j);
+    splitBlockAt(m, b, j);
     bb = b + 1;
     jj = 0;
     tail++;
@@ -253,17 +253,8 @@ function dropBlocks(m: IntIntervalMap, from: number, to: number): void {
  * full block at the entry they change: a buffer written in order then leaves full blocks behind
  * it instead of half-full ones, so it takes half the blocks and half the splits.
  */
-function splitBlock(m: IntIntervalMap, b: number, at: number): void {
-  const count = m.count[b]!;
-  const s = new Float64Array(BLOCK);
-  const v = new Int32Array(BLOCK);
-  s.set(m.starts[b]!.subarray(at, count));
-  v.set(m.vals[b]!.subarray(at, count));
-  m.starts.splice(b + 1, 0, s);
-  m.vals.splice(b + 1, 0, v);
-  m.count.splice(b + 1, 0, count - at);
-  m.first.splice(b + 1, 0, s[0]!);
-  m.count[b] = at;
+function splitBlockAt(m: IntIntervalMap, b: number, at: number): void {
+  splitBlock(m, m.vals, b, at, BLOCK);
 }
 
 /** Number of segments (for tests and statistics). */

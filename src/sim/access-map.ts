@@ -8,7 +8,7 @@
 // Cost: O(log n) to find a byte, O(BLOCK) to insert or remove a boundary, O(k) to visit k
 // segments.
 
-import { blockOf, entryOf, segmentEnd } from "../util/blocked-starts.js";
+import { blockOf, entryOf, segmentEnd, splitBlock } from "../util/blocked-starts.js";
 
 const BLOCK = 256;
 
@@ -40,21 +40,6 @@ function locate(m: AccessMap, x: number): void {
   atJ = entryOf(m, atB, x);
 }
 
-/** Splits full block b into two halves. */
-function splitBlock(m: AccessMap, b: number): void {
-  const n = m.count[b]!;
-  const half = n >> 1;
-  const s = new Float64Array(BLOCK);
-  const r = new Int32Array(BLOCK);
-  s.set(m.starts[b]!.subarray(half, n));
-  r.set(m.rows[b]!.subarray(half, n));
-  m.starts.splice(b + 1, 0, s);
-  m.rows.splice(b + 1, 0, r);
-  m.count.splice(b + 1, 0, n - half);
-  m.first.splice(b + 1, 0, s[0]!);
-  m.count[b] = half;
-}
-
 /** Makes x a segment boundary (no-op at 0, size, or an existing boundary). */
 function splitAt(m: AccessMap, x: number): void {
   if (x <= 0 || x >= m.size) return;
@@ -63,7 +48,7 @@ function splitAt(m: AccessMap, x: number): void {
   let j = atJ;
   if (m.starts[b]![j] === x) return;
   if (m.count[b] === BLOCK) {
-    splitBlock(m, b);
+    splitBlock(m, m.rows, b, m.count[b]! >> 1, BLOCK); // a full block: into halves
     if (j >= m.count[b]!) {
       j -= m.count[b]!;
       b++;

@@ -1,17 +1,17 @@
 // The search shared by the two blocked interval maps (src/ir/int-interval-map.ts for dependency
 // inference, src/sim/access-map.ts for the race detector): segments of [0, size) whose starts
 // live in blocks of a Float64Array each, with a count per block and each block's first start.
-// Each map keeps its own values and its own way of changing boundaries; finding a byte and the
-// end of a segment are the same in both.
+// Each map keeps its own values (an Int32Array per block) and its own way of changing
+// boundaries; finding a byte, the end of a segment and splitting a block are the same in both.
 
 export interface BlockedStarts {
   readonly size: number;
   /** Per block: segment starts (strictly increasing across blocks). */
-  readonly starts: readonly Float64Array[];
+  starts: Float64Array[];
   /** Used entries of each block (>= 1). */
-  readonly count: readonly number[];
+  count: number[];
   /** starts[b][0] of each block, for the binary search. */
-  readonly first: readonly number[];
+  first: number[];
 }
 
 /** The block holding byte x (0 <= x < size): the last whose first start is <= x. */
@@ -44,4 +44,27 @@ export function entryOf(m: BlockedStarts, b: number, x: number): number {
 export function segmentEnd(m: BlockedStarts, b: number, j: number): number {
   if (j + 1 < m.count[b]!) return m.starts[b]![j + 1]!;
   return b + 1 < m.first.length ? m.first[b + 1]! : m.size;
+}
+
+/**
+ * Splits block b in two at entry `at` (the first block keeps [0, at)); `values` are the map's
+ * per-block values, which move with their starts. New blocks hold `capacity` entries.
+ */
+export function splitBlock(
+  m: BlockedStarts,
+  values: Int32Array[],
+  b: number,
+  at: number,
+  capacity: number,
+): void {
+  const count = m.count[b]!;
+  const s = new Float64Array(capacity);
+  const v = new Int32Array(capacity);
+  s.set(m.starts[b]!.subarray(at, count));
+  v.set(values[b]!.subarray(at, count));
+  m.starts.splice(b + 1, 0, s);
+  values.splice(b + 1, 0, v);
+  m.count.splice(b + 1, 0, count - at);
+  m.first.splice(b + 1, 0, s[0]!);
+  m.count[b] = at;
 }
