@@ -1,4 +1,4 @@
-// The search shared by the two blocked interval maps (src/ir/int-interval-map.ts for dependency
+// The layout and search shared by the two blocked interval maps (src/ir/int-interval-map.ts for dependency
 // inference, src/sim/access-map.ts for the race detector): segments of [0, size) whose starts
 // live in blocks of a Float64Array each, with a count per block and each block's first start.
 // Each map keeps its own values (an Int32Array per block) and its own way of changing
@@ -26,6 +26,9 @@ export function blockOf(m: BlockedStarts, x: number): number {
   }
   return lo;
 }
+
+// blockOf and entryOf are the same binary search over a number[] and over a Float64Array: one
+// function for both costs dependency inference about half again its time (mixed element kinds).
 
 /** The entry of block b whose segment holds byte x (x at or after the block's first start). */
 export function entryOf(m: BlockedStarts, b: number, x: number): number {
