@@ -7,8 +7,8 @@ import type { Manifest } from "../backend/sdma/manifest.js";
 import type { Trace } from "../backend/trace/trace.js";
 import { diag, type Diagnostic } from "../diagnostics/diagnostic.js";
 import type { IrModule } from "../ir/ir.js";
-import type { EngineStats, LinkStats } from "../sim/execute.js";
 import { simulate as runExecutor, type SimInput } from "../sim/run.js";
+import { summaryFields, type SummaryFields } from "../sim/summary.js";
 import { builtinTarget, type Target } from "../target/target.js";
 import { resolveTarget } from "./check.js";
 
@@ -39,19 +39,7 @@ export interface SimulateOptions {
 }
 
 /** The `dmac sim --json` summary (schemas/sim-summary.schema.json), diagnostics as values. */
-export interface SimulateResult {
-  /** No errors, every queue drained, and the final state is what the schedule means. */
-  readonly verified: boolean;
-  readonly postcondition: "holds" | "fails" | "unchecked";
-  readonly totalUs: number;
-  readonly hostSubmitUs: number;
-  readonly algbwGBps: number;
-  readonly busbwGBps: number;
-  readonly totalBytes: number;
-  readonly packets: number;
-  readonly events: number;
-  readonly engines: readonly EngineStats[];
-  readonly links: readonly LinkStats[];
+export interface SimulateResult extends SummaryFields {
   readonly diagnostics: Diagnostic[];
 }
 
@@ -101,18 +89,5 @@ export function simulate(input: SimulateInput, options: SimulateOptions = {}): S
     maxEvents: options.maxEvents,
     maxSimTimeUs: options.maxSimTimeUs,
   });
-  return {
-    verified: r.verified,
-    postcondition: r.postcondition,
-    totalUs: r.stats.totalUs,
-    hostSubmitUs: r.stats.hostSubmitUs,
-    algbwGBps: r.bandwidth.algbwGBps,
-    busbwGBps: r.bandwidth.busbwGBps,
-    totalBytes: r.bandwidth.totalBytes,
-    packets: r.stats.packets,
-    events: r.stats.events,
-    engines: r.stats.engines,
-    links: r.stats.links,
-    diagnostics: r.diagnostics,
-  };
+  return { ...summaryFields(r), diagnostics: r.diagnostics };
 }

@@ -1,29 +1,19 @@
 // The library's size sweep: one schedule compiled and simulated at every size of a bytes
 // parameter (what one variant of `dmac sweep` does; src/cli/commands/sweep.ts compares several
-// and draws them). Rows have the CLI's SweepRow shape (the CSV's columns). No I/O.
+// and draws them). Points are the CLI's rows (src/sim/sweep-point.ts). No I/O.
 
 import { hasErrors, type Diagnostic } from "../diagnostics/diagnostic.js";
 import { compile, type CompileOptions } from "./compile.js";
+import { failedPoint, runPoint, type SweepPoint } from "../sim/sweep-point.js";
 import { simulate, type SimulateOptions } from "./simulate.js";
+
+export type { SweepPoint };
 
 export interface SweepOptions extends CompileOptions, Omit<SimulateOptions, "target" | "useTrace"> {
   /** The bytes parameter to vary (e.g. "chunk"). */
   readonly param: string;
   /** The sizes in bytes, in the order to run them. */
   readonly sizes: readonly number[];
-}
-
-export interface SweepPoint {
-  readonly bytes: number;
-  readonly verified: boolean;
-  readonly totalUs: number;
-  readonly algbwGBps: number;
-  readonly busbwGBps: number;
-  readonly packets: number;
-  /** With opt 2: the plan chosen at this size. */
-  readonly plan?: string | undefined;
-  /** The first error, when the run did not compile or verify. */
-  readonly problem?: string | undefined;
 }
 
 export interface SweepResult {
@@ -41,11 +31,6 @@ export function doublings(lo: number, hi: number): number[] {
   return out;
 }
 
-function firstError(diagnostics: readonly Diagnostic[]): string | undefined {
-  const d = diagnostics.find((x) => x.severity === "error");
-  return d ? `${d.code} ${d.message}` : undefined;
-}
-
 /** Compile and simulate `source` at every size of `options.param`. */
 export function sweep(source: string, options: SweepOptions): SweepResult {
   const points: SweepPoint[] = [];
@@ -57,24 +42,13 @@ export function sweep(source: string, options: SweepOptions): SweepResult {
       defines: { ...options.defines, [options.param]: `${bytes}B` },
     });
     diagnostics.push(...c.diagnostics);
-    const zero = { bytes, verified: false, totalUs: 0, algbwGBps: 0, busbwGBps: 0, packets: 0 };
     if (!c.ok) {
-      points.push({ ...zero, problem: firstError(c.diagnostics) ?? "does not compile" });
+      points.push(failedPoint(bytes, c.diagnostics));
       continue;
     }
     const r = simulate(c, options);
     if (hasErrors(r.diagnostics)) diagnostics.push(...r.diagnostics);
-    const plan = c.optimised?.plan?.chosen.label;
-    points.push({
-      bytes,
-      verified: r.verified,
-      totalUs: r.totalUs,
-      algbwGBps: r.algbwGBps,
-      busbwGBps: r.busbwGBps,
-      packets: r.packets,
-      ...(plan !== undefined ? { plan } : {}),
-      ...(!r.verified ? { problem: firstError(r.diagnostics) ?? "postcondition not checked" } : {}),
-    });
+    points.push(runPoint(bytes, r, r.diagnostics, c.optimised?.plan?.chosen.label));
   }
   return { ok: points.every((p) => p.verified), points, diagnostics };
 }

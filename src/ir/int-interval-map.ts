@@ -9,9 +9,10 @@
 // Cost: O(log n) to find a byte, O(BLOCK) to change the boundaries of one block, plus O(k) for k
 // segments removed or visited; a million segments in one buffer stay near-linear in any order.
 
+import { blockOf, entryOf, segmentEnd, splitBlock } from "../util/blocked-starts.js";
 import { invariant } from "../util/internal-error.js";
 
-/** Entries per block at most (a full block is split, see splitBlock). */
+/** Entries per block at most (a full block is split, see splitBlockAt). */
 const BLOCK = 256;
 
 export interface IntIntervalMap {
@@ -50,31 +51,16 @@ export function seek(m: IntIntervalMap, x: number): void {
       const count = m.count[b]!;
       if (j + 1 < count) {
         if (x < s[j + 1]!) return;
-        if (j + 2 >= count ? x < endOf(m, b, j + 1) : x < s[j + 2]!) {
+        if (j + 2 >= count ? x < segmentEnd(m, b, j + 1) : x < s[j + 2]!) {
           m.j = j + 1;
           return;
         }
-      } else if (x < endOf(m, b, j)) return;
+      } else if (x < segmentEnd(m, b, j)) return;
     }
   }
-  const first = m.first;
-  let lo = 0;
-  let hi = first.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (first[mid]! <= x) lo = mid;
-    else hi = mid - 1;
-  }
-  const s = m.starts[lo]!;
-  let a = 0;
-  let z = m.count[lo]! - 1;
-  while (a < z) {
-    const mid = (a + z + 1) >> 1;
-    if (s[mid]! <= x) a = mid;
-    else z = mid - 1;
-  }
-  m.b = lo;
-  m.j = a;
+  const block = blockOf(m, x);
+  m.b = block;
+  m.j = entryOf(m, block, x);
 }
 
 /** The start of the cursor's segment. */
@@ -84,7 +70,7 @@ export function pieceStart(m: IntIntervalMap): number {
 
 /** The end of the cursor's segment (the next start, or size). */
 export function pieceEnd(m: IntIntervalMap): number {
-  return endOf(m, m.b, m.j);
+  return segmentEnd(m, m.b, m.j);
 }
 
 /** The value of the cursor's segment. */
@@ -114,11 +100,6 @@ export function nextPiece(m: IntIntervalMap): boolean {
   return false;
 }
 
-function endOf(m: IntIntervalMap, b: number, j: number): number {
-  if (j + 1 < m.count[b]!) return m.starts[b]![j + 1]!;
-  return b + 1 < m.first.length ? m.first[b + 1]! : m.size;
-}
-
 /** The value of the segment before the one starting at entry j of block b (which is not 0). */
 function valueBefore(m: IntIntervalMap, b: number, j: number): number {
   return j > 0 ? m.vals[b]![j - 1]! : m.vals[b - 1]![m.count[b - 1]! - 1]!;
@@ -145,12 +126,12 @@ export function assign(m: IntIntervalMap, lo: number, hi: number, value: number)
   // The last segment overlapping [lo, hi): (b2, j2).
   let b2 = b;
   let j2 = j;
-  if (endOf(m, b, j) < hi) {
+  if (segmentEnd(m, b, j) < hi) {
     seek(m, hi - 1);
     b2 = m.b;
     j2 = m.j;
   }
-  const tailEnd = endOf(m, b2, j2);
+  const tailEnd = segmentEnd(m, b2, j2);
   const tailVal = m.vals[b2]![j2]!;
   // New boundaries in [headStart, tailEnd).
   let n = 0;
@@ -191,7 +172,7 @@ function replace(m: IntIntervalMap, b: number, j: number, lastB: number, last: n
       // Split at j (or at the middle when j is near the start), then replace in the block that
       // holds (b, j) now: the entries from j move to a block of their own, with room.
       const at = j >= BLOCK >> 2 ? j : BLOCK >> 1;
-      splitBlock(m, b, at);
+      splitBlockAt(m, b, at);
       if (j >= at) replace(m, b + 1, j - at, b + 1, last - at, n);
       else if (last < at) replace(m, b, j, b, last, n);
       else replace(m, b, j, b + 1, last - at, n);
@@ -215,7 +196,7 @@ function replace(m: IntIntervalMap, b: number, j: number, lastB: number, last: n
   let bb = b;
   let jj = j;
   if (j + n > BLOCK) {
-    splitBlock(m, b, j);
+    splitBlockAt(m, b, j);
     bb = b + 1;
     jj = 0;
     tail++;
@@ -272,17 +253,8 @@ function dropBlocks(m: IntIntervalMap, from: number, to: number): void {
  * full block at the entry they change: a buffer written in order then leaves full blocks behind
  * it instead of half-full ones, so it takes half the blocks and half the splits.
  */
-function splitBlock(m: IntIntervalMap, b: number, at: number): void {
-  const count = m.count[b]!;
-  const s = new Float64Array(BLOCK);
-  const v = new Int32Array(BLOCK);
-  s.set(m.starts[b]!.subarray(at, count));
-  v.set(m.vals[b]!.subarray(at, count));
-  m.starts.splice(b + 1, 0, s);
-  m.vals.splice(b + 1, 0, v);
-  m.count.splice(b + 1, 0, count - at);
-  m.first.splice(b + 1, 0, s[0]!);
-  m.count[b] = at;
+function splitBlockAt(m: IntIntervalMap, b: number, at: number): void {
+  splitBlock(m, m.vals, b, at, BLOCK);
 }
 
 /** Number of segments (for tests and statistics). */

@@ -10,6 +10,7 @@
 // hovers but no byte ranges or op counts.
 
 import type { Hover } from "vscode-languageserver";
+import { SYMBOL_LABEL } from "../check/scope.js";
 import { lex } from "../frontend/lexer.js";
 import { KEYWORDS } from "../frontend/tokens.js";
 import type { Block, Program, Region, ScheduleDecl, Stmt } from "../frontend/ast.js";
@@ -77,14 +78,10 @@ function code(text: string): string {
   return "```dmac\n" + text + "\n```";
 }
 
+/** The checker's names for each kind (its messages say "binding 'x'" too), and schedules. */
 const KIND_LABEL: Readonly<Record<Decl["kind"], string>> = {
   schedule: "schedule",
-  parameter: "parameter",
-  const: "constant",
-  let: "binding",
-  buffer: "buffer",
-  signal: "signal",
-  "loop-var": "loop variable",
+  ...SYMBOL_LABEL,
 };
 
 function describeDecl(doc: DocumentAnalysis, d: Decl): string {

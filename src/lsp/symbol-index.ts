@@ -22,11 +22,12 @@ import type {
   Stmt,
   TypeName,
 } from "../frontend/ast.js";
+import type { SymbolKind } from "../check/scope.js";
 import type { Span } from "../source/source-file.js";
 import { assertNever } from "../util/assert-never.js";
 
-export type DeclKind =
-  "schedule" | "parameter" | "const" | "let" | "buffer" | "signal" | "loop-var";
+/** The checker's symbol kinds (src/check/scope.ts), and schedules. */
+export type DeclKind = "schedule" | SymbolKind;
 
 export interface Decl {
   readonly kind: DeclKind;

@@ -203,6 +203,7 @@ export function fromReadable(r: ReadableProgram): QueueProgram {
     if (x === undefined) handles.set(ops, (x = lists.add(ops)));
     return x;
   };
+  const at = (l: BufferLoc): [number, number, number] => [l.rank, l.buffer, l.offset];
   const word = (w: WordLoc): [number, number, number] => {
     switch (w.space) {
       case "signal":
@@ -220,46 +221,16 @@ export function fromReadable(r: ReadableProgram): QueueProgram {
     for (const c of q.cmds) {
       switch (c.kind) {
         case "copy":
-          b.copy(
-            c.src.rank,
-            c.src.buffer,
-            c.src.offset,
-            c.dst.rank,
-            c.dst.buffer,
-            c.dst.offset,
-            c.bytes,
-            h(c.ops),
-          );
+          b.copy(...at(c.src), ...at(c.dst), c.bytes, h(c.ops));
           break;
         case "bcast":
-          b.bcast(
-            c.src.rank,
-            c.src.buffer,
-            c.src.offset,
-            c.dst.rank,
-            c.dst.buffer,
-            c.dst.offset,
-            c.dst2.rank,
-            c.dst2.buffer,
-            c.dst2.offset,
-            c.bytes,
-            h(c.ops),
-          );
+          b.bcast(...at(c.src), ...at(c.dst), ...at(c.dst2), c.bytes, h(c.ops));
           break;
         case "swap":
-          b.swap(
-            c.a.rank,
-            c.a.buffer,
-            c.a.offset,
-            c.b.rank,
-            c.b.buffer,
-            c.b.offset,
-            c.bytes,
-            h(c.ops),
-          );
+          b.swap(...at(c.a), ...at(c.b), c.bytes, h(c.ops));
           break;
         case "fill":
-          b.fill(c.dst.rank, c.dst.buffer, c.dst.offset, c.bytes, c.value, h(c.ops));
+          b.fill(...at(c.dst), c.bytes, c.value, h(c.ops));
           break;
         case "poll": {
           const [space, id, rank] = word(c.at);

@@ -8,6 +8,8 @@
 // Cost: O(log n) to find a byte, O(BLOCK) to insert or remove a boundary, O(k) to visit k
 // segments.
 
+import { blockOf, entryOf, segmentEnd, splitBlock } from "../util/blocked-starts.js";
+
 const BLOCK = 256;
 
 export interface AccessMap {
@@ -34,45 +36,8 @@ let atJ = 0;
 
 /** Sets atB/atJ to the segment containing byte x (0 <= x < size). */
 function locate(m: AccessMap, x: number): void {
-  const first = m.first;
-  let lo = 0;
-  let hi = first.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (first[mid]! <= x) lo = mid;
-    else hi = mid - 1;
-  }
-  const s = m.starts[lo]!;
-  let a = 0;
-  let b = m.count[lo]! - 1;
-  while (a < b) {
-    const mid = (a + b + 1) >> 1;
-    if (s[mid]! <= x) a = mid;
-    else b = mid - 1;
-  }
-  atB = lo;
-  atJ = a;
-}
-
-/** End of segment (b, j). */
-function segEnd(m: AccessMap, b: number, j: number): number {
-  if (j + 1 < m.count[b]!) return m.starts[b]![j + 1]!;
-  return b + 1 < m.first.length ? m.first[b + 1]! : m.size;
-}
-
-/** Splits full block b into two halves. */
-function splitBlock(m: AccessMap, b: number): void {
-  const n = m.count[b]!;
-  const half = n >> 1;
-  const s = new Float64Array(BLOCK);
-  const r = new Int32Array(BLOCK);
-  s.set(m.starts[b]!.subarray(half, n));
-  r.set(m.rows[b]!.subarray(half, n));
-  m.starts.splice(b + 1, 0, s);
-  m.rows.splice(b + 1, 0, r);
-  m.count.splice(b + 1, 0, n - half);
-  m.first.splice(b + 1, 0, s[0]!);
-  m.count[b] = half;
+  atB = blockOf(m, x);
+  atJ = entryOf(m, atB, x);
 }
 
 /** Makes x a segment boundary (no-op at 0, size, or an existing boundary). */
@@ -83,7 +48,7 @@ function splitAt(m: AccessMap, x: number): void {
   let j = atJ;
   if (m.starts[b]![j] === x) return;
   if (m.count[b] === BLOCK) {
-    splitBlock(m, b);
+    splitBlock(m, m.rows, b, m.count[b]! >> 1, BLOCK); // a full block: into halves
     if (j >= m.count[b]!) {
       j -= m.count[b]!;
       b++;
@@ -113,7 +78,7 @@ export function visitAccess(
   for (;;) {
     const start = m.starts[b]![j]!;
     if (start >= hi) return;
-    const end = segEnd(m, b, j);
+    const end = segmentEnd(m, b, j);
     visit(start > lo ? start : lo, end < hi ? end : hi, m.rows[b]![j]!);
     if (end >= hi) return;
     if (++j >= m.count[b]!) {
@@ -139,7 +104,7 @@ export function updateAccess(
   for (;;) {
     const start = m.starts[b]![j]!;
     if (start >= hi) return;
-    const end = segEnd(m, b, j);
+    const end = segmentEnd(m, b, j);
     const rows = m.rows[b]!;
     rows[j] = f(rows[j]!, start, end);
     if (end >= hi) return;

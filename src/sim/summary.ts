@@ -150,7 +150,24 @@ export function summaryLine(
   return `${head}  ${formatUs(r.stats.totalUs).padStart(12)}  ${r.bandwidth.busbwGBps.toFixed(2).padStart(8)} GB/s busbw  ${status}`;
 }
 
-export function summaryJson(r: SimResult): unknown {
+/** The summary's figures, flat, in the JSON's order (without the diagnostics). */
+export interface SummaryFields {
+  /** No errors, every queue drained, and the final state is what the schedule means. */
+  readonly verified: boolean;
+  readonly postcondition: SimResult["postcondition"];
+  readonly totalUs: number;
+  readonly hostSubmitUs: number;
+  readonly algbwGBps: number;
+  readonly busbwGBps: number;
+  readonly totalBytes: number;
+  readonly packets: number;
+  readonly events: number;
+  readonly engines: readonly EngineStats[];
+  readonly links: readonly LinkStats[];
+}
+
+/** The figures of `dmac sim --json` (and of the library's `simulate`), in the JSON's order. */
+export function summaryFields(r: SimResult): SummaryFields {
   return {
     verified: r.verified,
     postcondition: r.postcondition,
@@ -163,6 +180,12 @@ export function summaryJson(r: SimResult): unknown {
     events: r.stats.events,
     engines: r.stats.engines,
     links: r.stats.links,
+  };
+}
+
+export function summaryJson(r: SimResult): unknown {
+  return {
+    ...summaryFields(r),
     diagnostics: r.diagnostics.map((d) => ({
       code: d.code,
       severity: d.severity,

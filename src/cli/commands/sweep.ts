@@ -16,7 +16,8 @@ import { basename, join } from "node:path";
 import type { Command } from "commander";
 import { diag, hasErrors, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import { simulate } from "../../sim/run.js";
-import { formatBytes, formatUs } from "../../sim/summary.js";
+import { formatBytes, formatUs, summaryFields } from "../../sim/summary.js";
+import { failedPoint, runPoint, type SweepPoint } from "../../sim/sweep-point.js";
 import { logLogPlot, sweepPlot } from "../../sim/svg.js";
 import type { SourceFile } from "../../source/source-file.js";
 import { didYouMean } from "../../check/suggest.js";
@@ -120,18 +121,8 @@ export function variantLabel(scheme: string, v: SweepVariant, schedule: string):
 
 // ---- running ---------------------------------------------------------------------------------
 
-export interface SweepRow {
-  readonly bytes: number;
-  readonly verified: boolean;
-  readonly totalUs: number;
-  readonly algbwGBps: number;
-  readonly busbwGBps: number;
-  readonly packets: number;
-  /** -O2: the plan chosen at this size. */
-  readonly plan?: string | undefined;
-  /** The first error, when the run did not verify (or did not compile). */
-  readonly problem?: string | undefined;
-}
+/** One size of one variant (src/sim/sweep-point.ts). */
+export type SweepRow = SweepPoint;
 
 export interface SweepSeries {
   readonly variant: SweepVariant;
@@ -440,16 +431,7 @@ export function runSweep(
       );
       if (!c.loaded) {
         report(c.diagnostics);
-        const d = c.diagnostics.find((x) => x.severity === "error");
-        rows.push({
-          bytes,
-          verified: false,
-          totalUs: 0,
-          algbwGBps: 0,
-          busbwGBps: 0,
-          packets: 0,
-          problem: d ? `${d.code} ${d.message}` : "does not compile",
-        });
+        rows.push(failedPoint(bytes, c.diagnostics));
         continue;
       }
       if ("manifest" in c.loaded.input) schedule = c.loaded.input.manifest.schedule;
@@ -460,20 +442,8 @@ export function runSweep(
         maxEvents: maxEvents.value,
         maxSimTimeUs: maxSim.value,
       });
-      const err = r.diagnostics.find((x) => x.severity === "error");
       if (!r.verified) report(r.diagnostics);
-      rows.push({
-        bytes,
-        verified: r.verified,
-        totalUs: r.stats.totalUs,
-        algbwGBps: r.bandwidth.algbwGBps,
-        busbwGBps: r.bandwidth.busbwGBps,
-        packets: r.stats.packets,
-        ...(plan ? { plan: plan.chosen.label } : {}),
-        ...(!r.verified
-          ? { problem: err ? `${err.code} ${err.message}` : "postcondition not checked" }
-          : {}),
-      });
+      rows.push(runPoint(bytes, summaryFields(r), r.diagnostics, plan?.chosen.label));
     }
     series.push({
       variant: v,
