@@ -17,6 +17,7 @@ import { verifyModule } from "./ir/verify.js";
 import type { CheckedSchedule } from "./check/checked.js";
 import type { SourceFile } from "./source/source-file.js";
 import { pushAll } from "./util/arrays.js";
+import { heapLimitBytes, heapShortfall } from "./util/heap-budget.js";
 
 /**
  * Dependency edges, and provenance pieces moved by the reference run, allowed per allowed op:
@@ -34,12 +35,25 @@ export interface AnalyzeResult {
 /** Instantiates, infers dependencies for and verifies one checked schedule. */
 export function analyzeSchedule(
   checked: CheckedSchedule,
-  opts: { readonly maxOps?: number | undefined } = {},
+  opts: {
+    readonly maxOps?: number | undefined;
+    /**
+     * Peak bytes per op of what follows (a compile at some -O level: COMPILE_BYTES_PER_OP): a
+     * schedule whose ops need more than the heap allows is DMAC4011 before any of it runs.
+     */
+    readonly bytesPerOp?: number | undefined;
+    /** The heap limit to compare with (tests); default: this process's. */
+    readonly heapLimit?: number | undefined;
+  } = {},
 ): { diagnostics: Diagnostic[]; module: IrModule | undefined } {
   const maxOps = opts.maxOps ?? DEFAULT_MAX_OPS;
   const inst = instantiate(checked, { maxOps });
   if (!inst.module || hasErrors(inst.diagnostics)) {
     return { diagnostics: inst.diagnostics, module: undefined };
+  }
+  if (opts.bytesPerOp !== undefined) {
+    const tooBig = heapDiagnostic(checked, inst.module.ops.count, opts.bytesPerOp, opts.heapLimit);
+    if (tooBig) return { diagnostics: [...inst.diagnostics, tooBig], module: undefined };
   }
   // Dependency edges and the reference run's provenance pieces are bounded per allowed op
   // (DMAC3024, DMAC3025): both can grow quadratically in the ops (docs/safety.md).
@@ -74,4 +88,21 @@ export function analyzeSource(file: SourceFile, opts: CheckSourceOptions): Analy
     }
   }
   return { diagnostics: sortDiagnostics(diagnostics), modules };
+}
+
+/** DMAC4011 when `ops` operations at `bytesPerOp` do not fit the heap; undefined when they do. */
+function heapDiagnostic(
+  checked: CheckedSchedule,
+  ops: number,
+  bytesPerOp: number,
+  limit = heapLimitBytes(),
+): Diagnostic | undefined {
+  const need = heapShortfall(ops, bytesPerOp, limit);
+  if (need === 0) return undefined;
+  const mib = (b: number): string => `${Math.ceil(b / 2 ** 20)} MiB`;
+  const at = { file: checked.file, span: checked.schedule.name.span };
+  const suggest = Math.ceil((need * 1.25) / 2 ** 20);
+  return diag("DMAC4011", at, [ops, mib(need), mib(limit)], {
+    hint: `run with NODE_OPTIONS=--max-old-space-size=${suggest} if the machine has the memory, compile at a lower -O level, or make the schedule smaller`,
+  });
 }

@@ -35,6 +35,7 @@ import { emitTrace } from "./trace/trace.js";
 import { SIMULATED_COST_MODEL } from "./cost-model.js";
 import { StreamedData } from "./streamed-data.js";
 import { pushAll } from "../util/arrays.js";
+import { COMPILE_BYTES_PER_OP } from "../util/heap-budget.js";
 
 export interface CompileOptions {
   readonly defines?: Readonly<Record<string, string>> | undefined;
@@ -54,6 +55,8 @@ export interface CompileOptions {
   /** Front-end limits (DMAC1012 / DMAC1013); default DEFAULT_MAX_SOURCE_BYTES / _NESTING. */
   readonly maxSourceBytes?: number | undefined;
   readonly maxNesting?: number | undefined;
+  /** The heap limit DMAC4011 compares with (tests); default: this process's. */
+  readonly heapLimit?: number | undefined;
 }
 
 export interface QueuesResult {
@@ -112,7 +115,11 @@ export function compileToQueues(file: SourceFile, opts: CompileOptions = {}): Qu
   pushAll(diagnostics, checkEnginesForTarget(opts.passes, target));
   if (hasErrors(diagnostics)) return done();
 
-  const analyzed = analyzeSchedule(selected.schedule, { maxOps: opts.maxOps });
+  const analyzed = analyzeSchedule(selected.schedule, {
+    maxOps: opts.maxOps,
+    bytesPerOp: COMPILE_BYTES_PER_OP[opts.passes?.level ?? 0],
+    heapLimit: opts.heapLimit,
+  });
   pushAll(diagnostics, analyzed.diagnostics);
   const module = analyzed.module;
   if (!module || hasErrors(diagnostics)) return done();

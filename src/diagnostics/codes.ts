@@ -663,6 +663,22 @@ runs them, 4,000,000 packets of every kind, completions and syncs included) inst
 packets. The diagnostic points at the statement whose operation crosses the limit. Fix: a larger
 packet size, fewer or larger operations, or \`--max-packets N\` if the machine has the memory.`,
   },
+  DMAC4011: {
+    severity: "error",
+    phase: "backend",
+    title: "schedule too large for the heap",
+    message: (ops: number, need: string, limit: string) =>
+      `this schedule instantiates ${ops} operations; compiling them needs about ${need}, more than this Node process may use (heap limit ${limit})`,
+    doc: `Before dependency inference, lowering and the passes, \`dmac compile\` (and \`golden\`)
+estimate the memory the rest of the compile needs from the number of operations and the
+optimisation level (measured peak bytes per operation: src/util/heap-budget.ts,
+docs/performance.md) and compare it with Node's heap limit. A schedule that would not fit is
+this error instead of Node's "JavaScript heap out of memory" crash minutes later. Node's default
+limit depends on the machine's memory (4 GiB on a 24 GiB machine; the default \`--max-ops\`,
+2,000,000, fits it at every -O level). Fix: give Node a larger heap
+(\`NODE_OPTIONS=--max-old-space-size=MiB\`), compile at \`-O0\` (the least memory per operation),
+or fewer, larger operations.`,
+  },
   DMAC4101: {
     severity: "warning",
     phase: "backend",
