@@ -40,7 +40,7 @@ import {
   type Scope,
   type Sym,
 } from "./scope.js";
-import { didYouMean } from "./suggest.js";
+import { didYouMean, nameSuggestion } from "./suggest.js";
 import { pushAll } from "../util/arrays.js";
 
 export { selectSchedule } from "./select-schedule.js";
@@ -436,10 +436,10 @@ function resolveStorage(
     ctx.diagnostics.push(
       diag("DMAC2001", at, [name.name], {
         hint:
-          didYouMean(name.name, candidates) ??
-          (candidates.length === 0
+          candidates.length === 0
             ? `declare it with '${kind} ${name.name}${kind === "buffer" ? ": SIZE" : ""}'`
-            : undefined),
+            : undefined,
+        ...nameSuggestion(name.name, candidates, name.span),
       }),
     );
     return;

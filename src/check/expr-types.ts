@@ -11,7 +11,7 @@ import type { SourceFile } from "../source/source-file.js";
 import { diag, type Diagnostic } from "../diagnostics/diagnostic.js";
 import { assertNever } from "../util/assert-never.js";
 import { lookup, visibleNames, SYMBOL_LABEL, type Scope } from "./scope.js";
-import { didYouMean } from "./suggest.js";
+import { nameSuggestion } from "./suggest.js";
 import {
   ARITH_RULES,
   ERROR,
@@ -79,11 +79,11 @@ export function typeExpr(ctx: ExprContext, e: Expr, expected?: TypeName): Typed 
 function typeName(ctx: ExprContext, e: Extract<Expr, { kind: "name" }>): Typed {
   const sym = lookup(ctx.scope, e.name);
   if (!sym) {
-    const hint = didYouMean(
-      e.name,
-      visibleNames(ctx.scope, (s) => s.type !== undefined),
+    const where = at(ctx, e);
+    const names = visibleNames(ctx.scope, (s) => s.type !== undefined);
+    ctx.diagnostics.push(
+      diag("DMAC2001", where, [e.name], nameSuggestion(e.name, names, where.span)),
     );
-    ctx.diagnostics.push(diag("DMAC2001", at(ctx, e), [e.name], { hint }));
     return ERROR;
   }
   sym.used = true;

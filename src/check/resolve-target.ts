@@ -16,7 +16,7 @@ import {
   type Target,
 } from "../target/target.js";
 import { InternalError } from "../util/internal-error.js";
-import { didYouMean } from "./suggest.js";
+import { nameSuggestion } from "./suggest.js";
 
 export const DEFAULT_TARGET = "mi300x";
 
@@ -55,9 +55,8 @@ export function resolveTarget(
     if (t) return { target: t, ok: true };
     out.push(
       diag("DMAC2006", { file, span: decl.name.span }, [decl.name.name], {
-        hint:
-          didYouMean(decl.name.name, BUILTIN_TARGETS) ??
-          `the built-in targets are: ${BUILTIN_TARGETS.join(", ")}; a description file is named with target "file.json"`,
+        hint: `the built-in targets are: ${BUILTIN_TARGETS.join(", ")}; a description file is named with target "file.json"`,
+        ...nameSuggestion(decl.name.name, BUILTIN_TARGETS, decl.name.span),
       }),
     );
     return { target: defaultTarget(), ok: false };

@@ -1,6 +1,9 @@
 // "Did you mean" suggestions: the closest candidate by edit distance, if it is close enough to be
 // a plausible typo (at most a third of the name's length, and at least one edit allowed).
 
+import type { Fix } from "../diagnostics/diagnostic.js";
+import type { Span } from "../source/source-file.js";
+
 /**
  * Edit distance with adjacent transpositions (optimal string alignment): `bfu` -> `buf` is one
  * edit, as a typist would count it, not two.
@@ -39,6 +42,22 @@ export function closestName(name: string, candidates: Iterable<string>): string 
     }
   }
   return best;
+}
+
+/**
+ * The did-you-mean hint for a misspelt name, with the fix that replaces it (the name at `span`
+ * with the suggestion: `dmac check` prints it, an editor offers it as a quick fix); `{}` when no
+ * candidate is close.
+ */
+export function nameSuggestion(
+  name: string,
+  candidates: Iterable<string>,
+  span: Span,
+): { hint?: string; fix?: Fix } {
+  const best = closestName(name, candidates);
+  return best === undefined
+    ? {}
+    : { hint: `did you mean '${best}'?`, fix: { span, replacement: best } };
 }
 
 /** `did you mean 'x'?` or undefined. */

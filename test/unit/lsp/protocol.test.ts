@@ -228,7 +228,10 @@ describe("code actions", () => {
       range: diagnostics[0]!.range,
       context: { diagnostics },
     });
-    expect(actions.map((a) => a.title)).toEqual(["Change to 'buf'", "Change to 'buf'"]);
+    expect(actions.map((a) => a.title)).toEqual([
+      "replace 'bfu' with 'buf'",
+      "replace 'bux' with 'buf'",
+    ]);
     expect(actions[0]!.edit?.changes?.[uri]).toEqual([
       { range: diagnostics[0]!.range, newText: "buf" },
     ]);
