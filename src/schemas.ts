@@ -30,6 +30,7 @@ export const SCHEMA_NAMES = [
   "disasm",
   "target",
   "chrome-trace",
+  "sweep",
 ] as const;
 export type SchemaName = (typeof SCHEMA_NAMES)[number];
 

@@ -607,9 +607,12 @@ function firstProblem(diagnostics: readonly Diagnostic[]): string | undefined {
 
 export function runSim(
   inputs: string | readonly string[],
-  opts: SimCommandOptions,
+  asGiven: SimCommandOptions,
   ctx: CliContext,
 ): number {
+  // `--format json` asks for one JSON document on stdout: the summary (which carries the
+  // diagnostics) as --json prints it, never the human table beside the diagnostics' JSON.
+  const opts = asGiven.format === "json" ? { ...asGiven, json: true } : asGiven;
   const paths = typeof inputs === "string" ? [inputs] : inputs;
   const common = parseScheduleOptions(opts);
   const period = parseMicros("--signal-period", opts.signalPeriod);
@@ -780,7 +783,10 @@ export function registerSim(program: Command, ctx: CliContext): void {
     "the schedule to run when the file has several",
     "use this target description (JSON) instead of the built-in one",
   )
-    .option("--json", "print the summary as JSON on stdout (an array with several inputs)")
+    .option(
+      "--json",
+      "print the summary as JSON on stdout (an array with several inputs); --format json does the same",
+    )
     .option(
       "-v, --verbose",
       "list every engine and link (and, with several inputs, every diagnostic)",

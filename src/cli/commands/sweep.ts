@@ -22,7 +22,8 @@ import { logLogPlot, sweepPlot } from "../../sim/svg.js";
 import type { SourceFile } from "../../source/source-file.js";
 import { didYouMean } from "../../check/suggest.js";
 import type { CliContext } from "../main.js";
-import { EXIT_USER_ERROR } from "../io.js";
+import { EXIT_OK, EXIT_USER_ERROR } from "../io.js";
+import { renderDiagnostics } from "../../diagnostics/render.js";
 import { addOptOptions, parseOptLevels, type OptCommandOptions } from "../opt-options.js";
 import {
   addDiagnosticOptions,
@@ -55,6 +56,7 @@ export interface SweepCommandOptions
   readonly maxEvents?: string | undefined;
   readonly maxSimTime?: string | undefined;
   readonly baseline?: string | undefined;
+  readonly json?: boolean | undefined;
 }
 
 const UNITS: Readonly<Record<string, number>> = {
@@ -186,6 +188,42 @@ export function sweepCsv(
       lines.push(fields.join(","));
     }
   return lines.join("\n") + "\n";
+}
+
+/**
+ * `--json`: the sweep as one document (schemas/sweep.schema.json): each variant with its points
+ * (the CSV's figures, unrounded; `speedup` over the baseline where both verified), and the
+ * diagnostics as `--format json` gives them.
+ */
+export function sweepJson(
+  series: readonly SweepSeries[],
+  param: string,
+  diagnostics: readonly Diagnostic[],
+  baseline?: SweepSeries,
+): string {
+  const doc = {
+    version: 1,
+    param,
+    ...(baseline ? { baseline: baseline.label } : {}),
+    series: series.map((s) => ({
+      label: s.label,
+      file: s.variant.path,
+      schedule: s.schedule,
+      opt: s.variant.level,
+      prelaunch: s.variant.prelaunch,
+      options: formatOptions(s.variant.options),
+      points: s.rows.map((r) => {
+        const x = baseline ? speedupAt(s, baseline, r.bytes) : undefined;
+        return { ...r, ...(x === undefined ? {} : { speedup: x }) };
+      }),
+    })),
+    diagnostics: (
+      JSON.parse(renderDiagnostics(diagnostics, "json", { color: false })) as {
+        diagnostics: unknown[];
+      }
+    ).diagnostics,
+  };
+  return JSON.stringify(doc, null, 2) + "\n";
 }
 
 /** Relative tolerance under which two predicted times count as a tie. */
@@ -477,8 +515,10 @@ export function runSweep(
     }
   }
 
-  ctx.streams.out(sweepTable(named, sizes, opts.param, baseline));
-  if (opts.explainPlan) ctx.streams.out(planRuns(named));
+  // --json (or --format json): one JSON document on stdout, the diagnostics inside it.
+  const json = opts.json === true || opts.format === "json";
+  if (!json) ctx.streams.out(sweepTable(named, sizes, opts.param, baseline));
+  if (opts.explainPlan && !json) ctx.streams.out(planRuns(named));
   const failures = named.flatMap((s) => s.rows.filter((r) => !r.verified).map((r) => ({ s, r })));
   for (const { s, r } of failures)
     ctx.streams.err(
@@ -508,7 +548,11 @@ export function runSweep(
       diagnostics.push(diag("DMAC5002", undefined, [e.path, e.reason]));
     }
   }
-  const code = reportDiagnostics(ctx, diagnostics, opts);
+  let code: number;
+  if (json) {
+    ctx.streams.out(sweepJson(named, opts.param, diagnostics, baseline));
+    code = hasErrors(diagnostics) ? EXIT_USER_ERROR : EXIT_OK;
+  } else code = reportDiagnostics(ctx, diagnostics, opts);
   const complete = named.every((s) => s.rows.length === sizes.length);
   return failures.length === 0 && complete ? code : EXIT_USER_ERROR;
 }
@@ -542,6 +586,10 @@ export function registerSweep(program: Command, ctx: CliContext): void {
     "use this target description (JSON)",
   )
     .option("--out <dir>", "write sweep.csv and sweep.svg into this directory")
+    .option(
+      "--json",
+      "print the sweep as one JSON document on stdout instead of the table (as --format json does)",
+    )
     .option(
       "--label <scheme>",
       "name the variants: schedule (default), file, or a template with {schedule} {file} {path} {level} {prelaunch} {options}",

@@ -84,6 +84,28 @@ describe("what the commands write and print", () => {
     expectValid("sim", doc, "sim -O2");
   });
 
+  it("--format json on sim and sweep: one JSON document on stdout, no table", async () => {
+    const sim = await runCli(["sim", example("all_gather_pcpy.dmac"), "--format", "json"]);
+    expect(sim.code, sim.err).toBe(0);
+    expectValid("sim", parse(sim.out), "sim --format json");
+    const args = ["sweep", example("all_gather_pcpy.dmac"), "--param", "chunk"];
+    const sweep = await runCli([...args, "--sizes", "4KiB..8KiB", "--format", "json"]);
+    expect(sweep.code, sweep.err).toBe(0);
+    const doc = parse(sweep.out) as { series: { points: unknown[] }[] };
+    expect(doc.series[0]!.points).toHaveLength(2);
+    expectValid("sweep", doc, "sweep --format json");
+    // -O2 and a baseline: each point names its plan and its speedup over the baseline.
+    const o2 = await runCli([...args, "--sizes", "1B..2B", "--json", "-O2", "--baseline", "#1"]);
+    expect(o2.code, o2.err).toBe(0);
+    const planned = parse(o2.out) as {
+      series: { points: { plan?: string; speedup?: number }[] }[];
+    };
+    expect(planned.series[0]!.points.every((p) => p.plan !== undefined && p.speedup === 1)).toBe(
+      true,
+    );
+    expectValid("sweep", planned, "sweep -O2 --baseline --json");
+  });
+
   it("dmac sim --trace: the Chrome trace of a run", async () => {
     for (const f of ["pipelined_all_gather.dmac", "broadcast.dmac"]) {
       const out = join(root, `${f}.chrome.json`);
