@@ -223,15 +223,7 @@ export function runDisasm(path: string, opts: DisasmCommandOptions, ctx: CliCont
       "give it a packet stream that dmac compile writes, e.g. out/gpu0.sdma14.bin (dmac sim reads the manifest and traces)",
     );
     if (opts.json === true) {
-      const doc = {
-        version: 1,
-        file: path,
-        baseOffset: base,
-        packets: [],
-        trailingBytes: [],
-        problems: [],
-        stopped: { offset: base, reason: d.message },
-      };
+      const doc = disasmDocument(path, base, [], [], { offset: base, reason: d.message });
       ctx.streams.out(JSON.stringify(doc, null, 2) + "\n");
       if (opts.format === "json") return EXIT_USER_ERROR;
     }
@@ -260,22 +252,20 @@ export function runDisasm(path: string, opts: DisasmCommandOptions, ctx: CliCont
     );
   }
   if (opts.json === true) {
-    const doc = {
-      version: 1,
-      file: path,
-      baseOffset: base,
-      packets: [],
-      trailingBytes: tail,
-      problems: [
+    const doc = disasmDocument(
+      path,
+      base,
+      tail,
+      [
         ...problems.map((p) => ({ ...p, offset: base + p.offset })),
         ...(tail.length > 0
           ? [{ offset: base + tailAt, code: "DMAC4102", detail: "partial dword" }]
           : []),
       ],
-      ...(stoppedAt !== undefined
-        ? { stopped: { offset: base + stoppedAt * 4, reason: diagnostics.at(-1)!.message } }
-        : {}),
-    };
+      stoppedAt !== undefined
+        ? { offset: base + stoppedAt * 4, reason: diagnostics.at(-1)!.message }
+        : undefined,
+    );
     writeJsonDocument(doc, words, base, ctx.streams.out);
     // The problems are in the document; a second JSON document on stdout would break it.
     if (opts.format === "json") return hasErrors(diagnostics) ? EXIT_USER_ERROR : EXIT_OK;
@@ -289,6 +279,28 @@ export function runDisasm(path: string, opts: DisasmCommandOptions, ctx: CliCont
     }
   }
   return reportDiagnostics(ctx, diagnostics, opts);
+}
+
+/**
+ * The `--json` document without its packets (writeJsonDocument streams them into `packets`):
+ * schemas/disasm.schema.json. `stopped`: where and why decoding gave up, when it did.
+ */
+function disasmDocument(
+  file: string,
+  baseOffset: number,
+  trailingBytes: readonly number[],
+  problems: readonly object[],
+  stopped: { readonly offset: number; readonly reason: string } | undefined,
+): Record<string, unknown> {
+  return {
+    version: 1,
+    file,
+    baseOffset,
+    packets: [],
+    trailingBytes,
+    problems,
+    ...(stopped !== undefined ? { stopped } : {}),
+  };
 }
 
 export function registerDisasm(program: Command, ctx: CliContext): void {
