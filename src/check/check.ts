@@ -497,9 +497,8 @@ function checkImplements(ctx: Ctx, imp: Implements): void {
     const names = Object.keys(COLLECTIVES);
     diagnostics.push(
       diag("DMAC2007", { file, span: imp.collective.span }, [`unknown collective '${name}'`], {
-        hint:
-          didYouMean(name, names) ??
-          `the collectives are ${names.join(", ")}; state any other postcondition with 'ensure'`,
+        hint: `the collectives are ${names.join(", ")}; state any other postcondition with 'ensure'`,
+        ...nameSuggestion(name, names, imp.collective.span),
       }),
     );
     return;
