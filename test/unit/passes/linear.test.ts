@@ -11,7 +11,6 @@ import batchCompletions from "../../../src/passes/batch-completions.js";
 import batchCopies from "../../../src/passes/batch-copies.js";
 import bcastFusion from "../../../src/passes/bcast-fusion.js";
 import type { PassContext } from "../../../src/passes/pass.js";
-import { jsonEqual } from "../../../src/passes/program-key.js";
 import { canHoist, isDataOp, K_COPY, readPlacement, relower } from "../../../src/passes/relower.js";
 import { lowerToQueues } from "../../../src/queues/lower.js";
 import type { QueueProgram } from "../../../src/queues/queue-program.js";
@@ -194,8 +193,8 @@ describe("the linear passes produce what the quadratic originals did", () => {
       const got = bcastFusion.run(prog, ctx);
       const want = bcastFusionRef(prog, ctx);
       expect(got.counters, `seed ${seed}`).toEqual(want.counters);
-      expect(jsonEqual(toReadable(got.program), toReadable(want.program)), `seed ${seed}`).toBe(
-        true,
+      expect(JSON.stringify(toReadable(got.program)), `seed ${seed}`).toBe(
+        JSON.stringify(toReadable(want.program)),
       );
       fused += got.counters["broadcasts formed"]!;
       rejected += got.counters["pairs rejected by alignment"]!;

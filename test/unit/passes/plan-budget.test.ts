@@ -24,7 +24,6 @@ import {
   predict,
   type PlanEntry,
 } from "../../../src/passes/plan.js";
-import { jsonEqual, jsonHash } from "../../../src/passes/program-key.js";
 import type { CostModel } from "../../../src/passes/cost-model.js";
 import {
   commandCount,
@@ -34,7 +33,6 @@ import {
 } from "../../../src/queues/queue-program.js";
 import { toReadable } from "../../../src/queues/readable.js";
 import { makeSourceFile } from "../../../src/source/source-file.js";
-import { mulberry32 as rng } from "../../helpers/prng.js";
 import { exampleText, O } from "./helpers.js";
 
 function compiled(name: string, text: string) {
@@ -214,43 +212,6 @@ describe("-O2 plan search: the time budget", () => {
 });
 
 describe("program keys", () => {
-  /** Random plain data with the cases where JSON text and structure part ways. */
-  function value(r: () => number, depth: number): unknown {
-    const pick = r();
-    if (depth <= 0 || pick < 0.4) {
-      const leaves = [0, -0, 1, -1, 1.5, 2 ** 40, NaN, Infinity, "", "a", "ab", true, false, null];
-      return r() < 0.1 ? undefined : leaves[Math.floor(r() * leaves.length)];
-    }
-    if (pick < 0.7) return Array.from({ length: Math.floor(r() * 4) }, () => value(r, depth - 1));
-    const o: Record<string, unknown> = {};
-    for (const k of ["x", "y", "2", "kind"]) if (r() < 0.6) o[k] = value(r, depth - 1);
-    return o;
-  }
-
-  it("jsonEqual is JSON.stringify equality, and equal texts hash alike", () => {
-    const r = rng(13);
-    const pool = Array.from({ length: 400 }, () => value(r, 3));
-    let equalPairs = 0;
-    for (let i = 0; i < pool.length; i++)
-      for (let j = i; j < Math.min(pool.length, i + 40); j++) {
-        const a = pool[i];
-        const b = pool[j];
-        const same = JSON.stringify(a) === JSON.stringify(b);
-        expect(jsonEqual(a, b), `${JSON.stringify(a)} vs ${JSON.stringify(b)}`).toBe(same);
-        if (same) {
-          equalPairs++;
-          expect(jsonHash(a)).toBe(jsonHash(b));
-        }
-      }
-    expect(equalPairs).toBeGreaterThan(400);
-    // Key order and left-out properties count as JSON counts them.
-    expect(jsonEqual({ a: 1, b: 2 }, { b: 2, a: 1 })).toBe(false);
-    expect(jsonEqual({ a: 1, u: undefined }, { a: 1 })).toBe(true);
-    expect(jsonHash({ a: 1, u: undefined })).toBe(jsonHash({ a: 1 }));
-    expect(jsonEqual([undefined], [null])).toBe(true);
-    expect(jsonHash({ a: [1, 2] })).not.toBe(jsonHash({ a: [2, 1] }));
-  });
-
   it("programsEqual is equality of the readable JSON, and equal programs hash alike", () => {
     // Every pass run of every candidate of two examples: many equal and many different programs.
     const programs: QueueProgram[] = [];
