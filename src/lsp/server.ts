@@ -37,12 +37,25 @@ export function startServer(connection: Connection, options: ServerOptions = {})
   const timers = new Map<string, NodeJS.Timeout>();
 
   /** Runs `work`; an exception is a dmac bug: log it and return `fallback`. */
+  function internalError(what: string, e: unknown): void {
+    const detail = e instanceof Error ? (e.stack ?? e.message) : String(e);
+    connection.console.error(`dmac: internal error in ${what} (a bug in dmac): ${detail}`);
+  }
+
   function fenced<T>(what: string, fallback: T, work: () => T): T {
     try {
       return work();
     } catch (e) {
-      const detail = e instanceof Error ? (e.stack ?? e.message) : String(e);
-      connection.console.error(`dmac: internal error in ${what} (a bug in dmac): ${detail}`);
+      internalError(what, e);
+      return fallback;
+    }
+  }
+
+  async function fencedAsync<T>(what: string, fallback: T, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (e) {
+      internalError(what, e);
       return fallback;
     }
   }
@@ -137,17 +150,12 @@ export function startServer(connection: Connection, options: ServerOptions = {})
     fenced("code actions", [], () => codeActions(p.textDocument.uri, p.context.diagnostics)),
   );
 
-  connection.onDocumentFormatting(async (p) => {
-    const doc = documents.get(p.textDocument.uri);
-    if (!doc) return null;
-    try {
-      return await formatDocument(doc);
-    } catch (e) {
-      const detail = e instanceof Error ? (e.stack ?? e.message) : String(e);
-      connection.console.error(`dmac: internal error in formatting (a bug in dmac): ${detail}`);
-      return null;
-    }
-  });
+  connection.onDocumentFormatting((p) =>
+    fencedAsync("formatting", null, async () => {
+      const doc = documents.get(p.textDocument.uri);
+      return doc ? await formatDocument(doc) : null;
+    }),
+  );
 
   documents.listen(connection);
   connection.listen();
