@@ -100,25 +100,29 @@ function jsonSpan(file: SourceFile | undefined, span: Span | undefined) {
 }
 
 function renderJson(diags: readonly Diagnostic[]): string {
-  const doc = {
-    version: 1,
-    diagnostics: diags.map((d) => ({
-      code: d.code,
-      severity: d.severity,
-      message: d.message,
-      file: d.file?.name ?? null,
-      span: jsonSpan(d.file, d.span),
-      hint: d.hint ?? null,
-      related: d.related.map((r) => {
-        const file = r.file ?? d.file;
-        return { message: r.message, file: file?.name ?? null, span: jsonSpan(file, r.span) };
-      }),
-      ...(d.fix !== undefined
-        ? { fix: { span: jsonSpan(d.file, d.fix.span), replacement: d.fix.replacement } }
-        : {}),
-    })),
-  };
-  return JSON.stringify(doc, null, 2) + "\n";
+  return JSON.stringify({ version: 1, diagnostics: jsonDiagnostics(diags) }, null, 2) + "\n";
+}
+
+/**
+ * The `diagnostics` array of the `--format json` document (schemas/diagnostics.schema.json), in
+ * the given order, for documents that carry diagnostics inside them (`sweep --json`).
+ */
+export function jsonDiagnostics(diags: readonly Diagnostic[]): object[] {
+  return diags.map((d) => ({
+    code: d.code,
+    severity: d.severity,
+    message: d.message,
+    file: d.file?.name ?? null,
+    span: jsonSpan(d.file, d.span),
+    hint: d.hint ?? null,
+    related: d.related.map((r) => {
+      const file = r.file ?? d.file;
+      return { message: r.message, file: file?.name ?? null, span: jsonSpan(file, r.span) };
+    }),
+    ...(d.fix !== undefined
+      ? { fix: { span: jsonSpan(d.file, d.fix.span), replacement: d.fix.replacement } }
+      : {}),
+  }));
 }
 
 // ---- full ---------------------------------------------------------------------------------

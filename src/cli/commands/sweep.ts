@@ -14,7 +14,7 @@ import { pushAll } from "../../util/arrays.js";
 import { OutputError, writeOutputFile } from "../../backend/output.js";
 import { basename, join } from "node:path";
 import type { Command } from "commander";
-import { diag, hasErrors, type Diagnostic } from "../../diagnostics/diagnostic.js";
+import { diag, hasErrors, sortDiagnostics, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import { simulate } from "../../sim/run.js";
 import { formatBytes, formatUs, summaryFields } from "../../sim/summary.js";
 import { failedPoint, runPoint, type SweepPoint } from "../../sim/sweep-point.js";
@@ -23,7 +23,7 @@ import type { SourceFile } from "../../source/source-file.js";
 import { didYouMean } from "../../check/suggest.js";
 import type { CliContext } from "../main.js";
 import { EXIT_OK, EXIT_USER_ERROR } from "../io.js";
-import { renderDiagnostics } from "../../diagnostics/render.js";
+import { jsonDiagnostics } from "../../diagnostics/render.js";
 import { addOptOptions, parseOptLevels, type OptCommandOptions } from "../opt-options.js";
 import {
   addDiagnosticOptions,
@@ -217,11 +217,7 @@ export function sweepJson(
         return { ...r, ...(x === undefined ? {} : { speedup: x }) };
       }),
     })),
-    diagnostics: (
-      JSON.parse(renderDiagnostics(diagnostics, "json", { color: false })) as {
-        diagnostics: unknown[];
-      }
-    ).diagnostics,
+    diagnostics: jsonDiagnostics(sortDiagnostics(diagnostics)),
   };
   return JSON.stringify(doc, null, 2) + "\n";
 }
