@@ -17,6 +17,7 @@ import { optimise, planDiagnostics, type LevelCheck, type PlanResult } from "../
 import type { CompletionProtocol, QueueProgram } from "../queues/queue-program.js";
 import type { SourceFile } from "../source/source-file.js";
 import type { Target } from "../target/target.js";
+import { checkAfterLowering, checkBeforeLowering } from "../target/part-check.js";
 import { disassembleInto, TextSink } from "./sdma/disasm.js";
 import { emitSdma, streamBytes } from "./sdma/emit.js";
 import {
@@ -131,6 +132,9 @@ export function compileToQueues(file: SourceFile, opts: CompileOptions = {}): Qu
     opts.maxCopyBytes ??
     (opts.conservativeCount ? target.limits.maxCopyBytesConservative : undefined);
   const lowerOptions = { completion: opts.completion ?? "atomic", maxCopyBytes } as const;
+  // The part's limits (src/target/part-check.ts): no engine map, packets above its descriptor cap.
+  pushAll(diagnostics, checkBeforeLowering(module, target, file, opts.maxCopyBytes));
+  if (hasErrors(diagnostics)) return done();
   // Counted before lowering builds them: past the limit, the op that crosses it is reported.
   const maxPackets = opts.maxPackets ?? DEFAULT_MAX_PACKETS;
   const count = countDataPackets(module, target, lowerOptions, maxPackets);
@@ -161,12 +165,16 @@ export function compileToQueues(file: SourceFile, opts: CompileOptions = {}): Qu
       levelCheck: r.levelCheck,
     };
     pushAll(diagnostics, planDiagnostics(r.plan)); // DMAC4009: the plan search stopped early
+    pushAll(diagnostics, checkAfterLowering(r.program, module, target, file));
+    if (hasErrors(diagnostics)) return done();
     return {
       diagnostics: sortDiagnostics(diagnostics),
       compiled: { module, program: r.program, target, optimised },
     };
   }
   // ---- end optimiser hook ----
+  pushAll(diagnostics, checkAfterLowering(program, module, target, file));
+  if (hasErrors(diagnostics)) return done();
   return { diagnostics: sortDiagnostics(diagnostics), compiled: { module, program, target } };
 }
 

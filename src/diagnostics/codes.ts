@@ -728,6 +728,65 @@ Example: \`dmac disasm out/manifest.json\`. Fix: give it one of the packet strea
 writes (\`out/gpu0.sdma14.bin\`); for a stream with many problems on purpose, raise the limit
 (\`--max-problems 0\` means no limit).`,
   },
+  DMAC4201: {
+    severity: "error",
+    phase: "backend",
+    title: "engine map unknown for the target",
+    message: (target: string, detail: string) => `target ${target}: ${detail}`,
+    doc: `The schedule moves bytes between GPUs, but the target does not say which SDMA engine of a
+GPU serves which peer (its \`recommendedEngine.map\` is \`"unknown"\`): no public source gives
+the map of that part (MI355X), or the sources disagree (MI308X: KFD's recommended engines are
+ids that are fused off). dmac does not guess, because an engine id without hardware behind it
+hangs its queue.
+
+Example: \`target mi355x\` with \`copy buf@0[...] -> buf@1[...]\`. Fix: import the node's
+topology, \`dmac target import /sys/devices/virtual/kfd/kfd/topology/nodes --base mi355x -o
+node.json\`, and compile with \`--target node.json\` (or \`target "node.json"\`).`,
+  },
+  DMAC4202: {
+    severity: "error",
+    phase: "backend",
+    title: "engine without hardware",
+    message: (target: string, queue: string, detail: string) =>
+      `target ${target}: queue ${queue} ${detail}`,
+    doc: `A queue would run on an engine id that the target says has no hardware behind it
+(\`engines.physical\` does not list it), or whose hardware is unknown. KFD lists engine ids a
+part does not have: on MI308X only the even ids of the eight are physical, and a queue on an odd
+one never runs (ROCm/mori PR #693). The queue comes from an \`on sdma(E)\` in the source, an
+\`--engines\` strategy, or a placement pass.
+
+Example: \`target mi308x\` with \`copy ... on sdma(3)\`. Fix: use an engine the target lists in
+\`engines.physical\`, or an \`--engines\` strategy restricted to them (\`single:2,4,6\`).`,
+  },
+  DMAC4203: {
+    severity: "error",
+    phase: "backend",
+    title: "poll function not supported by the target",
+    message: (target: string, func: string, supported: string) =>
+      `target ${target} does not run POLL_REGMEM '${func}' (its pollFunctions: ${supported})`,
+    doc: `The lowered streams wait with a POLL_REGMEM compare function that the target's
+\`pollFunctions\` does not list. The diagnostic points at the statement the poll belongs to: a
+\`when FLAG CMP V\` guard uses the compare as written, and dependencies between queues use
+\`>=\`.
+
+Example: a target file with \`"pollFunctions": ["eq"]\` and a schedule with \`when flag@0 >= 1\`.
+Fix: a compare the target lists, or a target that lists the function (only if the part runs it:
+AMD's own gfx942 code only ever emits \`eq\`).`,
+  },
+  DMAC4204: {
+    severity: "error",
+    phase: "backend",
+    title: "packet larger than the part allows",
+    message: (target: string, asked: number, limit: number) =>
+      `target ${target}: copies split at ${asked} bytes exceed the part's descriptor limit of ${limit} bytes (limits.maxCopyBytes)`,
+    doc: `\`--max-copy-bytes N\` asks for copy packets larger than the target's \`limits.maxCopyBytes\`.
+The limit is a fact about the part, not a default: an MI355X SDMA engine stalls on a copy
+descriptor of 256 MiB or more (ROCm/rocm-systems issue 9927), so mi355x splits at 128 MiB as RCCL
+does.
+
+Example: \`dmac compile f.dmac --target mi355x --max-copy-bytes 512MiB\`. Fix: a value up to the
+limit, or leave the option out.`,
+  },
 
   // ---- 5xxx: command line and files ---------------------------------------------------------
   DMAC5001: {

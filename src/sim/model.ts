@@ -47,6 +47,11 @@ export interface MachineModel {
   readonly timing: { readonly [K in TimingName]: number };
   readonly sources: { readonly [K in TimingName]: string };
   readonly links: LinkModel;
+  /**
+   * The figures the target marks "unknown", each with the fallback the model uses instead
+   * ("links.usableGBps = 48 (fallback)"): the summary says the prediction rests on them.
+   */
+  readonly fallbacks: readonly string[];
 }
 
 export type ModelResult =
@@ -61,9 +66,10 @@ export function readMachineModel(target: Target): ModelResult {
   const t = timing as Record<string, unknown>;
   const values: Partial<Record<TimingName, number>> = {};
   const sources: Partial<Record<TimingName, string>> = {};
+  const fallbacks: string[] = [];
   for (const name of Object.keys(TIMING_CONSTANTS) as TimingName[]) {
     const entry = t[name] as Record<string, unknown> | undefined;
-    const v = entry?.["value"];
+    const v = known(entry, "value", "fallback", `timing.${name}`, fallbacks);
     if (typeof v !== "number" || !Number.isFinite(v) || v < 0)
       return fail(
         `'timing.${name}.value' must be a non-negative number (${TIMING_CONSTANTS[name]})`,
@@ -84,9 +90,14 @@ export function readMachineModel(target: Target): ModelResult {
   const links = target["links"] as Record<string, unknown> | undefined;
   if (typeof links !== "object" || links === null) return fail("missing 'links' object");
   if (links["topology"] !== "full-mesh") return fail("'links.topology' must be \"full-mesh\"");
+  const gbps: Record<string, unknown> = {};
   for (const key of ["ratedGBps", "usableGBps"]) {
-    const v = links[key];
-    if (typeof v !== "number" || !(v > 0)) return fail(`'links.${key}' must be a positive number`);
+    const v = known(links, key, `${key}Fallback`, `links.${key}`, fallbacks);
+    if (typeof v !== "number" || !(v > 0))
+      return fail(
+        `'links.${key}' must be a positive number, or "unknown" with a positive '${key}Fallback'`,
+      );
+    gbps[key] = v;
   }
   if (typeof links["source"] !== "string") return fail("'links.source' must be a string");
   return {
@@ -97,9 +108,28 @@ export function readMachineModel(target: Target): ModelResult {
       engines: target.engines.count,
       timing: values as MachineModel["timing"],
       sources: sources as MachineModel["sources"],
-      links: links as unknown as LinkModel,
+      links: { ...links, ...gbps } as unknown as LinkModel,
+      fallbacks,
     },
   };
+}
+
+/**
+ * `entry[key]`, or when the file says "unknown" there, `entry[fallbackKey]` (noted in
+ * `fallbacks`); whatever is found is returned unchecked for the caller's own validation.
+ */
+function known(
+  entry: Record<string, unknown> | undefined,
+  key: string,
+  fallbackKey: string,
+  what: string,
+  fallbacks: string[],
+): unknown {
+  const v = entry?.[key];
+  if (v !== "unknown") return v;
+  const f = entry?.[fallbackKey];
+  fallbacks.push(`${what} = ${String(f)}`);
+  return f;
 }
 
 /** A copy of `m` with some timing constants replaced (calibration, what-if runs). */

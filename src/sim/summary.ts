@@ -126,6 +126,11 @@ export function summaryText(r: SimResult, opts: SummaryOptions = {}): string {
   pushAll(lines, linkLines(s, verbose));
   if (!verbose && (s.engines.length > GROUP_ABOVE || s.links.length > GROUP_ABOVE))
     lines.push("(--verbose lists every engine and link)");
+  const fallbacks = r.model?.fallbacks ?? [];
+  if (fallbacks.length > 0)
+    lines.push(
+      `fallbacks       target ${r.model!.name} marks ${fallbacks.length} figures unknown; the timing uses stated fallbacks: ${fallbacks.join(", ")}`,
+    );
   return lines.join("\n") + "\n";
 }
 
