@@ -13,7 +13,13 @@ import {
   MAX_NESTING_CEILING,
 } from "../frontend/parse.js";
 import { makeSourceFile, type SourceFile } from "../source/source-file.js";
-import { loadTargetFile, TargetError, type Target } from "../target/target.js";
+import {
+  builtinTarget,
+  isBuiltinTargetName,
+  loadTargetFile,
+  TargetError,
+  type Target,
+} from "../target/target.js";
 import { formatLimit, InputFileError, readInputText } from "../util/read-input.js";
 import type { CliContext } from "./main.js";
 import { EXIT_OK, EXIT_USER_ERROR, useColor, type ColorMode, type DiagnosticFormat } from "./io.js";
@@ -68,7 +74,8 @@ export interface ScheduleCommandOptions {
 }
 
 /** The usual help of `--target`; `sim` and `sweep` have no file 'target' to override. */
-const TARGET_HELP = "use this target description (JSON) instead of the file's 'target'";
+const TARGET_HELP =
+  "use this target instead of the file's 'target': a built-in name (mi300x, mi308x, mi325x, mi355x) or a description file (JSON)";
 
 /** Adds `-D`, `--schedule <name>` (its help says how the command uses it) and `--target <file>`. */
 export function addScheduleOptions(
@@ -78,7 +85,7 @@ export function addScheduleOptions(
 ): Command {
   return addDefineOption(cmd)
     .option("--schedule <name>", scheduleHelp)
-    .option("--target <file>", targetHelp);
+    .option("--target <name|file>", targetHelp);
 }
 
 /** Parses the `-D` list and loads `--target`: their diagnostics in that order. */
@@ -250,6 +257,7 @@ export function readTargetOption(path: string | undefined): {
   diagnostics: Diagnostic[];
 } {
   if (path === undefined) return { target: undefined, diagnostics: [] };
+  if (isBuiltinTargetName(path)) return { target: builtinTarget(path), diagnostics: [] };
   try {
     return { target: loadTargetFile(path), diagnostics: [] };
   } catch (e) {

@@ -20,6 +20,7 @@ import { EXIT_INTERNAL, EXIT_USER_ERROR, type OutputStreams } from "./io.js";
 import { DEFAULT_MAX_SOURCE_BYTES, parseSource } from "../frontend/parse.js";
 import { makeSourceFile } from "../source/source-file.js";
 import { readInputFile } from "../util/read-input.js";
+import { isBuiltinTargetName } from "../target/target.js";
 
 export const WATCH_HELP =
   "run again each time an input (or its target file) is saved; on errors the last good result stays visible; Ctrl-C stops";
@@ -207,7 +208,8 @@ export function watchedFiles(inputs: readonly string[], targetOption?: string): 
       if (target !== undefined) files.add(target);
     }
   }
-  if (targetOption !== undefined) files.add(resolve(targetOption));
+  if (targetOption !== undefined && !isBuiltinTargetName(targetOption))
+    files.add(resolve(targetOption));
   return [...files];
 }
 

@@ -874,6 +874,23 @@ Example:
 
 Fix: \`-O\` takes 0, 1 or 2 (\`/// golden: -O2 --emit dump\`).`,
   },
+  DMAC5101: {
+    severity: "error",
+    phase: "cli",
+    title: "bad KFD topology",
+    message: (file: string, detail: string) => `${file}: ${detail}`,
+    doc: `\`dmac target import DIR\` could not build a target from the KFD topology under \`DIR\` (a
+copy of \`/sys/devices/virtual/kfd/kfd/topology/nodes\`). The message names the file, relative to
+\`DIR\`, and what is wrong with it: a missing file or property, a line that is not \`name
+value\` with a decimal value, a file above 64 KiB, a link loop, GPUs of different kinds, a pair of
+GPUs without an xGMI link, an io_link without \`recommended_sdma_engine_id_mask\` (kernels
+before it was added), a GPU of another ISA than the \`--base\` target, or a result the target
+checks refuse (a recommended engine that the base target says has no hardware).
+
+Example: \`dmac target import nodes/\` where \`nodes/2/properties\` says \`simd_count x\`. Fix: copy
+the tree again (\`cp -r\` of the sysfs directory on the machine), or give \`--base\` the target
+of the node's part.`,
+  },
 
   // ---- 6xxx: executor ----------------------------------------------------------------------
   DMAC6001: {

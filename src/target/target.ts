@@ -68,6 +68,14 @@ export interface Target {
 
 export const BUILTIN_TARGETS = ["mi300x", "mi308x", "mi325x", "mi355x"] as const;
 
+/**
+ * True if a `--target` value names a built-in target rather than a file: exactly one of
+ * BUILTIN_TARGETS (a file of that name is given as `./mi300x`).
+ */
+export function isBuiltinTargetName(value: string): boolean {
+  return (BUILTIN_TARGETS as readonly string[]).includes(value);
+}
+
 /** The file of a built-in target. */
 export function builtinPath(name: string): string {
   return fileURLToPath(new URL(`../../targets/${name}.json`, import.meta.url));
@@ -81,8 +89,9 @@ export class TargetError extends Error {
  * The parser of each back end's target files, keyed by the top-level "backend" value. A file
  * without "backend" is an SDMA target. Another back end adds its own entry (and its own module).
  */
-const BACKEND_PARSERS: Readonly<Record<string, (t: Record<string, unknown>, where: string) => Target>> =
-  { sdma: parseSdmaTarget };
+const BACKEND_PARSERS: Readonly<
+  Record<string, (t: Record<string, unknown>, where: string) => Target>
+> = { sdma: parseSdmaTarget };
 
 /** Loads and validates a target description; throws TargetError with a readable reason. */
 export function parseTarget(json: unknown, where: string): Target {
@@ -253,7 +262,11 @@ function parseLimits(value: unknown, fail: Fail, unknowns: string[]): Target["li
     );
     return { maxCopyBytes: conservative, maxCopyBytesConservative: conservative, maxFillBytes };
   }
-  return { maxCopyBytes: num("maxCopyBytes"), maxCopyBytesConservative: conservative, maxFillBytes };
+  return {
+    maxCopyBytes: num("maxCopyBytes"),
+    maxCopyBytesConservative: conservative,
+    maxFillBytes,
+  };
 }
 
 function parsePollFunctions(value: unknown, fail: Fail): readonly PollFunction[] {

@@ -40,6 +40,7 @@ import {
   type ScheduleCommandOptions,
 } from "../options.js";
 import { pushAll } from "../../util/arrays.js";
+import { isBuiltinTargetName } from "../../target/target.js";
 
 /** Options shared by `compile` and `golden` (as commander delivers them). */
 export interface BuildCommandOptions
@@ -149,7 +150,10 @@ export function compileFileToOutputs(
   const from = (p: string): string => relative(resolve(outputDir ?? "."), resolve(p));
   const paths =
     outputDir !== undefined
-      ? { source: from(path), targetFile: opts.target !== undefined ? from(opts.target) : null }
+      ? {
+          source: from(path),
+          targetFile: targetFileOption(opts) !== undefined ? from(opts.target!) : null,
+        }
       : undefined;
   const out = buildOutputs(file, q.compiled, {
     emit: emit.emit,
@@ -180,7 +184,13 @@ export function runCompile(path: string, opts: CompileCommandOptions, ctx: CliCo
 
 /** The files a build reads, which its outputs must never replace. */
 export function compileInputs(path: string, opts: BuildCommandOptions): string[] {
-  return opts.target !== undefined ? [path, opts.target] : [path];
+  const target = targetFileOption(opts);
+  return target !== undefined ? [path, target] : [path];
+}
+
+/** `--target` when it names a file (not a built-in target, which the manifest names itself). */
+function targetFileOption(opts: BuildCommandOptions): string | undefined {
+  return opts.target !== undefined && !isBuiltinTargetName(opts.target) ? opts.target : undefined;
 }
 
 /** Adds the options `compile` and `golden` share. */

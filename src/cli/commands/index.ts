@@ -27,6 +27,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: "sim", load: async () => (await import("./sim.js")).registerSim },
   { name: "sweep", load: async () => (await import("./sweep.js")).registerSweep },
   { name: "calibrate", load: async () => (await import("./calibrate.js")).registerCalibrate },
+  { name: "target", load: async () => (await import("./target.js")).registerTarget },
   { name: "lsp", load: async () => (await import("./lsp.js")).registerLsp },
   { name: "fmt", load: async () => (await import("./fmt.js")).registerFmt },
 ];
