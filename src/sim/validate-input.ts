@@ -545,6 +545,9 @@ export class QueueStreamCheck {
   /** The first completion write that breaks the protocol: its message. */
   private wrongWrite: string | undefined;
   private flagged = false;
+  /** Packets seen, and the index of the first whose offset packetStarts does not give. */
+  private packets = 0;
+  private wrongStart: number | undefined;
 
   constructor(
     private readonly manifest: Manifest,
@@ -564,6 +567,10 @@ export class QueueStreamCheck {
   /** One decoded packet the decoder found no problem with, at byte offset `offset`. */
   packet(offset: number, pk: Packet): void {
     if (this.flagged) return;
+    const starts = this.manifest.queues[this.index]!.packetStarts;
+    if (starts !== undefined && this.packets < starts.length && starts[this.packets] !== offset / 4)
+      this.wrongStart ??= this.packets;
+    this.packets++;
     const dws = ADDR_DWORDS.get(pk.kind);
     if (dws !== undefined) for (const dw of dws) this.isAddr[offset / 4 + dw] = 1;
     if (pk.kind !== "fence" && pk.kind !== "atomic" && pk.kind !== "sem_mem_incr") return;
@@ -608,6 +615,14 @@ export class QueueStreamCheck {
           );
       }
       if (this.wrongWrite !== undefined) throw new Bad("$.completion.protocol", this.wrongWrite);
+      const starts = q.packetStarts;
+      if (starts !== undefined && (this.wrongStart !== undefined || starts.length !== this.packets))
+        throw new Bad(
+          `$.queues[${index}].packetStarts`,
+          this.wrongStart !== undefined
+            ? `entry ${this.wrongStart} is ${starts[this.wrongStart]}, but packet ${this.wrongStart} of ${q.file} starts elsewhere: a loader padding the ring by these offsets would split a packet`
+            : `lists ${starts.length} packets, but ${q.file} has ${this.packets}`,
+        );
       const listed = q.completionSlots;
       const signalled = this.signalled;
       if (signalled.length !== listed.length || signalled.some((s, k) => s !== listed[k]))

@@ -15,6 +15,8 @@ import { VERSION } from "../../version.js";
 import type { Layout } from "./layout.js";
 import type { EmittedQueue } from "./emit.js";
 import { TextSink } from "./disasm.js";
+import { lengthAt, lookupHeader } from "./bitfield.js";
+import { InternalError } from "../../util/internal-error.js";
 import { PackedRows } from "./packed-rows.js";
 
 export interface Manifest {
@@ -66,6 +68,11 @@ export interface ManifestQueue {
   /** The packet stream, little-endian dwords, relative to the manifest's directory. */
   readonly file: string;
   readonly dwords: number;
+  /**
+   * The dword offset of every packet of the stream, in order (a loader pads the ring end so that
+   * no packet straddles it: docs/runtime.md). Absent in manifests written before it was added.
+   */
+  readonly packetStarts?: readonly number[];
   /** Completion slots this queue signals, in stream order. */
   readonly completionSlots: readonly number[];
 }
@@ -235,12 +242,34 @@ export const COMPLETION_SECTION = (p: QueueProgram): ManifestCompletion => ({
  * operations), which formatJsonBytes writes as the arrays of the Manifest type, with
  * the same text. In-process consumers take buildManifest's plain Manifest.
  */
-export type PackedManifest = Omit<Manifest, "relocations" | "sourceMap"> & {
+export type PackedManifest = Omit<Manifest, "relocations" | "sourceMap" | "queues"> & {
+  readonly queues: readonly (Omit<ManifestQueue, "packetStarts"> & {
+    readonly packetStarts: Float64Array;
+  })[];
   readonly relocations: readonly { readonly queue: string; readonly entries: Float64Array }[];
   readonly sourceMap: Omit<ManifestSourceMap, "queues"> & {
     readonly queues: readonly { readonly queue: string; readonly entries: PackedRows }[];
   };
 };
+
+/**
+ * The dword offset of each packet of an emitted stream, from the headers' lengths (dmac's own
+ * streams: every header is known, so an unknown one is a dmac bug).
+ */
+export function packetStarts(words: Uint32Array, packets: number): Float64Array {
+  const out = new Float64Array(packets);
+  let n = 0;
+  for (let at = 0; at < words.length;) {
+    const c = lookupHeader(words[at]!);
+    const length = c ? lengthAt(c, words, at, words.length) : -1;
+    if (length <= 0 || at + length > words.length || n >= packets)
+      throw new InternalError(`emitted stream has no packet at dword ${at}`);
+    out[n++] = at;
+    at += length;
+  }
+  if (n !== packets) throw new InternalError(`emitted stream has ${n} packets, not ${packets}`);
+  return out;
+}
 
 /** The manifest of emitted streams, as plain JSON-shaped data. */
 export function buildManifest(
@@ -255,6 +284,7 @@ export function buildManifest(
   const packed = buildPackedManifest(m, p, layout, emitted, file, targetName, paths);
   return {
     ...packed,
+    queues: packed.queues.map((q) => ({ ...q, packetStarts: Array.from(q.packetStarts) })),
     relocations: packed.relocations.map((r) => ({
       queue: r.queue,
       entries: Array.from(r.entries),
@@ -306,6 +336,7 @@ export function buildPackedManifest(
       engine: q.engine,
       file: `${q.name}.bin`,
       dwords: q.words.length,
+      packetStarts: packetStarts(q.words, q.packetCount),
       completionSlots: q.completionSlots,
     })),
     memory: manifestMemory(m, p, layout),
