@@ -547,7 +547,7 @@ export class QueueStreamCheck {
   private flagged = false;
   /** Packets seen, and the index of the first whose offset packetStarts does not give. */
   private packets = 0;
-  private wrongStart: number | undefined;
+  private wrongStart: readonly [packet: number, dword: number] | undefined;
 
   constructor(
     private readonly manifest: Manifest,
@@ -569,7 +569,7 @@ export class QueueStreamCheck {
     if (this.flagged) return;
     const starts = this.manifest.queues[this.index]!.packetStarts;
     if (starts !== undefined && this.packets < starts.length && starts[this.packets] !== offset / 4)
-      this.wrongStart ??= this.packets;
+      this.wrongStart ??= [this.packets, offset / 4];
     this.packets++;
     const dws = ADDR_DWORDS.get(pk.kind);
     if (dws !== undefined) for (const dw of dws) this.isAddr[offset / 4 + dw] = 1;
@@ -620,7 +620,7 @@ export class QueueStreamCheck {
         throw new Bad(
           `$.queues[${index}].packetStarts`,
           this.wrongStart !== undefined
-            ? `entry ${this.wrongStart} is ${starts[this.wrongStart]}, but packet ${this.wrongStart} of ${q.file} starts elsewhere: a loader padding the ring by these offsets would split a packet`
+            ? `entry ${this.wrongStart[0]} is ${starts[this.wrongStart[0]]}, but packet ${this.wrongStart[0]} of ${q.file} starts at dword ${this.wrongStart[1]}: a loader padding the ring by these offsets would split a packet`
             : `lists ${starts.length} packets, but ${q.file} has ${this.packets}`,
         );
       const listed = q.completionSlots;

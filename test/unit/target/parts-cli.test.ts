@@ -283,7 +283,7 @@ describe("manifest packetStarts", () => {
     const r = await dmac("sim", out, "--format", "concise");
     expect(r.code).toBe(1);
     expect(r.err).toMatch(
-      /\$\.queues\[0\]\.packetStarts.*entry 1 is \d+, but packet 1 of .* starts elsewhere/,
+      /\$\.queues\[0\]\.packetStarts.*entry 1 is \d+, but packet 1 of .* starts at dword \d+: /,
     );
   });
 });
