@@ -71,8 +71,8 @@ export function explode(
 }
 
 /**
- * The manifest and streams of edited queues, with `dwords`, relocations, source map and
- * completion slots rebuilt from the packets. Queues keep their manifest order and files.
+ * The manifest and streams of edited queues, with `dwords`, packet starts, relocations, source
+ * map and completion slots rebuilt from the packets. Queues keep their manifest order and files.
  */
 export function assemble(
   api: Pick<DmacApi, "decodeStream">,
@@ -91,6 +91,7 @@ export function assemble(
     const entries: number[] = [];
     const rows: number[][] = [];
     const slots: number[] = [];
+    const starts: number[] = [];
     let at = 0;
     for (const pk of packets) {
       rows.push([at * 4, pk.stmt, ...(pk.ops ?? [])]);
@@ -99,6 +100,7 @@ export function assemble(
     // Relocations and slots from the decoded edited stream (an edit may change a packet's kind).
     for (const d of api.decodeStream(words).packets) {
       const base = d.offset / 4;
+      starts.push(base);
       for (const dw of ADDR_DWORDS[d.packet.kind] ?? []) {
         if (dw + 1 >= d.words) continue;
         const addr = words[base + dw]! + words[base + dw + 1]! * 2 ** 32;
@@ -114,7 +116,7 @@ export function assemble(
     }
     relocations.push({ queue: q.name, entries });
     sourceQueues.push({ queue: q.name, entries: rows });
-    return { ...q, dwords: words.length, completionSlots: slots };
+    return { ...q, dwords: words.length, packetStarts: starts, completionSlots: slots };
   });
   return {
     manifest: {
