@@ -18,7 +18,7 @@ import { diag, hasErrors, sortDiagnostics, type Diagnostic } from "../../diagnos
 import { simulate } from "../../sim/run.js";
 import { formatBytes, formatUs, summaryFields } from "../../sim/summary.js";
 import { failedPoint, runPoint, type SweepPoint } from "../../sim/sweep-point.js";
-import { logLogPlot, sweepPlot } from "../../sim/svg.js";
+import { lineChart } from "../../plot/line-chart.js";
 import type { SourceFile } from "../../source/source-file.js";
 import { didYouMean } from "../../check/suggest.js";
 import type { CliContext } from "../main.js";
@@ -317,59 +317,26 @@ export function planRuns(series: readonly SweepSeries[]): string {
   return out.length > 0 ? out.join("\n") + "\n" : "";
 }
 
-// A fixed palette (matplotlib's tab10, then darker shades): one colour per variant.
-const PALETTE = [
-  "#1f77b4",
-  "#ff7f0e",
-  "#2ca02c",
-  "#d62728",
-  "#9467bd",
-  "#8c564b",
-  "#e377c2",
-  "#7f7f7f",
-  "#bcbd22",
-  "#17becf",
-  "#0b3c5d",
-  "#a64b00",
-  "#145214",
-  "#6b0f0f",
-];
-
-/** The SVG: one series per variant (single variant: time and busbw on one chart, as before). */
+/**
+ * The SVG (src/plot/line-chart.ts): a time panel and a bus bandwidth panel against size, one
+ * series per variant, verified sizes only.
+ */
 export function sweepSvg(series: readonly SweepSeries[], param: string, title: string): string {
   const ok = (s: SweepSeries): SweepRow[] => s.rows.filter((r) => r.verified);
-  if (series.length === 1) {
-    const rows = ok(series[0]!);
-    return logLogPlot({
-      title,
-      xLabel: `${param} (bytes)`,
-      leftLabel: "time (us)",
-      rightLabel: "busbw (GB/s, dashed)",
-      series: [
-        { name: "time (us)", color: "#1f77b4", points: rows.map((r) => [r.bytes, r.totalUs]) },
-        {
-          name: "busbw (GB/s)",
-          color: "#d62728",
-          points: rows.map((r) => [r.bytes, r.busbwGBps]),
-          right: true,
-        },
-      ],
-    });
-  }
-  return sweepPlot({
+  return lineChart({
     title,
-    xLabel: `${param} (bytes)`,
+    xLabel: `${param} size`,
+    xUnit: "bytes",
     panels: [
-      { yLabel: "time (us), lower is better", metric: 0 },
-      { yLabel: "busbw (GB/s), higher is better", metric: 1 },
-    ].map((p) => ({
-      yLabel: p.yLabel,
-      series: series.map((s, i) => ({
-        name: s.label,
-        color: PALETTE[i % PALETTE.length]!,
-        dashed: i >= PALETTE.length,
-        points: ok(s).map((r) => [r.bytes, p.metric === 0 ? r.totalUs : r.busbwGBps] as const),
-      })),
+      { title: "Time", yLabel: "time, lower is better", yUnit: "us" },
+      { title: "Bus bandwidth", yLabel: "busbw (GB/s), higher is better", yUnit: "number" },
+    ],
+    series: series.map((s) => ({
+      name: s.label,
+      points: [
+        ok(s).map((r) => [r.bytes, r.totalUs] as const),
+        ok(s).map((r) => [r.bytes, r.busbwGBps] as const),
+      ],
     })),
   });
 }
