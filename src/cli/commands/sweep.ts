@@ -1,6 +1,7 @@
 // `dmac sweep FILE[@SPEC]... --param chunk --sizes 1KiB..1GiB [-O 0,1,2] [--out DIR]`: compiles
 // and simulates every variant at every size of the range (doubling) and compares them side by
-// side: a table (time and busbw per size, one column per variant, and the fastest), and with
+// side: a table (time and busbw per size, one column per variant, and the fastest; algbw and busbw
+// as nccl-tests defines them, DMA-Latte's in the CSV and JSON: src/sim/bandwidth.ts), and with
 // --out sweep.csv (one row per variant and size) and sweep.svg (time and busbw against size,
 // log-log, one line per variant). A variant is a file with its compile options: each file runs at
 // every level of -O with the command line's options unless its @SPEC (src/cli/variant-spec.ts)
@@ -16,6 +17,7 @@ import { basename, join } from "node:path";
 import type { Command } from "commander";
 import { diag, hasErrors, sortDiagnostics, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import { simulate } from "../../sim/run.js";
+import { BANDWIDTH_HELP } from "../../sim/bandwidth.js";
 import { formatBytes, formatUs, summaryFields } from "../../sim/summary.js";
 import { failedPoint, runPoint, type SweepPoint } from "../../sim/sweep-point.js";
 import { lineChart } from "../../plot/line-chart.js";
@@ -162,7 +164,7 @@ export function sweepCsv(
   baseline?: SweepSeries,
 ): string {
   const lines = [
-    `label,file,schedule,opt,prelaunch,options,${param}_bytes,time_us,algbw_GBps,busbw_GBps,packets,verified,plan${baseline ? ",speedup" : ""}`,
+    `label,file,schedule,opt,prelaunch,options,${param}_bytes,time_us,algbw_GBps,busbw_GBps,dma_latte_algbw_GBps,dma_latte_busbw_GBps,packets,verified,plan${baseline ? ",speedup" : ""}`,
   ];
   for (const s of series)
     for (const r of s.rows) {
@@ -177,6 +179,8 @@ export function sweepCsv(
         num(r.totalUs, 3),
         num(r.algbwGBps, 4),
         num(r.busbwGBps, 4),
+        num(r.dmaLatteAlgbwGBps, 4),
+        num(r.dmaLatteBusbwGBps, 4),
         String(r.packets),
         String(r.verified),
         csvField(r.plan ?? ""),
@@ -269,7 +273,7 @@ export function sweepTable(
       `${formatBytes(bytes).padStart(10)}  ${rs.map((r) => (r === undefined ? "-" : r.verified ? formatUs(r.totalUs) : "FAIL").padStart(col)).join("")}  ${fastest.join("=")}`,
     );
   }
-  out.push("", head("busbw GB/s"));
+  out.push("", `${head("busbw GB/s")}  (nccl-tests; DMA-Latte's figures are in the CSV and JSON)`);
   for (const bytes of sizes)
     out.push(
       `${formatBytes(bytes).padStart(10)}  ${row(bytes)
@@ -329,7 +333,11 @@ export function sweepSvg(series: readonly SweepSeries[], param: string, title: s
     xUnit: "bytes",
     panels: [
       { title: "Time", yLabel: "time, lower is better", yUnit: "us" },
-      { title: "Bus bandwidth", yLabel: "busbw (GB/s), higher is better", yUnit: "number" },
+      {
+        title: "Bus bandwidth",
+        yLabel: "busbw (GB/s, nccl-tests), higher is better",
+        yUnit: "number",
+      },
     ],
     series: series.map((s) => ({
       name: s.label,
@@ -565,6 +573,7 @@ export function registerSweep(program: Command, ctx: CliContext): void {
     .option("--max-events <n>", "watchdog per run: stop after this many events")
     .option("--max-sim-time <us>", "watchdog per run: stop at this simulated time (us)");
   addOptOptions(cmd, { levelList: true });
+  cmd.addHelpText("after", BANDWIDTH_HELP);
   addDiagnosticOptions(cmd).action((fs: string[], opts: SweepCommandOptions) => {
     ctx.exit(runSweep(fs, opts, ctx));
   });
