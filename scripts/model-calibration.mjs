@@ -5,21 +5,18 @@
 import { writeFileSync } from "node:fs";
 import { MEASURED, PHASES, predictBreakdown, maxError } from "../dist/sim/calibrate.js";
 import { readMachineModel } from "../dist/sim/model.js";
-import { stackedPairs } from "../dist/sim/svg.js";
+import { stackedPairs } from "../dist/plot/stacked-bars.js";
 import { formatBytes } from "../dist/sim/summary.js";
 import { builtinTarget } from "../dist/target/target.js";
 
 const model = readMachineModel(builtinTarget("mi300x")).model;
 const rows = predictBreakdown(model);
 const svg = stackedPairs({
-  title: "One GPU0 -> GPU1 copy: share of each phase, model (left) and measured (right)",
+  title: "One GPU0 → GPU1 copy: share of each phase, model (left) and measured (right)",
+  xLabel: "copy size",
+  yLabel: "share of the copy's time",
   categories: rows.map((r) => formatBytes(r.bytes)),
-  parts: [
-    { name: "control", color: "#4e79a7" },
-    { name: "schedule", color: "#f28e2b" },
-    { name: "copy", color: "#59a14f" },
-    { name: "sync", color: "#e15759" },
-  ],
+  parts: PHASES.map((name) => ({ name })),
   values: rows.map((r, i) => [
     PHASES.map((p) => r.share[p]),
     PHASES.map((p) => MEASURED[i].share[p]),

@@ -2,10 +2,10 @@
 // line each, so a diff names what moved:
 //
 //   verdict  verified
-//   time     17.5234 us
-//   algbw    89.7741 GB/s
-//   busbw    78.5523 GB/s
-//   total    458752 B
+//   time     34.2381 us
+//   algbw    30.626 GB/s          nccl-tests' algbw and busbw (src/sim/bandwidth.ts)
+//   busbw    30.626 GB/s
+//   total    1048576 B            DMA-Latte's total: bytes between GPUs / (N - 1)
 //
 // The verdict and the byte total must match exactly. The time and the two bandwidths (which
 // follow from it) pass when each is within the configuration's relative tolerance of the golden

@@ -41,6 +41,9 @@ import {
   type SimRegion,
 } from "./program.js";
 import { pushAll } from "../util/arrays.js";
+import { bandwidthOf, NO_BANDWIDTH, type Bandwidth } from "./bandwidth.js";
+
+export type { Bandwidth } from "./bandwidth.js";
 
 export type SimInput =
   | {
@@ -56,13 +59,8 @@ export interface SimulateOptions extends Omit<ExecOptions, "model"> {
   readonly target: Target;
   /** The input's file name for DMAC6011 reports (default manifest.json / trace.json). */
   readonly inputFile?: string | undefined;
-}
-
-export interface Bandwidth {
-  /** DMA-Latte's "total": bytes moved between GPUs / (N - 1) (= the per-GPU buffer of AG/AA). */
-  readonly totalBytes: number;
-  readonly algbwGBps: number;
-  readonly busbwGBps: number;
+  /** The IR whose collective sizes the bandwidth figures when the input has none (--no-verify). */
+  readonly sizedBy?: IrModule | undefined;
 }
 
 export interface SimResult {
@@ -99,7 +97,7 @@ export function simulate(input: SimInput, opts: SimulateOptions): SimResult {
     postcondition: "unchecked",
     deadlockOnExternal: false,
     stats: EMPTY_STATS,
-    bandwidth: { totalBytes: 0, algbwGBps: 0, busbwGBps: 0 },
+    bandwidth: NO_BANDWIDTH,
     timeline: undefined,
     program: undefined,
     model,
@@ -144,14 +142,15 @@ export function simulate(input: SimInput, opts: SimulateOptions): SimResult {
     pushAll(diagnostics, d);
     postcondition = d.length === 0 ? "holds" : "fails";
   }
-  const N = program.gpus;
-  const total = N > 1 ? ex.stats.peerBytes / (N - 1) : ex.stats.localBytes;
-  const t = ex.stats.totalUs;
-  const bandwidth: Bandwidth = {
-    totalBytes: total,
-    algbwGBps: t > 0 ? (((N - 1) / N) * total) / t / 1e3 : 0,
-    busbwGBps: t > 0 ? total / (N * t) / 1e3 : 0,
-  };
+  const bandwidth = bandwidthOf(
+    {
+      gpus: program.gpus,
+      us: ex.stats.totalUs,
+      peerBytes: ex.stats.peerBytes,
+      localBytes: ex.stats.localBytes,
+    },
+    input.module ?? opts.sizedBy,
+  );
   const errors = diagnostics.some((d) => d.severity === "error");
   return {
     diagnostics,

@@ -4,7 +4,7 @@
 // are run, and the complete JSON form.
 
 import type { EngineStats, LinkStats } from "./execute.js";
-import type { SimResult } from "./run.js";
+import type { Bandwidth, SimResult } from "./run.js";
 import { pushAll } from "../util/arrays.js";
 
 export function formatBytes(n: number): string {
@@ -104,6 +104,25 @@ function linkLines(s: SimResult["stats"], verbose: boolean): string[] {
   return lines;
 }
 
+/** busbw / algbw as a fraction of the rank count where it is one ("7/8"), else as a number. */
+function factorText(f: number, gpus: number): string {
+  return f === 1 || gpus < 2 || f !== (gpus - 1) / gpus
+    ? String(Number(f.toFixed(4)))
+    : `${gpus - 1}/${gpus}`;
+}
+
+/** The two bandwidth lines: nccl-tests' figures, then DMA-Latte's (src/sim/bandwidth.ts). */
+function bandwidthLines(b: Bandwidth): string[] {
+  const gpus = b.busFactor > 0 && b.busFactor < 1 ? Math.round(1 / (1 - b.busFactor)) : 0;
+  const sized = b.collective
+    ? `${b.collective}: size ${formatBytes(b.sizeBytes)}`
+    : `collective unknown, sized as an all-gather: size ${formatBytes(b.sizeBytes)}`;
+  return [
+    `algbw / busbw   ${b.algbwGBps.toFixed(2)} / ${b.busbwGBps.toFixed(2)} GB/s  (nccl-tests, ${sized}; algbw = size / time, busbw = algbw x ${factorText(b.busFactor, gpus)})`,
+    `DMA-Latte       algbw ${b.dmaLatteAlgbwGBps.toFixed(2)} / busbw ${b.dmaLatteBusbwGBps.toFixed(2)} GB/s  (total = ${formatBytes(b.totalBytes)}; algbw = (N-1)/N x total / time, busbw = total / (N x time))`,
+  ];
+}
+
 /** The full summary of one run (`dmac sim` with one input). */
 export function summaryText(r: SimResult, opts: SummaryOptions = {}): string {
   const s = r.stats;
@@ -118,9 +137,7 @@ export function summaryText(r: SimResult, opts: SummaryOptions = {}): string {
   lines.push(
     `total time      ${formatUs(s.totalUs)}  (host submission ${formatUs(s.hostSubmitUs)})`,
   );
-  lines.push(
-    `algbw / busbw   ${r.bandwidth.algbwGBps.toFixed(2)} / ${r.bandwidth.busbwGBps.toFixed(2)} GB/s  (DMA-Latte: total = ${formatBytes(r.bandwidth.totalBytes)}; algbw = (N-1)/N x total / time, busbw = total / (N x time))`,
-  );
+  pushAll(lines, bandwidthLines(r.bandwidth));
   lines.push(`packets         ${s.packets} in ${s.events} events`);
   pushAll(lines, engineLines(s, verbose));
   pushAll(lines, linkLines(s, verbose));
@@ -136,7 +153,7 @@ export function summaryText(r: SimResult, opts: SummaryOptions = {}): string {
 
 /**
  * One line for `dmac sim` with several inputs: name, "verified" or the first problem, total
- * time and busbw. `width` pads the name column.
+ * time and busbw (nccl-tests). `width` pads the name column.
  */
 export function summaryLine(
   name: string,
@@ -162,9 +179,18 @@ export interface SummaryFields {
   readonly postcondition: SimResult["postcondition"];
   readonly totalUs: number;
   readonly hostSubmitUs: number;
+  /** nccl-tests' algbw and busbw (src/sim/bandwidth.ts). */
   readonly algbwGBps: number;
   readonly busbwGBps: number;
+  /** The collective whose nccl-tests convention gave the size; null: unknown (sized as all_gather). */
+  readonly collective: string | null;
+  /** nccl-tests' size S, and busbw / algbw. */
+  readonly sizeBytes: number;
+  readonly busFactor: number;
+  /** DMA-Latte's total and its algbw and busbw. */
   readonly totalBytes: number;
+  readonly dmaLatteAlgbwGBps: number;
+  readonly dmaLatteBusbwGBps: number;
   readonly packets: number;
   readonly events: number;
   readonly engines: readonly EngineStats[];
@@ -180,7 +206,12 @@ export function summaryFields(r: SimResult): SummaryFields {
     hostSubmitUs: r.stats.hostSubmitUs,
     algbwGBps: r.bandwidth.algbwGBps,
     busbwGBps: r.bandwidth.busbwGBps,
+    collective: r.bandwidth.collective ?? null,
+    sizeBytes: r.bandwidth.sizeBytes,
+    busFactor: r.bandwidth.busFactor,
     totalBytes: r.bandwidth.totalBytes,
+    dmaLatteAlgbwGBps: r.bandwidth.dmaLatteAlgbwGBps,
+    dmaLatteBusbwGBps: r.bandwidth.dmaLatteBusbwGBps,
     packets: r.stats.packets,
     events: r.stats.events,
     engines: r.stats.engines,

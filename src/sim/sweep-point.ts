@@ -9,8 +9,12 @@ export interface SweepPoint {
   readonly bytes: number;
   readonly verified: boolean;
   readonly totalUs: number;
+  /** nccl-tests' algbw and busbw (src/sim/bandwidth.ts). */
   readonly algbwGBps: number;
   readonly busbwGBps: number;
+  /** DMA-Latte's algbw and busbw. */
+  readonly dmaLatteAlgbwGBps: number;
+  readonly dmaLatteBusbwGBps: number;
   readonly packets: number;
   /** With -O2 (opt 2): the plan chosen at this size. */
   readonly plan?: string | undefined;
@@ -21,7 +25,13 @@ export interface SweepPoint {
 /** The figures of one run that a sweep keeps. */
 export type SweepFigures = Pick<
   SummaryFields,
-  "verified" | "totalUs" | "algbwGBps" | "busbwGBps" | "packets"
+  | "verified"
+  | "totalUs"
+  | "algbwGBps"
+  | "busbwGBps"
+  | "dmaLatteAlgbwGBps"
+  | "dmaLatteBusbwGBps"
+  | "packets"
 >;
 
 /** "CODE message" of the first error, if there is one. */
@@ -38,6 +48,8 @@ export function failedPoint(bytes: number, diagnostics: readonly Diagnostic[]): 
     totalUs: 0,
     algbwGBps: 0,
     busbwGBps: 0,
+    dmaLatteAlgbwGBps: 0,
+    dmaLatteBusbwGBps: 0,
     packets: 0,
     problem: firstError(diagnostics) ?? "does not compile",
   };
@@ -56,6 +68,8 @@ export function runPoint(
     totalUs: r.totalUs,
     algbwGBps: r.algbwGBps,
     busbwGBps: r.busbwGBps,
+    dmaLatteAlgbwGBps: r.dmaLatteAlgbwGBps,
+    dmaLatteBusbwGBps: r.dmaLatteBusbwGBps,
     packets: r.packets,
     ...(plan !== undefined ? { plan } : {}),
     ...(!r.verified ? { problem: firstError(diagnostics) ?? "postcondition not checked" } : {}),

@@ -10,6 +10,7 @@
 // (--max-packets, DMAC4010). With several inputs, one compact line each (exit 1 if any fails to
 // verify).
 
+import { BANDWIDTH_HELP } from "../../sim/bandwidth.js";
 import { statSync } from "node:fs";
 import { OutputError, writeOutputFile } from "../../backend/output.js";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
@@ -653,6 +654,7 @@ export function runSim(
       maxEvents: maxEvents.value,
       maxSimTimeUs: maxSim.value,
       record: opts.trace !== undefined,
+      sizedBy: load.loaded.input.module,
     });
     const diagnostics = [...load.diagnostics, ...result.diagnostics];
     // Not checked is not verified: without --no-verify a run whose postcondition could not be
@@ -810,6 +812,7 @@ export function registerSim(program: Command, ctx: CliContext): void {
       "run without checking the postcondition (no source is recompiled); without it, a manifest or trace whose source cannot be found or recompiled fails (DMAC6020)",
     );
   addOptOptions(cmd, { passReports: true }).option("--watch", WATCH_HELP);
+  cmd.addHelpText("after", BANDWIDTH_HELP);
   addDiagnosticOptions(cmd).action(async (inputs: string[], opts: SimCommandOptions) => {
     ctx.exit(await runOrWatch(ctx, inputs, opts, (c) => runSim(inputs, opts, c)));
   });

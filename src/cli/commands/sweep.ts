@@ -1,6 +1,7 @@
 // `dmac sweep FILE[@SPEC]... --param chunk --sizes 1KiB..1GiB [-O 0,1,2] [--out DIR]`: compiles
 // and simulates every variant at every size of the range (doubling) and compares them side by
-// side: a table (time and busbw per size, one column per variant, and the fastest), and with
+// side: a table (time and busbw per size, one column per variant, and the fastest; algbw and busbw
+// as nccl-tests defines them, DMA-Latte's in the CSV and JSON: src/sim/bandwidth.ts), and with
 // --out sweep.csv (one row per variant and size) and sweep.svg (time and busbw against size,
 // log-log, one line per variant). A variant is a file with its compile options: each file runs at
 // every level of -O with the command line's options unless its @SPEC (src/cli/variant-spec.ts)
@@ -16,9 +17,10 @@ import { basename, join } from "node:path";
 import type { Command } from "commander";
 import { diag, hasErrors, sortDiagnostics, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import { simulate } from "../../sim/run.js";
+import { BANDWIDTH_HELP } from "../../sim/bandwidth.js";
 import { formatBytes, formatUs, summaryFields } from "../../sim/summary.js";
 import { failedPoint, runPoint, type SweepPoint } from "../../sim/sweep-point.js";
-import { logLogPlot, sweepPlot } from "../../sim/svg.js";
+import { lineChart } from "../../plot/line-chart.js";
 import type { SourceFile } from "../../source/source-file.js";
 import { didYouMean } from "../../check/suggest.js";
 import type { CliContext } from "../main.js";
@@ -162,7 +164,7 @@ export function sweepCsv(
   baseline?: SweepSeries,
 ): string {
   const lines = [
-    `label,file,schedule,opt,prelaunch,options,${param}_bytes,time_us,algbw_GBps,busbw_GBps,packets,verified,plan${baseline ? ",speedup" : ""}`,
+    `label,file,schedule,opt,prelaunch,options,${param}_bytes,time_us,algbw_GBps,busbw_GBps,dma_latte_algbw_GBps,dma_latte_busbw_GBps,packets,verified,plan${baseline ? ",speedup" : ""}`,
   ];
   for (const s of series)
     for (const r of s.rows) {
@@ -177,6 +179,8 @@ export function sweepCsv(
         num(r.totalUs, 3),
         num(r.algbwGBps, 4),
         num(r.busbwGBps, 4),
+        num(r.dmaLatteAlgbwGBps, 4),
+        num(r.dmaLatteBusbwGBps, 4),
         String(r.packets),
         String(r.verified),
         csvField(r.plan ?? ""),
@@ -269,7 +273,7 @@ export function sweepTable(
       `${formatBytes(bytes).padStart(10)}  ${rs.map((r) => (r === undefined ? "-" : r.verified ? formatUs(r.totalUs) : "FAIL").padStart(col)).join("")}  ${fastest.join("=")}`,
     );
   }
-  out.push("", head("busbw GB/s"));
+  out.push("", `${head("busbw GB/s")}  (nccl-tests; DMA-Latte's figures are in the CSV and JSON)`);
   for (const bytes of sizes)
     out.push(
       `${formatBytes(bytes).padStart(10)}  ${row(bytes)
@@ -317,59 +321,30 @@ export function planRuns(series: readonly SweepSeries[]): string {
   return out.length > 0 ? out.join("\n") + "\n" : "";
 }
 
-// A fixed palette (matplotlib's tab10, then darker shades): one colour per variant.
-const PALETTE = [
-  "#1f77b4",
-  "#ff7f0e",
-  "#2ca02c",
-  "#d62728",
-  "#9467bd",
-  "#8c564b",
-  "#e377c2",
-  "#7f7f7f",
-  "#bcbd22",
-  "#17becf",
-  "#0b3c5d",
-  "#a64b00",
-  "#145214",
-  "#6b0f0f",
-];
-
-/** The SVG: one series per variant (single variant: time and busbw on one chart, as before). */
+/**
+ * The SVG (src/plot/line-chart.ts): a time panel and a bus bandwidth panel against size, one
+ * series per variant, verified sizes only.
+ */
 export function sweepSvg(series: readonly SweepSeries[], param: string, title: string): string {
   const ok = (s: SweepSeries): SweepRow[] => s.rows.filter((r) => r.verified);
-  if (series.length === 1) {
-    const rows = ok(series[0]!);
-    return logLogPlot({
-      title,
-      xLabel: `${param} (bytes)`,
-      leftLabel: "time (us)",
-      rightLabel: "busbw (GB/s, dashed)",
-      series: [
-        { name: "time (us)", color: "#1f77b4", points: rows.map((r) => [r.bytes, r.totalUs]) },
-        {
-          name: "busbw (GB/s)",
-          color: "#d62728",
-          points: rows.map((r) => [r.bytes, r.busbwGBps]),
-          right: true,
-        },
-      ],
-    });
-  }
-  return sweepPlot({
+  return lineChart({
     title,
-    xLabel: `${param} (bytes)`,
+    xLabel: `${param} size`,
+    xUnit: "bytes",
     panels: [
-      { yLabel: "time (us), lower is better", metric: 0 },
-      { yLabel: "busbw (GB/s), higher is better", metric: 1 },
-    ].map((p) => ({
-      yLabel: p.yLabel,
-      series: series.map((s, i) => ({
-        name: s.label,
-        color: PALETTE[i % PALETTE.length]!,
-        dashed: i >= PALETTE.length,
-        points: ok(s).map((r) => [r.bytes, p.metric === 0 ? r.totalUs : r.busbwGBps] as const),
-      })),
+      { title: "Time", yLabel: "time, lower is better", yUnit: "us" },
+      {
+        title: "Bus bandwidth",
+        yLabel: "busbw (GB/s, nccl-tests), higher is better",
+        yUnit: "number",
+      },
+    ],
+    series: series.map((s) => ({
+      name: s.label,
+      points: [
+        ok(s).map((r) => [r.bytes, r.totalUs] as const),
+        ok(s).map((r) => [r.bytes, r.busbwGBps] as const),
+      ],
     })),
   });
 }
@@ -598,6 +573,7 @@ export function registerSweep(program: Command, ctx: CliContext): void {
     .option("--max-events <n>", "watchdog per run: stop after this many events")
     .option("--max-sim-time <us>", "watchdog per run: stop at this simulated time (us)");
   addOptOptions(cmd, { levelList: true });
+  cmd.addHelpText("after", BANDWIDTH_HELP);
   addDiagnosticOptions(cmd).action((fs: string[], opts: SweepCommandOptions) => {
     ctx.exit(runSweep(fs, opts, ctx));
   });

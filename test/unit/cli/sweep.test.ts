@@ -55,6 +55,8 @@ describe("dmac sweep with several variants", () => {
       "time_us",
       "algbw_GBps",
       "busbw_GBps",
+      "dma_latte_algbw_GBps",
+      "dma_latte_busbw_GBps",
       "packets",
       "verified",
       "plan",
@@ -81,6 +83,12 @@ describe("dmac sweep with several variants", () => {
     const s = JSON.parse(sim.out) as { totalUs: number; busbwGBps: number };
     expect(Number(rows[4]!["time_us"])).toBeCloseTo(s.totalUs, 3);
     expect(Number(rows[4]!["busbw_GBps"])).toBeCloseTo(s.busbwGBps, 4);
+    // nccl-tests' busbw of an all-gather is DMA-Latte's algbw, and n - 1 = 7 times its busbw.
+    expect(Number(rows[4]!["busbw_GBps"])).toBeCloseTo(Number(rows[4]!["dma_latte_algbw_GBps"]), 3);
+    expect(Number(rows[4]!["busbw_GBps"])).toBeCloseTo(
+      7 * Number(rows[4]!["dma_latte_busbw_GBps"]),
+      3,
+    );
     // Table: the two variants side by side and the fastest (bcst, one read for two writes).
     expect(r.out).toMatch(/#1\s+all_gather_pcpy -O0/);
     expect(r.out).toMatch(/#2\s+all_gather_bcst -O0/);
