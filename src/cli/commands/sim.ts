@@ -598,6 +598,8 @@ interface InputRun {
   readonly result: SimResult | undefined;
   readonly diagnostics: Diagnostic[];
   readonly optimised: OptimiseReport | undefined;
+  /** The IR the run was checked against (its statements name the trace's slices). */
+  readonly module?: IrModule | undefined;
 }
 
 function firstProblem(diagnostics: readonly Diagnostic[]): string | undefined {
@@ -682,6 +684,7 @@ export function runSim(
       diagnostics,
       optimised: load.loaded.optimised,
       reads: load.loaded.reads,
+      module: input.module,
     };
   };
   if (paths.length === 1) return reportOne(runOne(paths[0]!), opts, ctx);
@@ -735,7 +738,11 @@ function reportOne(run: InputRun, opts: SimCommandOptions, ctx: CliContext): num
   if (!result) return reportDiagnostics(ctx, diagnostics, opts);
   if (opts.trace !== undefined && result.program) {
     try {
-      writeOutputFile(opts.trace, JSON.stringify(chromeTrace(result.program, result)) + "\n", {
+      const trace = chromeTrace(result.program, result, {
+        module: run.module,
+        endUs: result.stats.totalUs,
+      });
+      writeOutputFile(opts.trace, JSON.stringify(trace) + "\n", {
         inputs: [
           run.path,
           ...(run.reads ?? []),
