@@ -28,7 +28,7 @@ import type { PackedProgram } from "./program.js";
 import { addressBook, type AddressBook } from "./trace/addresses.js";
 import { packetName } from "./trace/names.js";
 import { HOST_WRITER, PRODUCER_WRITER, type Wait, type WordWrite } from "./trace/recorder.js";
-import { sourceLocator, type SourcePlace } from "./trace/source.js";
+import { rowAt, sourceLocator, type SourcePlace } from "./trace/source.js";
 
 type Args = Record<string, string | number>;
 
@@ -171,23 +171,9 @@ class TraceBuilder {
     };
   }
 
-  /** The row of queue q at position `at` (rows of a queue are in position order). */
-  private rowAt(q: number, at: number): number {
-    const { first, count } = this.p.queues[q]!;
-    const A = this.p.cmds.at;
-    let lo = first;
-    let hi = first + count - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (A[mid]! < at) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  }
-
   /** A command's span from the executor, as an `engine` slice named by its packet. */
   command(s: Span): void {
-    const row = this.rowAt(s.queue, Number(s.args["at"]));
+    const row = rowAt(this.p, s.queue, Number(s.args["at"]));
     const C = this.p.cmds;
     const kind = C.kind[row]!;
     const queue = this.p.queues[s.queue]!;

@@ -54,3 +54,17 @@ export function sourceLocator(
     return where === undefined ? undefined : { where };
   };
 }
+
+/** The row of queue q at position `at` (a queue's rows are in position order), or -1. */
+export function rowAt(p: PackedProgram, q: number, at: number): number {
+  const { first, count } = p.queues[q]!;
+  const A = p.cmds.at;
+  let lo = first;
+  let hi = first + count - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (A[mid]! < at) lo = mid + 1;
+    else hi = mid;
+  }
+  return count > 0 && A[lo] === at ? lo : -1;
+}
