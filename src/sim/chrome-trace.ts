@@ -113,7 +113,7 @@ export function chromeTrace(
     b.hostWork(tl.host);
     for (const w of tl.sync.writes) b.write(w);
     tl.sync.waits.forEach((w) => b.wait(w, end, tl.sync.writes));
-    b.completionPolling(tl.sync.waits);
+    b.completionPolling();
     for (const i of tl.instants) b.hostInstant(i.name, i.t);
     for (const c of tl.counters) b.counter(c.link, c.t, c.GBps);
   }
@@ -135,7 +135,9 @@ class TraceBuilder {
   private readonly rowSlice = new Map<number, SliceEvent>();
   private readonly producerSlice = new Map<number, SliceEvent>();
   private readonly hostSlices: SliceEvent[] = [];
-  /** Producer track per word, and when each was last raised. */
+  /** The host's completion-slot reads, held back to follow their parent slice. */
+  private readonly hostWaits: SliceEvent[] = [];
+  /** The host's completion-slot reads, held back to follow their parent slice. */ /** Producer track per word, and when each was last raised. */
   private readonly producerTid = new Map<string, number>();
   private readonly lastRaise = new Map<string, number>();
   private readonly addr: AddressBook;
@@ -174,8 +176,8 @@ class TraceBuilder {
   /** A command's span from the executor, as an `engine` slice named by its packet. */
   command(s: Span): void {
     const row = rowAt(this.p, s.queue, Number(s.args["at"]));
-    const C = this.p.cmds;
-    const kind = C.kind[row]!;
+    if (row < 0) return; // (every span is at a command's position)
+    const kind = this.p.cmds.kind[row]!;
     const queue = this.p.queues[s.queue]!;
     const named = this.describe(row, kind);
     const ev: SliceEvent = {
@@ -311,10 +313,8 @@ class TraceBuilder {
     if (source) this.flow(source, ev);
   }
 
-  private readonly hostWaits: SliceEvent[] = [];
-
   /** The host's completion polling: one parent slice over its slot reads. */
-  completionPolling(waits: readonly Wait[]): void {
+  completionPolling(): void {
     const reads = this.hostWaits;
     if (reads.length === 0) return;
     const start = reads[0]!.ts;
@@ -327,7 +327,7 @@ class TraceBuilder {
       dur: last.ts + last.dur - start,
       pid: this.host,
       tid: HOST_TID,
-      args: { slots: waits.filter((w) => w.queue === HOST_WRITER).length },
+      args: { slots: reads.length },
     });
     // Flows into the reads were pushed already; the reads follow their parent at equal times.
     for (const ev of reads) this.push(ev);
