@@ -53,6 +53,7 @@ import {
 import { holds } from "./semantics.js";
 import { endFlow, loadOf, route } from "./transfers.js";
 import { halfOf, pendingWrite, read32, waitOn, wordAt } from "./words.js";
+import { recordIssue, recordPollSatisfied, recordPollStart } from "./trace/recorder.js";
 import type { FlowLoad } from "./flows.js";
 
 /** A plain-array copy of a vector clock (allocating a small array is far cheaper than a typed one). */
@@ -351,6 +352,7 @@ function startPoll(x: ExecState, q: number, e: number): void {
   if (r.pollPeriod <= 0) r.pollPeriod = 1e-3;
   r.pollRetries = x.C.c[e]! < 0 ? Infinity : x.C.c[e]!;
   r.state = QState.Polling;
+  if (x.timeline) recordPollStart(x, x.timeline.sync, q, e, w, afterPacket);
   x.heap.push(afterPacket, EV_POLL_CHECK, q);
 }
 
@@ -375,12 +377,7 @@ export function pollCheck(x: ExecState, q: number): void {
       r.clock++;
       x.sem.observed(q, w, raw, r.clock);
     }
-    if (x.timeline)
-      x.timeline.instants.push({
-        queue: q,
-        name: `poll ${x.mem.regions[w]!.name} ${func} ${C.value[e]!} satisfied`,
-        t: x.now,
-      });
+    if (x.timeline) recordPollSatisfied(x, x.timeline.sync, q, e, w, halfOf(x, w, addr));
     // A poll's packet cost is busy time; the wait is not.
     r.cmdStart = x.now - x.T.enginePacketUs;
     finish(x, q, x.now);
@@ -452,6 +449,7 @@ function signal(x: ExecState, q: number, e: number, kind: number): void {
           ? pendingWrite(x, i, halfOf(x, i, addr), SET, C.value[e]! >>> 0, 32, r.snap, r.clock, q)
           : pendingWrite(x, i, 0, ADD, C.value[e]!, width, r.snap, r.clock, q);
     if (x.sem && kind !== TIMESTAMP) x.sem.wordWriteIssued(q, r.pc, i, r.vc, w);
+    if (x.timeline) recordIssue(x.timeline.sync, w, q, e, afterPacket);
     x.heap.push(afterPacket + latency, EV_WORD_WRITE, w);
   }
   finish(

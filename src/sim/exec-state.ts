@@ -12,6 +12,7 @@ import { bytesPerUs, type MachineModel } from "./model.js";
 import { BAD, CMD_KINDS, type Commands, type PackedProgram, type SimRegion } from "./program.js";
 import type { Semantics } from "./semantics.js";
 import type { Timeline } from "./execute.js";
+import { newSyncRecording } from "./trace/recorder.js";
 
 /** Event kinds: what the event loop dispatches on (the event's arg is in the last column). */
 export const EV_STEP = 0; // the engine of queue `arg` fetches its next command
@@ -215,7 +216,9 @@ export function createExecState(
     heap: new EventHeap(),
     diagnostics: [],
     timeline:
-      opts.record === true ? { spans: [], instants: [], counters: [], host: [] } : undefined,
+      opts.record === true
+        ? { spans: [], instants: [], counters: [], host: [], sync: newSyncRecording() }
+        : undefined,
     sem: undefined,
     now: 0,
     races: 0,

@@ -61,6 +61,7 @@ import type { MachineModel } from "./model.js";
 import { packProgram, POLL_FUNC_CODES, type SimProgram } from "./program.js";
 import { createSemantics, type SyncTrace } from "./semantics.js";
 import { startFlow } from "./transfers.js";
+import type { SyncRecording } from "./trace/recorder.js";
 import { applyWrite, halfOf, read32, regionAtStart, wordAt } from "./words.js";
 
 export interface ExecOptions {
@@ -104,6 +105,8 @@ export interface Timeline {
   readonly counters: CounterSample[];
   /** Host activity (control) as spans with queue -1. */
   readonly host: Span[];
+  /** Waits, word writes and which write released each wait (trace/recorder.ts). */
+  readonly sync: SyncRecording;
 }
 
 export interface EngineStats {

@@ -7,6 +7,7 @@ import { regionOf } from "./memory.js";
 import { ATOMIC, FENCE, POLL, POLL_FUNC_CODES } from "./program.js";
 import { EV_EXT_SIGNAL, EV_STEP, EV_WORD_WRITE, SET, type ExecState } from "./exec-state.js";
 import { applyWrite, halfOf, pendingWrite, read32, regionAtStart, wordAt } from "./words.js";
+import { doorbellSpan, HOST_WRITER, recordHostSlot, recordIssue } from "./trace/recorder.js";
 
 /**
  * Doorbells in time order: the host submits queue after queue, so they are known up front and
@@ -44,6 +45,7 @@ export function submit(x: ExecState): { hostSubmitUs: number; doorbells: Doorbel
       vc[x.HOST] = 1;
       const half = halfOf(x, tw, p.trigger.addr);
       const w = pendingWrite(x, tw, half, SET, p.trigger.value, 32, vc, 0, x.HOST);
+      if (timeline) recordIssue(timeline.sync, w, HOST_WRITER, -1, hostT);
       x.heap.push(hostT + T.gpuSignalLatencyUs, EV_WORD_WRITE, w);
     }
     if (timeline)
@@ -66,6 +68,7 @@ export function submit(x: ExecState): { hostSubmitUs: number; doorbells: Doorbel
       hostT += T.hostPacketUs * C.packets[e]!;
       if (i === count - 1 || signalsHost(e)) {
         hostT += T.hostDoorbellUs;
+        if (timeline) timeline.host.push(doorbellSpan(x, q, i + 1, hostT));
         doorbells.queue.push(q);
         doorbells.upTo.push(i + 1);
         doorbells.time.push(hostT + T.doorbellLatencyUs);
@@ -163,8 +166,10 @@ export function completionScan(x: ExecState, hostSubmitUs: number): number {
     const i = regionAtStart(x, c.addr, lastSlot);
     if (i >= 0) lastSlot = i;
     const landed = i >= 0 ? x.completionSeen[i]! : NaN;
+    const from = t;
     if (!Number.isNaN(landed) && landed > t) t += Math.ceil((landed - t) / P - 1e-9) * P;
     t += x.T.hostSlotReadUs;
+    if (x.timeline && i >= 0) recordHostSlot(x, x.timeline.sync, i, c.done, from, t);
   }
   return t;
 }

@@ -27,6 +27,7 @@ import type { SyncTrace } from "./semantics.js";
 import { readMachineModel, type MachineModel } from "./model.js";
 import { QueueStreamCheck, validateManifest, validateTrace } from "./validate-input.js";
 import { scanCleanStream } from "./scan-packets.js";
+import { withSourceFrames } from "./report-frames.js";
 import {
   ATOMIC,
   CommandWriter,
@@ -153,7 +154,8 @@ export function simulate(input: SimInput, opts: SimulateOptions): SimResult {
   );
   const errors = diagnostics.some((d) => d.severity === "error");
   return {
-    diagnostics,
+    // Each report that cites a queue position gets that command's statement as its span.
+    diagnostics: withSourceFrames(diagnostics, program, input.module),
     verified: !errors && ex.completed && postcondition === "holds",
     postcondition,
     deadlockOnExternal: ex.deadlockOnExternal,

@@ -5,6 +5,7 @@
 
 import { regionIndex, regionOf, wordWriteClock } from "./memory.js";
 import { ADD, EV_POLL_CHECK, SET, type ExecState } from "./exec-state.js";
+import { recordLanding } from "./trace/recorder.js";
 
 /** The word region holding [addr, addr + 4), or -1 (hint: see regionOf). */
 export function wordAt(x: ExecState, addr: number, hint = -1): number {
@@ -81,12 +82,7 @@ export function applyWrite(x: ExecState, w: number): void {
   const c = x.completionDone[i]!; // NaN unless a completion slot
   if (!Number.isNaN(c)) x.completionSeen[i] = v0 === c ? x.now : NaN;
   x.sem?.wordLanded(w, i, queue, pw.kind[w] === ADD, value);
-  if (x.timeline)
-    x.timeline.instants.push({
-      queue: queue < x.Q ? queue : -1,
-      name: `${x.mem.regions[i]!.name} = ${v0}`,
-      t: x.now,
-    });
+  if (x.timeline) recordLanding(x, x.timeline.sync, w, i);
   if (v0 !== before) wake(x, i);
 }
 

@@ -1,6 +1,6 @@
 // `dmac sim INPUT...` (INPUT: FILE.dmac | DIR | DIR/manifest.json | trace.json): runs compiled
 // streams on the simulated node (src/sim) and prints a summary; --json for tools, --trace for a
-// Chrome trace. A .dmac file is compiled in memory with the optimiser options of `compile`
+// Chrome trace (src/sim/chrome-trace.ts), --html/--open for a page that opens it in Perfetto UI. A .dmac file is compiled in memory with the optimiser options of `compile`
 // (-O, --engines, --prelaunch, ...: ../opt-options.ts); for a manifest or trace the source it
 // names (relative to it, docs/manifest.md) is read again with its parameters, schedule and
 // --target file, through the front end only (the IR; no lowering), to check the postcondition
@@ -13,7 +13,7 @@
 import { BANDWIDTH_HELP } from "../../sim/bandwidth.js";
 import { statSync } from "node:fs";
 import { OutputError, writeOutputFile } from "../../backend/output.js";
-import { dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import type { Command } from "commander";
 import {
   buildOutputs,
@@ -37,6 +37,8 @@ import type { CompletionProtocol } from "../../queues/queue-program.js";
 import type { TypeName } from "../../frontend/ast.js";
 import type { IrModule } from "../../ir/ir.js";
 import { chromeTrace } from "../../sim/chrome-trace.js";
+import { perfettoPage } from "../../sim/trace/perfetto-page.js";
+import { openInBrowser } from "../open-in-browser.js";
 import { simulate, type SimInput, type SimResult } from "../../sim/run.js";
 import { validateManifest, validateTrace } from "../../sim/validate-input.js";
 import { summaryJson, summaryLine, summaryText } from "../../sim/summary.js";
@@ -72,6 +74,8 @@ export interface SimCommandOptions
   extends ScheduleCommandOptions, OptCommandOptions, DiagnosticOutput {
   readonly json?: boolean | undefined;
   readonly trace?: string | undefined;
+  readonly html?: string | undefined;
+  readonly open?: boolean | undefined;
   readonly signalPeriod?: string | undefined;
   readonly maxEvents?: string | undefined;
   readonly maxSimTime?: string | undefined;
@@ -599,6 +603,8 @@ interface InputRun {
   readonly result: SimResult | undefined;
   readonly diagnostics: Diagnostic[];
   readonly optimised: OptimiseReport | undefined;
+  /** The IR the run was checked against (its statements name the trace's slices). */
+  readonly module?: IrModule | undefined;
 }
 
 function firstProblem(diagnostics: readonly Diagnostic[]): string | undefined {
@@ -629,8 +635,12 @@ export function runSim(
     ...maxPackets.diagnostics,
     ...optimiser.diagnostics,
   ];
-  if (opts.trace !== undefined && paths.length > 1)
-    pre.push(badOption("--trace", "give a single input to write a Chrome trace"));
+  if (wantsTrace(opts) && paths.length > 1)
+    pre.push(badOption("--trace/--html/--open", "give a single input to write a Chrome trace"));
+  if (opts.open === true && opts.trace === undefined && opts.html === undefined)
+    pre.push(
+      badOption("--open", "give --trace FILE (the page is written next to it) or --html FILE"),
+    );
   if (pre.length > 0) return reportDiagnostics(ctx, pre, opts);
   const runOne = (path: string): InputRun => {
     const load = loadSimInput(path, common.defines, {
@@ -653,7 +663,7 @@ export function runSim(
       signalPeriodUs: period.value,
       maxEvents: maxEvents.value,
       maxSimTimeUs: maxSim.value,
-      record: opts.trace !== undefined,
+      record: wantsTrace(opts),
       sizedBy: load.loaded.input.module,
     });
     const diagnostics = [...load.diagnostics, ...result.diagnostics];
@@ -684,6 +694,7 @@ export function runSim(
       diagnostics,
       optimised: load.loaded.optimised,
       reads: load.loaded.reads,
+      module: input.module,
     };
   };
   if (paths.length === 1) return reportOne(runOne(paths[0]!), opts, ctx);
@@ -735,19 +746,9 @@ function reportOne(run: InputRun, opts: SimCommandOptions, ctx: CliContext): num
   const diagnostics = [...run.diagnostics];
   const result = run.result;
   if (!result) return reportDiagnostics(ctx, diagnostics, opts);
-  if (opts.trace !== undefined && result.program) {
-    try {
-      writeOutputFile(opts.trace, JSON.stringify(chromeTrace(result.program, result)) + "\n", {
-        inputs: [
-          run.path,
-          ...(run.reads ?? []),
-          ...(opts.target !== undefined ? [opts.target] : []),
-        ],
-      });
-    } catch (e) {
-      if (!(e instanceof OutputError)) throw e;
-      diagnostics.push(diag("DMAC5002", undefined, [e.path, e.reason]));
-    }
+  if (wantsTrace(opts) && result.program) {
+    const problem = writeTrace(run, result, opts, ctx);
+    if (problem) diagnostics.push(problem);
   }
   if (opts.json) {
     const json = {
@@ -768,6 +769,53 @@ function reportOne(run: InputRun, opts: SimCommandOptions, ctx: CliContext): num
       ),
     );
   return code;
+}
+
+/** --trace, --html or --open: the run records its timeline for a Chrome trace. */
+const wantsTrace = (o: SimCommandOptions): boolean =>
+  o.trace !== undefined || o.html !== undefined || o.open === true;
+
+/**
+ * Writes the Chrome trace (--trace) and the page that opens it in Perfetto UI (--html FILE, or
+ * with --open next to the trace: t.json -> t.html), then opens the page (--open). Returns the
+ * write error, if any, as DMAC5002.
+ */
+function writeTrace(
+  run: InputRun,
+  result: SimResult,
+  opts: SimCommandOptions,
+  ctx: CliContext,
+): Diagnostic | undefined {
+  const trace = chromeTrace(result.program!, result, {
+    module: run.module,
+    endUs: result.stats.totalUs,
+  });
+  const text = JSON.stringify(trace) + "\n";
+  const inputs = [
+    run.path,
+    ...(run.reads ?? []),
+    ...(opts.target !== undefined ? [opts.target] : []),
+  ];
+  const page = opts.html ?? (opts.open === true ? pageBeside(opts.trace!) : undefined);
+  try {
+    if (opts.trace !== undefined) writeOutputFile(opts.trace, text, { inputs });
+    if (page !== undefined) {
+      const name = opts.trace !== undefined ? basename(opts.trace) : "trace.json";
+      writeOutputFile(page, perfettoPage(text, `dmac sim ${basename(run.path)}`, name), {
+        inputs: [...inputs, ...(opts.trace !== undefined ? [opts.trace] : [])],
+      });
+      if (opts.open === true) openInBrowser(ctx, page);
+    }
+  } catch (e) {
+    if (!(e instanceof OutputError)) throw e;
+    return diag("DMAC5002", undefined, [e.path, e.reason]);
+  }
+  return undefined;
+}
+
+/** The page beside a trace file: its name with .html for .json (or .html appended). */
+export function pageBeside(trace: string): string {
+  return trace.endsWith(".json") ? `${trace.slice(0, -5)}.html` : `${trace}.html`;
 }
 
 export function registerSim(program: Command, ctx: CliContext): void {
@@ -793,7 +841,18 @@ export function registerSim(program: Command, ctx: CliContext): void {
       "-v, --verbose",
       "list every engine and link (and, with several inputs, every diagnostic)",
     )
-    .option("--trace <out.json>", "write a Chrome trace-event file (open it in Perfetto)")
+    .option(
+      "--trace <out.json>",
+      "write a Chrome trace-event file: commands, waits, release arrows, link load (Perfetto UI; docs/traces.md)",
+    )
+    .option(
+      "--html <out.html>",
+      "write a self-contained page that opens the trace in Perfetto UI (ui.perfetto.dev) when opened",
+    )
+    .option(
+      "--open",
+      "write that page next to the --trace file (t.json -> t.html) and open it in the browser (on a terminal)",
+    )
     .option(
       "--signal-period <us>",
       "raise each external signal by one every this many microseconds (default: at time 0)",

@@ -112,7 +112,9 @@ describe("what the commands write and print", () => {
       const r = await runCli(["sim", join(root, f), "--trace", out]);
       expect(r.code, r.err).toBe(0);
       const doc = parse(readFileSync(out, "utf8")) as { traceEvents: { ph: string }[] };
-      expect(new Set(doc.traceEvents.map((e) => e.ph))).toEqual(new Set(["M", "X", "i", "C"]));
+      expect(new Set(doc.traceEvents.map((e) => e.ph))).toEqual(
+        new Set(["M", "X", "i", "C", "s", "f"]),
+      );
       expectValid("chrome-trace", doc, `sim ${f} --trace`);
     }
   });
