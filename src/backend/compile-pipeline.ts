@@ -239,12 +239,7 @@ function dumpFile(queues: readonly DumpQueue[], listing: Listing | undefined): S
 
 /** What the annotated dump.txt knows: the manifest's memory, trigger and source map, and the
  * source text itself (in memory: it cannot be missing or changed). */
-function compileListing(
-  file: SourceFile,
-  m: IrModule,
-  p: QueueProgram,
-  layout: Layout,
-): Listing {
+function compileListing(file: SourceFile, m: IrModule, p: QueueProgram, layout: Layout): Listing {
   return makeListing({
     memory: manifestMemory(m, p, layout),
     trigger:

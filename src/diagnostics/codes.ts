@@ -729,6 +729,23 @@ writes (\`out/gpu0.sdma14.bin\`); for a stream with many problems on purpose, ra
 (\`--max-problems 0\` means no limit).`,
   },
 
+  DMAC4106: {
+    severity: "warning",
+    phase: "backend",
+    title: "listing not annotated",
+    message: (path: string, detail: string) =>
+      `the listing is not annotated from ${path}: ${detail}`,
+    doc: `\`dmac disasm\` names the addresses of a stream, and prints its source lines, from the
+manifest that lists it: the one given with \`--manifest\`, else the \`manifest.json\` beside the
+stream. That manifest cannot be used: it cannot be read, it is not a valid manifest (DMAC6011
+says what is wrong), it lists no queue whose stream has the file's name, or its queue has a
+different length (the stream was written by another compile). The plain listing is printed, as
+with \`--raw\`.
+
+Example: \`dmac disasm out/gpu0.sdma2.bin\` after \`out/gpu0.sdma2.bin\` was replaced by a stream
+of another compile. Fix: compile again, or give the right manifest with \`--manifest\`.`,
+  },
+
   // ---- 5xxx: command line and files ---------------------------------------------------------
   DMAC5001: {
     severity: "error",

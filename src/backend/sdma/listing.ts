@@ -145,7 +145,9 @@ export function packetNotes(listing: Listing, p: Packet): PacketNotes {
  * `rows`: the queue's source-map entries [byteOffset, stmt, ...ops] in offset order.
  */
 export class QueueAnnotator implements ListingHooks {
+  /** The next source-map row to reach, and the row covering the last packet begun (-1: none). */
   private next = 0;
+  private current = -1;
   private lastStmt = -1;
   private notes: PacketNotes = { symbols: {}, warnings: [] };
 
@@ -154,14 +156,22 @@ export class QueueAnnotator implements ListingHooks {
     private readonly rows: PackedRows | undefined,
   ) {}
 
-  begin(out: TextSink, offset: number, packet: Packet | undefined): void {
+  /** Moves to the entry at `offset`; true when it starts a statement other than the last one's. */
+  private advance(offset: number): boolean {
     const rows = this.rows;
-    let stmt = -1;
-    while (rows && this.next < rows.length && rows.data[rows.starts[this.next]!]! <= offset)
-      stmt = rows.data[rows.starts[this.next++]! + 1]!;
-    if (stmt >= 0 && stmt !== this.lastStmt) {
-      this.lastStmt = stmt;
-      const at = this.listing.ctx.stmts[stmt];
+    if (!rows) return false;
+    while (this.next < rows.length && rows.data[rows.starts[this.next]!]! <= offset)
+      this.current = this.next++;
+    if (this.current < 0) return false;
+    const stmt = rows.data[rows.starts[this.current]! + 1]!;
+    if (stmt === this.lastStmt) return false;
+    this.lastStmt = stmt;
+    return true;
+  }
+
+  begin(out: TextSink, offset: number, packet: Packet | undefined): void {
+    if (this.advance(offset)) {
+      const at = this.listing.ctx.stmts[this.lastStmt];
       if (at) {
         const text = this.listing.ctx.sourceLine?.(at.line)?.trim();
         out.text(text !== undefined ? `; ${at.line}: ${text}\n` : `; ${at.line}\n`);
@@ -181,6 +191,43 @@ export class QueueAnnotator implements ListingHooks {
     const w = this.notes.warnings;
     return w.length === 0 ? "" : `  ; warning: ${w.join("; warning: ")}`;
   }
+
+  /** disasm --json's annotations of the entry at `offset` (entries in stream order). */
+  entryNotes(offset: number, packet: Packet | undefined): EntryNotes {
+    this.advance(offset);
+    const out: { -readonly [K in keyof EntryNotes]: EntryNotes[K] } = {};
+    if (this.current >= 0) {
+      const row = this.rows!.row(this.current);
+      const stmt = row[1]!;
+      const at = this.listing.ctx.stmts[stmt];
+      const text = at ? this.listing.ctx.sourceLine?.(at.line) : undefined;
+      out.source = {
+        stmt,
+        ...(at ? { line: at.line, col: at.col } : {}),
+        ops: row.slice(2),
+        ...(text !== undefined ? { text: text.trim() } : {}),
+      };
+    }
+    if (packet) {
+      const notes = packetNotes(this.listing, packet);
+      if (Object.keys(notes.symbols).length > 0) out.symbols = notes.symbols;
+      if (notes.warnings.length > 0) out.warnings = notes.warnings;
+    }
+    return out;
+  }
+}
+
+/** The annotation fields of one disasm --json entry (schemas/disasm.schema.json). */
+export interface EntryNotes {
+  readonly source?: {
+    readonly stmt: number;
+    readonly line?: number;
+    readonly col?: number;
+    readonly ops: readonly number[];
+    readonly text?: string;
+  };
+  readonly symbols?: Readonly<Record<string, string>>;
+  readonly warnings?: readonly string[];
 }
 
 // ---- the header ----------------------------------------------------------------------------

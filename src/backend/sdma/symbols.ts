@@ -37,18 +37,31 @@ export class AddressSymbols {
   private readonly ends: Float64Array;
   private readonly entries: readonly { readonly kind: SymbolKind; readonly base: string }[];
 
-  constructor(
-    memory: ManifestMemory,
-    trigger: { readonly address: number } | null,
-  ) {
+  constructor(memory: ManifestMemory, trigger: { readonly address: number } | null) {
     const ranges: { start: number; end: number; kind: SymbolKind; base: string }[] = [];
     for (const b of memory.buffers)
-      ranges.push({ start: b.address, end: b.address + b.size, kind: "buffer", base: `${b.name}@${b.gpu}` });
+      ranges.push({
+        start: b.address,
+        end: b.address + b.size,
+        kind: "buffer",
+        base: `${b.name}@${b.gpu}`,
+      });
     for (const s of memory.signals)
-      ranges.push({ start: s.address, end: s.address + 4, kind: "signal", base: `${s.name}@${s.gpu}` });
+      ranges.push({
+        start: s.address,
+        end: s.address + 4,
+        kind: "signal",
+        base: `${s.name}@${s.gpu}`,
+      });
     for (const w of memory.syncWords)
       ranges.push({ start: w.address, end: w.address + 4, kind: "sync", base: `sync${w.id}` });
-    if (trigger) ranges.push({ start: trigger.address, end: trigger.address + 4, kind: "trigger", base: "trigger" });
+    if (trigger)
+      ranges.push({
+        start: trigger.address,
+        end: trigger.address + 4,
+        kind: "trigger",
+        base: "trigger",
+      });
     ranges.sort((a, b) => a.start - b.start);
     this.starts = Float64Array.from(ranges, (r) => r.start);
     this.ends = Float64Array.from(ranges, (r) => r.end);
