@@ -37,10 +37,12 @@ export interface ListingContext {
 export interface Listing {
   readonly ctx: ListingContext;
   readonly symbols: AddressSymbols;
+  /** Per statement, the line printed above its packets (filled as they are listed). */
+  readonly lines: Map<number, string>;
 }
 
 export function makeListing(ctx: ListingContext): Listing {
-  return { ctx, symbols: new AddressSymbols(ctx.memory, ctx.trigger) };
+  return { ctx, symbols: new AddressSymbols(ctx.memory, ctx.trigger), lines: new Map() };
 }
 
 /** What the listing adds to one packet (also disasm --json's fields). */
@@ -52,89 +54,106 @@ export interface PacketNotes {
 
 // ---- per-packet facts ----------------------------------------------------------------------
 
-/** Address fields that must lie in a buffer, with the bytes the packet touches from them. */
-function dataRanges(p: Packet): readonly (readonly [string, number, number])[] {
-  switch (p.kind) {
-    case "copy_linear":
-      return [
-        ["src", p.src, p.bytes],
-        ["dst", p.dst, p.bytes],
-      ];
-    case "copy_broadcast":
-      return [
-        ["src", p.src, p.bytes],
-        ["dst1", p.dst1, p.bytes],
-        ["dst2", p.dst2, p.bytes],
-      ];
-    case "copy_swap":
-      return [
-        ["a", p.a, p.bytes],
-        ["b", p.b, p.bytes],
-      ];
-    case "constant_fill":
-      return [["dst", p.dst, p.bytes]];
-    case "write_linear":
-      return [["dst", p.dst, p.data.length * 4]];
-    default:
-      return [];
+/**
+ * The names and warnings of one packet, collected into reusable arrays: the annotated dump of a
+ * 10^6-operation program notes millions of packets, and an object and a record per packet
+ * doubled the listing's garbage-collection time.
+ */
+class NoteSink {
+  readonly fields: string[] = [];
+  readonly names: string[] = [];
+  readonly warnings: string[] = [];
+  constructor(private readonly listing: Listing) {}
+
+  clear(): void {
+    this.fields.length = 0;
+    this.names.length = 0;
+    this.warnings.length = 0;
+  }
+  name(field: string): string | undefined {
+    for (let i = 0; i < this.fields.length; i++) if (this.fields[i] === field) return this.names[i];
+    return undefined;
+  }
+  private resolve(field: string, addr: number): AddressSymbol | undefined {
+    const s = this.listing.symbols.resolve(addr);
+    if (s) {
+      this.fields.push(field);
+      this.names.push(symbolText(s));
+    }
+    return s;
+  }
+  /** An address field that must lie in a buffer, with the bytes the packet touches from it. */
+  private data(field: string, addr: number, bytes: number): void {
+    const s = this.resolve(field, addr);
+    if (!s) this.warnings.push(`${field} ${hexAddr(addr)} is in no buffer`);
+    else if (s.kind !== "buffer") this.warnings.push(`${field} is ${symbolText(s)}, not a buffer`);
+    else if (s.offset + bytes > s.size)
+      this.warnings.push(
+        `${field} runs ${formatSizeExact(s.offset + bytes - s.size)} past the end of ${s.base} (${formatSizeExact(s.size)})`,
+      );
+  }
+  /** A poll, fence, atomic or MEM_INCR address: a signal, sync or completion word. */
+  private word(p: Packet & { readonly addr: number }): void {
+    const s = this.resolve("addr", p.addr);
+    const verb = p.kind === "poll_mem" || p.kind === "cond_exe" ? "polls" : "writes";
+    if (!s) this.warnings.push(`${verb} ${hexAddr(p.addr)}, a word the program does not name`);
+    else if (!WORD_KINDS.has(s.kind))
+      this.warnings.push(`${verb} ${symbolText(s)}, not a signal, sync or completion word`);
+    else if (p.kind === "atomic" && p.op.endsWith("64") && s.size < 8)
+      this.warnings.push(`64-bit ${p.op} on the 32-bit word ${symbolText(s)}`);
+    else if (p.kind === "sem_mem_incr" && s.size < 8)
+      this.warnings.push(`a 64-bit increment of the 32-bit word ${symbolText(s)}`);
+  }
+
+  /** Notes `p` (after clear()). */
+  note(p: Packet): void {
+    switch (p.kind) {
+      case "copy_linear":
+        this.data("src", p.src, p.bytes);
+        this.data("dst", p.dst, p.bytes);
+        break;
+      case "copy_broadcast":
+        this.data("src", p.src, p.bytes);
+        this.data("dst1", p.dst1, p.bytes);
+        this.data("dst2", p.dst2, p.bytes);
+        break;
+      case "copy_swap":
+        this.data("a", p.a, p.bytes);
+        this.data("b", p.b, p.bytes);
+        break;
+      case "constant_fill":
+        this.data("dst", p.dst, p.bytes);
+        break;
+      case "write_linear":
+        this.data("dst", p.dst, p.data.length * 4);
+        break;
+      case "poll_mem":
+      case "cond_exe":
+      case "fence":
+      case "atomic":
+      case "sem_mem_incr":
+        this.word(p);
+        break;
+      case "timestamp_get":
+      case "timestamp_get_global":
+        if (this.resolve("addr", p.addr)?.kind !== "timestamp")
+          this.warnings.push(`writes ${hexAddr(p.addr)}, not a timestamp slot`);
+        break;
+      default:
+        break;
+    }
   }
 }
 
 const WORD_KINDS = new Set(["signal", "sync", "completion", "trigger"]);
 
-/** The warning about the word a poll, fence, atomic or MEM_INCR at `addr` uses, if any. */
-function wordWarning(p: Packet, addr: number, s: AddressSymbol | undefined): string | undefined {
-  const verb = p.kind === "poll_mem" || p.kind === "cond_exe" ? "polls" : "writes";
-  if (!s) return `${verb} ${hexAddr(addr)}, a word the program does not name`;
-  if (!WORD_KINDS.has(s.kind))
-    return `${verb} ${symbolText(s)}, not a signal, sync or completion word`;
-  if (p.kind === "atomic" && p.op.endsWith("64") && s.size < 8)
-    return `64-bit ${p.op} on the 32-bit word ${symbolText(s)}`;
-  if (p.kind === "sem_mem_incr" && s.size < 8)
-    return `a 64-bit increment of the 32-bit word ${symbolText(s)}`;
-  return undefined;
-}
-
 /** The names of `p`'s addresses and the self-checks' warnings. */
 export function packetNotes(listing: Listing, p: Packet): PacketNotes {
+  const sink = new NoteSink(listing);
+  sink.note(p);
   const symbols: Record<string, string> = {};
-  const warnings: string[] = [];
-  const name = (field: string, addr: number): AddressSymbol | undefined => {
-    const s = listing.symbols.resolve(addr);
-    if (s) symbols[field] = symbolText(s);
-    return s;
-  };
-  const ranges = dataRanges(p);
-  for (const [field, addr, bytes] of ranges) {
-    const s = name(field, addr);
-    if (!s) warnings.push(`${field} ${hexAddr(addr)} is in no buffer`);
-    else if (s.kind !== "buffer") warnings.push(`${field} is ${symbolText(s)}, not a buffer`);
-    else if (s.offset + bytes > s.size)
-      warnings.push(
-        `${field} runs ${formatSizeExact(s.offset + bytes - s.size)} past the end of ${s.base} (${formatSizeExact(s.size)})`,
-      );
-  }
-  if (ranges.length > 0) return { symbols, warnings };
-  switch (p.kind) {
-    case "poll_mem":
-    case "cond_exe":
-    case "fence":
-    case "atomic":
-    case "sem_mem_incr": {
-      const w = wordWarning(p, p.addr, name("addr", p.addr));
-      if (w !== undefined) warnings.push(w);
-      break;
-    }
-    case "timestamp_get":
-    case "timestamp_get_global": {
-      const s = name("addr", p.addr);
-      if (s?.kind !== "timestamp") warnings.push(`writes ${hexAddr(p.addr)}, not a timestamp slot`);
-      break;
-    }
-    default:
-      break;
-  }
-  return { symbols, warnings };
+  sink.fields.forEach((f, i) => (symbols[f] = sink.names[i]!));
+  return { symbols, warnings: sink.warnings };
 }
 
 // ---- the listing hooks ---------------------------------------------------------------------
@@ -149,12 +168,16 @@ export class QueueAnnotator implements ListingHooks {
   private next = 0;
   private current = -1;
   private lastStmt = -1;
-  private notes: PacketNotes = { symbols: {}, warnings: [] };
+  private readonly notes: NoteSink;
+  /** formatSizeExact of the byte counts seen (a program has few distinct sizes). */
+  private readonly sizes = new Map<number, string>();
 
   constructor(
     private readonly listing: Listing,
     private readonly rows: PackedRows | undefined,
-  ) {}
+  ) {
+    this.notes = new NoteSink(listing);
+  }
 
   /** Moves to the entry at `offset`; true when it starts a statement other than the last one's. */
   private advance(offset: number): boolean {
@@ -170,20 +193,18 @@ export class QueueAnnotator implements ListingHooks {
   }
 
   begin(out: TextSink, offset: number, packet: Packet | undefined): void {
-    if (this.advance(offset)) {
-      const at = this.listing.ctx.stmts[this.lastStmt];
-      if (at) {
-        const text = this.listing.ctx.sourceLine?.(at.line)?.trim();
-        out.text(text !== undefined ? `; ${at.line}: ${text}\n` : `; ${at.line}\n`);
-      }
-    }
-    if (packet) this.notes = packetNotes(this.listing, packet);
+    if (this.advance(offset)) out.text(statementLine(this.listing, this.lastStmt));
+    this.notes.clear();
+    if (packet) this.notes.note(packet);
   }
 
   value(f: CompiledField, v: unknown): string | undefined {
-    if (f.type === "addr") return this.notes.symbols[f.name];
-    if (f.spec.type === "uint" && f.spec.size === true && typeof v === "number")
-      return formatSizeExact(v);
+    if (f.type === "addr") return this.notes.name(f.name);
+    if (f.spec.type === "uint" && f.spec.size === true && typeof v === "number") {
+      let text = this.sizes.get(v);
+      if (text === undefined) this.sizes.set(v, (text = formatSizeExact(v)));
+      return text;
+    }
     return undefined;
   }
 
@@ -215,6 +236,18 @@ export class QueueAnnotator implements ListingHooks {
     }
     return out;
   }
+}
+
+/** `; LINE: TEXT` (or `; LINE` without the source) above the packets of statement `stmt`. */
+function statementLine(listing: Listing, stmt: number): string {
+  let text = listing.lines.get(stmt);
+  if (text === undefined) {
+    const at = listing.ctx.stmts[stmt];
+    const src = at ? listing.ctx.sourceLine?.(at.line)?.trim() : undefined;
+    text = !at ? "" : src !== undefined ? `; ${at.line}: ${src}\n` : `; ${at.line}\n`;
+    listing.lines.set(stmt, text);
+  }
+  return text;
 }
 
 /** The annotation fields of one disasm --json entry (schemas/disasm.schema.json). */

@@ -71,6 +71,22 @@ describe("annotated listings of three examples", () => {
   });
 });
 
+describe("self-checks", () => {
+  it("a count patched past the end of its buffers is a warning on the packet's line", async () => {
+    const dir = out("patched");
+    cpSync(out("broadcast"), dir, { recursive: true });
+    const bin = join(dir, "gpu0.sdma2.bin");
+    const bytes = readFileSync(bin);
+    bytes.writeUInt32LE(0x0010ffff, 4); // COPY_LINEAR count: 1 MiB + 64 KiB - 1
+    writeFileSync(bin, bytes);
+    const r = await runCli(["disasm", bin]);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain(
+      "COPY_LINEAR  bytes=1088 KiB src=buf@0 dst=buf@3  ; warning: src runs 64 KiB past the end of buf@0 (1 MiB); warning: dst runs 64 KiB past the end of buf@3 (1 MiB)\n",
+    );
+  });
+});
+
 describe("plain listings", () => {
   it("disasm --raw and compile --raw print addresses in hex, nothing else", async () => {
     const bin = join(out("broadcast"), "gpu0.sdma2.bin");
