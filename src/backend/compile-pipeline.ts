@@ -15,20 +15,24 @@ import type { PassOptions, PassStats } from "../passes/pass.js"; // optimiser ho
 import { checkEnginesForTarget } from "../passes/options.js";
 import { optimise, planDiagnostics, type LevelCheck, type PlanResult } from "../passes/plan.js"; // optimiser hook
 import type { CompletionProtocol, QueueProgram } from "../queues/queue-program.js";
-import type { SourceFile } from "../source/source-file.js";
+import { lineCol, lineText, type SourceFile } from "../source/source-file.js";
 import type { Target } from "../target/target.js";
 import { checkAfterLowering, checkBeforeLowering } from "../target/part-check.js";
 import { disassembleInto, TextSink } from "./sdma/disasm.js";
+import { listingHeader, makeListing, QueueAnnotator, type Listing } from "./sdma/listing.js";
+import type { PackedRows } from "./sdma/packed-rows.js";
 import { emitSdma, streamBytes } from "./sdma/emit.js";
 import {
   checkBuffersFit,
   DEFAULT_LAYOUT,
   layoutProgram,
+  type Layout,
   type LayoutConfig,
 } from "./sdma/layout.js";
 import {
   buildPackedManifest,
   formatJsonBytes,
+  manifestMemory,
   manifestSizeGuess,
   type RecordedPaths,
 } from "./sdma/manifest.js";
@@ -192,6 +196,8 @@ export interface OutputOptions {
    * directory: `dmac compile -o`); absent: the source name as given, and no `targetFile`.
    */
   readonly paths?: RecordedPaths | undefined;
+  /** dump.txt in the plain form (addresses in hex, no source lines): `dmac compile --raw`. */
+  readonly rawDump?: boolean | undefined;
 }
 
 export interface OutputFile {
@@ -211,21 +217,46 @@ export function outputText(f: OutputFile): string {
   return typeof data === "string" ? data : new TextDecoder().decode(data);
 }
 
-/** The listing of the streams (dump.txt), produced chunk by chunk as it is written. */
-function dumpFile(
-  queues: readonly { name: string; gpu: number; engine: number; words: Uint32Array }[],
-): StreamedData {
+interface DumpQueue {
+  readonly name: string;
+  readonly gpu: number;
+  readonly engine: number;
+  readonly words: Uint32Array;
+  /** The queue's source-map entries (annotated listings print source lines from them). */
+  readonly sourceMap: PackedRows;
+}
+
+/** The listing of the streams (dump.txt), produced chunk by chunk as it is written; annotated
+ * (listing.ts) unless `listing` is undefined (--raw). */
+function dumpFile(queues: readonly DumpQueue[], listing: Listing | undefined): StreamedData {
   return new StreamedData((write) => {
     // 4 MiB chunks: the listing is assembled as bytes (UTF-8), never as strings, and never whole.
     const out = new TextSink(1 << 22, write);
+    if (listing) out.text(listingHeader(listing));
     for (const q of queues) {
       out.text(
         `# queue ${q.name}: gpu ${q.gpu}, engine ${q.engine}, ${q.words.length} dwords (${q.name}.bin)\n`,
       );
-      disassembleInto(out, q.words);
+      const hooks = listing ? new QueueAnnotator(listing, q.sourceMap) : undefined;
+      disassembleInto(out, q.words, { hooks });
       out.text("\n");
     }
     out.end();
+  });
+}
+
+/** What the annotated dump.txt knows: the manifest's memory, trigger and source map, and the
+ * source text itself (in memory: it cannot be missing or changed). */
+function compileListing(file: SourceFile, m: IrModule, p: QueueProgram, layout: Layout): Listing {
+  return makeListing({
+    memory: manifestMemory(m, p, layout),
+    trigger:
+      p.trigger && layout.triggerAddr !== null
+        ? { address: layout.triggerAddr, value: p.trigger.value }
+        : null,
+    sourceFile: file.name,
+    stmts: m.stmts.map((s) => lineCol(file, s.span.start)),
+    sourceLine: (line) => (line <= file.lineStarts.length ? lineText(file, line) : undefined),
   });
 }
 
@@ -247,11 +278,12 @@ export function buildOutputs(
     pushAll(diagnostics, emitted.diagnostics);
     if (hasErrors(diagnostics))
       return { diagnostics: sortDiagnostics(diagnostics), files: undefined };
-    const queues = emitted.queues.map(({ name, gpu, engine, words }) => ({
+    const queues: DumpQueue[] = emitted.queues.map(({ name, gpu, engine, words, sourceMap }) => ({
       name,
       gpu,
       engine,
       words,
+      sourceMap,
     }));
     if (opts.emit.includes("sdma")) {
       files.push({
@@ -268,7 +300,10 @@ export function buildOutputs(
     emitted = undefined;
     if (opts.emit.includes("sdma"))
       for (const q of queues) files.push({ name: `${q.name}.bin`, data: streamBytes(q.words) });
-    if (opts.emit.includes("dump")) files.push({ name: "dump.txt", data: dumpFile(queues) });
+    if (opts.emit.includes("dump")) {
+      const listing = opts.rawDump === true ? undefined : compileListing(file, m, p, layout);
+      files.push({ name: "dump.txt", data: dumpFile(queues, listing) });
+    }
   }
   if (opts.emit.includes("trace")) {
     files.push({

@@ -788,6 +788,25 @@ Example: \`dmac compile f.dmac --target mi355x --max-copy-bytes 512MiB\`. Fix: a
 limit, or leave the option out.`,
   },
 
+  DMAC4106: {
+    severity: "warning",
+    phase: "backend",
+    title: "listing not annotated",
+    message: (path: string, detail: string) =>
+      `the listing is not annotated from ${path}: ${detail}`,
+    doc: `\`dmac disasm\` names the addresses of a stream, and prints its source lines, from the
+manifest that lists it: the one given with \`--manifest\`, else the \`manifest.json\` beside the
+stream. That manifest cannot be used: it cannot be read, it is not a valid manifest (DMAC6011
+says what is wrong), it lists no queue whose stream has the file's name, or its queue has a
+different length or its relocations put other addresses in the stream (the stream was written by
+another compile). The plain listing is printed, as with \`--raw\`. A \`manifest.json\` found
+beside the stream that is not a dmac manifest, or lists no stream of that name, is not the
+stream's: the listing is plain without a warning (docs/listings.md).
+
+Example: \`dmac disasm out/gpu0.sdma2.bin\` after \`out/gpu0.sdma2.bin\` was replaced by a stream
+of another compile. Fix: compile again, or give the right manifest with \`--manifest\`.`,
+  },
+
   // ---- 5xxx: command line and files ---------------------------------------------------------
   DMAC5001: {
     severity: "error",

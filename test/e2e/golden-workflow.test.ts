@@ -88,9 +88,12 @@ describe("dmac golden, the workflow from zero", () => {
     expect(r.out).toMatch(/^FAIL .*three\.dmac: dump differs from .*three\.dump\.golden$/m);
     const diff = r.out.slice(r.out.indexOf("--- "), r.out.indexOf("FAIL", r.out.indexOf("--- ")));
     const changed = diff.split("\n").filter((l) => /^[-+](?![-+]{2} )/.test(l));
-    expect(changed).toHaveLength(2);
-    expect(changed[0]).toMatch(/^-.*COPY_LINEAR {2}bytes=4096 /);
-    expect(changed[1]).toMatch(/^\+.*COPY_LINEAR {2}bytes=1024 /);
+    // The annotated listing: the statement's source line above the packet changed with it.
+    expect(changed).toHaveLength(4);
+    expect(changed[0]).toBe("-; 7: copy a@0[chunk +: chunk] -> a@2[chunk +: chunk]");
+    expect(changed[1]).toMatch(/^-.*COPY_LINEAR {2}bytes=4 KiB /);
+    expect(changed[2]).toBe("+; 7: copy a@0[chunk +: 1KiB] -> a@2[chunk +: 1KiB]");
+    expect(changed[3]).toMatch(/^\+.*COPY_LINEAR {2}bytes=1 KiB /);
     expect(diff).toMatch(/^ .*ATOMIC/m); // unchanged packets: context only
     expect(r.out).toMatch(/sim differs .*\n {2}algbw .* beyond the tolerance of 1%/);
     expect(r.out).toMatch(/2 passed, 2 failed, 0 new, 0 obsolete\n$/);

@@ -6,8 +6,11 @@
 // printed. Addresses, masks and 64-bit data are hex, counts decimal, enums by name. A dword that is
 // not part of a decodable packet prints as `.dword 0x...  ; why`. Problems other than unknown and
 // truncated packets (reserved bits, huge addresses) are appended to the packet's line as `; ...`.
+// With `hooks` (listing.ts) the same loop writes the annotated listing: source lines above
+// packets, names and sizes in place of some field values, warnings at the end of the line.
 
 import {
+  type CompiledField,
   COMPILED_BY_KIND,
   joinU64,
   lookupHeader,
@@ -22,6 +25,22 @@ export interface DisasmOptions {
   readonly baseOffset?: number;
   /** Raw dwords per line before wrapping (default 8). */
   readonly dwordsPerLine?: number;
+  /** The annotations of an annotated listing (listing.ts); absent: the plain listing. */
+  readonly hooks?: ListingHooks | undefined;
+  /** Byte offset of words[0] in its queue's stream (what the hooks are told; default 0). */
+  readonly streamOffset?: number;
+}
+
+/** What an annotated listing adds to the plain one, called in stream order. */
+export interface ListingHooks {
+  /** Before the entry at stream byte offset `offset` (a packet, or an undecodable dword):
+   * may write whole lines (source lines) above it. */
+  begin(out: TextSink, offset: number, packet: Packet | undefined): void;
+  /** The text of field `f` of the packet last begun, in place of its plain value; undefined:
+   * the plain value. */
+  value(f: CompiledField, v: unknown): string | undefined;
+  /** Text appended to the packet's line (warnings), or "". */
+  end(): string;
 }
 
 const MAX_DATA_PRINTED = 8;
@@ -135,6 +154,7 @@ function writeFields(
   p: Packet,
   words: ArrayLike<number>,
   at: number,
+  hooks: ListingHooks | undefined,
 ): void {
   const rec = p as unknown as Readonly<Record<string, unknown>>;
   const prefixes = fieldPrefixes(c);
@@ -145,6 +165,13 @@ function writeFields(
     if (v === undefined) continue;
     out.ascii(first ? prefixes[i]!.first : prefixes[i]!.next);
     first = false;
+    if (hooks) {
+      const named = hooks.value(f, v);
+      if (named !== undefined) {
+        out.text(named);
+        continue;
+      }
+    }
     switch (f.type) {
       case "uint":
         if (f.spec.type === "uint" && f.spec.hex === true) out.hexNumber(v as number);
@@ -381,10 +408,14 @@ export function disassembleInto(
 ): void {
   const base = opts.baseOffset ?? 0;
   const perLine = Math.max(1, opts.dwordsPerLine ?? 8);
+  const hooks = opts.hooks;
+  const origin = opts.streamOffset ?? 0;
   let truncated = false;
   // One packet at a time (scanStream), not the decoded list of the whole stream.
   scanStream(words, (e, here) => {
     const at = e.offset / 4;
+    if (hooks)
+      hooks.begin(out, origin + e.offset, e.packet.kind === "unknown" ? undefined : e.packet);
     if (e.packet.kind === "unknown") {
       const why = here.map((p) => p.detail);
       if (here.some((p) => p.code === "DMAC4102")) truncated = true;
@@ -410,8 +441,9 @@ export function disassembleInto(
         out.char(SPACE);
         out.char(SPACE);
         out.text(c.spec.mnemonic);
-        writeFields(out, c, e.packet, words, at);
+        writeFields(out, c, e.packet, words, at, hooks);
         if (here.length > 0) out.text(`  ; ${here.map((p) => `${p.code} ${p.detail}`).join("; ")}`);
+        if (hooks) out.text(hooks.end());
       }
       out.char(NEWLINE);
     }

@@ -344,6 +344,8 @@ export interface UintField extends FieldBase {
   readonly bias?: number;
   /** Print in hex (masks, data, register offsets) rather than decimal. */
   readonly hex?: boolean;
+  /** A byte count: annotated listings print it as a size (src/util/format-size.ts). */
+  readonly size?: boolean;
 }
 
 export interface BoolField extends FieldBase {
@@ -383,6 +385,13 @@ export type FieldSpec = UintField | BoolField | EnumField | AddrField | U64Field
 
 export interface PacketSpec {
   readonly kind: PacketKind;
+  /**
+   * THE name of the packet kind, everywhere people read one (listings, disasm --json `name`,
+   * traces, simulator reports, docs): AMD's name from the reference (sections 1.1, 1.2 and the
+   * headings of section 2). Both forms of POLL_REGMEM (memory and register, told apart by the
+   * mem_poll bit) are POLL_REGMEM, as in AMD's headers; `kind` is the identifier that tells them
+   * apart in code and JSON. Take it from PACKET_NAME, never spell it again.
+   */
   readonly mnemonic: string;
   readonly op: number;
   readonly subOp: number;
@@ -429,7 +438,11 @@ const opt = { optional: true } as const;
 
 /** The 30-bit count_ext view of COPY count (DW1 29:0) that current ROCr uses on gfx942. The
  * 22-bit reading (bits 21:0) is a lowering policy: the target's maxCopyBytesConservative. */
-const COPY_BYTES = u("bytes", 1, 0, 29, { bias: 1, doc: "bytes - 1 (30-bit count_ext view)" });
+const COPY_BYTES = u("bytes", 1, 0, 29, {
+  bias: 1,
+  size: true,
+  doc: "bytes - 1 (30-bit count_ext view)",
+});
 
 export const PACKETS: readonly PacketSpec[] = [
   {
@@ -507,7 +520,7 @@ export const PACKETS: readonly PacketSpec[] = [
       { type: "enum", name: "fillSize", dw: 0, lo: 30, hi: 31, enum: FILL_SIZE },
       addr("dst", 1),
       u("data", 3, 0, 31, { hex: true }),
-      u("bytes", 4, 0, 21, { bias: 1, doc: "bytes - 1 (22 bits)" }),
+      u("bytes", 4, 0, 21, { bias: 1, size: true, doc: "bytes - 1 (22 bits)" }),
     ],
     rules: "dword fill: dword-aligned address and size (recommended, not enforced)",
     doc: "2.14: 5 dwords. ROCr's dword fill encodes (dwords-1)*4; dmac encodes bytes-1 as kfdtest.",
@@ -567,7 +580,7 @@ export const PACKETS: readonly PacketSpec[] = [
   },
   {
     kind: "poll_mem",
-    mnemonic: "POLL_MEM",
+    mnemonic: "POLL_REGMEM",
     op: 8,
     subOp: 0,
     discriminator: { bit: 31, value: 1 },
@@ -586,7 +599,7 @@ export const PACKETS: readonly PacketSpec[] = [
   },
   {
     kind: "poll_reg",
-    mnemonic: "POLL_REG",
+    mnemonic: "POLL_REGMEM",
     op: 8,
     subOp: 0,
     discriminator: { bit: 31, value: 0 },
@@ -680,6 +693,15 @@ export const PACKETS: readonly PacketSpec[] = [
 export const PACKET_BY_KIND: { readonly [K in PacketKind]: PacketSpec } = Object.fromEntries(
   PACKETS.map((s) => [s.kind, s]),
 ) as { readonly [K in PacketKind]: PacketSpec };
+
+/**
+ * The one name of each packet kind (PacketSpec.mnemonic): what listings, disasm --json, traces
+ * and simulator reports call a packet. Exported for every module that names packets, so no
+ * other spelling (POLL_MEM, poll_mem, poll) reaches a reader.
+ */
+export const PACKET_NAME: { readonly [K in PacketKind]: string } = Object.fromEntries(
+  PACKETS.map((s) => [s.kind, s.mnemonic]),
+) as { readonly [K in PacketKind]: string };
 
 /** Opcodes (DW0 7:0) of section 1.1. */
 export const SDMA_OP = {
@@ -777,19 +799,19 @@ export function packetRuleViolations(p: Packet): PacketRuleViolation[] {
       if (!aligned(p.addr, 32)) out.push({ code: "DMAC4003", args: [hexAddr(p.addr)] });
       break;
     case "poll_mem":
-      needAlign("POLL_REGMEM", p.addr, 4);
+      needAlign(PACKET_NAME[p.kind], p.addr, 4);
       break;
     case "fence":
-      needAlign("FENCE", p.addr, 4);
+      needAlign(PACKET_NAME[p.kind], p.addr, 4);
       break;
     case "atomic":
-      needAlign(`ATOMIC ${p.op}`, p.addr, p.op.endsWith("64") ? 8 : 4);
+      needAlign(`${PACKET_NAME[p.kind]} ${p.op}`, p.addr, p.op.endsWith("64") ? 8 : 4);
       break;
     case "sem_mem_incr":
-      needAlign("SEM_MEM_INCR", p.addr, 8);
+      needAlign(PACKET_NAME[p.kind], p.addr, 8);
       break;
     case "indirect_buffer":
-      needAlign("INDIRECT_BUFFER", p.base, 32);
+      needAlign(PACKET_NAME[p.kind], p.base, 32);
       break;
     case "nop":
     case "copy_linear":

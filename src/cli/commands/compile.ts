@@ -48,6 +48,8 @@ export interface BuildCommandOptions
   readonly emit?: string | undefined;
   /** --dump: add dump.txt to what --emit asks for. */
   readonly dump?: boolean | undefined;
+  /** --raw (compile only): dump.txt in the plain form, addresses in hex and no source lines. */
+  readonly raw?: boolean | undefined;
   readonly maxCopyBytes?: string | undefined;
   readonly conservativeCount?: boolean | undefined;
   readonly maxStreamBytes?: string | undefined;
@@ -159,6 +161,7 @@ export function compileFileToOutputs(
     emit: emit.emit,
     maxStreamBytes: maxStream.value,
     paths,
+    rawDump: opts.raw === true,
   });
   const report = optimiserReport(q.compiled.optimised, opts); // optimiser hook
   return { diagnostics: [...diagnostics, ...out.diagnostics], files: out.files, report };
@@ -230,6 +233,10 @@ export function registerCompile(program: Command, ctx: CliContext): void {
       "output directory: created, or replaced atomically if it is empty or an earlier dmac output",
     );
   addBuildOptions(cmd);
+  cmd.option(
+    "--raw",
+    "write dump.txt plain: addresses in hex, no names, sizes, source lines or warnings (as dmac disasm --raw)",
+  );
   addDiagnosticOptions(cmd).action((file: string, opts: CompileCommandOptions) => {
     ctx.exit(runCompile(file, opts, ctx));
   });

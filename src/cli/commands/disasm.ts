@@ -1,6 +1,9 @@
-// `dmac disasm FILE.bin [--json] [--base-offset N]`: decodes any gfx942 SDMA stream (little-endian
-// dwords) and prints the listing on stdout (or, with --json, one JSON document of the decoded
-// packets and problems). Unknown packets, truncated packets, reserved bits and huge addresses are
+// `dmac disasm FILE.bin [--json] [--raw] [--manifest M] [--base-offset N]`: decodes any gfx942
+// SDMA stream (little-endian dwords) and prints the listing on stdout (or, with --json, one JSON
+// document of the decoded packets and problems). Beside the manifest that lists it (--manifest, or
+// manifest.json in the stream's directory) the listing is annotated (src/backend/sdma/listing.ts:
+// names, sizes, source lines, warnings; disasm-listing.ts finds them); --raw, or no manifest,
+// gives the plain listing. A manifest that cannot be used is a DMAC4106 warning. Unknown packets, truncated packets, reserved bits and huge addresses are
 // warnings (DMAC4101..DMAC4104) with their byte offsets; a file size that is not a multiple of 4
 // is reported as a truncated tail. Input that is evidently not a packet stream (text, or more
 // problems than --max-problems) is DMAC4105: the first problems, the listing up to where decoding
@@ -11,7 +14,10 @@ import type { Command } from "commander";
 import { lengthAt, lookupHeader } from "../../backend/sdma/bitfield.js";
 import { scanStream, type DecodedEntry, type StreamProblem } from "../../backend/sdma/decode.js";
 import { readInputFile } from "../../util/read-input.js";
-import { disassemble } from "../../backend/sdma/disasm.js";
+import { disassemble, disassembleInto, TextSink } from "../../backend/sdma/disasm.js";
+import { listingHeader, QueueAnnotator } from "../../backend/sdma/listing.js";
+import { PACKET_NAME } from "../../backend/sdma/packets.js";
+import { findListing, type StreamListing } from "./disasm-listing.js";
 import { diag, hasErrors, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import type { CliContext } from "../main.js";
 import { EXIT_OK, EXIT_USER_ERROR } from "../io.js";
@@ -27,6 +33,8 @@ export interface DisasmCommandOptions extends DiagnosticOutput {
   readonly json?: boolean | undefined;
   readonly baseOffset?: string | undefined;
   readonly maxProblems?: string | undefined;
+  readonly raw?: boolean | undefined;
+  readonly manifest?: string | undefined;
 }
 
 /** Problems (DMAC4101..4104) after which disasm decides the input is not a stream it can read. */
@@ -132,12 +140,28 @@ function chunkStarts(words: Uint32Array): number[] {
  * The listing of `words` written to `out` a chunk at a time: a 128 MiB stream of NOPs is 33M
  * lines (over 1 GB of text), more than one string can hold; built whole it ran out of memory.
  */
-function writeListing(words: Uint32Array, base: number, out: (text: string) => void): void {
+function writeListing(
+  words: Uint32Array,
+  base: number,
+  out: (text: string) => void,
+  annotated: StreamListing | undefined,
+): void {
   const starts = chunkStarts(words);
+  // One annotator for the whole stream: it walks the source map in step with the chunks.
+  const hooks = annotated ? new QueueAnnotator(annotated.listing, annotated.rows) : undefined;
+  if (annotated)
+    out(`${listingHeader(annotated.listing)}# queue ${annotated.queue}: ${words.length} dwords\n`);
   for (let k = 0; k < starts.length; k++) {
     const a = starts[k]!;
     const b = k + 1 < starts.length ? starts[k + 1]! : words.length;
-    out(disassemble(words.subarray(a, b), { baseOffset: base + a * 4 }));
+    const chunk = words.subarray(a, b);
+    if (!hooks) {
+      out(disassemble(chunk, { baseOffset: base + a * 4 }));
+      continue;
+    }
+    const sink = new TextSink();
+    disassembleInto(sink, chunk, { baseOffset: base + a * 4, hooks, streamOffset: a * 4 });
+    out(new TextDecoder().decode(sink.bytes()));
   }
 }
 
@@ -150,19 +174,24 @@ function writeJsonDocument(
   words: Uint32Array,
   base: number,
   out: (text: string) => void,
+  annotated: StreamListing | undefined,
 ): void {
+  const notes = annotated ? new QueueAnnotator(annotated.listing, annotated.rows) : undefined;
   const MARK = "\u0000packets\u0000";
   const text = JSON.stringify({ ...doc, packets: MARK }, jsonValue, 2);
   const at = text.indexOf(JSON.stringify(MARK));
   let buf = text.slice(0, at);
   let first = true;
   scanStream(words, (e) => {
+    const packet = e.packet.kind === "unknown" ? undefined : e.packet;
     const entry = {
       offset: base + e.offset,
       raw: Array.from(words.subarray(e.offset / 4, e.offset / 4 + e.words), (w) =>
         w.toString(16).padStart(8, "0"),
       ),
+      ...(packet ? { name: PACKET_NAME[packet.kind] } : {}),
       packet: e.packet,
+      ...notes?.entryNotes(e.offset, packet),
     };
     buf +=
       (first ? "[\n    " : ",\n    ") +
@@ -230,10 +259,13 @@ export function runDisasm(path: string, opts: DisasmCommandOptions, ctx: CliCont
     return reportDiagnostics(ctx, [d], opts);
   }
   const allWords = bytesToDwords(bytes);
+  const found =
+    opts.raw === true ? { diagnostics: [] } : findListing(path, allWords, opts.manifest);
+  const annotated = found.listing;
   // Only the problems are kept: the listing and the JSON document decode again as they write.
   const { problems, stoppedAt } = decodeBounded(allWords, maxProblems, false);
   const words = stoppedAt === undefined ? allWords : allWords.subarray(0, stoppedAt);
-  const diagnostics = problems.map((p) => problemDiagnostic(p, base));
+  const diagnostics = [...found.diagnostics, ...problems.map((p) => problemDiagnostic(p, base))];
   const tailAt = allWords.length * 4;
   const tail = stoppedAt === undefined ? [...bytes.subarray(tailAt)] : [];
   if (stoppedAt !== undefined)
@@ -265,12 +297,13 @@ export function runDisasm(path: string, opts: DisasmCommandOptions, ctx: CliCont
       stoppedAt !== undefined
         ? { offset: base + stoppedAt * 4, reason: diagnostics.at(-1)!.message }
         : undefined,
+      annotated,
     );
-    writeJsonDocument(doc, words, base, ctx.streams.out);
+    writeJsonDocument(doc, words, base, ctx.streams.out, annotated);
     // The problems are in the document; a second JSON document on stdout would break it.
     if (opts.format === "json") return hasErrors(diagnostics) ? EXIT_USER_ERROR : EXIT_OK;
   } else {
-    writeListing(words, base, ctx.streams.out);
+    writeListing(words, base, ctx.streams.out, annotated);
     if (tail.length > 0) {
       const hexBytes = tail.map((b) => `0x${b.toString(16).padStart(2, "0")}`).join(" ");
       ctx.streams.out(
@@ -291,11 +324,22 @@ function disasmDocument(
   trailingBytes: readonly number[],
   problems: readonly object[],
   stopped: { readonly offset: number; readonly reason: string } | undefined,
+  annotated?: StreamListing,
 ): Record<string, unknown> {
+  const ctx = annotated?.listing.ctx;
   return {
     version: 1,
     file,
     baseOffset,
+    ...(annotated && ctx
+      ? {
+          annotations: {
+            queue: annotated.queue,
+            source: ctx.sourceFile,
+            ...(ctx.sourceNote !== undefined ? { sourceNote: ctx.sourceNote } : {}),
+          },
+        }
+      : {}),
     packets: [],
     trailingBytes,
     problems,
@@ -309,6 +353,14 @@ export function registerDisasm(program: Command, ctx: CliContext): void {
     .description("decode a gfx942 SDMA packet stream (little-endian dwords) and print a listing")
     .argument("<file>", "a packet stream, e.g. gpu0.sdma2.bin")
     .option("--json", "print the decoded packets and problems as one JSON document")
+    .option(
+      "--raw",
+      "the plain listing: addresses in hex, no names, sizes, source lines or warnings",
+    )
+    .option(
+      "--manifest <file>",
+      "annotate from this manifest (default: manifest.json beside the stream, when there is one)",
+    )
     .option("--base-offset <n>", "add this byte offset (decimal or 0x hex) to every printed offset")
     .option(
       "--max-problems <n>",

@@ -89,10 +89,18 @@ describe("dmac compile", () => {
     expect(readdirSync(plain)).not.toContain("dump.txt");
     expect(readdirSync(plain)).toContain("manifest.json");
     const withDump = join(tmp, "dump");
-    const r = await run("compile", example("pipelined_all_gather.dmac"), "-o", withDump, "--dump");
+    const r = await run(
+      "compile",
+      example("pipelined_all_gather.dmac"),
+      "-o",
+      withDump,
+      "--dump",
+      "--raw",
+    );
     expect(r.code, r.err).toBe(0);
     const dump = readFileSync(join(withDump, "dump.txt"), "utf8");
-    // The listing is the disassembly of each stream, in the manifest's queue order.
+    // --raw: the plain disassembly of each stream, in the manifest's queue order (the annotated
+    // default is test/unit/backend/sdma/listing-cli.test.ts's).
     const manifest = JSON.parse(readFileSync(join(withDump, "manifest.json"), "utf8"));
     let expected = "";
     for (const q of manifest.queues) {
@@ -104,8 +112,17 @@ describe("dmac compile", () => {
     // --emit dump alone: only the listing.
     const only = join(tmp, "only");
     expect(
-      (await run("compile", example("pipelined_all_gather.dmac"), "-o", only, "--emit", "dump"))
-        .code,
+      (
+        await run(
+          "compile",
+          example("pipelined_all_gather.dmac"),
+          "-o",
+          only,
+          "--emit",
+          "dump",
+          "--raw",
+        )
+      ).code,
     ).toBe(0);
     expect(readdirSync(only).sort()).toEqual([".dmac-output", "dump.txt"]);
     expect(readFileSync(join(only, "dump.txt"), "utf8")).toBe(dump);

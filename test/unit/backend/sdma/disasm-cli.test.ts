@@ -109,6 +109,7 @@ describe("dmac disasm", () => {
     expect(doc.packets[0]).toEqual({
       offset: 0,
       raw: ["00000001", "000001ff", "00000000", "00001000", "00000001", "00002000", "00000001"],
+      name: "COPY_LINEAR",
       packet: { kind: "copy_linear", bytes: 512, src: 0x1_0000_1000, dst: 0x1_0000_2000 },
     });
     expect(doc.problems).toEqual([{ offset: 28, code: "DMAC4101", detail: "unknown opcode 3" }]);
