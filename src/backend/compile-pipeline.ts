@@ -8,7 +8,8 @@
 import { checkSource } from "../check/check-source.js";
 import { selectSchedule } from "../check/select-schedule.js";
 import { diag, hasErrors, sortDiagnostics, type Diagnostic } from "../diagnostics/diagnostic.js";
-import type { IrModule } from "../ir/ir.js";
+import { COMPARE_OPS, type IrModule } from "../ir/ir.js";
+import { addBreadcrumbs } from "../forensics/breadcrumbs.js";
 import { analyzeSchedule } from "../pipeline.js";
 import { countDataPackets, lowerToQueues } from "../queues/lower.js";
 import type { PassOptions, PassStats } from "../passes/pass.js"; // optimiser hook
@@ -16,7 +17,8 @@ import { checkEnginesForTarget } from "../passes/options.js";
 import { optimise, planDiagnostics, type LevelCheck, type PlanResult } from "../passes/plan.js"; // optimiser hook
 import type { CompletionProtocol, QueueProgram } from "../queues/queue-program.js";
 import type { SourceFile } from "../source/source-file.js";
-import type { Target } from "../target/target.js";
+import { syncInfo, type SyncMode, type Target } from "../target/target.js";
+import { conservativeSync } from "../queues/sync-forms.js";
 import { disassembleInto, TextSink } from "./sdma/disasm.js";
 import { emitSdma, streamBytes } from "./sdma/emit.js";
 import {
@@ -48,6 +50,10 @@ export interface CompileOptions {
   readonly maxCopyBytes?: number | undefined;
   /** Split copies at the target's maxCopyBytesConservative (the 22-bit count reading). */
   readonly conservativeCount?: boolean | undefined;
+  /** `--sync`: conservative or aggressive forms; undefined: the target's default (syncInfo). */
+  readonly sync?: SyncMode | undefined;
+  /** `--breadcrumbs`: each queue records its last completed step (forensics/breadcrumbs.ts). */
+  readonly breadcrumbs?: boolean | undefined;
   /** Optimiser hook: run the passes (passes/plan.ts optimise) after lowering; absent = -O0 as lowered. */
   readonly passes?: PassOptions | undefined;
   /** Data packets lowering may make (DMAC4010); default DEFAULT_MAX_PACKETS. */
@@ -161,13 +167,54 @@ export function compileToQueues(file: SourceFile, opts: CompileOptions = {}): Qu
       levelCheck: r.levelCheck,
     };
     pushAll(diagnostics, planDiagnostics(r.plan)); // DMAC4009: the plan search stopped early
+    const final = finishSync(file, module, r.program, target, opts, diagnostics);
+    if (!final) return done();
     return {
       diagnostics: sortDiagnostics(diagnostics),
-      compiled: { module, program: r.program, target, optimised },
+      compiled: { module, program: final, target, optimised },
     };
   }
   // ---- end optimiser hook ----
-  return { diagnostics: sortDiagnostics(diagnostics), compiled: { module, program, target } };
+  const final = finishSync(file, module, program, target, opts, diagnostics);
+  if (!final) return done();
+  return { diagnostics: sortDiagnostics(diagnostics), compiled: { module, program: final, target } };
+}
+
+/**
+ * The last steps on the finished program: the sync forms (queues/sync-forms.ts; DMAC4020 for a
+ * `when` conservative mode cannot poll with ==), then breadcrumbs. undefined on an error.
+ */
+function finishSync(
+  file: SourceFile,
+  module: IrModule,
+  program: QueueProgram,
+  target: Target,
+  opts: CompileOptions,
+  diagnostics: Diagnostic[],
+): QueueProgram | undefined {
+  const info = syncInfo(target);
+  let p = program;
+  if ((opts.sync ?? info.default) === "conservative") {
+    const r = conservativeSync(p, info.gpuMemoryPolling ? "gpu" : "host");
+    const reported = new Set<number>(); // one DMAC4020 per `when` statement, not per instance
+    for (const op of r.unsupportedWaits) {
+      if (reported.has(module.ops.stmt[op]!)) continue;
+      reported.add(module.ops.stmt[op]!);
+      const stmt = module.stmts[module.ops.stmt[op]!];
+      const t = module.ops;
+      const sig = module.signals[t.signal[op]!]?.name ?? "flag";
+      const cmp = COMPARE_OPS[t.cmp[op]!]!;
+      diagnostics.push(
+        diag("DMAC4020", stmt ? { file, span: stmt.span } : undefined, [
+          `${sig}@${t.sigRank[op]!} ${cmp} ${t.value[op]!}`,
+        ]),
+      );
+    }
+    if (r.unsupportedWaits.length > 0) return undefined;
+    p = r.program;
+  }
+  if (opts.breadcrumbs) p = addBreadcrumbs(p);
+  return p;
 }
 
 /** What `--emit` can ask for: sdma (manifest.json + .bin streams), dump (dump.txt, the listing

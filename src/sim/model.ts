@@ -47,6 +47,8 @@ export interface MachineModel {
   readonly timing: { readonly [K in TimingName]: number };
   readonly sources: { readonly [K in TimingName]: string };
   readonly links: LinkModel;
+  /** Re-check latency of a POLL_REGMEM on a compiler sync word in host memory (target sync). */
+  readonly hostWordPollUs: number;
 }
 
 export type ModelResult =
@@ -98,6 +100,7 @@ export function readMachineModel(target: Target): ModelResult {
       timing: values as MachineModel["timing"],
       sources: sources as MachineModel["sources"],
       links: links as unknown as LinkModel,
+      hostWordPollUs: target.sync?.hostPollRepollUs.value ?? values.pollRepollUs!,
     },
   };
 }

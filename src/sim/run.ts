@@ -265,7 +265,7 @@ function regionsOf(
       name:
         w.kind === "progress"
           ? `sync${w.id} (${w.producer} -> ${w.consumer})`
-          : `sync${w.id} (barrier of ${w.queue})`,
+          : `sync${w.id} (${w.kind} of ${w.queue})`,
       gpu: w.gpu,
       addr: w.address,
       bytes: 4,

@@ -32,8 +32,33 @@ export interface Target {
     readonly maxCopyBytesConservative: number;
     readonly maxFillBytes: number;
   };
+  /** Synchronisation forms (absent: aggressive, GPU-memory polling allowed); see syncInfo. */
+  readonly sync?: TargetSync | undefined;
   /** Timing model constants (see docs/model.md); filled in by the executor's target section. */
   readonly [extra: string]: unknown;
+}
+
+/**
+ * `--sync`: conservative polls only with function 3 (==) on words that cannot pass the awaited
+ * value (AMD's own gfx942 forms); aggressive keeps `>=` on progress counters (fewer words).
+ */
+export type SyncMode = "conservative" | "aggressive";
+export const SYNC_MODES: readonly SyncMode[] = ["conservative", "aggressive"];
+
+export interface TargetSync {
+  readonly default: SyncMode;
+  /** Conservative sync words may live in GPU memory (else host memory, as AMD's code). */
+  readonly gpuMemoryPolling: boolean;
+  readonly hostPollRepollUs: { readonly value: number; readonly source: string };
+  readonly source: string;
+}
+
+/** The target's sync section, with the defaults of a target that has none. */
+export function syncInfo(t: Target): {
+  readonly default: SyncMode;
+  readonly gpuMemoryPolling: boolean;
+} {
+  return t.sync ?? { default: "aggressive", gpuMemoryPolling: true };
 }
 
 export const BUILTIN_TARGETS = ["mi300x"] as const;
@@ -105,6 +130,17 @@ export function parseTarget(json: unknown, where: string): Target {
     const v = limits?.[key];
     if (typeof v !== "number" || !Number.isInteger(v) || v < 1)
       fail(`'limits.${key}' must be a positive integer`);
+  }
+  const sync = t["sync"];
+  if (sync !== undefined) {
+    const y = sync as Record<string, unknown> | null;
+    if (typeof y !== "object" || y === null) fail("'sync' must be an object");
+    if (!(SYNC_MODES as readonly unknown[]).includes(y!["default"]))
+      fail(`'sync.default' must be one of ${SYNC_MODES.join(", ")}`);
+    if (typeof y!["gpuMemoryPolling"] !== "boolean") fail("'sync.gpuMemoryPolling' must be true or false");
+    const h = y!["hostPollRepollUs"] as Record<string, unknown> | undefined;
+    if (typeof h?.["value"] !== "number" || !(h["value"] >= 0) || typeof h["source"] !== "string")
+      fail("'sync.hostPollRepollUs' must be { \"value\": microseconds >= 0, \"source\": \"...\" }");
   }
   const timing = t["timing"];
   if (typeof timing === "object" && timing !== null)

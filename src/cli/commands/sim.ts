@@ -40,7 +40,7 @@ import { simulate, type SimInput, type SimResult } from "../../sim/run.js";
 import { validateManifest, validateTrace } from "../../sim/validate-input.js";
 import { summaryJson, summaryLine, summaryText } from "../../sim/summary.js";
 import { makeSourceFile } from "../../source/source-file.js";
-import { builtinTarget, type Target } from "../../target/target.js";
+import { builtinTarget, type SyncMode, type Target } from "../../target/target.js";
 import { DEFAULT_MAX_SOURCE_BYTES } from "../../frontend/parse.js";
 import { InputFileError, readInputFile, regularFileSize } from "../../util/read-input.js";
 import { countEntries } from "../../backend/sdma/decode.js";
@@ -100,6 +100,8 @@ export interface SimCompileOptions {
   readonly target?: Target | undefined;
   readonly maxCopyBytes?: number | undefined;
   readonly completion?: CompletionProtocol | undefined;
+  /** --sync (absent: the target's default). */
+  readonly sync?: SyncMode | undefined;
   /** The passes (absent: the program exactly as lowered, i.e. the -O0 baseline). */
   readonly passes?: PassOptions | undefined;
   /** The most packets to run (DMAC4010; default DEFAULT_SIM_MAX_PACKETS). */
@@ -155,6 +157,7 @@ export function compileForSim(
     targetOverride: opts.target,
     maxCopyBytes: opts.maxCopyBytes,
     completion: opts.completion,
+    sync: opts.sync,
     passes: opts.passes,
     maxPackets,
   });
@@ -636,6 +639,7 @@ export function runSim(
       schedule: opts.schedule,
       target: common.target,
       completion: optimiser.protocol,
+      sync: optimiser.sync,
       passes: optimiser.passes,
       optimiserGiven: optimiserGiven(opts),
       verify: opts.verify,
