@@ -833,6 +833,18 @@ Example:
 Fix: \`-O\` takes 0, 1 or 2 (\`/// golden: -O2 --emit dump\`).`,
   },
 
+  DMAC5021: {
+    severity: "error",
+    phase: "cli",
+    title: "bad snapshot",
+    message: (path: string, detail: string) => `${path} is not a usable hang snapshot: ${detail}`,
+    doc: `\`dmac postmortem DIR SNAPSHOT\` reads a snapshot of a hung run: JSON with, per queue, its
+breadcrumb value and read pointer, and the values of the words a host read
+(schemas/snapshot.schema.json; \`dmac sim --snapshot FILE\` writes one when the executor finds a
+deadlock). The file is not JSON, does not match the schema, or names a queue the manifest does
+not have. Fix: give the snapshot taken for this output, or write one in the schema's form.`,
+  },
+
   // ---- 6xxx: executor ----------------------------------------------------------------------
   DMAC6001: {
     severity: "error",

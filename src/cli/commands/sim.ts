@@ -71,6 +71,10 @@ export interface SimCommandOptions
   extends ScheduleCommandOptions, OptCommandOptions, DiagnosticOutput {
   readonly json?: boolean | undefined;
   readonly trace?: string | undefined;
+  /** --hold-signals: the external signals' producer never raises them. */
+  readonly holdSignals?: boolean | undefined;
+  /** --snapshot FILE: on a deadlock or the watchdog, the words a host could read (postmortem). */
+  readonly snapshot?: string | undefined;
   readonly signalPeriod?: string | undefined;
   readonly maxEvents?: string | undefined;
   readonly maxSimTime?: string | undefined;
@@ -633,6 +637,8 @@ export function runSim(
   ];
   if (opts.trace !== undefined && paths.length > 1)
     pre.push(badOption("--trace", "give a single input to write a Chrome trace"));
+  if (opts.snapshot !== undefined && paths.length > 1)
+    pre.push(badOption("--snapshot", "give a single input to write a hang snapshot"));
   if (pre.length > 0) return reportDiagnostics(ctx, pre, opts);
   const runOne = (path: string): InputRun => {
     const load = loadSimInput(path, common.defines, {
@@ -654,6 +660,7 @@ export function runSim(
       target: load.loaded.target,
       inputFile: load.loaded.file,
       signalPeriodUs: period.value,
+      holdSignals: opts.holdSignals === true,
       maxEvents: maxEvents.value,
       maxSimTimeUs: maxSim.value,
       record: opts.trace !== undefined,
@@ -751,6 +758,16 @@ function reportOne(run: InputRun, opts: SimCommandOptions, ctx: CliContext): num
       diagnostics.push(diag("DMAC5002", undefined, [e.path, e.reason]));
     }
   }
+  if (opts.snapshot !== undefined && result.snapshot) {
+    try {
+      writeOutputFile(opts.snapshot, JSON.stringify(result.snapshot, null, 2) + "\n", {
+        inputs: [run.path, ...(run.reads ?? []), ...(opts.target !== undefined ? [opts.target] : [])],
+      });
+    } catch (e) {
+      if (!(e instanceof OutputError)) throw e;
+      diagnostics.push(diag("DMAC5002", undefined, [e.path, e.reason]));
+    }
+  }
   if (opts.json) {
     const json = {
       ...(summaryJson({ ...result, diagnostics }) as object),
@@ -796,6 +813,14 @@ export function registerSim(program: Command, ctx: CliContext): void {
       "list every engine and link (and, with several inputs, every diagnostic)",
     )
     .option("--trace <out.json>", "write a Chrome trace-event file (open it in Perfetto)")
+    .option(
+      "--hold-signals",
+      "outside code never raises the external signals (a producer that hangs; with --snapshot for dmac postmortem)",
+    )
+    .option(
+      "--snapshot <file>",
+      "when the run deadlocks or hits its watchdog, write what a host could read then (read pointers, word values) for dmac postmortem",
+    )
     .option(
       "--signal-period <us>",
       "raise each external signal by one every this many microseconds (default: at time 0)",
