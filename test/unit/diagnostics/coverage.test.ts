@@ -42,6 +42,8 @@ const COVERED_ELSEWHERE: Readonly<Partial<Record<DiagnosticCode, string>>> = {
   DMAC5005: "test/e2e/golden-workflow.test.ts",
   // A `/// golden:` line is read by dmac golden, not by checkSource.
   DMAC5008: "test/unit/golden/config.test.ts",
+  // A hang snapshot is JSON read by dmac postmortem, not a schedule.
+  DMAC5021: "test/unit/forensics/postmortem.test.ts",
 };
 
 const EXPECTED = fileURLToPath(new URL("../../golden/expected", import.meta.url));
