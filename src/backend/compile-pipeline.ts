@@ -177,7 +177,10 @@ export function compileToQueues(file: SourceFile, opts: CompileOptions = {}): Qu
   // ---- end optimiser hook ----
   const final = finishSync(file, module, program, target, opts, diagnostics);
   if (!final) return done();
-  return { diagnostics: sortDiagnostics(diagnostics), compiled: { module, program: final, target } };
+  return {
+    diagnostics: sortDiagnostics(diagnostics),
+    compiled: { module, program: final, target },
+  };
 }
 
 /**

@@ -161,7 +161,9 @@ export function parseSync(text: string | undefined): {
     ? { mode, diagnostics: [] }
     : {
         mode: undefined,
-        diagnostics: [diag("DMAC5004", undefined, ["--sync", `'${text}': choose ${SYNC_MODES.join(" or ")}`])],
+        diagnostics: [
+          diag("DMAC5004", undefined, ["--sync", `'${text}': choose ${SYNC_MODES.join(" or ")}`]),
+        ],
       };
 }
 

@@ -11,7 +11,13 @@
 // Cost: one 4-dword FENCE per group, and a FENCE waits for the queue's earlier data commands, so
 // back-to-back copies no longer overlap across a breadcrumb (docs/runtime.md, section 6).
 
-import { CMD, CmdBuilder, SPACE, type QueueProgram, type SyncWord } from "../queues/queue-program.js";
+import {
+  CMD,
+  CmdBuilder,
+  SPACE,
+  type QueueProgram,
+  type SyncWord,
+} from "../queues/queue-program.js";
 
 export function addBreadcrumbs(p: QueueProgram): QueueProgram {
   const syncWords: SyncWord[] = [...p.syncWords];
@@ -33,7 +39,11 @@ export function addBreadcrumbs(p: QueueProgram): QueueProgram {
 }
 
 /** Whether command i of a queue is a breadcrumb FENCE. */
-export function isBreadcrumb(p: QueueProgram, c: QueueProgram["queues"][number]["cmds"], i: number): boolean {
+export function isBreadcrumb(
+  p: QueueProgram,
+  c: QueueProgram["queues"][number]["cmds"],
+  i: number,
+): boolean {
   const w = c.kind(i) === CMD.signal ? c.syncWord(i) : -1;
   return w >= 0 && p.syncWords[w]!.kind === "breadcrumb";
 }

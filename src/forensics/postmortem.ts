@@ -117,7 +117,8 @@ export function postmortem(
     const crumbs = m.breadcrumbs?.find((b) => b.queue === q.name);
     const lastStep = s?.breadcrumb ?? (crumbs ? (values.get(crumbs.address) ?? null) : null);
     const steps = crumbs ? crumbs.steps.length : null;
-    const stmt = crumbs && lastStep !== null && lastStep > 0 ? crumbs.steps[lastStep - 1] : undefined;
+    const stmt =
+      crumbs && lastStep !== null && lastStep > 0 ? crumbs.steps[lastStep - 1] : undefined;
     const at = stmt !== undefined && stmt >= 0 ? m.sourceMap.stmts[stmt] : undefined;
     const nextStmt = crumbs && lastStep !== null ? crumbs.steps[lastStep] : undefined;
     const next = nextStmt !== undefined && nextStmt >= 0 ? m.sourceMap.stmts[nextStmt] : undefined;
@@ -134,7 +135,9 @@ export function postmortem(
     if (steps !== null && lastStep === steps && (s?.rptr ?? null) === null)
       return { ...base, state: "done", waiting: null };
     const words = streams.get(q.name);
-    const waiting = words ? blockedPoll(m, words, crumbs?.address, lastStep, s?.rptr ?? null, values) : null;
+    const waiting = words
+      ? blockedPoll(m, words, crumbs?.address, lastStep, s?.rptr ?? null, values)
+      : null;
     const known = waiting !== null || s?.rptr != null || lastStep !== null;
     return { ...base, state: known ? "stuck" : "unknown", waiting };
   });
@@ -197,7 +200,10 @@ function blockedPoll(
 const hex = (v: number): string => `0x${v.toString(16)}`;
 
 /** The text report: one block per queue, the stuck ones first. */
-export function formatPostmortem(r: Postmortem, lineText: (line: number) => string | undefined): string {
+export function formatPostmortem(
+  r: Postmortem,
+  lineText: (line: number) => string | undefined,
+): string {
   const out: string[] = [`postmortem of ${r.source} (snapshot: ${r.reason})`];
   const order = [...r.queues].sort(
     (a, b) => Number(a.state !== "stuck") - Number(b.state !== "stuck"),
@@ -210,7 +216,9 @@ export function formatPostmortem(r: Postmortem, lineText: (line: number) => stri
           (q.line !== null ? ` (line ${q.line}: ${lineText(q.line)?.trim() ?? ""})` : "");
     out.push(`${q.queue}: ${q.state}, ${step}`);
     if (q.state === "stuck" && q.nextLine !== null)
-      out.push(`  stopped in step ${q.lastStep! + 1} (line ${q.nextLine}: ${lineText(q.nextLine)?.trim() ?? ""})`);
+      out.push(
+        `  stopped in step ${q.lastStep! + 1} (line ${q.nextLine}: ${lineText(q.nextLine)?.trim() ?? ""})`,
+      );
     const w = q.waiting;
     if (w)
       out.push(

@@ -180,7 +180,9 @@ export function execute(program: SimProgram, opts: ExecOptions): ExecResult {
   if (x.races > x.maxRaces) report(x, "DMAC6003", [`${x.races - x.maxRaces} more races not shown`]);
   const { completed, deadlockOnExternal } = endOfRun(x, stopped, producer);
   const hung = x.diagnostics.some((d) => d.code === "DMAC6004" || d.code === "DMAC6008");
-  const snapshot = hung ? snapshotOf(x, stopped !== undefined ? "watchdog" : "deadlock") : undefined;
+  const snapshot = hung
+    ? snapshotOf(x, stopped !== undefined ? "watchdog" : "deadlock")
+    : undefined;
   // What only the end can tell: notifies missing, operations not moved exactly once.
   x.sem?.finish(completed && !x.diagnostics.some((d) => d.severity === "error"));
   // Host detection: the first point of its poll grid at or after the last completion landed.

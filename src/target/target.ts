@@ -137,10 +137,11 @@ export function parseTarget(json: unknown, where: string): Target {
     if (typeof y !== "object" || y === null) fail("'sync' must be an object");
     if (!(SYNC_MODES as readonly unknown[]).includes(y!["default"]))
       fail(`'sync.default' must be one of ${SYNC_MODES.join(", ")}`);
-    if (typeof y!["gpuMemoryPolling"] !== "boolean") fail("'sync.gpuMemoryPolling' must be true or false");
+    if (typeof y!["gpuMemoryPolling"] !== "boolean")
+      fail("'sync.gpuMemoryPolling' must be true or false");
     const h = y!["hostPollRepollUs"] as Record<string, unknown> | undefined;
     if (typeof h?.["value"] !== "number" || !(h["value"] >= 0) || typeof h["source"] !== "string")
-      fail("'sync.hostPollRepollUs' must be { \"value\": microseconds >= 0, \"source\": \"...\" }");
+      fail('\'sync.hostPollRepollUs\' must be { "value": microseconds >= 0, "source": "..." }');
   }
   const timing = t["timing"];
   if (typeof timing === "object" && timing !== null)

@@ -45,7 +45,11 @@ export interface Manifest {
     readonly mode: "conservative" | "aggressive";
     readonly words: "host" | "gpu";
     /** User flags awaited as thermometer codes: raising one to k stores 2^k - 1 (bits 0..k-1). */
-    readonly thermometer: readonly { readonly name: string; readonly id: number; readonly gpu: number }[];
+    readonly thermometer: readonly {
+      readonly name: string;
+      readonly id: number;
+      readonly gpu: number;
+    }[];
   };
   /** `--breadcrumbs`: per queue its breadcrumb word and the statement of each step (1-based). */
   readonly breadcrumbs?: readonly ManifestBreadcrumbs[];

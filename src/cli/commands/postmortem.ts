@@ -76,16 +76,28 @@ export function runPostmortem(
   if (stray)
     return reportDiagnostics(
       ctx,
-      [diag("DMAC5021", undefined, [snapshotPath, `queue '${stray.queue}' is not in ${manifestPath}`])],
+      [
+        diag("DMAC5021", undefined, [
+          snapshotPath,
+          `queue '${stray.queue}' is not in ${manifestPath}`,
+        ]),
+      ],
       opts,
     );
   const streams = new Map<string, Uint32Array>();
   for (const q of manifest.queues) {
     try {
-      const bytes = readInputFile(join(base, q.file), { maxBytes: MAX_BYTES, what: "a packet stream" });
+      const bytes = readInputFile(join(base, q.file), {
+        maxBytes: MAX_BYTES,
+        what: "a packet stream",
+      });
       streams.set(q.name, bytesToDwords(bytes));
     } catch (e) {
-      return reportDiagnostics(ctx, [diag("DMAC5001", undefined, [join(base, q.file), readErrorReason(e)])], opts);
+      return reportDiagnostics(
+        ctx,
+        [diag("DMAC5001", undefined, [join(base, q.file), readErrorReason(e)])],
+        opts,
+      );
     }
   }
   const report = postmortem(manifest, streams, snap);
@@ -118,8 +130,14 @@ export function registerPostmortem(program: Command, ctx: CliContext): void {
     .description(
       "where each queue of a hung run stopped: last completed step (source line) and the word it waits on",
     )
-    .argument("<dir>", "compile output directory (or its manifest.json); compile with --breadcrumbs for steps")
-    .argument("<snapshot>", "hang snapshot (dmac sim --snapshot, or a loader's; schemas/snapshot.schema.json)");
+    .argument(
+      "<dir>",
+      "compile output directory (or its manifest.json); compile with --breadcrumbs for steps",
+    )
+    .argument(
+      "<snapshot>",
+      "hang snapshot (dmac sim --snapshot, or a loader's; schemas/snapshot.schema.json)",
+    );
   addDiagnosticOptions(cmd).action((dir: string, snapshot: string, opts: DiagnosticOutput) => {
     ctx.exit(runPostmortem(dir, snapshot, opts, ctx));
   });

@@ -761,7 +761,11 @@ function reportOne(run: InputRun, opts: SimCommandOptions, ctx: CliContext): num
   if (opts.snapshot !== undefined && result.snapshot) {
     try {
       writeOutputFile(opts.snapshot, JSON.stringify(result.snapshot, null, 2) + "\n", {
-        inputs: [run.path, ...(run.reads ?? []), ...(opts.target !== undefined ? [opts.target] : [])],
+        inputs: [
+          run.path,
+          ...(run.reads ?? []),
+          ...(opts.target !== undefined ? [opts.target] : []),
+        ],
       });
     } catch (e) {
       if (!(e instanceof OutputError)) throw e;

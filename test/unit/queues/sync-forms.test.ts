@@ -17,7 +17,9 @@ import { simulate } from "../../../src/sim/run.js";
 import { MI300X } from "./helpers.js";
 
 const DIR = fileURLToPath(new URL("../../../examples/", import.meta.url));
-const EXAMPLES = readdirSync(DIR).filter((f) => f.endsWith(".dmac")).sort();
+const EXAMPLES = readdirSync(DIR)
+  .filter((f) => f.endsWith(".dmac"))
+  .sort();
 
 /** Every POLL_REGMEM func of a manifest's streams. */
 function pollFuncs(streams: Map<string, Uint32Array>): Set<string> {
@@ -38,7 +40,7 @@ describe("conservative sync: every example", () => {
     // Sync words live in host memory (gpu null), as AMD's code polls.
     expect(c.manifest.memory.syncWords.every((w) => w.gpu === null)).toBe(true);
     const r = simulate(
-      { kind: "manifest", manifest: c.manifest, streams: c.streams, module: c.module },
+      { manifest: c.manifest, streams: c.streams, module: c.module },
       { target: c.target },
     );
     expect(r.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
