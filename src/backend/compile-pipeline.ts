@@ -35,6 +35,7 @@ import {
 } from "./sdma/manifest.js";
 import { emitTrace } from "./trace/trace.js";
 import { SIMULATED_COST_MODEL } from "./cost-model.js";
+import type { CostModel } from "../passes/cost-model.js";
 import { StreamedData } from "./streamed-data.js";
 import { pushAll } from "../util/arrays.js";
 import { COMPILE_BYTES_PER_OP } from "../util/heap-budget.js";
@@ -158,7 +159,7 @@ export function compileToQueues(file: SourceFile, opts: CompileOptions = {}): Qu
       options: opts.passes,
       lower: lowerOptions,
       file,
-      costModel: SIMULATED_COST_MODEL,
+      costModel: finalFormsCostModel(target, opts.sync),
     });
     const optimised: OptimiseReport = {
       stats: r.stats,
@@ -180,6 +181,21 @@ export function compileToQueues(file: SourceFile, opts: CompileOptions = {}): Qu
   return {
     diagnostics: sortDiagnostics(diagnostics),
     compiled: { module, program: final, target },
+  };
+}
+
+/**
+ * What the -O1 check and the -O2 plan predict with: the executor, on the program in the forms
+ * it will be emitted in (conservative sync rewrites the passes' output, and costs more per
+ * dependency: docs/optimisations.md, "Conservative sync").
+ */
+function finalFormsCostModel(target: Target, sync: SyncMode | undefined): CostModel {
+  const info = syncInfo(target);
+  if ((sync ?? info.default) !== "conservative") return SIMULATED_COST_MODEL;
+  const words = info.gpuMemoryPolling ? "gpu" : "host";
+  return {
+    predict: (p, m, req) =>
+      SIMULATED_COST_MODEL.predict(conservativeSync(p, words).program, m, req),
   };
 }
 
