@@ -31,6 +31,7 @@ export const SCHEMA_NAMES = [
   "target",
   "chrome-trace",
   "sweep",
+  "snapshot",
 ] as const;
 export type SchemaName = (typeof SCHEMA_NAMES)[number];
 

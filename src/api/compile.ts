@@ -23,7 +23,7 @@ import { parsePassOptions } from "../passes/options.js";
 import type { CompletionPolicy, OptLevel, PassOptions } from "../passes/pass.js";
 import type { CompletionProtocol, QueueProgram } from "../queues/queue-program.js";
 import { makeSourceFile } from "../source/source-file.js";
-import type { Target } from "../target/target.js";
+import type { SyncMode, Target } from "../target/target.js";
 import { DEFAULT_SOURCE_NAME, defineTexts, resolveTarget, type CheckOptions } from "./check.js";
 
 export interface CompileOptions extends CheckOptions {
@@ -33,6 +33,8 @@ export interface CompileOptions extends CheckOptions {
   readonly engines?: string | undefined;
   /** How completion signals are written: "atomic" (default) or "fence". */
   readonly completion?: CompletionProtocol | undefined;
+  /** Synchronisation forms (`--sync`): default the target's (conservative for mi300x). */
+  readonly sync?: SyncMode | undefined;
   /** One completion per command or per queue (default: the level's). */
   readonly completionPolicy?: CompletionPolicy | undefined;
   /** Every queue waits on a host trigger word (`--prelaunch`). */
@@ -148,6 +150,7 @@ export function compile(source: string, options: CompileOptions = {}): CompileRe
     targetOverride: resolved.target,
     maxOps: options.maxOps,
     completion: options.completion,
+    sync: options.sync,
     maxCopyBytes: options.maxCopyBytes,
     passes: opt.passes,
     maxPackets: options.maxPackets,

@@ -8,7 +8,8 @@
 import { checkSource } from "../check/check-source.js";
 import { selectSchedule } from "../check/select-schedule.js";
 import { diag, hasErrors, sortDiagnostics, type Diagnostic } from "../diagnostics/diagnostic.js";
-import type { IrModule } from "../ir/ir.js";
+import { COMPARE_OPS, type IrModule } from "../ir/ir.js";
+import { addBreadcrumbs } from "../forensics/breadcrumbs.js";
 import { analyzeSchedule } from "../pipeline.js";
 import { countDataPackets, lowerToQueues } from "../queues/lower.js";
 import type { PassOptions, PassStats } from "../passes/pass.js"; // optimiser hook
@@ -16,8 +17,9 @@ import { checkEnginesForTarget } from "../passes/options.js";
 import { optimise, planDiagnostics, type LevelCheck, type PlanResult } from "../passes/plan.js"; // optimiser hook
 import type { CompletionProtocol, QueueProgram } from "../queues/queue-program.js";
 import { lineCol, lineText, type SourceFile } from "../source/source-file.js";
-import type { Target } from "../target/target.js";
+import { syncInfo, type SyncMode, type Target } from "../target/target.js";
 import { checkAfterLowering, checkBeforeLowering } from "../target/part-check.js";
+import { conservativeSync } from "../queues/sync-forms.js";
 import { disassembleInto, TextSink } from "./sdma/disasm.js";
 import { listingHeader, makeListing, QueueAnnotator, type Listing } from "./sdma/listing.js";
 import type { PackedRows } from "./sdma/packed-rows.js";
@@ -38,6 +40,7 @@ import {
 } from "./sdma/manifest.js";
 import { emitTrace } from "./trace/trace.js";
 import { SIMULATED_COST_MODEL } from "./cost-model.js";
+import type { CostModel } from "../passes/cost-model.js";
 import { StreamedData } from "./streamed-data.js";
 import { pushAll } from "../util/arrays.js";
 import { COMPILE_BYTES_PER_OP } from "../util/heap-budget.js";
@@ -53,6 +56,10 @@ export interface CompileOptions {
   readonly maxCopyBytes?: number | undefined;
   /** Split copies at the target's maxCopyBytesConservative (the 22-bit count reading). */
   readonly conservativeCount?: boolean | undefined;
+  /** `--sync`: conservative or aggressive forms; undefined: the target's default (syncInfo). */
+  readonly sync?: SyncMode | undefined;
+  /** `--breadcrumbs`: each queue records its last completed step (forensics/breadcrumbs.ts). */
+  readonly breadcrumbs?: boolean | undefined;
   /** Optimiser hook: run the passes (passes/plan.ts optimise) after lowering; absent = -O0 as lowered. */
   readonly passes?: PassOptions | undefined;
   /** Data packets lowering may make (DMAC4010); default DEFAULT_MAX_PACKETS. */
@@ -160,7 +167,7 @@ export function compileToQueues(file: SourceFile, opts: CompileOptions = {}): Qu
       options: opts.passes,
       lower: lowerOptions,
       file,
-      costModel: SIMULATED_COST_MODEL,
+      costModel: finalFormsCostModel(target, opts.sync),
     });
     const optimised: OptimiseReport = {
       stats: r.stats,
@@ -169,17 +176,76 @@ export function compileToQueues(file: SourceFile, opts: CompileOptions = {}): Qu
       levelCheck: r.levelCheck,
     };
     pushAll(diagnostics, planDiagnostics(r.plan)); // DMAC4009: the plan search stopped early
-    pushAll(diagnostics, checkAfterLowering(r.program, module, target, file));
+    const final = finishSync(file, module, r.program, target, opts, diagnostics);
+    if (!final) return done();
+    pushAll(diagnostics, checkAfterLowering(final, module, target, file));
     if (hasErrors(diagnostics)) return done();
     return {
       diagnostics: sortDiagnostics(diagnostics),
-      compiled: { module, program: r.program, target, optimised },
+      compiled: { module, program: final, target, optimised },
     };
   }
   // ---- end optimiser hook ----
-  pushAll(diagnostics, checkAfterLowering(program, module, target, file));
+  const final = finishSync(file, module, program, target, opts, diagnostics);
+  if (!final) return done();
+  pushAll(diagnostics, checkAfterLowering(final, module, target, file));
   if (hasErrors(diagnostics)) return done();
-  return { diagnostics: sortDiagnostics(diagnostics), compiled: { module, program, target } };
+  return {
+    diagnostics: sortDiagnostics(diagnostics),
+    compiled: { module, program: final, target },
+  };
+}
+
+/**
+ * What the -O1 check and the -O2 plan predict with: the executor, on the program in the forms
+ * it will be emitted in (conservative sync rewrites the passes' output, and costs more per
+ * dependency: docs/optimisations.md, "Conservative sync").
+ */
+function finalFormsCostModel(target: Target, sync: SyncMode | undefined): CostModel {
+  const info = syncInfo(target);
+  if ((sync ?? info.default) !== "conservative") return SIMULATED_COST_MODEL;
+  const words = info.gpuMemoryPolling ? "gpu" : "host";
+  return {
+    predict: (p, m, req) =>
+      SIMULATED_COST_MODEL.predict(conservativeSync(p, words).program, m, req),
+  };
+}
+
+/**
+ * The last steps on the finished program: the sync forms (queues/sync-forms.ts; DMAC4020 for a
+ * `when` conservative mode cannot poll with ==), then breadcrumbs. undefined on an error.
+ */
+function finishSync(
+  file: SourceFile,
+  module: IrModule,
+  program: QueueProgram,
+  target: Target,
+  opts: CompileOptions,
+  diagnostics: Diagnostic[],
+): QueueProgram | undefined {
+  const info = syncInfo(target);
+  let p = program;
+  if ((opts.sync ?? info.default) === "conservative") {
+    const r = conservativeSync(p, info.gpuMemoryPolling ? "gpu" : "host");
+    const reported = new Set<number>(); // one DMAC4020 per `when` statement, not per instance
+    for (const op of r.unsupportedWaits) {
+      if (reported.has(module.ops.stmt[op]!)) continue;
+      reported.add(module.ops.stmt[op]!);
+      const stmt = module.stmts[module.ops.stmt[op]!];
+      const t = module.ops;
+      const sig = module.signals[t.signal[op]!]?.name ?? "flag";
+      const cmp = COMPARE_OPS[t.cmp[op]!]!;
+      diagnostics.push(
+        diag("DMAC4020", stmt ? { file, span: stmt.span } : undefined, [
+          `${sig}@${t.sigRank[op]!} ${cmp} ${t.value[op]!}`,
+        ]),
+      );
+    }
+    if (r.unsupportedWaits.length > 0) return undefined;
+    p = r.program;
+  }
+  if (opts.breadcrumbs) p = addBreadcrumbs(p);
+  return p;
 }
 
 /** What `--emit` can ask for: sdma (manifest.json + .bin streams), dump (dump.txt, the listing

@@ -13,7 +13,7 @@ import { parsePassOptions } from "../passes/options.js";
 import type { CompletionPolicy, OptLevel, PassOptions } from "../passes/pass.js";
 import { formatLevelCheck, formatPlan } from "../passes/plan.js";
 import type { CompletionProtocol } from "../queues/queue-program.js";
-import type { Target } from "../target/target.js";
+import { SYNC_MODES, type SyncMode, type Target } from "../target/target.js";
 
 /** The optimiser options as commander delivers them. */
 export interface OptCommandOptions {
@@ -25,6 +25,8 @@ export interface OptCommandOptions {
   readonly dumpAfter?: string[] | undefined;
   readonly stats?: boolean | undefined;
   readonly explainPlan?: boolean | undefined;
+  /** `--sync conservative|aggressive` (default: the target's, docs/runtime.md section 6). */
+  readonly sync?: string | undefined;
   /** `dmac sim --signal-period` (sim parses and reports it): the optimiser predicts with it. */
   readonly signalPeriod?: string | undefined;
 }
@@ -62,7 +64,11 @@ export function addOptOptions(cmd: Command, how: AddOptOptions = {}): Command {
       "--prelaunch",
       "each queue waits on a host trigger word; one store releases the schedule",
     )
-    .option("--disable-pass <pass>", "turn a pass off (repeatable, or comma-separated)", collect);
+    .option("--disable-pass <pass>", "turn a pass off (repeatable, or comma-separated)", collect)
+    .option(
+      "--sync <mode>",
+      "synchronisation forms: conservative (every poll == on a write-once word, AMD's forms) or aggressive (>= on progress counters); default: the target's",
+    );
   if (how.passReports)
     cmd
       .option("--dump-after <pass>", "print the queue program after a pass (repeatable)", collect)
@@ -99,6 +105,8 @@ export function parseCompletion(text: string | undefined): {
 /** What a command hands to compileToQueues: the lowering's protocol and the passes' options. */
 export interface ParsedOptOptions {
   readonly protocol: CompletionProtocol;
+  /** --sync; undefined: the target's default. */
+  readonly sync: SyncMode | undefined;
   readonly passes: PassOptions | undefined;
   readonly diagnostics: Diagnostic[];
 }
@@ -129,15 +137,34 @@ export function parseOptOptions(
   const period =
     opts.signalPeriod === undefined ? NaN : Number(opts.signalPeriod.replace(/us$/, ""));
   const budget = planBudgetFromEnv();
+  const sync = parseSync(opts.sync);
   return {
     protocol: completion.protocol,
+    sync: sync.mode,
     passes: passes.options && {
       ...passes.options,
       ...(Number.isFinite(period) && period > 0 ? { signalPeriodUs: period } : {}),
       ...(budget !== undefined ? { planBudgetMs: budget } : {}),
     },
-    diagnostics: [...completion.diagnostics, ...passes.diagnostics],
+    diagnostics: [...completion.diagnostics, ...passes.diagnostics, ...sync.diagnostics],
   };
+}
+
+/** `--sync conservative|aggressive`. */
+export function parseSync(text: string | undefined): {
+  mode: SyncMode | undefined;
+  diagnostics: Diagnostic[];
+} {
+  if (text === undefined) return { mode: undefined, diagnostics: [] };
+  const mode = SYNC_MODES.find((m) => m === text.trim());
+  return mode
+    ? { mode, diagnostics: [] }
+    : {
+        mode: undefined,
+        diagnostics: [
+          diag("DMAC5004", undefined, ["--sync", `'${text}': choose ${SYNC_MODES.join(" or ")}`]),
+        ],
+      };
 }
 
 /**

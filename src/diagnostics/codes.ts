@@ -679,6 +679,23 @@ limit depends on the machine's memory (4 GiB on a 24 GiB machine; the default \`
 (\`NODE_OPTIONS=--max-old-space-size=MiB\`), compile at \`-O0\` (the least memory per operation),
 or fewer, larger operations.`,
   },
+  DMAC4020: {
+    severity: "error",
+    phase: "backend",
+    title: "`when` compare not available in conservative sync",
+    message: (cond: string) =>
+      `\`when ${cond}\` polls its flag with a compare other than ==, which --sync conservative does not emit`,
+    doc: `In the conservative synchronisation mode (\`--sync conservative\`, the default of
+\`target mi300x\`) every POLL_REGMEM uses function 3 (==), the only compare AMD's own gfx942 code
+emits (docs/runtime.md, section 6). The compiler's own words are rewritten so that == is safe
+(one word per dependency, written once), but a \`when\` flag is the user's word: outside code
+raises it, and may raise it past the awaited value before the queue's poll looks, so \`>= V\`
+cannot become \`== V\` without a possible hang.
+
+Example: \`when ready@r >= k + 1 { ... }\` compiled for \`target mi300x\`. Fix: \`--sync
+aggressive\` (polls \`>=\` as written: encodable, not exercised by AMD's code), or \`when
+ready@r == V\` when the outside code waits until the schedule has seen each value.`,
+  },
   DMAC4101: {
     severity: "warning",
     phase: "backend",
@@ -909,6 +926,18 @@ checks refuse (a recommended engine that the base target says has no hardware).
 Example: \`dmac target import nodes/\` where \`nodes/2/properties\` says \`simd_count x\`. Fix: copy
 the tree again (\`cp -r\` of the sysfs directory on the machine), or give \`--base\` the target
 of the node's part.`,
+  },
+
+  DMAC5021: {
+    severity: "error",
+    phase: "cli",
+    title: "bad snapshot",
+    message: (path: string, detail: string) => `${path} is not a usable hang snapshot: ${detail}`,
+    doc: `\`dmac postmortem DIR SNAPSHOT\` reads a snapshot of a hung run: JSON with, per queue, its
+breadcrumb value and read pointer, and the values of the words a host read
+(schemas/snapshot.schema.json; \`dmac sim --snapshot FILE\` writes one when the executor finds a
+deadlock). The file is not JSON, does not match the schema, or names a queue the manifest does
+not have. Fix: give the snapshot taken for this output, or write one in the schema's form.`,
   },
 
   // ---- 6xxx: executor ----------------------------------------------------------------------

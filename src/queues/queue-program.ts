@@ -67,8 +67,8 @@ export const SPACE_NAMES: readonly WordSpace[] = ["signal", "sync", "trigger"];
 export type PollReason = "dep" | "wait" | "barrier" | "trigger";
 export const POLL_WHY: readonly PollReason[] = ["dep", "wait", "barrier", "trigger"];
 /** dep: progress counter for a consumer queue; notify: a user `notify`; barrier: same-queue. */
-export type SignalReason = "dep" | "notify" | "barrier";
-export const SIGNAL_WHY: readonly SignalReason[] = ["dep", "notify", "barrier"];
+export type SignalReason = "dep" | "notify" | "barrier" | "breadcrumb";
+export const SIGNAL_WHY: readonly SignalReason[] = ["dep", "notify", "barrier", "breadcrumb"];
 /** fence: writes the value (FENCE); add: adds it atomically (ATOMIC ADD_RTN_32). */
 export type SignalHow = "fence" | "add";
 export const SIGNAL_HOW: readonly SignalHow[] = ["fence", "add"];
@@ -357,7 +357,9 @@ export type SyncWord =
       readonly producer: number;
       readonly consumer: number;
     }
-  | { readonly kind: "barrier"; readonly gpu: number; readonly queue: number };
+  | { readonly kind: "barrier"; readonly gpu: number; readonly queue: number }
+  /** `--breadcrumbs`: queue `queue` FENCEs its step number here after each command group. */
+  | { readonly kind: "breadcrumb"; readonly gpu: number; readonly queue: number };
 
 export interface QueueProgram {
   readonly ranks: number;
@@ -373,6 +375,31 @@ export interface QueueProgram {
   readonly trigger: { readonly value: number } | null;
   /** The op lists every queue's commands refer to. */
   readonly lists: OpLists;
+  /** Conservative forms (queues/sync-forms.ts) and where sync words live; absent: aggressive. */
+  readonly sync?: SyncForms | undefined;
+}
+
+/**
+ * How a program synchronises: conservative (every poll `==` on a word that cannot pass the
+ * awaited value) or aggressive (`>=` on progress counters), and whether compiler sync words live
+ * in host memory (AMD's placement) or in the consumer GPU's memory.
+ */
+export interface SyncForms {
+  readonly mode: "conservative" | "aggressive";
+  readonly words: "host" | "gpu";
+  /** Conservative: user flags awaited as thermometer codes (queues/sync-forms.ts). */
+  readonly thermometer?: readonly { readonly signal: number; readonly rank: number }[];
+}
+
+/** A program's sync forms (aggressive, GPU words when it records none). */
+export function syncForms(p: QueueProgram): SyncForms {
+  return p.sync ?? AGGRESSIVE;
+}
+const AGGRESSIVE: SyncForms = { mode: "aggressive", words: "gpu" };
+
+/** Whether sync word w lives in host memory (breadcrumbs always: the host reads them in a hang). */
+export function syncWordInHost(p: QueueProgram, w: number): boolean {
+  return p.syncWords[w]!.kind === "breadcrumb" || syncForms(p).words === "host";
 }
 
 export type CompletionProtocol = "atomic" | "fence";
@@ -575,6 +602,14 @@ export class CmdBuilder {
   setWord(i: number, w: number): void {
     this.c.id0[i] = w;
   }
+  /** Rewrites poll i's mask. */
+  setMask(i: number, mask: number): void {
+    this.c.aux[i] = mask;
+  }
+  /** Rewrites poll i's compare (a FUNC index). */
+  setFunc(i: number, func: number): void {
+    this.c.mode[i] = (this.c.mode[i]! & ~7) | func;
+  }
   setOps(i: number, handle: number): void {
     this.c.ops[i] = handle;
   }
@@ -598,7 +633,9 @@ export function programsEqual(a: QueueProgram, b: QueueProgram): boolean {
     a.timestampSlots !== b.timestampSlots ||
     (a.trigger?.value ?? null) !== (b.trigger?.value ?? null) ||
     a.queues.length !== b.queues.length ||
-    a.syncWords.length !== b.syncWords.length
+    a.syncWords.length !== b.syncWords.length ||
+    syncForms(a).mode !== syncForms(b).mode ||
+    syncForms(a).words !== syncForms(b).words
   )
     return false;
   for (let w = 0; w < a.syncWords.length; w++) {
@@ -607,7 +644,7 @@ export function programsEqual(a: QueueProgram, b: QueueProgram): boolean {
     if (x.kind !== y.kind || x.gpu !== y.gpu) return false;
     if (x.kind === "progress" && y.kind === "progress") {
       if (x.producer !== y.producer || x.consumer !== y.consumer) return false;
-    } else if (x.kind === "barrier" && y.kind === "barrier" && x.queue !== y.queue) return false;
+    } else if (x.kind !== "progress" && y.kind !== "progress" && x.queue !== y.queue) return false;
   }
   for (let q = 0; q < a.queues.length; q++) {
     const x = a.queues[q]!;
@@ -654,6 +691,7 @@ export function programHash(p: QueueProgram): string {
   num(p.completionSlots);
   num(p.timestampSlots);
   num(p.trigger?.value ?? -1);
+  if (p.sync) mix((p.sync.mode === "conservative" ? 4 : 8) | (p.sync.words === "host" ? 1 : 2));
   for (const w of p.syncWords) {
     num(w.gpu);
     if (w.kind === "progress") {

@@ -17,6 +17,7 @@ import {
   type PollReason,
   type QueueProgram,
   type SignalReason,
+  type SyncForms,
   type SyncWord,
 } from "./queue-program.js";
 import { assertNever } from "../util/assert-never.js";
@@ -111,6 +112,8 @@ export interface ReadableProgram {
   readonly completionSlots: number;
   readonly timestampSlots: number;
   readonly trigger: { readonly value: number } | null;
+  /** Conservative sync forms (queues/sync-forms.ts); absent: aggressive. */
+  readonly sync?: SyncForms | undefined;
 }
 
 /** Command i of table t as an object (`ops`: the list's array, shared by handle). */
@@ -191,6 +194,7 @@ export function toReadable(p: QueueProgram): ReadableProgram {
     completionSlots: p.completionSlots,
     timestampSlots: p.timestampSlots,
     trigger: p.trigger,
+    ...(p.sync ? { sync: p.sync } : {}),
   };
 }
 
@@ -265,5 +269,6 @@ export function fromReadable(r: ReadableProgram): QueueProgram {
     timestampSlots: r.timestampSlots,
     trigger: r.trigger,
     lists: lists.done(),
+    ...(r.sync ? { sync: r.sync } : {}),
   };
 }

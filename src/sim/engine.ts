@@ -348,7 +348,7 @@ function startPoll(x: ExecState, q: number, e: number): void {
   }
   const afterPacket = x.now + T.enginePacketUs;
   r.pollStart = afterPacket;
-  r.pollPeriod = (x.C.bytes[e]! * 16) / T.sdmaClockMHz + T.pollRepollUs;
+  r.pollPeriod = (x.C.bytes[e]! * 16) / T.sdmaClockMHz + x.pollRepoll[w]!;
   if (r.pollPeriod <= 0) r.pollPeriod = 1e-3;
   r.pollRetries = x.C.c[e]! < 0 ? Infinity : x.C.c[e]!;
   r.state = QState.Polling;

@@ -141,6 +141,8 @@ export interface ExecState {
   // Per region: its GPU (-1: host memory), whether FENCE/ATOMIC may write it, is it a timestamp
   // slot, a completion slot.
   readonly regionGpu: Int32Array;
+  /** Per word region: the re-check latency of a poll on it (host sync words: hostWordPollUs). */
+  readonly pollRepoll: Float64Array;
   readonly signalWord: Uint8Array;
   readonly timestampSlot: Uint8Array;
   readonly completionSlot: Uint8Array;
@@ -195,9 +197,11 @@ export function createExecState(
   const signalWord = new Uint8Array(R);
   const timestampSlot = new Uint8Array(R);
   const completionSlot = new Uint8Array(R);
+  const pollRepoll = new Float64Array(R);
   for (let i = 0; i < R; i++) {
     const r = mem.regions[i]!;
     regionGpu[i] = r.gpu ?? -1;
+    pollRepoll[i] = r.kind === "sync" && r.gpu === null ? model.hostWordPollUs : T.pollRepollUs;
     if (WORD_WRITE_KINDS.has(r.kind)) signalWord[i] = 1;
     if (r.kind === "timestamp") timestampSlot[i] = 1;
     if (r.kind === "completion") completionSlot[i] = 1;
@@ -254,6 +258,7 @@ export function createExecState(
       name: "",
     })),
     regionGpu,
+    pollRepoll,
     signalWord,
     timestampSlot,
     completionSlot,

@@ -33,6 +33,8 @@
 
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import type { ProvenanceState } from "../ir/provenance.js";
+import type { Snapshot } from "../forensics/snapshot.js";
+import { snapshotOf } from "./snapshot.js";
 import { dataDone, doorbell, fetch, pollCheck, pollTimeout } from "./engine.js";
 import {
   createExecState,
@@ -68,6 +70,8 @@ export interface ExecOptions {
   readonly model: MachineModel;
   /** Raise each external signal by one every this many microseconds (default: all at time 0). */
   readonly signalPeriodUs?: number | undefined;
+  /** Outside code never raises the external signals (`--hold-signals`: hang forensics). */
+  readonly holdSignals?: boolean | undefined;
   readonly maxEvents?: number | undefined;
   readonly maxSimTimeUs?: number | undefined;
   /** Record the timeline (spans, instants, link counters) for a Chrome trace. */
@@ -152,6 +156,8 @@ export interface ExecResult {
   readonly timeline: Timeline | undefined;
   /** With ExecOptions.syncTrace: what every data command and signal write was ordered after. */
   readonly syncTrace: SyncTrace | undefined;
+  /** A deadlock or the watchdog ended the run: what a host could read then (sim --snapshot). */
+  readonly snapshot: Snapshot | undefined;
 }
 
 const MAX_EVENTS = 200_000_000;
@@ -172,10 +178,14 @@ export function execute(program: SimProgram, opts: ExecOptions): ExecResult {
   });
   watchCompletions(x);
   const { hostSubmitUs, doorbells } = submit(x);
-  const producer = startProducer(x, opts.signalPeriodUs);
+  const producer = startProducer(x, opts.signalPeriodUs, opts.holdSignals === true);
   const { events, stopped } = runEvents(x, doorbells, producer, opts);
   if (x.races > x.maxRaces) report(x, "DMAC6003", [`${x.races - x.maxRaces} more races not shown`]);
   const { completed, deadlockOnExternal } = endOfRun(x, stopped, producer);
+  const hung = x.diagnostics.some((d) => d.code === "DMAC6004" || d.code === "DMAC6008");
+  const snapshot = hung
+    ? snapshotOf(x, stopped !== undefined ? "watchdog" : "deadlock")
+    : undefined;
   // What only the end can tell: notifies missing, operations not moved exactly once.
   x.sem?.finish(completed && !x.diagnostics.some((d) => d.severity === "error"));
   // Host detection: the first point of its poll grid at or after the last completion landed.
@@ -194,6 +204,7 @@ export function execute(program: SimProgram, opts: ExecOptions): ExecResult {
     deadlockOnExternal,
     timeline: x.timeline,
     syncTrace: x.sem?.trace,
+    snapshot,
   };
 }
 

@@ -99,7 +99,7 @@ export interface Producer {
   readonly period: number | undefined;
 }
 
-export function startProducer(x: ExecState, period: number | undefined): Producer {
+export function startProducer(x: ExecState, period: number | undefined, hold = false): Producer {
   const C = x.C;
   const waits = new Map<number, ExternalWait[]>();
   for (const addr of x.p.externalSignals) waits.set(addr, []);
@@ -114,7 +114,7 @@ export function startProducer(x: ExecState, period: number | undefined): Produce
   const pr: Producer = { addrs: [...need.keys()], need, vc: new Int32Array(x.Q + 2), period };
   pr.addrs.forEach((addr, i) => {
     const to = need.get(addr)!;
-    if (to === 0) return;
+    if (to === 0 || hold) return;
     if (period !== undefined && period > 0) x.heap.push(period, EV_EXT_SIGNAL, i);
     else raise(x, pr, i, to);
   });

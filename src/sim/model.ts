@@ -52,6 +52,8 @@ export interface MachineModel {
    * ("links.usableGBps = 48 (fallback)"): the summary says the prediction rests on them.
    */
   readonly fallbacks: readonly string[];
+  /** Re-check latency of a POLL_REGMEM on a compiler sync word in host memory (target sync). */
+  readonly hostWordPollUs: number;
 }
 
 export type ModelResult =
@@ -110,6 +112,7 @@ export function readMachineModel(target: Target): ModelResult {
       sources: sources as MachineModel["sources"],
       links: { ...links, ...gbps } as unknown as LinkModel,
       fallbacks,
+      hostWordPollUs: target.sync?.hostPollRepollUs.value ?? values.pollRepollUs!,
     },
   };
 }

@@ -7,6 +7,7 @@
 // `ensure`'s expectation at once. Reports bandwidth as AMD-DMA-Latte defines it
 // (reference/mi300x-node.md section 3).
 
+import type { Snapshot } from "../forensics/snapshot.js";
 import { scanStream } from "../backend/sdma/decode.js";
 import type { Manifest, ManifestMemory } from "../backend/sdma/manifest.js";
 import {
@@ -78,6 +79,8 @@ export interface SimResult {
   readonly model: MachineModel | undefined;
   /** With SimulateOptions.syncTrace (the fuzzers' equivalence oracle): see semantics.ts. */
   readonly syncTrace?: SyncTrace | undefined;
+  /** A deadlock or the watchdog ended the run: the words a host could read (sim --snapshot). */
+  readonly snapshot?: Snapshot | undefined;
 }
 
 const EMPTY_STATS: ExecStats = {
@@ -165,6 +168,7 @@ export function simulate(input: SimInput, opts: SimulateOptions): SimResult {
     program,
     model,
     syncTrace: ex.syncTrace,
+    snapshot: ex.snapshot,
   };
 }
 
@@ -266,7 +270,7 @@ function regionsOf(
       name:
         w.kind === "progress"
           ? `sync${w.id} (${w.producer} -> ${w.consumer})`
-          : `sync${w.id} (barrier of ${w.queue})`,
+          : `sync${w.id} (${w.kind} of ${w.queue})`,
       gpu: w.gpu,
       addr: w.address,
       bytes: 4,

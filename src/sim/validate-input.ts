@@ -168,7 +168,7 @@ class Checker {
     });
     m.syncWords.forEach((w, i) => {
       const p = `$.memory.syncWords[${i}]`;
-      this.area(w.address, 4, p, this.gpu(w.gpu, `${p}.gpu`));
+      this.area(w.address, 4, p, w.gpu === null ? null : this.gpu(w.gpu, `${p}.gpu`));
     });
     this.slots(m.completionSignals, "$.memory.completionSignals", slots);
     this.slots(m.timestampSlots, "$.memory.timestampSlots", slots);

@@ -62,6 +62,8 @@ export interface Target {
   readonly pollFunctions: readonly PollFunction[];
   /** One line per fact the file marks "unknown", saying what dmac does instead. */
   readonly unknowns: readonly string[];
+  /** Synchronisation forms (absent: aggressive, GPU-memory polling allowed); see syncInfo. */
+  readonly sync?: TargetSync | undefined;
   /** Timing model constants (see docs/model.md); filled in by the executor's target section. */
   readonly [extra: string]: unknown;
 }
@@ -74,6 +76,29 @@ export const BUILTIN_TARGETS = ["mi300x", "mi308x", "mi325x", "mi355x"] as const
  */
 export function isBuiltinTargetName(value: string): boolean {
   return (BUILTIN_TARGETS as readonly string[]).includes(value);
+}
+
+/**
+ * `--sync`: conservative polls only with function 3 (==) on words that cannot pass the awaited
+ * value (AMD's own gfx942 forms); aggressive keeps `>=` on progress counters (fewer words).
+ */
+export type SyncMode = "conservative" | "aggressive";
+export const SYNC_MODES: readonly SyncMode[] = ["conservative", "aggressive"];
+
+export interface TargetSync {
+  readonly default: SyncMode;
+  /** Conservative sync words may live in GPU memory (else host memory, as AMD's code). */
+  readonly gpuMemoryPolling: boolean;
+  readonly hostPollRepollUs: { readonly value: number; readonly source: string };
+  readonly source: string;
+}
+
+/** The target's sync section, with the defaults of a target that has none. */
+export function syncInfo(t: Target): {
+  readonly default: SyncMode;
+  readonly gpuMemoryPolling: boolean;
+} {
+  return t.sync ?? { default: "aggressive", gpuMemoryPolling: true };
 }
 
 /** The file of a built-in target. */
@@ -133,6 +158,7 @@ function parseSdmaTarget(t: Record<string, unknown>, where: string): Target {
   const limits = parseLimits(t["limits"], fail, unknowns);
   const pollFunctions = parsePollFunctions(t["pollFunctions"], fail);
   parsePart(t["part"], fail);
+  parseSync(t["sync"], fail);
   const timing = t["timing"];
   if (typeof timing === "object" && timing !== null)
     for (const [name, entry] of Object.entries(timing as Record<string, unknown>)) {
@@ -262,11 +288,25 @@ function parseLimits(value: unknown, fail: Fail, unknowns: string[]): Target["li
     );
     return { maxCopyBytes: conservative, maxCopyBytesConservative: conservative, maxFillBytes };
   }
+
   return {
     maxCopyBytes: num("maxCopyBytes"),
     maxCopyBytesConservative: conservative,
     maxFillBytes,
   };
+}
+
+function parseSync(value: unknown, fail: Fail): void {
+  if (value === undefined) return;
+  const y = value as Record<string, unknown> | null;
+  if (typeof y !== "object" || y === null) fail("'sync' must be an object");
+  if (!(SYNC_MODES as readonly unknown[]).includes(y!["default"]))
+    fail(`'sync.default' must be one of ${SYNC_MODES.join(", ")}`);
+  if (typeof y!["gpuMemoryPolling"] !== "boolean")
+    fail("'sync.gpuMemoryPolling' must be true or false");
+  const h = y!["hostPollRepollUs"] as Record<string, unknown> | undefined;
+  if (typeof h?.["value"] !== "number" || !(h["value"] >= 0) || typeof h["source"] !== "string")
+    fail('\'sync.hostPollRepollUs\' must be { "value": microseconds >= 0, "source": "..." }');
 }
 
 function parsePollFunctions(value: unknown, fail: Fail): readonly PollFunction[] {

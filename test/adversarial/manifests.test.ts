@@ -28,6 +28,9 @@ beforeAll(async () => {
       join(root, s),
       "--emit",
       "sdma,trace",
+      // The edits below are written against sync words on the GPUs (aggressive forms).
+      "--sync",
+      "aggressive",
     );
     expect(r.code, r.err).toBe(0);
   }

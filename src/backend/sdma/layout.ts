@@ -8,6 +8,7 @@
 //     (by id), each in its own 64-byte slot (syncAlign) so that each can be polled independently;
 // - region "host" (host-visible pinned memory every GPU can reach) at hostBase:
 //     the prelaunch trigger word (a 64-byte slot, only when the program has a trigger), then the
+//     sync words that live in host memory (conservative sync, breadcrumbs; 64-byte slots), then the
 //     64-bit completion signals (64-byte slots, by slot number), then timestamp slots (32 bytes).
 // Completion and timestamp addresses are computed from the slot number (no per-slot storage), so
 // a million completion signals cost nothing here.
@@ -16,7 +17,7 @@
 // 0x6f00_0000_0000) keep every address below 2^47 (user-mode canonical) for up to 64 GPUs.
 
 import type { IrModule } from "../../ir/ir.js";
-import type { QueueProgram } from "../../queues/queue-program.js";
+import { syncWordInHost, type QueueProgram } from "../../queues/queue-program.js";
 import { diag, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import type { SourceFile } from "../../source/source-file.js";
 import { InternalError } from "../../util/internal-error.js";
@@ -178,6 +179,7 @@ export function layoutProgram(
     }
   }
   p.syncWords.forEach((w, id) => {
+    if (syncWordInHost(p, id)) return; // placed in the host window below
     syncAddr[id] = next[w.gpu]!;
     next[w.gpu]! += c.syncAlign;
   });
@@ -194,6 +196,12 @@ export function layoutProgram(
   let host = c.hostBase;
   const triggerAddr = p.trigger ? host : null;
   if (p.trigger) host += c.syncAlign;
+  // Conservative sync words and breadcrumbs (host memory, as AMD's code polls), 64 B apart.
+  for (let id = 0; id < p.syncWords.length; id++) {
+    if (!syncWordInHost(p, id)) continue;
+    syncAddr[id] = host;
+    host += c.syncAlign;
+  }
   const completionBase = alignUp(host, c.completionAlign);
   host = completionBase + p.completionSlots * c.completionAlign;
   const timestampBase = alignUp(host, c.timestampAlign);

@@ -8,7 +8,7 @@
 
 import type { IrModule } from "../../ir/ir.js";
 import type { QueueProgram } from "../../queues/queue-program.js";
-import { queueName } from "../../queues/queue-program.js";
+import { CMD, queueName, syncWordInHost } from "../../queues/queue-program.js";
 import type { SourceFile } from "../../source/source-file.js";
 import { lineCol } from "../../source/source-file.js";
 import { VERSION } from "../../version.js";
@@ -39,10 +39,35 @@ export interface Manifest {
   readonly completion: ManifestCompletion;
   /** Prelaunch trigger (null at -O0): the host writes `value` to `address` to release every queue. */
   readonly trigger: { readonly address: number; readonly value: number } | null;
+  /**
+   * Present with conservative sync (absent: aggressive forms, sync words in GPU memory):
+   * every poll is `==` on a word that cannot pass its value; `words` says where sync words live.
+   */
+  readonly sync?: {
+    readonly mode: "conservative" | "aggressive";
+    readonly words: "host" | "gpu";
+    /** User flags awaited as thermometer codes: raising one to k stores 2^k - 1 (bits 0..k-1). */
+    readonly thermometer: readonly {
+      readonly name: string;
+      readonly id: number;
+      readonly gpu: number;
+    }[];
+  };
+  /** `--breadcrumbs`: per queue its breadcrumb word and the statement of each step (1-based). */
+  readonly breadcrumbs?: readonly ManifestBreadcrumbs[];
   readonly queues: readonly ManifestQueue[];
   readonly memory: ManifestMemory;
   readonly relocations: readonly ManifestRelocations[];
   readonly sourceMap: ManifestSourceMap;
+}
+
+export interface ManifestBreadcrumbs {
+  readonly queue: string;
+  /** The sync word (memory.syncWords id) the queue FENCEs its step numbers into. */
+  readonly word: number;
+  readonly address: number;
+  /** steps[k - 1]: the IR statement (sourceMap.stmts index) of step k, -1 for none (trigger). */
+  readonly steps: readonly number[];
 }
 
 export interface ManifestParam {
@@ -123,19 +148,20 @@ export interface SlotArray {
   readonly count: number;
 }
 
+/** `gpu` null: the word lives in host memory (conservative sync, breadcrumbs). */
 export type ManifestSyncWord =
   | {
       readonly id: number;
       readonly kind: "progress";
-      readonly gpu: number;
+      readonly gpu: number | null;
       readonly address: number;
       readonly producer: string;
       readonly consumer: string;
     }
   | {
       readonly id: number;
-      readonly kind: "barrier";
-      readonly gpu: number;
+      readonly kind: "barrier" | "breadcrumb";
+      readonly gpu: number | null;
       readonly address: number;
       readonly queue: string;
     };
@@ -191,18 +217,20 @@ export function manifestMemory(m: IrModule, p: QueueProgram, layout: Layout): Ma
       if (!Number.isNaN(address)) signals.push({ name: s.name, id: s.id, gpu: g, address });
     }
   }
-  const syncWords: ManifestSyncWord[] = p.syncWords.map((w, id) =>
-    w.kind === "progress"
+  const syncWords: ManifestSyncWord[] = p.syncWords.map((w, id) => {
+    const gpu = syncWordInHost(p, id) ? null : w.gpu;
+    const address = layout.syncAddr[id]!;
+    return w.kind === "progress"
       ? {
           id,
           kind: "progress",
-          gpu: w.gpu,
-          address: layout.syncAddr[id]!,
+          gpu,
+          address,
           producer: names[w.producer]!,
           consumer: names[w.consumer]!,
         }
-      : { id, kind: "barrier", gpu: w.gpu, address: layout.syncAddr[id]!, queue: names[w.queue]! },
-  );
+      : { id, kind: w.kind, gpu, address, queue: names[w.queue]! };
+  });
   const completionSignals: SlotArray = {
     base: layout.completionBase,
     stride: layout.config.completionAlign,
@@ -330,6 +358,22 @@ export function buildPackedManifest(
       p.trigger && layout.triggerAddr !== null
         ? { address: layout.triggerAddr, value: p.trigger.value }
         : null,
+    ...(p.sync
+      ? {
+          sync: {
+            mode: p.sync.mode,
+            words: p.sync.words,
+            thermometer: (p.sync.thermometer ?? []).map((f) => ({
+              name: m.signals[f.signal]?.name ?? `signal${f.signal}`,
+              id: f.signal,
+              gpu: f.rank,
+            })),
+          },
+        }
+      : {}),
+    ...(p.syncWords.some((w) => w.kind === "breadcrumb")
+      ? { breadcrumbs: manifestBreadcrumbs(m, p, layout) }
+      : {}),
     queues: emitted.map((q) => ({
       name: q.name,
       gpu: q.gpu,
@@ -347,6 +391,23 @@ export function buildPackedManifest(
       queues: emitted.map((q) => ({ queue: q.name, entries: q.sourceMap })),
     },
   };
+}
+
+/** Each queue's breadcrumb word and the statement of every step (forensics/breadcrumbs.ts). */
+function manifestBreadcrumbs(m: IrModule, p: QueueProgram, layout: Layout): ManifestBreadcrumbs[] {
+  return p.queues.map((q) => {
+    const c = q.cmds;
+    let word = -1;
+    const steps: number[] = [];
+    for (let i = 0; i < c.length; i++) {
+      const w = c.kind(i) === CMD.signal ? c.syncWord(i) : -1;
+      if (w < 0 || p.syncWords[w]!.kind !== "breadcrumb") continue;
+      word = w;
+      const ops = p.lists.of(c.opsHandle(i));
+      steps.push(ops.length > 0 ? m.ops.stmt[ops[0]!]! : -1);
+    }
+    return { queue: queueName(q), word, address: layout.syncAddr[word] ?? 0, steps };
+  });
 }
 
 /**

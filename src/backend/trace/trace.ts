@@ -11,6 +11,7 @@ import type { IrModule } from "../../ir/ir.js";
 import {
   CMD,
   queueName,
+  syncWordInHost,
   SPACE,
   type CmdTable,
   type QueueProgram,
@@ -143,7 +144,9 @@ export function emitTrace(
       case SPACE.signal:
         return { gpu: c.signalRank(i), addr: layout.signalAddr[id * R + c.signalRank(i)]! };
       case SPACE.sync:
-        return { gpu: p.syncWords[id]!.gpu, addr: layout.syncAddr[id]! };
+        return syncWordInHost(p, id)
+          ? host(layout.syncAddr[id]!)
+          : { gpu: p.syncWords[id]!.gpu, addr: layout.syncAddr[id]! };
       case SPACE.trigger:
         if (layout.triggerAddr === null)
           throw new InternalError("trigger poll without a trigger word");

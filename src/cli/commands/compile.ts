@@ -52,6 +52,8 @@ export interface BuildCommandOptions
   readonly raw?: boolean | undefined;
   readonly maxCopyBytes?: string | undefined;
   readonly conservativeCount?: boolean | undefined;
+  /** --breadcrumbs: each queue FENCEs its step number after every command group. */
+  readonly breadcrumbs?: boolean | undefined;
   readonly maxStreamBytes?: string | undefined;
   readonly maxPackets?: string | undefined;
   readonly maxOps?: string | undefined;
@@ -132,6 +134,8 @@ export function compileFileToOutputs(
     targetOverride: common.target,
     maxOps: maxOps.value,
     completion: optimiser.protocol,
+    sync: optimiser.sync,
+    breadcrumbs: opts.breadcrumbs === true,
     maxCopyBytes: maxCopy.value,
     conservativeCount: opts.conservativeCount === true,
     // optimiser hook: at -O0 with default options the passes would return the lowering
@@ -210,6 +214,10 @@ export function addBuildOptions(cmd: Command): Command {
       "split copies into packets of at most N bytes (default: the target's limit)",
     )
     .option("--conservative-count", "split copies at 0x3FFFE0 bytes (the 22-bit count reading)")
+    .option(
+      "--breadcrumbs",
+      "hang forensics: each queue writes its step number into a host word after every command group (read back with dmac postmortem)",
+    )
     .option("--max-stream-bytes <n>", "largest packet stream of one queue (default 268435456)")
     .option(
       "--max-packets <n>",

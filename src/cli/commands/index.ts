@@ -30,6 +30,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: "target", load: async () => (await import("./target.js")).registerTarget },
   { name: "lsp", load: async () => (await import("./lsp.js")).registerLsp },
   { name: "fmt", load: async () => (await import("./fmt.js")).registerFmt },
+  { name: "postmortem", load: async () => (await import("./postmortem.js")).registerPostmortem },
 ];
 
 /** The options `dmac` itself takes before a command name; none of them takes a value. */

@@ -43,7 +43,7 @@ import { simulate, type SimInput, type SimResult } from "../../sim/run.js";
 import { validateManifest, validateTrace } from "../../sim/validate-input.js";
 import { summaryJson, summaryLine, summaryText } from "../../sim/summary.js";
 import { makeSourceFile } from "../../source/source-file.js";
-import { builtinTarget, type Target } from "../../target/target.js";
+import { builtinTarget, type SyncMode, type Target } from "../../target/target.js";
 import { DEFAULT_MAX_SOURCE_BYTES } from "../../frontend/parse.js";
 import { InputFileError, readInputFile, regularFileSize } from "../../util/read-input.js";
 import { countEntries } from "../../backend/sdma/decode.js";
@@ -76,6 +76,10 @@ export interface SimCommandOptions
   readonly trace?: string | undefined;
   readonly html?: string | undefined;
   readonly open?: boolean | undefined;
+  /** --hold-signals: the external signals' producer never raises them. */
+  readonly holdSignals?: boolean | undefined;
+  /** --snapshot FILE: on a deadlock or the watchdog, the words a host could read (postmortem). */
+  readonly snapshot?: string | undefined;
   readonly signalPeriod?: string | undefined;
   readonly maxEvents?: string | undefined;
   readonly maxSimTime?: string | undefined;
@@ -105,6 +109,8 @@ export interface SimCompileOptions {
   readonly target?: Target | undefined;
   readonly maxCopyBytes?: number | undefined;
   readonly completion?: CompletionProtocol | undefined;
+  /** --sync (absent: the target's default). */
+  readonly sync?: SyncMode | undefined;
   /** The passes (absent: the program exactly as lowered, i.e. the -O0 baseline). */
   readonly passes?: PassOptions | undefined;
   /** The most packets to run (DMAC4010; default DEFAULT_SIM_MAX_PACKETS). */
@@ -160,6 +166,7 @@ export function compileForSim(
     targetOverride: opts.target,
     maxCopyBytes: opts.maxCopyBytes,
     completion: opts.completion,
+    sync: opts.sync,
     passes: opts.passes,
     maxPackets,
   });
@@ -641,12 +648,15 @@ export function runSim(
     pre.push(
       badOption("--open", "give --trace FILE (the page is written next to it) or --html FILE"),
     );
+  if (opts.snapshot !== undefined && paths.length > 1)
+    pre.push(badOption("--snapshot", "give a single input to write a hang snapshot"));
   if (pre.length > 0) return reportDiagnostics(ctx, pre, opts);
   const runOne = (path: string): InputRun => {
     const load = loadSimInput(path, common.defines, {
       schedule: opts.schedule,
       target: common.target,
       completion: optimiser.protocol,
+      sync: optimiser.sync,
       passes: optimiser.passes,
       optimiserGiven: optimiserGiven(opts),
       verify: opts.verify,
@@ -661,6 +671,7 @@ export function runSim(
       target: load.loaded.target,
       inputFile: load.loaded.file,
       signalPeriodUs: period.value,
+      holdSignals: opts.holdSignals === true,
       maxEvents: maxEvents.value,
       maxSimTimeUs: maxSim.value,
       record: wantsTrace(opts),
@@ -749,6 +760,20 @@ function reportOne(run: InputRun, opts: SimCommandOptions, ctx: CliContext): num
   if (wantsTrace(opts) && result.program) {
     const problem = writeTrace(run, result, opts, ctx);
     if (problem) diagnostics.push(problem);
+  }
+  if (opts.snapshot !== undefined && result.snapshot) {
+    try {
+      writeOutputFile(opts.snapshot, JSON.stringify(result.snapshot, null, 2) + "\n", {
+        inputs: [
+          run.path,
+          ...(run.reads ?? []),
+          ...(opts.target !== undefined ? [opts.target] : []),
+        ],
+      });
+    } catch (e) {
+      if (!(e instanceof OutputError)) throw e;
+      diagnostics.push(diag("DMAC5002", undefined, [e.path, e.reason]));
+    }
   }
   if (opts.json) {
     const json = {
@@ -852,6 +877,14 @@ export function registerSim(program: Command, ctx: CliContext): void {
     .option(
       "--open",
       "write that page next to the --trace file (t.json -> t.html) and open it in the browser (on a terminal)",
+    )
+    .option(
+      "--hold-signals",
+      "outside code never raises the external signals (a producer that hangs; with --snapshot for dmac postmortem)",
+    )
+    .option(
+      "--snapshot <file>",
+      "when the run deadlocks or hits its watchdog, write what a host could read then (read pointers, word values) for dmac postmortem",
     )
     .option(
       "--signal-period <us>",

@@ -435,6 +435,7 @@ export function runSweep(
           schedule: optimiser.schedule,
           target: common.target,
           completion: optimiser.protocol,
+          sync: optimiser.sync,
           passes: optimiser.passes,
         },
       );

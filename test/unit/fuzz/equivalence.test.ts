@@ -41,7 +41,7 @@ describe("equivalence oracle", () => {
   it("accepts a timing change (a longer poll interval) and a NOP", () => {
     expect(
       edit((qs) => {
-        const pk = qs.get(Q)![index(qs, (w) => w[0] === 0xd0000008)]!;
+        const pk = qs.get(Q)![index(qs, (w) => w[0] === 0xd0000008 || w[0] === 0xb0000008)]!;
         pk.words[5] = 0x0fff0040;
         qs.get(Q)!.unshift({ words: [0], kind: "nop", ops: undefined, stmt: 0 });
       }),

@@ -46,7 +46,8 @@ export function build(
   defines: Record<string, string> = {},
 ): Built {
   const file = makeSourceFile(name, text);
-  const q = compileToQueues(file, { defines });
+  // The passes take the lowering in its own (aggressive) forms, as compileToQueues hands it them.
+  const q = compileToQueues(file, { defines, sync: "aggressive" });
   if (!q.compiled) throw new Error(q.diagnostics.map((d) => `${d.code} ${d.message}`).join("\n"));
   const { module, target } = q.compiled;
   const r = optimise(q.compiled.program, module, {

@@ -37,7 +37,7 @@ import { exampleText, O } from "./helpers.js";
 
 function compiled(name: string, text: string) {
   const file = makeSourceFile(name, text);
-  const q = compileToQueues(file);
+  const q = compileToQueues(file, { sync: "aggressive" }); // the passes' input forms
   if (!q.compiled) throw new Error(q.diagnostics.map((d) => d.message).join("\n"));
   return { file, ...q.compiled };
 }

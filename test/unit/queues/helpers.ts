@@ -98,8 +98,9 @@ export function sourceFile(text: string, name = "test.dmac"): SourceFile {
 }
 
 /** Compiles to a queue program or fails the test with the diagnostics. */
+/** The lowering (--sync aggressive unless opts say otherwise: the forms lowering writes). */
 export function queuesOf(file: SourceFile, opts: CompileOptions = {}) {
-  const r = compileToQueues(file, opts);
+  const r = compileToQueues(file, { sync: "aggressive", ...opts });
   if (!r.compiled) throw new Error(r.diagnostics.map((d) => `${d.code} ${d.message}`).join("\n"));
   return r.compiled;
 }

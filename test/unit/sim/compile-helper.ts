@@ -29,9 +29,10 @@ export function compileText(
   name: string,
   text: string,
   defines: Record<string, string> = {},
+  sync?: "conservative" | "aggressive",
 ): Compiled {
   const file = makeSourceFile(name, text);
-  const q = compileToQueues(file, { defines });
+  const q = compileToQueues(file, { defines, sync });
   if (!q.compiled) throw new Error(q.diagnostics.map((d) => `${d.code} ${d.message}`).join("\n"));
   const out = buildOutputs(file, q.compiled, { emit: ["sdma", "trace"] });
   if (!out.files) throw new Error(out.diagnostics.map((d) => `${d.code} ${d.message}`).join("\n"));

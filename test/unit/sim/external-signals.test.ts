@@ -22,7 +22,8 @@ schedule ext(c: bytes = 1KiB) {
 }
 
 function run(src: string, signalPeriodUs?: number) {
-  const c = compileText("ext.dmac", src);
+  // Every compare of a `when`: the aggressive forms (conservative refuses most: DMAC4020).
+  const c = compileText("ext.dmac", src, {}, "aggressive");
   return simulate(
     { manifest: c.manifest, streams: c.streams, module: c.module },
     { target: c.target, signalPeriodUs, maxSimTimeUs: 1e6 },

@@ -1,0 +1,24 @@
+// The executor's side of hang forensics: when a run ends in a deadlock or at its watchdog, a
+// snapshot (forensics/snapshot.ts) of what a host could read on hardware: each queue's read
+// pointer (the byte offset of the packet it is stuck at; null once drained or for a trace) and
+// the value of every signal, sync and trigger word (breadcrumbs are sync words, so postmortem
+// reads them from `words`). Built once at the end of the run, off the hot path.
+
+import type { Snapshot, SnapshotQueue, SnapshotWord } from "../forensics/snapshot.js";
+import { QState, type ExecState } from "./exec-state.js";
+
+const WORD_KINDS = new Set(["signal", "sync", "trigger"]);
+
+export function snapshotOf(x: ExecState, reason: Snapshot["reason"]): Snapshot {
+  const queues: SnapshotQueue[] = x.p.queues.map((q, qi) => {
+    const r = x.runs[qi]!;
+    const live = r.state !== QState.Done && r.pc < q.count && q.position === "byte";
+    return { queue: q.name, breadcrumb: null, rptr: live ? x.C.at[q.first + r.pc]! : null };
+  });
+  const words: SnapshotWord[] = [];
+  x.mem.regions.forEach((region, i) => {
+    if (!WORD_KINDS.has(region.kind)) return;
+    words.push({ address: region.addr, value: (x.mem.words.value[i]! % 4294967296) >>> 0 });
+  });
+  return { version: 1, kind: "dmac-snapshot", reason, timeUs: x.now, queues, words };
+}
