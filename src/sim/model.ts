@@ -40,6 +40,14 @@ export interface LinkModel {
   readonly source: string;
 }
 
+/** Each GPU's host link (the target's "pcie" section): copies to and from `on host` buffers. */
+export interface PcieModel {
+  readonly ratedGBps: number;
+  /** Per-direction usable bandwidth of one GPU's host link: the executor's capacity. */
+  readonly usableGBps: number;
+  readonly source: string;
+}
+
 export interface MachineModel {
   readonly name: string;
   readonly gpus: number;
@@ -47,6 +55,8 @@ export interface MachineModel {
   readonly timing: { readonly [K in TimingName]: number };
   readonly sources: { readonly [K in TimingName]: string };
   readonly links: LinkModel;
+  /** Absent in a target without host links; then a host copy is DMAC6011 at load. */
+  readonly pcie?: PcieModel | undefined;
 }
 
 export type ModelResult =
@@ -89,6 +99,14 @@ export function readMachineModel(target: Target): ModelResult {
     if (typeof v !== "number" || !(v > 0)) return fail(`'links.${key}' must be a positive number`);
   }
   if (typeof links["source"] !== "string") return fail("'links.source' must be a string");
+  const pcie = target["pcie"] as Record<string, unknown> | undefined;
+  if (pcie !== undefined) {
+    for (const key of ["ratedGBps", "usableGBps"]) {
+      const v = pcie?.[key];
+      if (typeof v !== "number" || !(v > 0)) return fail(`'pcie.${key}' must be a positive number`);
+    }
+    if (typeof pcie?.["source"] !== "string") return fail("'pcie.source' must be a string");
+  }
   return {
     ok: true,
     model: {
@@ -98,6 +116,7 @@ export function readMachineModel(target: Target): ModelResult {
       timing: values as MachineModel["timing"],
       sources: sources as MachineModel["sources"],
       links: links as unknown as LinkModel,
+      ...(pcie ? { pcie: pcie as unknown as PcieModel } : {}),
     },
   };
 }
