@@ -13,7 +13,8 @@ import {
   MAX_NESTING_CEILING,
 } from "../frontend/parse.js";
 import { makeSourceFile, type SourceFile } from "../source/source-file.js";
-import { loadTargetFile, TargetError, type Target } from "../target/target.js";
+import { builtinTarget, loadTargetFile, TargetError, type Target } from "../target/target.js";
+import { existsSync } from "node:fs";
 import { formatLimit, InputFileError, readInputText } from "../util/read-input.js";
 import type { CliContext } from "./main.js";
 import { EXIT_OK, EXIT_USER_ERROR, useColor, type ColorMode, type DiagnosticFormat } from "./io.js";
@@ -250,6 +251,9 @@ export function readTargetOption(path: string | undefined): {
   diagnostics: Diagnostic[];
 } {
   if (path === undefined) return { target: undefined, diagnostics: [] };
+  // A built-in name (`--target h100`) where no file of that name exists.
+  const builtin = existsSync(path) ? undefined : builtinTarget(path);
+  if (builtin) return { target: builtin, diagnostics: [] };
   try {
     return { target: loadTargetFile(path), diagnostics: [] };
   } catch (e) {

@@ -6,6 +6,7 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { readInputText } from "../util/read-input.js";
+import { CudaTargetError, parseCudaTarget } from "./cuda-target.js";
 
 export interface Target {
   readonly version: 1;
@@ -36,7 +37,7 @@ export interface Target {
   readonly [extra: string]: unknown;
 }
 
-export const BUILTIN_TARGETS = ["mi300x"] as const;
+export const BUILTIN_TARGETS = ["mi300x", "h100", "h200"] as const;
 
 /** The file of a built-in target. */
 export function builtinPath(name: string): string {
@@ -54,6 +55,15 @@ export function parseTarget(json: unknown, where: string): Target {
   };
   if (typeof json !== "object" || json === null) fail("not a JSON object");
   const t = json as Record<string, unknown>;
+  // NVIDIA copy-engine targets have a schema of their own (cuda-target.ts).
+  if (t["backend"] === "cuda") {
+    try {
+      return parseCudaTarget(t, where);
+    } catch (e) {
+      if (e instanceof CudaTargetError) throw new TargetError(e.message);
+      throw e;
+    }
+  }
   if (t["version"] !== 1) fail("'version' must be 1");
   if (typeof t["name"] !== "string") fail("'name' must be a string");
   const gpus = t["gpus"];
