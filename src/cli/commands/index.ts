@@ -29,6 +29,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: "calibrate", load: async () => (await import("./calibrate.js")).registerCalibrate },
   { name: "lsp", load: async () => (await import("./lsp.js")).registerLsp },
   { name: "fmt", load: async () => (await import("./fmt.js")).registerFmt },
+  { name: "measure", load: async () => (await import("./measure.js")).registerMeasure },
 ];
 
 /** The options `dmac` itself takes before a command name; none of them takes a value. */
