@@ -31,6 +31,8 @@ export const SCHEMA_NAMES = [
   "target",
   "chrome-trace",
   "sweep",
+  "cuda-program",
+  "cuda-results",
 ] as const;
 export type SchemaName = (typeof SCHEMA_NAMES)[number];
 
