@@ -23,7 +23,11 @@ export interface CudaTarget {
   /** Copy streams per GPU the back end may use (stream ids 0 .. streams-1). */
   readonly streams: number;
   /** Host<->GPU link, GB/s per direction, and both directions together. */
-  readonly hostLink: { readonly h2dGBps: number; readonly d2hGBps: number; readonly bothGBps: number };
+  readonly hostLink: {
+    readonly h2dGBps: number;
+    readonly d2hGBps: number;
+    readonly bothGBps: number;
+  };
   /** NVLink bandwidth per direction between two GPUs (aggregate of the GPU's links). */
   readonly peerGBps: number;
   readonly timing: { readonly [K in CudaTimingName]: number };
