@@ -215,7 +215,7 @@ describe("navigation", () => {
     const targets = await request<CompletionItem[]>("textDocument/completion", doc, {
       position: { line: 0, character: 9 },
     });
-    expect(targets.map((c) => c.label)).toEqual(["mi300x"]);
+    expect(targets.map((c) => c.label)).toEqual(["mi300x", "h100", "h200"]);
   });
 });
 
