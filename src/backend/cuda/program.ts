@@ -101,18 +101,14 @@ export interface BuildOptions {
 /** Word ids: trigger, then user signal instances, sync words, completion slots. */
 class Words {
   readonly list: CudaWord[] = [];
+  readonly trigger: number;
   private readonly signals = new Map<number, number>();
   constructor(
     private readonly m: IrModule,
-    p: QueueProgram,
+    private readonly p: QueueProgram,
   ) {
     this.trigger = p.trigger ? this.add("trigger", "trigger") : -1;
-    this.syncBase = -1;
-    this.p = p;
   }
-  readonly trigger: number;
-  private syncBase: number;
-  private readonly p: QueueProgram;
   private add(kind: CudaWord["kind"], name: string): number {
     const id = this.list.length;
     this.list.push({ id, kind, name });
@@ -127,13 +123,13 @@ class Words {
     }
     return id;
   }
-  /** Allocates the sync and completion words after every signal has been seen. */
+  /** Allocates the sync and completion words, after every signal has been seen; their bases. */
   seal(): { sync: number; completion: number } {
-    this.syncBase = this.list.length;
+    const sync = this.list.length;
     this.p.syncWords.forEach((_, i) => this.add("sync", `sync${i}`));
     const completion = this.list.length;
     for (let s = 0; s < this.p.completionSlots; s++) this.add("completion", `completion${s}`);
-    return { sync: this.syncBase, completion };
+    return { sync, completion };
   }
 }
 

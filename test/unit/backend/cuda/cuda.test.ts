@@ -53,7 +53,7 @@ describe("CUDA command programs", () => {
       cmp: "geq",
       value: p.trigger!.value,
     });
-    expect(batch!.op === "batch" && batch.copies.length).toBe(7);
+    expect(batch?.op === "batch" && batch.copies.length).toBe(7);
   });
 
   it("expects piece k in slot 6 - k, from the host buffer", () => {
