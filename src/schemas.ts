@@ -32,6 +32,8 @@ export const SCHEMA_NAMES = [
   "chrome-trace",
   "sweep",
   "snapshot",
+  "cuda-program",
+  "cuda-results",
 ] as const;
 export type SchemaName = (typeof SCHEMA_NAMES)[number];
 

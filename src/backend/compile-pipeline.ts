@@ -41,6 +41,9 @@ import {
 import { emitTrace } from "./trace/trace.js";
 import { SIMULATED_COST_MODEL } from "./cost-model.js";
 import type { CostModel } from "../passes/cost-model.js";
+import { cudaCostModel } from "./cuda/outputs.js";
+import { cudaOf } from "../target/cuda-target.js";
+import { passByName, passEnabled } from "../passes/index.js";
 import { StreamedData } from "./streamed-data.js";
 import { pushAll } from "../util/arrays.js";
 import { COMPILE_BYTES_PER_OP } from "../util/heap-budget.js";
@@ -167,7 +170,9 @@ export function compileToQueues(file: SourceFile, opts: CompileOptions = {}): Qu
       options: opts.passes,
       lower: lowerOptions,
       file,
-      costModel: finalFormsCostModel(target, opts.sync),
+      costModel: cudaOf(target)
+        ? cudaCostModel(() => cudaBatches(opts.passes))
+        : finalFormsCostModel(target, opts.sync),
     });
     const optimised: OptimiseReport = {
       stats: r.stats,
@@ -378,4 +383,10 @@ export function buildOutputs(
     });
   }
   return { diagnostics: sortDiagnostics(diagnostics), files };
+}
+
+/** CUDA back end: the batch-copies pass makes runs of copies on a stream one batched copy. */
+export function cudaBatches(passes: PassOptions | undefined): boolean {
+  const p = passByName("batch-copies");
+  return passes !== undefined && p !== undefined && passEnabled(p, passes);
 }

@@ -262,7 +262,9 @@ function checkStmt(ctx: Ctx, s: Stmt): void {
         );
       }
       if (s.kind === "buffer") expectType(ctx, s.size, "bytes", "buffer size");
-      if (s.rank) expectType(ctx, s.rank, "int", "rank");
+      // `on host` is a place, not a value (buffers only: a signal on host is DMAC2040).
+      if (s.rank && !(s.kind === "buffer" && s.rank.kind === "host"))
+        expectType(ctx, s.rank, "int", "rank");
       declare(
         file,
         ctx.scope,
@@ -456,7 +458,7 @@ function resolveStorage(
 
 function checkRegion(ctx: Ctx, r: Region): void {
   resolveStorage(ctx, r.buffer, "buffer");
-  expectType(ctx, r.rank, "int", "rank");
+  if (r.rank.kind !== "host") expectType(ctx, r.rank, "int", "rank");
   const sl = r.slice;
   if (!sl) return;
   switch (sl.kind) {

@@ -63,6 +63,9 @@ export function typeExpr(ctx: ExprContext, e: Expr, expected?: TypeName): Typed 
       return typed(ctx, e, "bool", e.value);
     case "ranks":
       return typed(ctx, e, "int", ctx.ranks);
+    case "host":
+      ctx.diagnostics.push(diag("DMAC2040", at(ctx, e), []));
+      return ERROR;
     case "name":
       return typeName(ctx, e);
     case "unary":

@@ -344,6 +344,18 @@ Example: \`copy a@0 -> a@1, a@2, a@3\`. Fix: \`copy a@0 -> a@1, a@2\` and \`copy
   },
 
   // ---- 3xxx: instantiation, IR and verification -------------------------------------------
+  DMAC2040: {
+    severity: "error",
+    phase: "check",
+    title: "'host' used as a value",
+    message: () => "'host' names the host memory, not a value",
+    doc: `\`host\` is the pinned host memory that schedules copy to and from. It may stand only where a
+place is expected: a buffer's \`on host\` and a region's \`@host\` (\`staging@host[0 +: 4KiB]\`).
+Anywhere else (arithmetic, a loop bound, \`by host\`, \`signal s on host\`) it has no value.
+
+Example: \`let r = host + 1\`. Fix: use a rank (an \`int\`) there; to copy from host memory write
+\`copy staging@host[...] -> buf@r[...]\`.`,
+  },
   DMAC3001: {
     severity: "error",
     phase: "instantiate",
@@ -565,6 +577,19 @@ pieces before copying it around.`,
   },
 
   // ---- 4xxx: back end and target limits -----------------------------------------------------
+  DMAC3040: {
+    severity: "error",
+    phase: "instantiate",
+    title: "host buffer and GPU rank mixed up",
+    message: (what: string) => what,
+    doc: `A buffer declared \`on host\` lives in pinned host memory and is named \`NAME@host\`; a
+buffer without \`on host\` lives on GPUs and is named \`NAME@RANK\`. A region that names one as
+the other is this error, and so is an operation the host cannot take part in: a copy from host
+memory to host memory (no DMA engine is involved: use memcpy), a fill, swap or broadcast that
+writes host memory, or \`by R\` naming a GPU that is neither end of a host<->GPU copy.
+
+Example: \`buffer staging: 1MiB on host\` then \`copy staging@0 -> ...\`. Fix: write \`staging@host\`.`,
+  },
   DMAC4001: {
     severity: "error",
     phase: "backend",
@@ -825,6 +850,21 @@ of another compile. Fix: compile again, or give the right manifest with \`--mani
   },
 
   // ---- 5xxx: command line and files ---------------------------------------------------------
+  DMAC4040: {
+    severity: "error",
+    phase: "backend",
+    title: "not possible on this target's copy engines",
+    message: (what: string, why: string) => `${what}: ${why}`,
+    doc: `NVIDIA copy engines (targets \`h100\`, \`h200\`, back end \`cuda\`) move bytes between host
+memory and a GPU and between GPUs; they have no broadcast, swap or fill command, and a copy
+between two buffers of the same GPU runs on the GPU's SMs, not on a copy engine
+(reference/h100-copy-engine.md). dmac does not silently run such an operation some other way:
+it is this error, pointing at the operation.
+
+Fix: write a broadcast as two copies, a swap through a staging buffer, a fill as a copy from a
+host buffer holding the pattern; keep same-GPU copies out of the schedule (a kernel or
+\`cudaMemcpyAsync\` outside dmac does them), or compile for \`mi300x\`.`,
+  },
   DMAC5001: {
     severity: "error",
     phase: "cli",

@@ -230,6 +230,8 @@ export type Expr =
   | { readonly kind: "name"; readonly name: string; readonly span: Span }
   /** The target's GPU count. */
   | { readonly kind: "ranks"; readonly span: Span }
+  /** `host`: the pinned host memory, valid only as a place (`buffer b: N on host`, `b@host`). */
+  | { readonly kind: "host"; readonly span: Span }
   | {
       readonly kind: "unary";
       readonly op: "-" | "!";

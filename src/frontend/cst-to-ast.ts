@@ -641,6 +641,8 @@ function primary(ctx: Ctx, n: CstNode): Expr {
       return { kind: "bool", value: false, span };
     case "Kw_ranks":
       return { kind: "ranks", span };
+    case "Kw_host":
+      return { kind: "host", span };
     case "Identifier":
       return { kind: "name", name: t.image, span };
     case "LParen": {

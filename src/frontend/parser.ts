@@ -435,6 +435,7 @@ class DmacParser extends CstParser {
         { ALT: () => this.CONSUME(K.true) },
         { ALT: () => this.CONSUME(K.false) },
         { ALT: () => this.CONSUME(K.ranks) },
+        { ALT: () => this.CONSUME(K.host) },
         { ALT: () => this.SUBRULE(this.call) },
         { ALT: () => this.CONSUME(T.Identifier) },
         {

@@ -174,6 +174,7 @@ const KEYWORD_TEXTS = [
   "bool",
   "min",
   "max",
+  "host",
 ] as const;
 
 export type KeywordText = (typeof KEYWORD_TEXTS)[number];

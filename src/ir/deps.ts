@@ -21,7 +21,7 @@
 // notify skips writers that a later pending writer directly depends on.
 
 import { assertNever } from "../util/assert-never.js";
-import { opKind, type IrEdges, type IrModule } from "./ir.js";
+import { HOST, opKind, type IrEdges, type IrModule } from "./ir.js";
 import {
   assign,
   createIntIntervalMap,
@@ -287,8 +287,9 @@ function edgesWithin(
   const pending: IntList[] = [];
   const lastNotifyOnRank = new Int32Array(m.ranks).fill(-1);
   if (hasNotify) for (let r = 0; r < m.ranks; r++) pending.push(intList());
-  const pendWrite = (rank: number): void => {
-    if (!hasNotify) return;
+  // Writes to host memory (ir.ts HOST) are on no rank: no notify waits for them.
+  const pendWrite = (rank: number, buf: number): void => {
+    if (!hasNotify || m.buffers[buf]!.rank === HOST) return;
     const list = pending[rank]!;
     if (list.length === 0 || list.data[list.length - 1] !== d.cur) pushInt(list, d.cur);
   };
@@ -312,26 +313,26 @@ function edgesWithin(
       case "copy":
         read(d, t.srcRank[i]!, t.srcBuf[i]!, t.srcOff[i]!, len);
         write(d, t.dstRank[i]!, t.dstBuf[i]!, t.dstOff[i]!, len);
-        pendWrite(t.dstRank[i]!);
+        pendWrite(t.dstRank[i]!, t.dstBuf[i]!);
         break;
       case "bcast":
         read(d, t.srcRank[i]!, t.srcBuf[i]!, t.srcOff[i]!, len);
         write(d, t.dstRank[i]!, t.dstBuf[i]!, t.dstOff[i]!, len);
         write(d, t.dst2Rank[i]!, t.dst2Buf[i]!, t.dst2Off[i]!, len);
-        pendWrite(t.dstRank[i]!);
-        if (t.dst2Rank[i] !== t.dstRank[i]) pendWrite(t.dst2Rank[i]!);
+        pendWrite(t.dstRank[i]!, t.dstBuf[i]!);
+        if (t.dst2Rank[i] !== t.dstRank[i]) pendWrite(t.dst2Rank[i]!, t.dst2Buf[i]!);
         break;
       case "swap":
         read(d, t.srcRank[i]!, t.srcBuf[i]!, t.srcOff[i]!, len);
         read(d, t.dstRank[i]!, t.dstBuf[i]!, t.dstOff[i]!, len);
         write(d, t.srcRank[i]!, t.srcBuf[i]!, t.srcOff[i]!, len);
         write(d, t.dstRank[i]!, t.dstBuf[i]!, t.dstOff[i]!, len);
-        pendWrite(t.srcRank[i]!);
-        if (t.dstRank[i] !== t.srcRank[i]) pendWrite(t.dstRank[i]!);
+        pendWrite(t.srcRank[i]!, t.srcBuf[i]!);
+        if (t.dstRank[i] !== t.srcRank[i]) pendWrite(t.dstRank[i]!, t.dstBuf[i]!);
         break;
       case "fill":
         write(d, t.dstRank[i]!, t.dstBuf[i]!, t.dstOff[i]!, len);
-        pendWrite(t.dstRank[i]!);
+        pendWrite(t.dstRank[i]!, t.dstBuf[i]!);
         break;
       case "wait": {
         const k = sigKey(i);

@@ -103,6 +103,8 @@ export function compileExpr(e: Expr, ctx: CompileContext): CompiledExpr {
       const v = ctx.ranks;
       return () => v;
     }
+    case "host":
+      throw new InternalError("'host' as a value survived checking (DMAC2040)");
     case "name": {
       const slot = ctx.slotOf(e.name, e.span);
       return (env) => env[slot]!;

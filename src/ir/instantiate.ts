@@ -39,6 +39,8 @@ import { InternalError } from "../util/internal-error.js";
 import { compileExpr, EvalStop, stop, type CompiledExpr, type Env } from "./eval.js";
 import {
   allocOpTable,
+  HOST,
+  HOST_REGION_RANK,
   COMPARE_OPS,
   OP_KINDS,
   resizeOpTable,
@@ -449,9 +451,13 @@ function declare(st: State, what: "buffer" | "signal", name: string): number {
   return id;
 }
 
-/** The `on RANK` of a declaration: the checked rank, or -1 (every rank) when there is none. */
+/**
+ * The `on RANK` of a declaration: the checked rank, -1 (every rank) when there is none, or HOST
+ * for `on host` (the checker allows that for buffers only).
+ */
 function compileHomeRank(st: State, e: Expr | undefined): (env: Env) => number {
   if (!e) return () => -1;
+  if (e.kind === "host") return () => HOST;
   const rank = expr(st, e);
   return (env) => checkRank(st, rank(env), e.span);
 }
@@ -516,6 +522,7 @@ function mentions(e: Expr, names: ReadonlySet<string>): boolean {
     case "size":
     case "bool":
     case "ranks":
+    case "host":
       return false;
     case "name":
       return names.has(e.name);
@@ -656,7 +663,12 @@ function newRegionOut(): RegionOut {
 }
 
 function fmtRegion(st: State, r: RegionOut): string {
-  return `${st.bufferNames[r.buf]}@${r.rank}[${r.off} +: ${r.len}]`;
+  return `${st.bufferNames[r.buf]}@${placeText(r.rank)}[${r.off} +: ${r.len}]`;
+}
+
+/** A region's rank as written: a number, or `host`. */
+function placeText(rank: number): string {
+  return rank === HOST ? "host" : String(rank);
 }
 
 function bytes(n: number): string {
@@ -671,12 +683,25 @@ function compileRegion(st: State, r: Region): RegionFn {
   const name = r.buffer.name;
   const id = st.bufferIds.get(name);
   if (id === undefined) throw new InternalError(`unknown buffer '${name}' survived checking`);
-  const rankF = expr(st, r.rank);
   const rankSpan = r.rank.span;
+  const onHost = r.rank.kind === "host";
+  const rankF = onHost ? () => HOST : expr(st, r.rank);
   const rankOf = (env: Env): number => {
     if (st.bufSize[id]! < 0) throw SKIP; // the declaration failed and was reported
-    const rank = checkRank(st, rankF(env), rankSpan);
     const home = st.bufRank[id]!;
+    if (onHost !== (home === HOST))
+      stop(
+        "DMAC3040",
+        rankSpan,
+        [
+          onHost
+            ? `buffer '${name}' lives on GPUs, not on the host`
+            : `buffer '${name}' is declared on host: name it '${name}@host'`,
+        ],
+        onHost ? `declare it with 'buffer ${name}: SIZE on host'` : undefined,
+      );
+    if (onHost) return HOST;
+    const rank = checkRank(st, rankF(env), rankSpan);
     if (home >= 0 && home !== rank)
       stop(
         "DMAC3023",
@@ -705,7 +730,7 @@ function compileRegion(st: State, r: Region): RegionFn {
       const b = hi(env);
       const size = st.bufSize[id]!;
       if (a < 0 || b < a || b > size) {
-        const text = `${name}@${rank}[${a} .. ${b}]`;
+        const text = `${name}@${placeText(rank)}[${a} .. ${b}]`;
         if (a < 0) stop("DMAC3013", loSpan, [`the start of ${text}`, a, 0]);
         if (b < a) stop("DMAC3013", sl.span, [`the length of ${text}`, b - a, 0]);
         stop("DMAC3001", r.span, [text, bytes(size)]);
@@ -724,7 +749,7 @@ function compileRegion(st: State, r: Region): RegionFn {
     const n = len(env);
     const size = st.bufSize[id]!;
     if (a < 0 || n < 0 || a + n > size) {
-      const text = `${name}@${rank}[${a} +: ${n}]`;
+      const text = `${name}@${placeText(rank)}[${a} +: ${n}]`;
       if (a < 0) stop("DMAC3013", loSpan, [`the start of ${text}`, a, 0]);
       if (n < 0) stop("DMAC3013", lenSpan, [`the length of ${text}`, n, 0]);
       stop("DMAC3001", r.span, [text, bytes(size)]);
@@ -858,7 +883,12 @@ function emit(st: State, site: Site, env: Env, kind: number): number {
 }
 
 function irRegion(r: RegionOut): IrRegion {
-  return { rank: r.rank, buffer: r.buf, offset: r.off, len: r.len };
+  return { rank: irRank(r.rank), buffer: r.buf, offset: r.off, len: r.len };
+}
+
+/** The IR rank of a region: host regions carry the placeholder (see ir.ts, HOST). */
+function irRank(rank: number): number {
+  return rank === HOST ? HOST_REGION_RANK : rank;
 }
 
 /**
@@ -885,27 +915,96 @@ function emitData(
   { src, dst, dst2 }: DataRegions,
 ): number {
   const from = src ?? dst;
-  const driver = pl.by ? checkRank(st, pl.by(env), pl.bySpan) : from.rank;
-  const engine = checkEngine(st, pl, env, driver, from.rank, dst.rank, (dst2 ?? from).rank);
+  const host = src?.rank === HOST || dst.rank === HOST || dst2?.rank === HOST;
+  const driver = host
+    ? hostDriver(st, me, pl, env, kind, src, dst, dst2)
+    : pl.by
+      ? checkRank(st, pl.by(env), pl.bySpan)
+      : from.rank;
+  const engine = host
+    ? hostEngine(st, pl, env, src?.rank === HOST)
+    : checkEngine(st, pl, env, driver, from.rank, dst.rank, (dst2 ?? from).rank);
   const i = emit(st, me, env, kind);
   const t = st.ops;
   t.driver[i] = driver;
   t.engine[i] = engine;
   if (src) {
-    t.srcRank[i] = src.rank;
+    t.srcRank[i] = irRank(src.rank);
     t.srcBuf[i] = src.buf;
     t.srcOff[i] = src.off;
   }
-  t.dstRank[i] = dst.rank;
+  t.dstRank[i] = irRank(dst.rank);
   t.dstBuf[i] = dst.buf;
   t.dstOff[i] = dst.off;
   if (dst2) {
-    t.dst2Rank[i] = dst2.rank;
+    t.dst2Rank[i] = irRank(dst2.rank);
     t.dst2Buf[i] = dst2.buf;
     t.dst2Off[i] = dst2.off;
   }
   t.len[i] = from.len;
   return i;
+}
+
+/**
+ * The driving GPU of an operation that touches host memory: only a copy between the host and
+ * one GPU qualifies (DMAC3040 otherwise), and the GPU end drives it; `by R` may only name it.
+ */
+function hostDriver(
+  st: State,
+  me: Site,
+  pl: PlacementFns,
+  env: Env,
+  kind: number,
+  src: RegionOut | undefined,
+  dst: RegionOut,
+  dst2: RegionOut | undefined,
+): number {
+  const why =
+    kind === OP_KINDS.fill.code
+      ? "a fill cannot write host memory (no DMA engine fills it): copy from a host buffer holding the byte, or fill it on the host"
+      : kind === OP_KINDS.swap.code
+        ? "a swap cannot involve host memory: copy through a staging buffer"
+        : dst2
+          ? "a broadcast cannot involve host memory: write two copies"
+          : src?.rank === HOST && dst.rank === HOST
+            ? "a copy from host memory to host memory involves no GPU (use memcpy on the host)"
+            : undefined;
+  if (why !== undefined) stop("DMAC3040", me.span, [why]);
+  const gpu = src!.rank === HOST ? dst.rank : src!.rank;
+  if (pl.by) {
+    const by = checkRank(st, pl.by(env), pl.bySpan);
+    if (by !== gpu)
+      stop("DMAC3040", pl.bySpan, [
+        `a copy between the host and GPU ${gpu} is driven by GPU ${gpu}, not by ${by}`,
+      ]);
+  }
+  return gpu;
+}
+
+/**
+ * The engine of a host<->GPU copy: a pinned one must be one of the target's PCIe engines
+ * (DMAC3005); otherwise uploads take the first PCIe engine and downloads the last, so the two
+ * directions overlap (MI300X: engines 0 and 1). A target without PCIe engines leaves it to the
+ * back end (-1).
+ */
+function hostEngine(st: State, pl: PlacementFns, env: Env, upload: boolean): number {
+  const pcie = st.target.engines.pcie;
+  if (pl.engine) {
+    const e = pl.engine(env);
+    const eng = st.target.engines;
+    if (!Number.isInteger(e) || e < 0 || e >= eng.count)
+      stop("DMAC3004", pl.engineSpan, [e, eng.count]);
+    if (!pcie.includes(e))
+      stop(
+        "DMAC3005",
+        pl.engineSpan,
+        [e, "is not a host<->GPU (PCIe) engine and cannot reach host memory"],
+        pcie.length ? `use one of the PCIe engines ${pcie.join(", ")}` : undefined,
+      );
+    return e;
+  }
+  if (pcie.length === 0) return -1;
+  return upload ? pcie[0]! : pcie[pcie.length - 1]!;
 }
 
 function compileCopy(st: State, s: Extract<Stmt, { kind: "copy" }>): Compiled {

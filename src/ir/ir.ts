@@ -69,11 +69,24 @@ export interface OpTable {
   guard: Int32Array;
 }
 
+/**
+ * IrBuffer.rank of a buffer declared `on host` (pinned host memory). Its regions carry rank
+ * HOST_REGION_RANK, a placeholder that keeps every per-(rank, buffer) table one row per GPU: a
+ * buffer id names one buffer, so no GPU buffer's region can be mistaken for it. Code that must
+ * know where the bytes live asks isHostBuffer.
+ */
+export const HOST = -2;
+export const HOST_REGION_RANK = 0;
+
+export function isHostBuffer(m: { readonly buffers: readonly IrBuffer[] }, id: number): boolean {
+  return m.buffers[id]?.rank === HOST;
+}
+
 export interface IrBuffer {
   readonly id: number;
   readonly name: string;
   readonly size: number;
-  /** The rank it lives on, or -1 for "every rank". */
+  /** The rank it lives on, -1 for "every rank", or HOST for pinned host memory. */
   readonly rank: number;
   readonly span: Span;
 }

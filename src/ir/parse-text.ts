@@ -18,6 +18,8 @@ import {
   setOpDst,
   setOpDst2,
   setOpSrc,
+  HOST,
+  HOST_REGION_RANK,
   type IrBuffer,
   type IrCollective,
   type IrEdges,
@@ -143,7 +145,10 @@ export function parseIr(text: string): ParseIrResult {
     const buffer = bufferByName.get(name);
     if (buffer === undefined) throw new LineError(`unknown buffer '${name}'`);
     c.lit("@");
-    const rank = c.int();
+    const onHost = c.opt("host");
+    if (onHost !== (buffers[buffer]!.rank === HOST))
+      throw new LineError(`buffer '${name}' is ${onHost ? "not " : ""}a host buffer`);
+    const rank = onHost ? HOST_REGION_RANK : c.int();
     c.lit("[");
     const offset = c.int();
     c.lit(" +: ");
@@ -159,6 +164,7 @@ export function parseIr(text: string): ParseIrResult {
     return { signal, rank: c.int() };
   };
   const rankOrStar = (c: Cursor): number => (c.opt("*") ? -1 : c.int());
+  const bufferPlace = (c: Cursor): number => (c.opt("host") ? HOST : rankOrStar(c));
   const stmtRef = (c: Cursor): number => {
     c.lit(" stmt ");
     const s = c.int();
@@ -341,7 +347,7 @@ export function parseIr(text: string): ParseIrResult {
           c.lit(" size ");
           const size = c.int();
           c.lit(" on ");
-          const rank = rankOrStar(c);
+          const rank = bufferPlace(c);
           c.lit(" at ");
           const span = spanOf(c);
           if (bufferByName.has(name)) throw new LineError(`buffer '${name}' declared twice`);

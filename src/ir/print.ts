@@ -30,7 +30,7 @@
 import type { SourceFile, Span } from "../source/source-file.js";
 import { lineCol } from "../source/source-file.js";
 import { assertNever } from "../util/assert-never.js";
-import { COMPARE_OPS, opKind, type IrModule, type IrRegion } from "./ir.js";
+import { COMPARE_OPS, HOST, opKind, type IrModule, type IrRegion } from "./ir.js";
 
 export const IR_TEXT_HEADER = "; dmac ir v1";
 
@@ -48,7 +48,12 @@ export function formatSpan(file: SourceFile | undefined, s: Span): string {
 
 /** `buf@3[8192 +: 4096]`. */
 export function formatRegion(m: IrModule, r: IrRegion): string {
-  return `${m.buffers[r.buffer]?.name ?? `?${r.buffer}`}@${r.rank}[${r.offset} +: ${r.len}]`;
+  return `${m.buffers[r.buffer]?.name ?? `?${r.buffer}`}@${placeOf(m, r.buffer, r.rank)}[${r.offset} +: ${r.len}]`;
+}
+
+/** The rank of a region as written: `host` for a host buffer (whose regions carry a placeholder rank). */
+function placeOf(m: IrModule, buffer: number, rank: number): string {
+  return m.buffers[buffer]?.rank === HOST ? "host" : String(rank);
 }
 
 function bindText(m: IrModule, stmt: number, bind: number): string {
@@ -80,16 +85,16 @@ function opText(m: IrModule, names: Names, i: number): string {
     case "copy":
     case "bcast":
     case "swap": {
-      const src = `${b(t.srcBuf[i]!)}@${t.srcRank[i]}[${t.srcOff[i]} +: ${len}]`;
-      const dst = `${b(t.dstBuf[i]!)}@${t.dstRank[i]}[${t.dstOff[i]} +: ${len}]`;
+      const src = `${b(t.srcBuf[i]!)}@${placeOf(m, t.srcBuf[i]!, t.srcRank[i]!)}[${t.srcOff[i]} +: ${len}]`;
+      const dst = `${b(t.dstBuf[i]!)}@${placeOf(m, t.dstBuf[i]!, t.dstRank[i]!)}[${t.dstOff[i]} +: ${len}]`;
       if (kind === "swap") s = `swap ${src} <-> ${dst}`;
       else if (kind === "copy") s = `copy ${src} -> ${dst}`;
       else
-        s = `bcast ${src} -> ${dst}, ${b(t.dst2Buf[i]!)}@${t.dst2Rank[i]}[${t.dst2Off[i]} +: ${len}]`;
+        s = `bcast ${src} -> ${dst}, ${b(t.dst2Buf[i]!)}@${placeOf(m, t.dst2Buf[i]!, t.dst2Rank[i]!)}[${t.dst2Off[i]} +: ${len}]`;
       break;
     }
     case "fill":
-      s = `fill ${b(t.dstBuf[i]!)}@${t.dstRank[i]}[${t.dstOff[i]} +: ${len}] with ${t.value[i]}`;
+      s = `fill ${b(t.dstBuf[i]!)}@${placeOf(m, t.dstBuf[i]!, t.dstRank[i]!)}[${t.dstOff[i]} +: ${len}] with ${t.value[i]}`;
       break;
     case "wait":
     case "notify": {
@@ -121,7 +126,7 @@ export function printIr(m: IrModule, opts: PrintOptions = {}): string {
   for (const p of m.params) out.push(`param ${p.name}: ${p.type} = ${String(p.value)}`);
   for (const b of m.buffers)
     out.push(
-      `buffer ${b.id} ${b.name} size ${b.size} on ${b.rank < 0 ? "*" : b.rank} at ${formatSpan(file, b.span)}`,
+      `buffer ${b.id} ${b.name} size ${b.size} on ${b.rank === HOST ? "host" : b.rank < 0 ? "*" : b.rank} at ${formatSpan(file, b.span)}`,
     );
   for (const s of m.signals)
     out.push(

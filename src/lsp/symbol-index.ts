@@ -317,6 +317,7 @@ function useExpr(w: Walk, root: Expr, scope: Scope): void {
       case "size":
       case "bool":
       case "ranks":
+      case "host":
         break;
       default:
         assertNever(e, "expression");

@@ -171,7 +171,9 @@ function startData(x: ExecState, q: number, e: number, kind: number, prevFlowSta
       if (!s || !d) return skipData(x, q);
       if (overlapping(x, q, e, 0, 1, "source and destination")) return skipData(x, q);
       run.n = 2;
-      route(x, g[0]!, g[1]!, drv, 1, loads);
+      if (x.bufferHost[run.buffer[0]!]) loads.push(loadOf(x, x.PCIE + 2 * drv, 1));
+      else if (x.bufferHost[run.buffer[1]!]) loads.push(loadOf(x, x.PCIE + 2 * drv + 1, 1));
+      else route(x, g[0]!, g[1]!, drv, 1, loads);
       if (x.timeline) run.name = `copy gpu${g[0]!}->gpu${g[1]!}`;
       break;
     }

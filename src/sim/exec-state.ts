@@ -159,8 +159,12 @@ export interface ExecState {
   /** Per region: the value the host waits for (NaN: not a completion slot), when it got there. */
   readonly completionDone: Float64Array;
   readonly completionSeen: Float64Array;
-  // Resources: per-direction links s*G+d (d != s), then HBM of each GPU (at HBM + g).
+  // Resources: per-direction links s*G+d (d != s), then HBM of each GPU (at HBM + g), then each
+  // GPU's host link, upload at PCIE + 2g, download at PCIE + 2g + 1.
   readonly HBM: number;
+  readonly PCIE: number;
+  /** Per buffer id: 1 for pinned host memory (`on host`). */
+  readonly bufferHost: Uint8Array;
   readonly capacity: Float64Array;
   readonly flows: FlowSet;
   readonly engineCap: number;
@@ -188,11 +192,17 @@ export function createExecState(
   const mem = createMemory(p, commandQueue);
   const R = mem.regions.length;
   const HBM = G * G;
-  const capacity = new Float64Array(G * G + G);
+  const PCIE = G * G + G;
+  const capacity = new Float64Array(G * G + 3 * G);
   for (let s = 0; s < G; s++)
     for (let d = 0; d < G; d++)
       capacity[s * G + d] = s === d ? 0 : bytesPerUs(model.links.usableGBps);
   for (let g = 0; g < G; g++) capacity[HBM + g] = bytesPerUs(T.localCopyGBps);
+  // A target without a "pcie" section gets no host-link capacity: run.ts refuses host buffers
+  // for it before the run starts, so 0 here is never a flow's only bound.
+  const pcieCap = model.pcie ? bytesPerUs(model.pcie.usableGBps) : 0;
+  for (let k = 0; k < 2 * G; k++) capacity[PCIE + k] = pcieCap;
+  const bufferHost = new Uint8Array(p.bufferSizes.length);
   const regionGpu = new Int32Array(R);
   const signalWord = new Uint8Array(R);
   const timestampSlot = new Uint8Array(R);
@@ -202,6 +212,7 @@ export function createExecState(
     const r = mem.regions[i]!;
     regionGpu[i] = r.gpu ?? -1;
     pollRepoll[i] = r.kind === "sync" && r.gpu === null ? model.hostWordPollUs : T.pollRepollUs;
+    if (r.host && r.buffer !== undefined) bufferHost[r.buffer] = 1;
     if (WORD_WRITE_KINDS.has(r.kind)) signalWord[i] = 1;
     if (r.kind === "timestamp") timestampSlot[i] = 1;
     if (r.kind === "completion") completionSlot[i] = 1;
@@ -279,6 +290,8 @@ export function createExecState(
     completionDone: new Float64Array(R).fill(NaN),
     completionSeen: new Float64Array(R).fill(NaN),
     HBM,
+    PCIE,
+    bufferHost,
     capacity,
     flows: createFlowSet(capacity),
     engineCap: bytesPerUs(T.engineGBps),

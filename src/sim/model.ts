@@ -40,6 +40,14 @@ export interface LinkModel {
   readonly source: string;
 }
 
+/** Each GPU's host link (the target's "pcie" section): copies to and from `on host` buffers. */
+export interface PcieModel {
+  readonly ratedGBps: number;
+  /** Per-direction usable bandwidth of one GPU's host link: the executor's capacity. */
+  readonly usableGBps: number;
+  readonly source: string;
+}
+
 export interface MachineModel {
   readonly name: string;
   readonly gpus: number;
@@ -54,6 +62,8 @@ export interface MachineModel {
   readonly fallbacks: readonly string[];
   /** Re-check latency of a POLL_REGMEM on a compiler sync word in host memory (target sync). */
   readonly hostWordPollUs: number;
+  /** Absent in a target without host links; then a host copy is DMAC6011 at load. */
+  readonly pcie?: PcieModel | undefined;
 }
 
 export type ModelResult =
@@ -102,6 +112,14 @@ export function readMachineModel(target: Target): ModelResult {
     gbps[key] = v;
   }
   if (typeof links["source"] !== "string") return fail("'links.source' must be a string");
+  const pcie = target["pcie"] as Record<string, unknown> | undefined;
+  if (pcie !== undefined) {
+    for (const key of ["ratedGBps", "usableGBps"]) {
+      const v = pcie?.[key];
+      if (typeof v !== "number" || !(v > 0)) return fail(`'pcie.${key}' must be a positive number`);
+    }
+    if (typeof pcie?.["source"] !== "string") return fail("'pcie.source' must be a string");
+  }
   return {
     ok: true,
     model: {
@@ -113,6 +131,7 @@ export function readMachineModel(target: Target): ModelResult {
       links: { ...links, ...gbps } as unknown as LinkModel,
       fallbacks,
       hostWordPollUs: target.sync?.hostPollRepollUs.value ?? values.pollRepollUs!,
+      ...(pcie ? { pcie: pcie as unknown as PcieModel } : {}),
     },
   };
 }

@@ -93,6 +93,12 @@ export interface SimRegion {
   readonly bytes: number;
   /** buffer: buffer id (dense 0..n-1 across all buffer names). */
   readonly buffer?: number | undefined;
+  /**
+   * buffer: pinned host memory (`on host`); `gpu` is then its regions' placeholder rank, which
+   * keeps the per-(gpu, buffer) access and provenance tables as they are. Copies to or from it
+   * load the driving GPU's PCIe link instead of xGMI or HBM (transfers.ts).
+   */
+  readonly host?: boolean | undefined;
   /** Initial value of a word region (completion signals start at 1). */
   readonly initial?: number | undefined;
 }

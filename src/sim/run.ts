@@ -223,6 +223,13 @@ function outsideModel(p: PackedProgram, m: MachineModel, file: string): Diagnost
       `$.queues[${i}].engine`,
       `engine ${p.queues[i]!.engine}, but target ${m.name} has ${m.engines} per GPU`,
     ]);
+  const h = p.regions.findIndex((r) => r.host);
+  if (h >= 0 && m.pcie === undefined)
+    return diag("DMAC6011", undefined, [
+      file,
+      "$.memory.buffers",
+      `buffer ${p.regions[h]!.name} is in host memory, but target ${m.name} has no "pcie" section to model the host links`,
+    ]);
   return undefined;
 }
 
@@ -248,6 +255,7 @@ function regionsOf(
       addr: b.address,
       bytes: b.size,
       buffer: b.id,
+      ...(b.host ? { host: true } : {}),
     });
     bufferSizes[b.id] = b.size;
     bufferNames[b.id] = b.name;

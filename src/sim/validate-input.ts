@@ -37,7 +37,7 @@ import type {
 import type { Packet } from "../backend/sdma/packets.js";
 import type { Trace, TraceAddr, TraceCmd } from "../backend/trace/trace.js";
 import { diag, type Diagnostic } from "../diagnostics/diagnostic.js";
-import type { IrModule } from "../ir/ir.js";
+import { HOST, HOST_REGION_RANK, type IrModule } from "../ir/ir.js";
 import { checkExecutorInput } from "../schemas.js";
 
 /** At most this many GPUs (the executor's model is a full mesh; 64 leaves room for any target). */
@@ -194,7 +194,7 @@ class Checker {
         );
       if (other === undefined) sizeOf.set(b.id, { size: b.size, path: p });
       this.buffers.set(key, { size: b.size, path: p });
-      this.area(b.address, b.size, p, g);
+      this.area(b.address, b.size, p, b.host ? null : g); // a host buffer lies in "host"
     });
   }
 
@@ -216,7 +216,7 @@ class Checker {
     let instances = 0;
     for (const b of m.buffers)
       for (let g = 0; g < m.ranks; g++) {
-        if (b.rank !== -1 && b.rank !== g) continue;
+        if (b.rank !== -1 && homeRank(b.rank) !== g) continue;
         instances++;
         const e = this.buffers.get(b.id * MAX_RANKS + g);
         if (e === undefined)
@@ -236,7 +236,7 @@ class Checker {
         const id = Math.floor(key / MAX_RANKS);
         const g = key % MAX_RANKS;
         const b = known.get(id);
-        if (b === undefined || (b.rank !== -1 && b.rank !== g))
+        if (b === undefined || (b.rank !== -1 && homeRank(b.rank) !== g))
           throw new Bad(e.path, `buffer ${id} on GPU ${g} is not in the schedule`);
       }
     }
@@ -671,4 +671,9 @@ function shortList(xs: readonly number[]): string {
   if (xs.length === 0) return "no slot";
   const head = xs.slice(0, 8).join(", ");
   return `slots [${head}${xs.length > 8 ? `, ... (${xs.length} in all)` : ""}]`;
+}
+
+/** The rank a buffer's one instance is recorded at: a host buffer's placeholder (ir.ts HOST). */
+function homeRank(rank: number): number {
+  return rank === HOST ? HOST_REGION_RANK : rank;
 }

@@ -6,9 +6,10 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { readInputText } from "../util/read-input.js";
+import { CudaTargetError, parseCudaTarget } from "./cuda-target.js";
 
 /** The back ends a target can describe: the top-level "backend" key (absent = "sdma"). */
-export type TargetBackend = "sdma";
+export type TargetBackend = "sdma" | "cuda";
 
 /**
  * POLL_REGMEM compare functions by name, in the packet's func-code order (sdma-gfx942.md 2.10:
@@ -68,7 +69,7 @@ export interface Target {
   readonly [extra: string]: unknown;
 }
 
-export const BUILTIN_TARGETS = ["mi300x", "mi308x", "mi325x", "mi355x"] as const;
+export const BUILTIN_TARGETS = ["mi300x", "mi308x", "mi325x", "mi355x", "h100", "h200"] as const;
 
 /**
  * True if a `--target` value names a built-in target rather than a file: exactly one of
@@ -116,7 +117,17 @@ export class TargetError extends Error {
  */
 const BACKEND_PARSERS: Readonly<
   Record<string, (t: Record<string, unknown>, where: string) => Target>
-> = { sdma: parseSdmaTarget };
+> = { sdma: parseSdmaTarget, cuda: parseCudaBackend };
+
+/** An NVIDIA copy-engine target: its own schema and checks (cuda-target.ts). */
+function parseCudaBackend(t: Record<string, unknown>, where: string): Target {
+  try {
+    return parseCudaTarget(t, where);
+  } catch (e) {
+    if (e instanceof CudaTargetError) throw new TargetError(e.message);
+    throw e;
+  }
+}
 
 /** Loads and validates a target description; throws TargetError with a readable reason. */
 export function parseTarget(json: unknown, where: string): Target {

@@ -9,14 +9,15 @@
 // - region "host" (host-visible pinned memory every GPU can reach) at hostBase:
 //     the prelaunch trigger word (a 64-byte slot, only when the program has a trigger), then the
 //     sync words that live in host memory (conservative sync, breadcrumbs; 64-byte slots), then the
-//     64-bit completion signals (64-byte slots, by slot number), then timestamp slots (32 bytes).
+//     64-bit completion signals (64-byte slots, by slot number), then timestamp slots (32 bytes),
+//     then the buffers declared `on host`, by buffer id, each 4 KiB aligned.
 // Completion and timestamp addresses are computed from the slot number (no per-slot storage), so
 // a million completion signals cost nothing here.
 //
 // The defaults (device windows of 256 GiB from 0x7000_0000_0000, host window of 1 TiB at
 // 0x6f00_0000_0000) keep every address below 2^47 (user-mode canonical) for up to 64 GPUs.
 
-import type { IrModule } from "../../ir/ir.js";
+import { HOST, HOST_REGION_RANK, type IrModule } from "../../ir/ir.js";
 import { syncWordInHost, type QueueProgram } from "../../queues/queue-program.js";
 import { diag, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import type { SourceFile } from "../../source/source-file.js";
@@ -206,6 +207,14 @@ export function layoutProgram(
   host = completionBase + p.completionSlots * c.completionAlign;
   const timestampBase = alignUp(host, c.timestampAlign);
   host = timestampBase + p.timestampSlots * c.timestampAlign;
+  // Buffers declared `on host` (pinned host memory every GPU can reach), after the words. Their
+  // instance is recorded at the placeholder rank of their regions (ir.ts HOST_REGION_RANK).
+  for (const b of m.buffers) {
+    if (b.rank !== HOST) continue;
+    host = alignUp(host, c.bufferAlign);
+    bufferAddr[b.id * R + HOST_REGION_RANK] = host;
+    host += b.size;
+  }
   const hostSize = alignUp(host - c.hostBase, c.bufferAlign);
   if (hostSize > c.hostWindow) {
     tooBig("host", hostSize, c.hostWindow);

@@ -6,7 +6,7 @@
 //
 // Addresses are plain JSON numbers (all below 2^53). Key order is the order written here.
 
-import type { IrModule } from "../../ir/ir.js";
+import { HOST, type IrModule } from "../../ir/ir.js";
 import type { QueueProgram } from "../../queues/queue-program.js";
 import { CMD, queueName, syncWordInHost } from "../../queues/queue-program.js";
 import type { SourceFile } from "../../source/source-file.js";
@@ -123,6 +123,8 @@ export interface ManifestMemory {
     readonly gpu: number;
     readonly address: number;
     readonly size: number;
+    /** Pinned host memory (`buffer NAME: SIZE on host`); `gpu` is then a placeholder (0). */
+    readonly host?: true;
   }[];
   /** User signal words (32-bit, initial value 0 unless the host sets them). */
   readonly signals: readonly {
@@ -206,8 +208,11 @@ export function manifestMemory(m: IrModule, p: QueueProgram, layout: Layout): Ma
   for (const b of m.buffers) {
     for (let g = 0; g < R; g++) {
       const address = layout.bufferAddr[b.id * R + g]!;
-      if (!Number.isNaN(address))
-        buffers.push({ name: b.name, id: b.id, gpu: g, address, size: b.size });
+      if (Number.isNaN(address)) continue;
+      // A host buffer's one instance sits at its regions' placeholder rank (ir.ts HOST).
+      if (b.rank === HOST)
+        buffers.push({ name: b.name, id: b.id, gpu: g, address, size: b.size, host: true });
+      else buffers.push({ name: b.name, id: b.id, gpu: g, address, size: b.size });
     }
   }
   const signals: ManifestMemory["signals"][number][] = [];

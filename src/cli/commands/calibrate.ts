@@ -54,6 +54,7 @@ import {
 } from "../options.js";
 import { formatOptions, variantCompileOptions, type VariantCompile } from "../variant-spec.js";
 import { compileForSim } from "./sim.js";
+import { runMeasure } from "./measure.js";
 
 export interface CalibrateCommandOptions extends DiagnosticOutput {
   readonly target?: string | undefined;
@@ -118,6 +119,9 @@ export function runCalibrate(
   opts: CalibrateCommandOptions,
   ctx: CliContext,
 ): number {
+  // The CUDA runner's results (bench/hardware/*.json): fitted on every other size (measure.ts).
+  if (measurementsPath.endsWith(".json"))
+    return runMeasure(measurementsPath, { ...opts, fit: opts.fit !== false }, ctx);
   const pre: Diagnostic[] = [];
   if (opts.fit === false && opts.output !== undefined)
     pre.push(
@@ -432,7 +436,7 @@ export function registerCalibrate(program: Command, ctx: CliContext): void {
     )
     .argument(
       "<measurements>",
-      "CSV: id, file, spec, and time_us or speedup + baseline per row (docs/calibrate.md)",
+      "CSV: id, file, spec, and time_us or speedup + baseline per row (docs/calibrate.md); or the CUDA runner's results JSON (bench/hardware/)",
     )
     .option(
       "--target <file>",

@@ -7,6 +7,7 @@ import { dirname, relative, resolve } from "node:path";
 import type { Command } from "commander";
 import {
   buildOutputs,
+  cudaBatches,
   compileToQueues,
   DEFAULT_MAX_PACKETS,
   EMIT_KINDS,
@@ -14,6 +15,8 @@ import {
   type OutputFile,
 } from "../../backend/compile-pipeline.js";
 import { OutputError, writeOutputDir } from "../../backend/output.js";
+import { buildCudaOutputs } from "../../backend/cuda/outputs.js";
+import { cudaOf } from "../../target/cuda-target.js";
 import { passesKeepLowering } from "../../passes/index.js";
 import { diag, hasErrors, type Diagnostic } from "../../diagnostics/diagnostic.js";
 // ---- optimiser hook (options shared with sim and sweep: ../opt-options.ts) ----
@@ -161,12 +164,18 @@ export function compileFileToOutputs(
           targetFile: targetFileOption(opts) !== undefined ? from(opts.target!) : null,
         }
       : undefined;
-  const out = buildOutputs(file, q.compiled, {
-    emit: emit.emit,
-    maxStreamBytes: maxStream.value,
-    paths,
-    rawDump: opts.raw === true,
-  });
+  // A CUDA target (h100, h200) gets its command program instead of packet streams.
+  const out = cudaOf(q.compiled.target)
+    ? buildCudaOutputs(file, q.compiled, {
+        batch: cudaBatches(optimiser.passes),
+        source: paths?.source,
+      })
+    : buildOutputs(file, q.compiled, {
+        emit: emit.emit,
+        maxStreamBytes: maxStream.value,
+        paths,
+        rawDump: opts.raw === true,
+      });
   const report = optimiserReport(q.compiled.optimised, opts); // optimiser hook
   return { diagnostics: [...diagnostics, ...out.diagnostics], files: out.files, report };
 }

@@ -31,6 +31,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: "lsp", load: async () => (await import("./lsp.js")).registerLsp },
   { name: "fmt", load: async () => (await import("./fmt.js")).registerFmt },
   { name: "postmortem", load: async () => (await import("./postmortem.js")).registerPostmortem },
+  { name: "measure", load: async () => (await import("./measure.js")).registerMeasure },
 ];
 
 /** The options `dmac` itself takes before a command name; none of them takes a value. */

@@ -50,6 +50,8 @@ export function show(e: Expr): string {
       return e.name;
     case "ranks":
       return "ranks";
+    case "host":
+      return "host";
     case "unary":
       return `(${e.op}${show(e.operand)})`;
     case "binary":

@@ -215,7 +215,14 @@ describe("navigation", () => {
     const targets = await request<CompletionItem[]>("textDocument/completion", doc, {
       position: { line: 0, character: 9 },
     });
-    expect(targets.map((c) => c.label)).toEqual(["mi300x", "mi308x", "mi325x", "mi355x"]);
+    expect(targets.map((c) => c.label)).toEqual([
+      "mi300x",
+      "mi308x",
+      "mi325x",
+      "mi355x",
+      "h100",
+      "h200",
+    ]);
   });
 });
 

@@ -2,6 +2,7 @@
 // mutation), and each agrees with the table it mirrors (packet kinds, timing constants,
 // diagnostic codes), so a new entry in a table without its schema fails here.
 
+import { CUDA_TIMING } from "../../../src/target/cuda-target.js";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { COMPILED_BY_KIND } from "../../../src/backend/sdma/bitfield.js";
@@ -153,8 +154,17 @@ describe("the schemas agree with dmac's tables", () => {
   });
 
   it("target: every timing constant of the executor's model is required", () => {
-    expect([...(schema("target")["properties"]["timing"]["required"] as string[])].sort()).toEqual(
+    // SDMA targets are the schema's `else` branch (`"backend": "cuda"` selects cudaTarget).
+    const sdma = schema("target")["else"];
+    expect([...(sdma["properties"]["timing"]["required"] as string[])].sort()).toEqual(
       Object.keys(TIMING_CONSTANTS).sort(),
+    );
+  });
+
+  it("target: a CUDA target requires every constant of the predictor", () => {
+    const cuda = schema("target")["definitions"]["cudaTarget"];
+    expect([...(cuda["properties"]["timing"]["required"] as string[])].sort()).toEqual(
+      Object.keys(CUDA_TIMING).sort(),
     );
   });
 

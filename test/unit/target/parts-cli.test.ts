@@ -165,6 +165,8 @@ describe("engines and poll functions the part lacks", () => {
       example("ring_all_gather.dmac"),
       "--target",
       only,
+      "--sync",
+      "aggressive", // the conservative forms poll only with ==
       "-o",
       join(tmp, "p"),
       "--format",

@@ -1,0 +1,220 @@
+// Measured against predicted for CUDA runner results (bench/hardware/*.json, written by
+// runtime/cuda/run-on-device.sh; schemas/cuda-results.schema.json): each run names its example,
+// variant and size; the variant's dmac options come from runtime/cuda/variants.tsv, so a run is
+// recompiled exactly as prepare.sh compiled it and predicted with the given target. `fitCuda`
+// fits the target's `fit` constants on half of the sizes and reports the error on the others.
+
+import { minimise } from "../../calibrate/search.js";
+import { hasErrors, type Diagnostic } from "../../diagnostics/diagnostic.js";
+import { parsePassOptions } from "../../passes/options.js";
+import type { SourceFile } from "../../source/source-file.js";
+import {
+  CUDA_TIMING,
+  cudaOf,
+  type CudaTarget,
+  type CudaTimingName,
+} from "../../target/cuda-target.js";
+import type { Target } from "../../target/target.js";
+import { compileToQueues, cudaBatches } from "../compile-pipeline.js";
+import { predictCuda } from "./predict.js";
+import { buildCudaProgram, type CudaProgram } from "./program.js";
+
+export interface MeasuredRun {
+  readonly example: string;
+  readonly variant: string;
+  readonly totalBytes: number;
+  readonly medianUs: number;
+  readonly verified: boolean;
+}
+
+export interface ResultsDoc {
+  readonly format: "dmac-cuda-results";
+  readonly date: string;
+  readonly device: string;
+  readonly driver: string;
+  readonly cuda: string;
+  readonly runs: readonly MeasuredRun[];
+}
+
+/** Why `json` is not a results document, or undefined. */
+export function resultsProblem(json: unknown): string | undefined {
+  const d = json as Partial<ResultsDoc> | null;
+  if (typeof d !== "object" || d === null || d.format !== "dmac-cuda-results")
+    return 'not a dmac CUDA results document ("format": "dmac-cuda-results")';
+  if (!Array.isArray(d.runs)) return "'runs' must be an array";
+  const i = d.runs.findIndex(
+    (r) =>
+      typeof r?.example !== "string" ||
+      typeof r.variant !== "string" ||
+      !Number.isInteger(r.totalBytes) ||
+      typeof r.medianUs !== "number" ||
+      typeof r.verified !== "boolean",
+  );
+  return i >= 0 ? `runs[${i}] lacks example, variant, totalBytes, medianUs or verified` : undefined;
+}
+
+/** variants.tsv: (example, variant) -> the dmac options as words. */
+export function parseVariants(text: string): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const line of text.split("\n")) {
+    if (line.startsWith("#") || line.trim() === "") continue;
+    const [example, variant, opts] = line.split("\t");
+    if (example && variant && opts !== undefined)
+      out.set(`${example}/${variant}`, opts.trim().split(/\s+/));
+  }
+  return out;
+}
+
+/** The compile options of one variant's words (-D, -O, --prelaunch, --completion). */
+function optionsOf(words: readonly string[], total: number) {
+  const defines: Record<string, string> = { total: `${total}B` };
+  const raw: { opt?: string; prelaunch?: boolean; completion?: string } = {};
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i]!;
+    if (w === "-D") {
+      const [k, v] = words[++i]!.split("=");
+      defines[k!] = v!;
+    } else if (w.startsWith("-O")) raw.opt = w.slice(2);
+    else if (w === "--prelaunch") raw.prelaunch = true;
+    else if (w === "--completion") raw.completion = words[++i]!;
+  }
+  return { defines, raw };
+}
+
+/** Compiles one measured configuration for `target` into its command program. */
+export function compileRun(
+  file: SourceFile,
+  words: readonly string[],
+  total: number,
+  target: Target,
+): { program: CudaProgram | undefined; diagnostics: Diagnostic[] } {
+  const { defines, raw } = optionsOf(words, total);
+  const passes = parsePassOptions(raw, target);
+  if (!passes.options) return { program: undefined, diagnostics: passes.diagnostics };
+  const q = compileToQueues(file, { defines, targetOverride: target, passes: passes.options });
+  if (!q.compiled || hasErrors(q.diagnostics))
+    return { program: undefined, diagnostics: q.diagnostics };
+  return buildCudaProgram(q.compiled.module, q.compiled.program, file, {
+    batch: cudaBatches(passes.options),
+  });
+}
+
+export interface Compared {
+  readonly run: MeasuredRun;
+  readonly program: CudaProgram;
+  predictedUs: number;
+}
+
+export function predictAll(rows: readonly Compared[], t: CudaTarget): void {
+  for (const r of rows) {
+    const p = predictCuda(r.program, t);
+    r.predictedUs = p.ok ? p.timeUs : NaN;
+  }
+}
+
+export const relErr = (r: Compared): number =>
+  Math.abs(r.predictedUs - r.run.medianUs) / r.run.medianUs;
+
+export function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  if (s.length === 0) return NaN;
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+/** Per (example, size): does the predicted fastest variant equal the measured fastest? */
+export function fastestAgreement(rows: readonly Compared[]): {
+  agree: number;
+  strict: number;
+  total: number;
+  misses: string[];
+} {
+  const groups = new Map<string, Compared[]>();
+  for (const r of rows) {
+    const k = `${r.run.example} ${r.run.totalBytes}`;
+    groups.set(k, [...(groups.get(k) ?? []), r]);
+  }
+  let agree = 0;
+  let strict = 0;
+  const misses: string[] = [];
+  for (const [k, g] of groups) {
+    const measured = g.reduce((a, b) => (b.run.medianUs < a.run.medianUs ? b : a));
+    const predicted = g.reduce((a, b) => (b.predictedUs < a.predictedUs ? b : a));
+    if (predicted === measured) strict++;
+    // Within the measurement's own noise (5 %), either counts as fastest.
+    if (predicted === measured || predicted.run.medianUs <= measured.run.medianUs * 1.05) agree++;
+    else misses.push(`${k}: measured ${measured.run.variant}, predicted ${predicted.run.variant}`);
+  }
+  return { agree, strict, total: groups.size, misses };
+}
+
+/** Sizes used for fitting: every other distinct size, from the smallest. */
+export function fitSizes(rows: readonly Compared[]): Set<number> {
+  const sizes = [...new Set(rows.map((r) => r.run.totalBytes))].sort((a, b) => a - b);
+  return new Set(sizes.filter((_, i) => i % 2 === 0));
+}
+
+/** The fittable constants of a CUDA target (their `fit` bounds in the file). */
+export function cudaFitBounds(
+  target: Target,
+): { name: CudaTimingName | "h2dGBps" | "d2hGBps"; value: number; min: number; max: number }[] {
+  const timing = target["timing"] as Record<
+    string,
+    { value: number; fit?: { min: number; max: number } }
+  >;
+  const out: {
+    name: CudaTimingName | "h2dGBps" | "d2hGBps";
+    value: number;
+    min: number;
+    max: number;
+  }[] = [];
+  for (const name of Object.keys(CUDA_TIMING) as CudaTimingName[]) {
+    const e = timing[name];
+    if (e?.fit) out.push({ name, value: e.value, min: e.fit.min, max: e.fit.max });
+  }
+  const t = cudaOf(target)!;
+  out.push({ name: "h2dGBps", value: t.hostLink.h2dGBps, min: 40, max: 64 });
+  out.push({ name: "d2hGBps", value: t.hostLink.d2hGBps, min: 40, max: 64 });
+  return out;
+}
+
+export function withValues(
+  t: CudaTarget,
+  names: readonly string[],
+  x: readonly number[],
+): CudaTarget {
+  const timing = { ...t.timing };
+  const hostLink = { ...t.hostLink };
+  names.forEach((n, i) => {
+    if (n === "h2dGBps" || n === "d2hGBps") hostLink[n] = x[i]!;
+    else timing[n as CudaTimingName] = x[i]!;
+  });
+  return { ...t, timing, hostLink };
+}
+
+/** Fits on `train` minimising the mean squared log ratio; returns the fitted values. */
+export function fitCuda(
+  train: readonly Compared[],
+  base: CudaTarget,
+  bounds: ReturnType<typeof cudaFitBounds>,
+): { values: number[]; evals: number } {
+  const names = bounds.map((b) => b.name);
+  const f = (logx: readonly number[]): number => {
+    const t = withValues(base, names, logx.map(Math.exp));
+    let s = 0;
+    for (const r of train) {
+      const p = predictCuda(r.program, t);
+      const d = p.ok ? Math.log(p.timeUs / r.run.medianUs) : 10;
+      s += d * d;
+    }
+    return s / train.length;
+  };
+  const r = minimise(
+    f,
+    bounds.map((b) => Math.log(b.value)),
+    bounds.map((b) => Math.log(b.min)),
+    bounds.map((b) => Math.log(b.max)),
+    { maxEvals: 3000, minStep: 1e-3 },
+  );
+  return { values: r.x.map(Math.exp), evals: r.evals };
+}

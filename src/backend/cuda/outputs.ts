@@ -1,0 +1,71 @@
+// `dmac compile` for a CUDA target: program.json (the command program, schema
+// cuda-program.schema.json) and program.txt (the same in the runner's line format), plus the
+// cost model the optimiser's -O1 check and -O2 plan predict with on such a target.
+
+import { hasErrors, type Diagnostic } from "../../diagnostics/diagnostic.js";
+import type { IrModule } from "../../ir/ir.js";
+import type { CostModel, CostResult } from "../../passes/cost-model.js";
+import type { QueueProgram } from "../../queues/queue-program.js";
+import type { SourceFile } from "../../source/source-file.js";
+import { cudaOf } from "../../target/cuda-target.js";
+import type { Target } from "../../target/target.js";
+import { InternalError } from "../../util/internal-error.js";
+import { predictCuda } from "./predict.js";
+import { buildCudaProgram, type CudaProgram } from "./program.js";
+import { programText } from "./text.js";
+
+export const CUDA_PROGRAM_FILE = "program.json";
+export const CUDA_TEXT_FILE = "program.txt";
+
+export function buildCudaOutputs(
+  file: SourceFile,
+  compiled: { readonly module: IrModule; readonly program: QueueProgram; readonly target: Target },
+  opts: { readonly batch: boolean; readonly source?: string | undefined },
+): {
+  diagnostics: Diagnostic[];
+  files: { name: string; data: string }[] | undefined;
+  program?: CudaProgram;
+} {
+  const built = buildCudaProgram(compiled.module, compiled.program, file, opts);
+  if (!built.program || hasErrors(built.diagnostics))
+    return { diagnostics: built.diagnostics, files: undefined };
+  const t = cudaOf(compiled.target);
+  if (!t) throw new InternalError("CUDA outputs for a target without a cuda section");
+  const predicted = predictCuda(built.program, t);
+  const doc = {
+    ...built.program,
+    source: opts.source ?? file.name,
+    predictedUs: predicted.ok ? round(predicted.timeUs) : null,
+  };
+  return {
+    diagnostics: built.diagnostics,
+    files: [
+      { name: CUDA_PROGRAM_FILE, data: JSON.stringify(doc, null, 1) + "\n" },
+      { name: CUDA_TEXT_FILE, data: programText(built.program) },
+    ],
+    program: built.program,
+  };
+}
+
+const round = (x: number): number => Math.round(x * 1000) / 1000;
+
+/** The optimiser's cost model on a CUDA target: build the command program and predict it. */
+export function cudaCostModel(batch: (prog: QueueProgram) => boolean): CostModel {
+  return {
+    predict(prog, m, req): CostResult {
+      const t = cudaOf(req.target);
+      if (!t) throw new InternalError("cuda cost model for a non-CUDA target");
+      const built = buildCudaProgram(m, prog, req.file, { batch: batch(prog) });
+      if (!built.program)
+        return {
+          kind: "failed",
+          note: built.diagnostics[0]?.message ?? "not expressible",
+          events: 0,
+          eventLimitHit: false,
+        };
+      const r = predictCuda(built.program, t);
+      if (!r.ok) return { kind: "failed", note: r.why, events: 0, eventLimitHit: false };
+      return { kind: "predicted", timeUs: r.timeUs, events: 0 };
+    },
+  };
+}

@@ -1,0 +1,107 @@
+// NVIDIA copy-engine targets (`"backend": "cuda"`: targets/h100.json, h200.json). The file says
+// what the hardware is (copy streams per GPU, the host link, NVLink peers), what its copy engines
+// cannot do, and the predictor's timing constants. parseCudaTarget validates it and returns the
+// `Target` view the shared phases read (instantiation, lowering and the passes treat a copy
+// stream like an SDMA engine: `on sdma(E)` pins stream E), with the typed section under `cuda`.
+
+import type { Target } from "./target.js";
+
+/** The predictor's constants (docs/cuda.md): name -> what it means. One table, like the SDMA one. */
+export const CUDA_TIMING = {
+  hostCallUs: "host time of one stream API call (cudaMemcpyAsync, cuStreamWriteValue32, ...)",
+  hostBatchItemUs: "extra host time per copy of a cudaMemcpyBatchAsync",
+  launchUs: "submission of a call until its stream may start it (driver push + doorbell)",
+  copyStartUs: "copy engine start-up of one copy before bytes flow",
+  batchItemUs: "per-copy engine cost inside a batched copy after the first",
+  flagUs: "write-value after the stream's last command until the host sees the word",
+  waitReleaseUs: "host store of a word until a stream waiting on it (wait-value) moves on",
+} as const;
+
+export type CudaTimingName = keyof typeof CUDA_TIMING;
+
+export interface CudaTarget {
+  /** Copy streams per GPU the back end may use (stream ids 0 .. streams-1). */
+  readonly streams: number;
+  /** Host<->GPU link, GB/s per direction, and both directions together. */
+  readonly hostLink: {
+    readonly h2dGBps: number;
+    readonly d2hGBps: number;
+    readonly bothGBps: number;
+  };
+  /** NVLink bandwidth per direction between two GPUs (aggregate of the GPU's links). */
+  readonly peerGBps: number;
+  readonly timing: { readonly [K in CudaTimingName]: number };
+}
+
+export class CudaTargetError extends Error {
+  override readonly name = "CudaTargetError";
+}
+
+const num = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
+
+/** The typed section of a CUDA target, or undefined for an SDMA one. */
+export function cudaOf(t: Target): CudaTarget | undefined {
+  return t["backend"] === "cuda" ? (t["cuda"] as CudaTarget) : undefined;
+}
+
+/** Validates a `"backend": "cuda"` description; throws CudaTargetError with a readable reason. */
+export function parseCudaTarget(json: Record<string, unknown>, where: string): Target {
+  const fail = (detail: string): never => {
+    throw new CudaTargetError(`${where}: ${detail}`);
+  };
+  if (json["version"] !== 1) fail("'version' must be 1");
+  if (typeof json["name"] !== "string") fail("'name' must be a string");
+  const gpus = json["gpus"];
+  if (!num(gpus) || !Number.isInteger(gpus) || gpus < 1 || gpus > 64)
+    fail("'gpus' must be an integer from 1 to 64");
+  const streams = (json["streams"] as Record<string, unknown> | undefined)?.["count"];
+  if (!num(streams) || !Number.isInteger(streams) || streams < 1 || streams > 64)
+    fail("'streams.count' must be an integer from 1 to 64");
+  const link = json["hostLink"] as Record<string, unknown> | undefined;
+  for (const k of ["h2dGBps", "d2hGBps", "bothGBps"])
+    if (!num(link?.[k]) || !((link[k] as number) > 0)) fail(`'hostLink.${k}' must be positive`);
+  const peer = (json["nvlink"] as Record<string, unknown> | undefined)?.["perDirectionGBps"];
+  if (!num(peer) || !(peer > 0)) fail("'nvlink.perDirectionGBps' must be positive");
+  const timing = json["timing"] as Record<string, unknown> | undefined;
+  const values: Partial<Record<CudaTimingName, number>> = {};
+  for (const name of Object.keys(CUDA_TIMING) as CudaTimingName[]) {
+    const e = timing?.[name] as Record<string, unknown> | undefined;
+    if (!num(e?.["value"]) || (e["value"] as number) < 0)
+      fail(`'timing.${name}.value' must be a non-negative number (${CUDA_TIMING[name]})`);
+    if (typeof e!["source"] !== "string" || e!["source"] === "")
+      fail(`'timing.${name}.source' must say where the value comes from`);
+    values[name] = e!["value"] as number;
+  }
+  const n = gpus as number;
+  const s = streams as number;
+  const all = Array.from({ length: s }, (_, i) => i);
+  const cuda: CudaTarget = {
+    streams: s,
+    hostLink: link as unknown as CudaTarget["hostLink"],
+    peerGBps: peer as number,
+    timing: values as CudaTarget["timing"],
+  };
+  // The shared phases' view: every stream reaches the host and every peer (the driver picks the
+  // copy engine by direction, not the stream), so `pcie` and `xgmi` both list all of them.
+  return {
+    ...json,
+    version: 1,
+    name: json["name"] as string,
+    description: String(json["description"] ?? ""),
+    gpus: n,
+    engines: { count: s, pcie: all, xgmi: all, localCopy: 0, physical: all },
+    recommendedEngine: {
+      map: Array.from({ length: n }, (_, a) =>
+        Array.from({ length: n }, (_, b) => (a === b ? -1 : b % s)),
+      ),
+      known: true,
+    },
+    // cudaMemcpyAsync takes any size_t length: split nothing.
+    limits: { maxCopyBytes: 2 ** 50, maxCopyBytesConservative: 2 ** 50, maxFillBytes: 2 ** 50 },
+    // cuStreamWaitValue32 compares with EQ or GEQ (AND and NOR are not dmac's forms).
+    pollFunctions: ["eq", "ge"],
+    unknowns: [],
+    backend: "cuda",
+    cuda,
+  };
+}

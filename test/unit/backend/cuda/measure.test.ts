@@ -1,0 +1,58 @@
+// `dmac measure` / `dmac calibrate RESULTS.json` on the committed H100 results (the fixture of
+// everything GPU-measured): the document is read, every configuration recompiles and predicts,
+// and the calibration meets issue 18's bounds on the held-out sizes.
+
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { parseVariants, resultsProblem } from "../../../../src/backend/cuda/measure.js";
+import { dmac } from "../../../helpers/cli.js";
+
+const RESULTS = "bench/hardware/h100-2026-host-copies.json";
+
+describe("runner results", () => {
+  it("the committed results are a results document, every run verified", () => {
+    const doc = JSON.parse(readFileSync(RESULTS, "utf8"));
+    expect(resultsProblem(doc)).toBeUndefined();
+    expect(doc.device).toMatch(/H100/);
+    expect(doc.runs).toHaveLength(154);
+    expect(doc.runs.every((r: { verified: boolean }) => r.verified)).toBe(true);
+  });
+
+  it("rejects what is not one", () => {
+    expect(resultsProblem({ format: "x" })).toMatch(/not a dmac CUDA results/);
+    expect(resultsProblem({ format: "dmac-cuda-results", runs: [{ example: 1 }] })).toMatch(
+      /runs\[0\]/,
+    );
+  });
+
+  it("reads the variants table", () => {
+    const v = parseVariants(readFileSync("runtime/cuda/variants.tsv", "utf8"));
+    expect(v.get("host_upload_pieces/batch+pl")).toEqual(["-D", "queues=1", "-O1", "--prelaunch"]);
+    expect(v.size).toBe(14);
+  });
+
+  it("dmac measure prints measured against predicted for every run", async () => {
+    const r = await dmac("measure", RESULTS);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/^host_upload_pieces\s+batch\+pl\s+1024\s+6\.1 us\s+/m);
+    expect(r.out.split("\n").filter((l) => l.startsWith("host_"))).toHaveLength(154);
+  });
+
+  it("dmac calibrate fits on half of the sizes: held-out median error <= 15 %, fastest predicted fastest >= 90 %", async () => {
+    const r = await dmac("calibrate", RESULTS);
+    expect(r.code).toBe(0);
+    const m =
+      /after the fit, held-out sizes: median error ([\d.]+)% over 70 runs; fastest variant predicted fastest at (\d+) of (\d+)/.exec(
+        r.out,
+      );
+    expect(m).not.toBeNull();
+    expect(Number(m![1])).toBeLessThanOrEqual(15);
+    expect(Number(m![2]) / Number(m![3])).toBeGreaterThanOrEqual(0.9);
+  });
+
+  it("a bad results file is DMAC5001", async () => {
+    const r = await dmac("measure", "runtime/cuda/variants.tsv");
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/DMAC5001/);
+  });
+});
