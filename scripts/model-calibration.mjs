@@ -6,14 +6,14 @@ import { writeFileSync } from "node:fs";
 import { MEASURED, PHASES, predictBreakdown, maxError } from "../dist/sim/calibrate.js";
 import { readMachineModel } from "../dist/sim/model.js";
 import { stackedPairs } from "../dist/sim/svg.js";
-import { formatBytes } from "../dist/sim/summary.js";
+import { formatSize } from "../dist/util/format-size.js";
 import { builtinTarget } from "../dist/target/target.js";
 
 const model = readMachineModel(builtinTarget("mi300x")).model;
 const rows = predictBreakdown(model);
 const svg = stackedPairs({
   title: "One GPU0 -> GPU1 copy: share of each phase, model (left) and measured (right)",
-  categories: rows.map((r) => formatBytes(r.bytes)),
+  categories: rows.map((r) => formatSize(r.bytes)),
   parts: [
     { name: "control", color: "#4e79a7" },
     { name: "schedule", color: "#f28e2b" },
@@ -33,7 +33,7 @@ for (const [i, r] of rows.entries()) {
   if (![0, 2, 6, 8, 10, 13, 16].includes(i)) continue;
   const cell = (p) => `${r.share[p].toFixed(1)} (${MEASURED[i].share[p]})`;
   console.log(
-    `| ${formatBytes(r.bytes)} | ${r.totalUs.toFixed(2)} us | ${PHASES.map(cell).join(" | ")} |`,
+    `| ${formatSize(r.bytes)} | ${r.totalUs.toFixed(2)} us | ${PHASES.map(cell).join(" | ")} |`,
   );
 }
 console.log(`largest error: ${maxError(rows).toFixed(1)} points`);

@@ -57,6 +57,8 @@ export interface CompileOptions {
   readonly maxNesting?: number | undefined;
   /** The heap limit DMAC4011 compares with (tests); default: this process's. */
   readonly heapLimit?: number | undefined;
+  /** -O2: the plan search's progress (PassContext.onCandidate). */
+  readonly onPlanProgress?: ((done: number, total: number, label: string) => void) | undefined;
 }
 
 export interface QueuesResult {
@@ -153,6 +155,7 @@ export function compileToQueues(file: SourceFile, opts: CompileOptions = {}): Qu
       lower: lowerOptions,
       file,
       costModel: SIMULATED_COST_MODEL,
+      onCandidate: opts.onPlanProgress,
     });
     const optimised: OptimiseReport = {
       stats: r.stats,

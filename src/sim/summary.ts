@@ -6,22 +6,10 @@
 import type { EngineStats, LinkStats } from "./execute.js";
 import type { SimResult } from "./run.js";
 import { pushAll } from "../util/arrays.js";
-
-export function formatBytes(n: number): string {
-  const units = ["B", "KiB", "MiB", "GiB", "TiB"];
-  let u = 0;
-  while (n >= 1024 && u < units.length - 1 && n % 1024 === 0) {
-    n /= 1024;
-    u++;
-  }
-  return `${Number.isInteger(n) ? n : n.toFixed(1)} ${units[u]}`;
-}
-
-export function formatUs(us: number): string {
-  if (us >= 1e6) return `${(us / 1e6).toFixed(3)} s`;
-  if (us >= 1e3) return `${(us / 1e3).toFixed(3)} ms`;
-  return `${us.toFixed(2)} us`;
-}
+import { sortDiagnostics } from "../diagnostics/diagnostic.js";
+import { jsonDiagnostics } from "../diagnostics/render.js";
+import { formatSize } from "../util/format-size.js";
+import { formatTime } from "../util/format-time.js";
 
 export interface SummaryOptions {
   /** Every engine and link on its own line (default: grouped when there are more than GROUP_ABOVE). */
@@ -46,11 +34,11 @@ export function spread(values: readonly number[]): { min: number; median: number
 }
 
 function engineLine(e: EngineStats, totalUs: number): string {
-  return `${formatUs(e.busyUs).padStart(12)}  ${pct(totalUs > 0 ? e.busyUs / totalUs : 0).padStart(6)}  ${e.packets} packets`;
+  return `${formatTime(e.busyUs).padStart(12)}  ${pct(totalUs > 0 ? e.busyUs / totalUs : 0).padStart(6)}  ${e.packets} packets`;
 }
 
 function linkLine(l: LinkStats): string {
-  return `${formatBytes(l.bytes).padStart(12)}  ${pct(l.utilisation).padStart(6)}`;
+  return `${formatSize(l.bytes).padStart(12)}  ${pct(l.utilisation).padStart(6)}`;
 }
 
 function engineLines(s: SimResult["stats"], verbose: boolean): string[] {
@@ -70,7 +58,7 @@ function engineLines(s: SimResult["stats"], verbose: boolean): string[] {
     ["median", busy.median],
     ["max", busy.max],
   ] as const)
-    lines.push(`  ${name.padEnd(14)}${formatUs(us).padStart(12)}  ${share(us)}`);
+    lines.push(`  ${name.padEnd(14)}${formatTime(us).padStart(12)}  ${share(us)}`);
   const top = [...s.engines].sort((a, b) => b.busyUs - a.busyUs).slice(0, BUSIEST);
   lines.push(`  busiest`);
   for (const e of top) lines.push(`    ${e.queue.padEnd(12)}${engineLine(e, s.totalUs)}`);
@@ -81,7 +69,7 @@ function linkLines(s: SimResult["stats"], verbose: boolean): string[] {
   if (s.links.length === 0) return ["links           (no xGMI traffic)"];
   const bytes = s.links.reduce((a, l) => a + l.bytes, 0);
   const lines = [
-    `links           ${s.links.length} links carry ${formatBytes(bytes)}; bytes, utilisation of usable bandwidth`,
+    `links           ${s.links.length} links carry ${formatSize(bytes)}; bytes, utilisation of usable bandwidth`,
   ];
   const name = (l: LinkStats): string => `gpu${l.src}->gpu${l.dst}`;
   if (verbose || s.links.length <= GROUP_ABOVE) {
@@ -95,9 +83,7 @@ function linkLines(s: SimResult["stats"], verbose: boolean): string[] {
     ["median", b.median, u.median],
     ["max", b.max, u.max],
   ] as const)
-    lines.push(
-      `  ${label.padEnd(14)}${formatBytes(Math.round(by)).padStart(12)}  ${pct(ut).padStart(6)}`,
-    );
+    lines.push(`  ${label.padEnd(14)}${formatSize(by).padStart(12)}  ${pct(ut).padStart(6)}`);
   const top = [...s.links].sort((a, c) => c.utilisation - a.utilisation).slice(0, BUSIEST);
   lines.push(`  busiest`);
   for (const l of top) lines.push(`    ${name(l).padEnd(12)}${linkLine(l)}`);
@@ -116,10 +102,10 @@ export function summaryText(r: SimResult, opts: SummaryOptions = {}): string {
       : `functional checks passed; postcondition NOT checked (${opts.unchecked ?? "no IR"})`;
   lines.push(status);
   lines.push(
-    `total time      ${formatUs(s.totalUs)}  (host submission ${formatUs(s.hostSubmitUs)})`,
+    `total time      ${formatTime(s.totalUs)}  (host submission ${formatTime(s.hostSubmitUs)})`,
   );
   lines.push(
-    `algbw / busbw   ${r.bandwidth.algbwGBps.toFixed(2)} / ${r.bandwidth.busbwGBps.toFixed(2)} GB/s  (DMA-Latte: total = ${formatBytes(r.bandwidth.totalBytes)}; algbw = (N-1)/N x total / time, busbw = total / (N x time))`,
+    `algbw / busbw   ${r.bandwidth.algbwGBps.toFixed(2)} / ${r.bandwidth.busbwGBps.toFixed(2)} GB/s  (DMA-Latte: total = ${formatSize(r.bandwidth.totalBytes)}; algbw = (N-1)/N x total / time, busbw = total / (N x time))`,
   );
   lines.push(`packets         ${s.packets} in ${s.events} events`);
   pushAll(lines, engineLines(s, verbose));
@@ -147,7 +133,7 @@ export function summaryLine(
     : problem !== undefined
       ? `FAILED  ${problem}`
       : "postcondition not checked";
-  return `${head}  ${formatUs(r.stats.totalUs).padStart(12)}  ${r.bandwidth.busbwGBps.toFixed(2).padStart(8)} GB/s busbw  ${status}`;
+  return `${head}  ${formatTime(r.stats.totalUs).padStart(12)}  ${r.bandwidth.busbwGBps.toFixed(2).padStart(8)} GB/s busbw  ${status}`;
 }
 
 /** The summary's figures, flat, in the JSON's order (without the diagnostics). */
@@ -183,14 +169,10 @@ export function summaryFields(r: SimResult): SummaryFields {
   };
 }
 
+/** The `sim --json` summary: the fields and the diagnostics as every `--format json` has them. */
 export function summaryJson(r: SimResult): unknown {
   return {
     ...summaryFields(r),
-    diagnostics: r.diagnostics.map((d) => ({
-      code: d.code,
-      severity: d.severity,
-      message: d.message,
-      hint: d.hint,
-    })),
+    diagnostics: jsonDiagnostics(sortDiagnostics(r.diagnostics)),
   };
 }

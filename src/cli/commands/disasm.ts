@@ -308,13 +308,17 @@ export function registerDisasm(program: Command, ctx: CliContext): void {
     .command("disasm")
     .description("decode a gfx942 SDMA packet stream (little-endian dwords) and print a listing")
     .argument("<file>", "a packet stream, e.g. gpu0.sdma2.bin")
-    .option("--json", "print the decoded packets and problems as one JSON document")
+    .option(
+      "--json",
+      "print the decoded packets and problems as one JSON document (as --format json does)",
+    )
     .option("--base-offset <n>", "add this byte offset (decimal or 0x hex) to every printed offset")
     .option(
       "--max-problems <n>",
       `stop (DMAC4105, exit 1) after this many problems: the input is not a stream dmac can read (default ${DEFAULT_MAX_PROBLEMS}, 0: no limit)`,
     );
   addDiagnosticOptions(cmd).action((file: string, opts: DisasmCommandOptions) => {
-    ctx.exit(runDisasm(file, opts, ctx));
+    // --format json is --json (json-output.ts): the document instead of the listing.
+    ctx.exit(runDisasm(file, opts.format === "json" ? { ...opts, json: true } : opts, ctx));
   });
 }

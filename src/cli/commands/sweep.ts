@@ -7,8 +7,8 @@
 // fixes the level or replaces an option (`b2b.dmac@O1`, `bcst.dmac@O0+prelaunch`,
 // `b2b.dmac@O0,prelaunch,completion=per-queue,engine=8=b2b_pl`). --baseline LABEL adds each
 // variant's speedup over that one (time of the baseline / time of the variant) to the table and
-// the CSV. Every run must verify in the executor; a failure is reported and the exit code is 1. A
-// progress bar goes to stderr when it is a terminal.
+// the CSV. Every run must verify in the executor; a failure is reported and the exit code is 1.
+// Progress goes to stderr when it is a terminal (cli/progress.ts; not with --quiet).
 
 import { pushAll } from "../../util/arrays.js";
 import { OutputError, writeOutputFile } from "../../backend/output.js";
@@ -16,7 +16,9 @@ import { basename, join } from "node:path";
 import type { Command } from "commander";
 import { diag, hasErrors, sortDiagnostics, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import { simulate } from "../../sim/run.js";
-import { formatBytes, formatUs, summaryFields } from "../../sim/summary.js";
+import { summaryFields } from "../../sim/summary.js";
+import { formatSize } from "../../util/format-size.js";
+import { formatTime } from "../../util/format-time.js";
 import { failedPoint, runPoint, type SweepPoint } from "../../sim/sweep-point.js";
 import { logLogPlot, sweepPlot } from "../../sim/svg.js";
 import type { SourceFile } from "../../source/source-file.js";
@@ -25,8 +27,11 @@ import type { CliContext } from "../main.js";
 import { EXIT_OK, EXIT_USER_ERROR } from "../io.js";
 import { jsonDiagnostics } from "../../diagnostics/render.js";
 import { addOptOptions, parseOptLevels, type OptCommandOptions } from "../opt-options.js";
+import { wantsJson } from "../json-output.js";
+import { startProgress } from "../progress.js";
 import {
   addDiagnosticOptions,
+  addQuietOption,
   addScheduleOptions,
   parsePositiveInt,
   parseScheduleOptions,
@@ -57,6 +62,7 @@ export interface SweepCommandOptions
   readonly maxSimTime?: string | undefined;
   readonly baseline?: string | undefined;
   readonly json?: boolean | undefined;
+  readonly quiet?: boolean | undefined;
 }
 
 const UNITS: Readonly<Record<string, number>> = {
@@ -241,7 +247,7 @@ export function sweepTable(
     );
     for (const r of s.rows)
       out.push(
-        `${formatBytes(r.bytes).padStart(10)}  ${formatUs(r.totalUs).padStart(12)}  ${r.algbwGBps.toFixed(2).padStart(11)}  ${r.busbwGBps.toFixed(2).padStart(11)}  ${String(r.packets).padStart(8)}  ${r.verified ? "yes" : "NO "}${plans ? `       ${r.plan ?? ""}` : ""}`,
+        `${formatSize(r.bytes).padStart(10)}  ${formatTime(r.totalUs).padStart(12)}  ${r.algbwGBps.toFixed(2).padStart(11)}  ${r.busbwGBps.toFixed(2).padStart(11)}  ${String(r.packets).padStart(8)}  ${r.verified ? "yes" : "NO "}${plans ? `       ${r.plan ?? ""}` : ""}`,
       );
     return out.join("\n") + "\n";
   }
@@ -266,13 +272,13 @@ export function sweepTable(
       .map((t, i) => (Number.isFinite(t) && t <= best * (1 + TIE) ? `#${i + 1}` : ""))
       .filter((x) => x !== "");
     out.push(
-      `${formatBytes(bytes).padStart(10)}  ${rs.map((r) => (r === undefined ? "-" : r.verified ? formatUs(r.totalUs) : "FAIL").padStart(col)).join("")}  ${fastest.join("=")}`,
+      `${formatSize(bytes).padStart(10)}  ${rs.map((r) => (r === undefined ? "-" : r.verified ? formatTime(r.totalUs) : "FAIL").padStart(col)).join("")}  ${fastest.join("=")}`,
     );
   }
   out.push("", head("busbw GB/s"));
   for (const bytes of sizes)
     out.push(
-      `${formatBytes(bytes).padStart(10)}  ${row(bytes)
+      `${formatSize(bytes).padStart(10)}  ${row(bytes)
         .map((r) =>
           (r === undefined ? "-" : r.verified ? r.busbwGBps.toFixed(2) : "FAIL").padStart(col),
         )
@@ -289,7 +295,7 @@ export function sweepTable(
         .map((x, i) => (x !== undefined && x >= top / (1 + TIE) ? `#${i + 1}` : ""))
         .filter((x) => x !== "");
       out.push(
-        `${formatBytes(bytes).padStart(10)}  ${xs.map((x) => (x === undefined ? "-" : `${x.toFixed(2)}x`).padStart(col)).join("")}  ${best.join("=")}`,
+        `${formatSize(bytes).padStart(10)}  ${xs.map((x) => (x === undefined ? "-" : `${x.toFixed(2)}x`).padStart(col)).join("")}  ${best.join("=")}`,
       );
     }
   }
@@ -308,8 +314,8 @@ export function planRuns(series: readonly SweepSeries[]): string {
       while (j + 1 < s.rows.length && s.rows[j + 1]!.plan === s.rows[i]!.plan) j++;
       const range =
         i === j
-          ? formatBytes(s.rows[i]!.bytes)
-          : `${formatBytes(s.rows[i]!.bytes)} .. ${formatBytes(s.rows[j]!.bytes)}`;
+          ? formatSize(s.rows[i]!.bytes)
+          : `${formatSize(s.rows[i]!.bytes)} .. ${formatSize(s.rows[j]!.bytes)}`;
       out.push(`  ${range.padEnd(22)} ${s.rows[i]!.plan ?? "(failed)"}`);
       i = j + 1;
     }
@@ -414,7 +420,13 @@ export function runSweep(
       compileOptions.push(c);
     }
   }
-  if (hasErrors(pre) || !sizes) return reportDiagnostics(ctx, pre, opts);
+  // --json (or --format json): one JSON document on stdout, the diagnostics inside it.
+  const json = wantsJson(opts);
+  if (hasErrors(pre) || !sizes) {
+    if (!json) return reportDiagnostics(ctx, pre, opts);
+    ctx.streams.out(sweepJson([], opts.param, pre));
+    return EXIT_USER_ERROR;
+  }
 
   const sources = new Map<string, SourceFile>();
   const diagnostics: Diagnostic[] = [...pre];
@@ -434,14 +446,7 @@ export function runSweep(
     else report(read.diagnostics);
   }
   const total = variants.length * sizes.length;
-  const bar = (done: number, what: string): void => {
-    if (!ctx.streams.isTTY) return;
-    const w = 30;
-    const n = Math.round((w * done) / total);
-    ctx.streams.err(
-      `\r[${"#".repeat(n)}${".".repeat(w - n)}] ${done}/${total} ${what}`.padEnd(100).slice(0, 100),
-    );
-  };
+  const progress = startProgress(ctx.streams, { quiet: opts.quiet, label: "sweep" });
   let budgetSkips = 0;
   const series: SweepSeries[] = [];
   variants.forEach((v, vi) => {
@@ -451,7 +456,8 @@ export function runSweep(
     const optimiser = compileOptions[vi]!;
     for (let i = 0; i < sizes.length && file; i++) {
       const bytes = sizes[i]!;
-      bar(vi * sizes.length + i, `${basename(v.path)} -O${v.level} ${formatBytes(bytes)}`);
+      const what = `${basename(v.path)} -O${v.level} ${formatSize(bytes)}`;
+      progress.update(what, vi * sizes.length + i, total);
       const c = compileForSim(
         v.path,
         file.text,
@@ -461,6 +467,8 @@ export function runSweep(
           target: common.target,
           completion: optimiser.protocol,
           passes: optimiser.passes,
+          onPlanProgress: (done, n) =>
+            progress.update(`${what}: plan ${done}/${n}`, vi * sizes.length + i, total),
         },
       );
       if (!c.loaded) {
@@ -475,6 +483,7 @@ export function runSweep(
         target: c.loaded.target,
         maxEvents: maxEvents.value,
         maxSimTimeUs: maxSim.value,
+        onProgress: () => progress.update(what, vi * sizes.length + i, total),
       });
       if (!r.verified) report(r.diagnostics);
       rows.push(runPoint(bytes, summaryFields(r), r.diagnostics, plan?.chosen.label));
@@ -486,8 +495,7 @@ export function runSweep(
       rows,
     });
   });
-  bar(total, "done");
-  if (ctx.streams.isTTY) ctx.streams.err("\n");
+  progress.end();
   // Labels name columns and SVG lines: make them unique.
   const named = series.map((s) => {
     const same = series.filter((t) => t.label === s.label);
@@ -511,14 +519,12 @@ export function runSweep(
     }
   }
 
-  // --json (or --format json): one JSON document on stdout, the diagnostics inside it.
-  const json = opts.json === true || opts.format === "json";
   if (!json) ctx.streams.out(sweepTable(named, sizes, opts.param, baseline));
   if (opts.explainPlan && !json) ctx.streams.out(planRuns(named));
   const failures = named.flatMap((s) => s.rows.filter((r) => !r.verified).map((r) => ({ s, r })));
   for (const { s, r } of failures)
     ctx.streams.err(
-      `sweep: ${s.label} at ${opts.param} = ${formatBytes(r.bytes)} did not verify: ${r.problem ?? "unknown"}\n`,
+      `sweep: ${s.label} at ${opts.param} = ${formatSize(r.bytes)} did not verify: ${r.problem ?? "unknown"}\n`,
     );
   if (budgetSkips > 0)
     ctx.streams.err(
@@ -581,7 +587,7 @@ export function registerSweep(program: Command, ctx: CliContext): void {
     "the schedule to sweep when a file has several",
     "use this target description (JSON)",
   )
-    .option("--out <dir>", "write sweep.csv and sweep.svg into this directory")
+    .option("-o, --out <dir>", "write sweep.csv and sweep.svg into this directory")
     .option(
       "--json",
       "print the sweep as one JSON document on stdout instead of the table (as --format json does)",
@@ -598,6 +604,7 @@ export function registerSweep(program: Command, ctx: CliContext): void {
     .option("--max-events <n>", "watchdog per run: stop after this many events")
     .option("--max-sim-time <us>", "watchdog per run: stop at this simulated time (us)");
   addOptOptions(cmd, { levelList: true });
+  addQuietOption(cmd);
   addDiagnosticOptions(cmd).action((fs: string[], opts: SweepCommandOptions) => {
     ctx.exit(runSweep(fs, opts, ctx));
   });
