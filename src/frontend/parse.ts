@@ -218,4 +218,3 @@ function tooLongChain(file: SourceFile, root: unknown, limit: number): Diagnosti
   }
   return undefined;
 }
-

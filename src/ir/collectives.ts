@@ -148,7 +148,11 @@ function allGather(m: IrModule, args: IrCollective["args"]): ExpectedResult {
   const bad =
     missingOnAny(src, m.ranks) ??
     missingOnAny(dst, m.ranks) ??
-    sizeIs(dst, m.ranks * S, `${m.ranks} ranks * the size of '${src.name}' (${formatSizeExact(S)})`);
+    sizeIs(
+      dst,
+      m.ranks * S,
+      `${m.ranks} ranks * the size of '${src.name}' (${formatSizeExact(S)})`,
+    );
   if (bad !== undefined) return bad;
   return exchange(m.ranks, dst, src, S, () => 0);
 }
@@ -203,7 +207,11 @@ function scatter(m: IrModule, args: IrCollective["args"]): ExpectedResult {
     rankOutOfRange("root", root, m.ranks) ??
     missingOn(src, root) ??
     missingOnAny(dst, m.ranks) ??
-    sizeIs(src, m.ranks * S, `${m.ranks} ranks * the size of '${dst.name}' (${formatSizeExact(S)})`);
+    sizeIs(
+      src,
+      m.ranks * S,
+      `${m.ranks} ranks * the size of '${dst.name}' (${formatSizeExact(S)})`,
+    );
   if (bad !== undefined) return bad;
   const pairs: ExpectedPair[] = [];
   for (let p = 0; p < m.ranks; p++)
@@ -221,7 +229,11 @@ function gather(m: IrModule, args: IrCollective["args"]): ExpectedResult {
     rankOutOfRange("root", root, m.ranks) ??
     missingOnAny(src, m.ranks) ??
     missingOn(dst, root) ??
-    sizeIs(dst, m.ranks * S, `${m.ranks} ranks * the size of '${src.name}' (${formatSizeExact(S)})`);
+    sizeIs(
+      dst,
+      m.ranks * S,
+      `${m.ranks} ranks * the size of '${src.name}' (${formatSizeExact(S)})`,
+    );
   if (bad !== undefined) return bad;
   const pairs: ExpectedPair[] = [];
   for (let r = 0; r < m.ranks; r++)

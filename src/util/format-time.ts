@@ -1,33 +1,17 @@
 // The one formatter of durations for people (summaries, tables, plan reports, progress). Times in
-// dmac are microseconds (the executor's unit); they print in the unit that keeps the number
-// between 1 and 1000 (ns, µs, ms, s; seconds beyond 1000 s stay seconds) with 4 significant
-// digits: "812.5 ns", "12.34 µs", "123.4 µs", "1.234 ms", "30.12 s". Four, not three as sizes
-// have, because times are compared: two variants 0.1% apart must not print the same. Zero is
-// "0 µs". Machine-readable outputs carry plain microseconds (`totalUs`, `time_us`) instead.
-
-const SCALES = [
-  [1e6, "s"],
-  [1e3, "ms"],
-  [1, "µs"],
-  [1e-3, "ns"],
-] as const;
+// dmac are microseconds (the executor's unit). Fixed rules: below 1 ms, µs with 2 decimals
+// ("0.25 µs", "12.34 µs", "999.99 µs"); below 1 s, ms with 3 decimals ("1.234 ms"); above, s
+// with 3 decimals ("30.120 s"). Fixed decimals, not significant digits: within a unit the
+// resolution is constant (10 ns, 1 µs, 1 ms), so a column of times lines up and two runs 10 ns
+// apart print differently, which comparisons of variants (sweep's fastest column, -O2's plan
+// list) rely on. Machine-readable outputs carry plain microseconds (`totalUs`, `time_us`).
 
 /** `us` microseconds for reading (rules above). */
 export function formatTime(us: number): string {
   if (!Number.isFinite(us)) return String(us);
-  if (us === 0) return "0 µs";
   if (us < 0) return `-${formatTime(-us)}`;
-  for (const [scale, unit] of SCALES) {
-    if (us < scale && unit !== "ns") continue;
-    const v = us / scale;
-    const text = fourDigits(v);
-    // 999.96 µs rounds to 1000: that is 1.000 ms.
-    if (Number(text) >= 1000 && unit !== "s") return formatTime(Number(text) * scale);
-    return `${text} ${unit}`;
-  }
-  return `${us} µs`; // unreachable: the ns scale takes everything below 1 µs
-}
-
-function fourDigits(v: number): string {
-  return v.toFixed(v >= 1000 ? 0 : v >= 100 ? 1 : v >= 10 ? 2 : 3);
+  // Decided on the rounded value: 999.996 µs prints as 1.000 ms, not "1000.00 µs".
+  if (Number(us.toFixed(2)) < 1e3) return `${us.toFixed(2)} µs`;
+  if (Number((us / 1e3).toFixed(3)) < 1e3) return `${(us / 1e3).toFixed(3)} ms`;
+  return `${(us / 1e6).toFixed(3)} s`;
 }

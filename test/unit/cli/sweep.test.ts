@@ -167,7 +167,7 @@ describe("dmac sweep with several variants", () => {
     expect(r.code).toBe(1);
     expect(r.err).toMatch(/all_gather_pcpy -O0 at chunk = 1 KiB did not verify: DMAC6008/);
     expect(r.err).not.toMatch(/-O2 at chunk/);
-    expect(r.out).toMatch(/^\s+1 KiB\s+FAIL\s+\S+ us\s+#2$/m);
+    expect(r.out).toMatch(/^\s+1 KiB\s+FAIL\s+\S+ µs\s+#2$/m);
     const { rows } = readCsv(join(out, "sweep.csv"));
     expect(rows.map((x) => x["verified"])).toEqual(["false", "false", "true", "true"]);
   });
@@ -208,11 +208,14 @@ describe("dmac sweep with several variants", () => {
     const args = ["sweep", AG_PCPY, "--param", "chunk", "--sizes", "1KiB..2KiB", "-O", "0,1"];
     const tty = await run(args, true);
     expect(tty.code).toBe(0);
-    expect(tty.err).toMatch(/\[#+\.*\] 2\/4 /);
-    expect(tty.err).toMatch(/\] 4\/4 done/);
-    const quiet = await run(args, false);
+    // Drawn after 200 ms, redrawn in place (at most 10 a second), cleared at the end.
+    expect(tty.err).toMatch(/^\r\x1b\[Ksweep: \[#*\.*\] [0-3]\/4 /);
+    expect(tty.err.endsWith("\r\x1b[K")).toBe(true);
+    const piped = await run(args, false);
+    expect(piped.err).toBe("");
+    expect(piped.out).toBe(tty.out);
+    const quiet = await run([...args, "--quiet"], true);
     expect(quiet.err).toBe("");
-    expect(quiet.out).toBe(tty.out);
   });
 });
 
