@@ -76,7 +76,7 @@ describe("the hooks the commands poll", () => {
     expect(r.verified).toBe(true);
     expect(calls.length).toBe(Math.floor((r.stats.events - 1) / 65_536));
     expect(calls.length).toBeGreaterThan(0);
-    for (const [done, total] of calls) expect(total).toBe(r.stats.packets);
+    for (const [, total] of calls) expect(total).toBe(r.stats.packets);
     const dones = calls.map(([d]) => d);
     expect([...dones].sort((a, b) => a - b)).toEqual(dones);
     expect(dones.at(-1)!).toBeLessThanOrEqual(r.stats.packets);
@@ -89,7 +89,7 @@ describe("the hooks the commands poll", () => {
       readFileSync(example("broadcast.dmac"), "utf8"),
       {},
       {
-        passes: { level: 2, engines: "affinity" },
+        passes: { level: 2, engines: { kind: "affinity" } },
         onPlanProgress: (done, total, label) => void calls.push([done, total, label]),
       },
     );
