@@ -10,6 +10,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { allToAll, checkHeavySource, forwardProgram } from "./gen.js";
+import { startProgress } from "../dist/cli/progress.js";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 const quick = process.argv.includes("--quick");
@@ -28,7 +29,21 @@ const write = (name, text) => {
   return p;
 };
 
+// Which case is running, on stderr: redrawn in place on a terminal (dmac's progress line,
+// src/cli/progress.ts), one line per step otherwise; cleared before the results table.
+const progress = startProgress(
+  { err: (s) => void process.stderr.write(s), isTTY: process.stderr.isTTY === true },
+  { label: "bench", delayMs: 0, intervalMs: 0 },
+);
+let steps = 0;
+const step = (what) => {
+  steps++;
+  if (process.stderr.isTTY) progress.update(what, steps);
+  else process.stderr.write(`bench: ${what}\n`);
+};
+
 function worker(spec, timeoutMs = 0) {
+  step(`${spec.phase} ${spec.source ? spec.source.replace(tmp + "/", "").replace(ROOT, "") : ""}`);
   const r = spawnSync(process.execPath, [join(ROOT, "bench/worker.js"), JSON.stringify(spec)], {
     encoding: "utf8",
     maxBuffer: 1 << 24,
@@ -42,6 +57,7 @@ function worker(spec, timeoutMs = 0) {
 
 /** Whole CLI runs: wall time (incl. Node start-up) and peak RSS, warm-up + n repetitions. */
 function cli(args, n, warmup = 1) {
+  step(`dmac ${args.join(" ")}`);
   const times = [];
   const cpu = [];
   let rss = 0;
@@ -178,7 +194,10 @@ const results = {
   optLevels1M: null,
   notes: [],
 };
-const log = (s) => process.stdout.write(s + "\n");
+const log = (s) => {
+  progress.end(); // the results are on stdout, often the same terminal
+  process.stdout.write(s + "\n");
+};
 
 if (only) {
   const picked = {};

@@ -6,7 +6,7 @@ import { writeFileSync } from "node:fs";
 import { MEASURED, PHASES, predictBreakdown, maxError } from "../dist/sim/calibrate.js";
 import { readMachineModel } from "../dist/sim/model.js";
 import { stackedPairs } from "../dist/plot/stacked-bars.js";
-import { formatBytes } from "../dist/sim/summary.js";
+import { formatSize } from "../dist/util/format-size.js";
 import { builtinTarget } from "../dist/target/target.js";
 
 const model = readMachineModel(builtinTarget("mi300x")).model;
@@ -15,7 +15,7 @@ const svg = stackedPairs({
   title: "One GPU0 → GPU1 copy: share of each phase, model (left) and measured (right)",
   xLabel: "copy size",
   yLabel: "share of the copy's time",
-  categories: rows.map((r) => formatBytes(r.bytes)),
+  categories: rows.map((r) => formatSize(r.bytes)),
   parts: PHASES.map((name) => ({ name })),
   values: rows.map((r, i) => [
     PHASES.map((p) => r.share[p]),
@@ -30,7 +30,7 @@ for (const [i, r] of rows.entries()) {
   if (![0, 2, 6, 8, 10, 13, 16].includes(i)) continue;
   const cell = (p) => `${r.share[p].toFixed(1)} (${MEASURED[i].share[p]})`;
   console.log(
-    `| ${formatBytes(r.bytes)} | ${r.totalUs.toFixed(2)} us | ${PHASES.map(cell).join(" | ")} |`,
+    `| ${formatSize(r.bytes)} | ${r.totalUs.toFixed(2)} us | ${PHASES.map(cell).join(" | ")} |`,
   );
 }
 console.log(`largest error: ${maxError(rows).toFixed(1)} points`);

@@ -18,6 +18,7 @@ import type { CheckedSchedule } from "./check/checked.js";
 import type { SourceFile } from "./source/source-file.js";
 import { pushAll } from "./util/arrays.js";
 import { heapLimitBytes, heapShortfall } from "./util/heap-budget.js";
+import { formatSize } from "./util/format-size.js";
 
 /**
  * Dependency edges, and provenance pieces moved by the reference run, allowed per allowed op:
@@ -99,10 +100,9 @@ function heapDiagnostic(
 ): Diagnostic | undefined {
   const need = heapShortfall(ops, bytesPerOp, limit);
   if (need === 0) return undefined;
-  const mib = (b: number): string => `${Math.ceil(b / 2 ** 20)} MiB`;
   const at = { file: checked.file, span: checked.schedule.name.span };
   const suggest = Math.ceil((need * 1.25) / 2 ** 20);
-  return diag("DMAC4011", at, [ops, mib(need), mib(limit)], {
+  return diag("DMAC4011", at, [ops, formatSize(need), formatSize(limit)], {
     hint: `run with NODE_OPTIONS=--max-old-space-size=${suggest} if the machine has the memory, compile at a lower -O level, or make the schedule smaller`,
   });
 }

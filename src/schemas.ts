@@ -1,7 +1,7 @@
 // The JSON Schemas of dmac's documents (schemas/*.schema.json, draft-07, published in the
-// package): the manifest and the command trace, and every JSON output (`--format json`
-// diagnostics, `sim --json`, `disasm --json`, `sim --trace`'s Chrome trace, target descriptions
-// as `calibrate -o` writes them).
+// package): the manifest and the command trace, and every JSON output (each command's
+// `--format json` document, schemas/<command>.schema.json, and the diagnostics document they
+// share; `sim -o`'s Chrome trace; target descriptions as `calibrate -o` writes them).
 // `validateDocument` checks a parsed document against one with ajv (compiled once, on first use);
 // `checkExecutorInput` is the structural half of the executor's input validation as a DMAC6011
 // (types, required fields, enums, fixed ranges, file names), the JSON path of the first problem
@@ -34,6 +34,13 @@ export const SCHEMA_NAMES = [
   "snapshot",
   "cuda-program",
   "cuda-results",
+  "check",
+  "ir",
+  "explain",
+  "compile",
+  "golden",
+  "calibrate",
+  "fmt",
 ] as const;
 export type SchemaName = (typeof SCHEMA_NAMES)[number];
 

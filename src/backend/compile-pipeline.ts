@@ -72,6 +72,8 @@ export interface CompileOptions {
   readonly maxNesting?: number | undefined;
   /** The heap limit DMAC4011 compares with (tests); default: this process's. */
   readonly heapLimit?: number | undefined;
+  /** -O2: the plan search's progress (PassContext.onCandidate). */
+  readonly onPlanProgress?: ((done: number, total: number, label: string) => void) | undefined;
 }
 
 export interface QueuesResult {
@@ -173,6 +175,7 @@ export function compileToQueues(file: SourceFile, opts: CompileOptions = {}): Qu
       costModel: cudaOf(target)
         ? cudaCostModel(() => cudaBatches(opts.passes))
         : finalFormsCostModel(target, opts.sync),
+      onCandidate: opts.onPlanProgress,
     });
     const optimised: OptimiseReport = {
       stats: r.stats,

@@ -38,7 +38,7 @@ export function addDiagnosticOptions(cmd: Command): Command {
     .addOption(
       new Option(
         "--format <format>",
-        "how diagnostics are printed: full (code frames), concise (one line each) or json (on stdout)",
+        "output: full (text; diagnostics with code frames), concise (text; one line per diagnostic) or json (one JSON document on stdout, schemas/<command>.schema.json)",
       )
         .choices(FORMATS)
         .default("full"),
@@ -51,6 +51,39 @@ export function addDiagnosticOptions(cmd: Command): Command {
         .choices(COLOR_MODES)
         .default("auto"),
     );
+}
+
+/** Adds `-q, --quiet`: no progress on stderr (cli/progress.ts). */
+export function addQuietOption(cmd: Command): Command {
+  return cmd.option("-q, --quiet", "show no progress on stderr (it shows only on a terminal)");
+}
+
+/**
+ * Adds `-o, --out <value>`, the one name of an output path, and the command's older spellings
+ * (`--output DIR`, `sim --trace FILE`) as hidden aliases that still work. Whichever is given, the
+ * command reads the path from the option `attr` (the name its code has always used). With
+ * `required`, giving none is commander's usual "required option" error.
+ */
+export function addOutOption(
+  cmd: Command,
+  spec: {
+    readonly value: string;
+    readonly help: string;
+    readonly attr: string;
+    readonly aliases?: readonly string[];
+    readonly required?: boolean;
+  },
+): Command {
+  const flags = `-o, --out <${spec.value}>`;
+  cmd.addOption(new Option(flags, spec.help));
+  for (const alias of spec.aliases ?? [])
+    cmd.addOption(new Option(`${alias} <${spec.value}>`, spec.help).hideHelp());
+  return cmd.hook("preAction", (_program, action) => {
+    const opts = action.opts<Record<string, unknown>>();
+    const value = opts["out"] ?? opts[spec.attr];
+    if (value !== undefined) action.setOptionValue(spec.attr, value);
+    else if (spec.required) action.error(`error: required option '${flags}' not specified`);
+  });
 }
 
 function collect(value: string, previous: readonly string[] | undefined): string[] {

@@ -10,7 +10,8 @@ import type { SourceFile, Span } from "../source/source-file.js";
 import { cstToExpr, cstToProgram } from "./cst-to-ast.js";
 import { lex, type LexResult } from "./lexer.js";
 import { parser } from "./parser.js";
-import { KEYWORDS, PUNCTUATION, SIZE_UNITS } from "./tokens.js";
+import { KEYWORDS, PUNCTUATION } from "./tokens.js";
+import { formatSizeExact } from "../util/format-size.js";
 import { syntaxDiagnostics } from "./syntax-errors.js";
 
 export interface ParseOptions {
@@ -95,7 +96,7 @@ function lexWithLimits(file: SourceFile, opts: ParseOptions): Front {
       const at = { file, span: { start: 0, end: 0 } };
       return {
         kind: "stop",
-        diagnostics: [diag("DMAC1012", at, [formatBytes(bytes), formatBytes(maxBytes)])],
+        diagnostics: [diag("DMAC1012", at, [formatSizeExact(bytes), formatSizeExact(maxBytes)])],
       };
     }
   }
@@ -216,15 +217,4 @@ function tooLongChain(file: SourceFile, root: unknown, limit: number): Diagnosti
     }
   }
   return undefined;
-}
-
-function formatBytes(n: number): string {
-  for (const [unit, size] of [
-    ["GiB", SIZE_UNITS.GiB],
-    ["MiB", SIZE_UNITS.MiB],
-    ["KiB", SIZE_UNITS.KiB],
-  ] as const) {
-    if (n >= size && n % size === 0) return `${n / size} ${unit}`;
-  }
-  return `${n} bytes`;
 }

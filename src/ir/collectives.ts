@@ -10,7 +10,7 @@
 // the collective (sizes, existence on the ranks involved, ranks in range) and returns a problem
 // instead, which verify reports as DMAC3022 / DMAC3023.
 
-import { formatBytes } from "../check/types.js";
+import { formatSizeExact } from "../util/format-size.js";
 import { InternalError } from "../util/internal-error.js";
 import type { IrBuffer, IrCollective, IrModule, IrRegion } from "./ir.js";
 
@@ -91,14 +91,14 @@ function rankOutOfRange(what: string, v: number, ranks: number): ExpectedResult 
 function notDivisible(b: IrBuffer, ranks: number): ExpectedResult | undefined {
   if (b.size % ranks === 0) return undefined;
   return sizeProblem(
-    `the size of '${b.name}' (${formatBytes(b.size)}) is not divisible by ${ranks} ranks`,
+    `the size of '${b.name}' (${formatSizeExact(b.size)}) is not divisible by ${ranks} ranks`,
   );
 }
 
 function sizeIs(b: IrBuffer, want: number, why: string): ExpectedResult | undefined {
   if (b.size === want) return undefined;
   return sizeProblem(
-    `the size of '${b.name}' is ${formatBytes(b.size)} but must be ${why} = ${formatBytes(want)}`,
+    `the size of '${b.name}' is ${formatSizeExact(b.size)} but must be ${why} = ${formatSizeExact(want)}`,
   );
 }
 
@@ -148,7 +148,11 @@ function allGather(m: IrModule, args: IrCollective["args"]): ExpectedResult {
   const bad =
     missingOnAny(src, m.ranks) ??
     missingOnAny(dst, m.ranks) ??
-    sizeIs(dst, m.ranks * S, `${m.ranks} ranks * the size of '${src.name}' (${formatBytes(S)})`);
+    sizeIs(
+      dst,
+      m.ranks * S,
+      `${m.ranks} ranks * the size of '${src.name}' (${formatSizeExact(S)})`,
+    );
   if (bad !== undefined) return bad;
   return exchange(m.ranks, dst, src, S, () => 0);
 }
@@ -203,7 +207,11 @@ function scatter(m: IrModule, args: IrCollective["args"]): ExpectedResult {
     rankOutOfRange("root", root, m.ranks) ??
     missingOn(src, root) ??
     missingOnAny(dst, m.ranks) ??
-    sizeIs(src, m.ranks * S, `${m.ranks} ranks * the size of '${dst.name}' (${formatBytes(S)})`);
+    sizeIs(
+      src,
+      m.ranks * S,
+      `${m.ranks} ranks * the size of '${dst.name}' (${formatSizeExact(S)})`,
+    );
   if (bad !== undefined) return bad;
   const pairs: ExpectedPair[] = [];
   for (let p = 0; p < m.ranks; p++)
@@ -221,7 +229,11 @@ function gather(m: IrModule, args: IrCollective["args"]): ExpectedResult {
     rankOutOfRange("root", root, m.ranks) ??
     missingOnAny(src, m.ranks) ??
     missingOn(dst, root) ??
-    sizeIs(dst, m.ranks * S, `${m.ranks} ranks * the size of '${src.name}' (${formatBytes(S)})`);
+    sizeIs(
+      dst,
+      m.ranks * S,
+      `${m.ranks} ranks * the size of '${src.name}' (${formatSizeExact(S)})`,
+    );
   if (bad !== undefined) return bad;
   const pairs: ExpectedPair[] = [];
   for (let r = 0; r < m.ranks; r++)

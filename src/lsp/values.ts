@@ -9,6 +9,7 @@ import type { Expr, ScheduleDecl, TypeName } from "../frontend/ast.js";
 import { compileExpr, formatValue } from "../ir/eval.js";
 import type { DocumentAnalysis } from "./analysis.js";
 import type { Decl } from "./symbol-index.js";
+import { formatSizeExact } from "../util/format-size.js";
 
 /** The checked schedule a declaration belongs to (any schedule for file-level constants). */
 export function checkedFor(doc: DocumentAnalysis, decl: Decl): CheckedSchedule | undefined {
@@ -82,17 +83,8 @@ export function describeValue(v: number | boolean, type: TypeName | undefined): 
   return type === "bytes" ? `${text}${binarySize(v)}` : text;
 }
 
-const UNITS = [
-  ["TiB", 1024 ** 4],
-  ["GiB", 1024 ** 3],
-  ["MiB", 1024 ** 2],
-  ["KiB", 1024],
-] as const;
-
 /** ` (8 KiB)` for a whole number of a binary unit, "" otherwise. */
 function binarySize(bytes: number): string {
-  for (const [unit, size] of UNITS) {
-    if (bytes >= size && bytes % size === 0) return ` (${bytes / size} ${unit})`;
-  }
-  return "";
+  const exact = formatSizeExact(bytes);
+  return exact.endsWith(" B") ? "" : ` (${exact})`;
 }

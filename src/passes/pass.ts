@@ -88,6 +88,8 @@ export interface PassContext {
    * pipeline injects the executor's (backend/cost-model.ts). Required at -O1 and -O2.
    */
   readonly costModel?: CostModel | undefined;
+  /** -O2: called before each plan candidate with the number done, the total and its label (progress). */
+  readonly onCandidate?: ((done: number, total: number, label: string) => void) | undefined;
 }
 
 export interface PassStats {

@@ -48,6 +48,7 @@ import type {
   PassOptions,
 } from "./pass.js";
 import { maxOf, minOf } from "../util/arrays.js";
+import { formatTime } from "../util/format-time.js";
 
 export interface PlanCandidate {
   readonly engines: EngineStrategy;
@@ -341,6 +342,7 @@ export function choosePlan(prog: QueueProgram, m: IrModule, ctx: PassContext): P
   candidates.forEach((cand, ci) => {
     const label = candidateLabel(cand);
     const first = ci === 0;
+    ctx.onCandidate?.(ci, candidates.length, label);
     const skipped = (note: string): void => {
       entries.push({ candidate: cand, label, timeUs: undefined, verified: false, note });
     };
@@ -419,7 +421,7 @@ export function planDiagnostics(plan: PlanResult | undefined): Diagnostic[] {
   return [diag("DMAC4009", undefined, [`${s.budgetMs} ms`, s.evaluated, s.total, kept])];
 }
 
-const fmtUs = (t: number | undefined): string => (t === undefined ? "-" : `${t.toFixed(2)} us`);
+const fmtUs = (t: number | undefined): string => (t === undefined ? "-" : formatTime(t));
 
 /** `--explain-plan`: the chosen plan and the predicted time of every alternative. */
 export function formatPlan(r: PlanResult): string {

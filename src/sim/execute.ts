@@ -80,6 +80,11 @@ export interface ExecOptions {
   readonly maxRaces?: number | undefined;
   /** Record the sync trace (semantics.ts): for the fuzzers' equivalence oracle. */
   readonly syncTrace?: boolean | undefined;
+  /**
+   * Progress (cli/progress.ts): called with the packets executed so far and the program's total
+   * every PROGRESS_EVENTS events. The event loop pays nothing for it per event (see runEvents).
+   */
+  readonly onProgress?: ((packets: number, total: number) => void) | undefined;
 }
 
 export interface Span {
@@ -161,6 +166,8 @@ export interface ExecResult {
 }
 
 const MAX_EVENTS = 200_000_000;
+/** Events between two onProgress calls (a power of two; about 20 ms of a large run). */
+const PROGRESS_EVENTS = 1 << 16;
 const MAX_SIM_US = 1e9;
 
 export function execute(program: SimProgram, opts: ExecOptions): ExecResult {
@@ -223,6 +230,11 @@ function runEvents(
   const heap = x.heap;
   let events = 0;
   let nextDb = 0;
+  // The one per-event test is `events > limit`, as without progress: the limit is the next
+  // progress point when that comes before maxEvents.
+  const progress = opts.onProgress;
+  const packetsTotal = progress ? sumPackets(x) : 0;
+  let limit = progress ? Math.min(maxEvents, PROGRESS_EVENTS) : maxEvents;
   for (;;) {
     let kind: number;
     let arg: number;
@@ -235,11 +247,15 @@ function runEvents(
       kind = heap.lastKind;
       arg = heap.lastArg;
     } else break;
-    if (++events > maxEvents)
-      return {
-        events,
-        stopped: `more than ${maxEvents} events (raise --max-events if the schedule is really this large)`,
-      };
+    if (++events > limit) {
+      if (events > maxEvents)
+        return {
+          events,
+          stopped: `more than ${maxEvents} events (raise --max-events if the schedule is really this large)`,
+        };
+      limit = Math.min(maxEvents, limit + PROGRESS_EVENTS);
+      progress!(packetsDone(x), packetsTotal);
+    }
     if (x.now > maxSim)
       return { events, stopped: `simulated time passed ${maxSim} us (--max-sim-time)` };
     switch (kind) {
@@ -270,6 +286,20 @@ function runEvents(
     }
   }
   return { events, stopped: undefined };
+}
+
+/** Packets of the whole program (progress's total). */
+function sumPackets(x: ExecState): number {
+  let n = 0;
+  for (let e = 0; e < x.C.n; e++) n += x.C.packets[e]!;
+  return n;
+}
+
+/** Packets executed so far, over every queue. */
+function packetsDone(x: ExecState): number {
+  let n = 0;
+  for (const r of x.runs) n += r.packets;
+  return n;
 }
 
 /** The end of the run: the watchdog, deadlocks, queues that did not drain, missing completions. */

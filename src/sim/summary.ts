@@ -6,22 +6,10 @@
 import type { EngineStats, LinkStats } from "./execute.js";
 import type { Bandwidth, SimResult } from "./run.js";
 import { pushAll } from "../util/arrays.js";
-
-export function formatBytes(n: number): string {
-  const units = ["B", "KiB", "MiB", "GiB", "TiB"];
-  let u = 0;
-  while (n >= 1024 && u < units.length - 1 && n % 1024 === 0) {
-    n /= 1024;
-    u++;
-  }
-  return `${Number.isInteger(n) ? n : n.toFixed(1)} ${units[u]}`;
-}
-
-export function formatUs(us: number): string {
-  if (us >= 1e6) return `${(us / 1e6).toFixed(3)} s`;
-  if (us >= 1e3) return `${(us / 1e3).toFixed(3)} ms`;
-  return `${us.toFixed(2)} us`;
-}
+import { sortDiagnostics } from "../diagnostics/diagnostic.js";
+import { jsonDiagnostics } from "../diagnostics/render.js";
+import { formatSize } from "../util/format-size.js";
+import { formatTime } from "../util/format-time.js";
 
 export interface SummaryOptions {
   /** Every engine and link on its own line (default: grouped when there are more than GROUP_ABOVE). */
@@ -46,11 +34,11 @@ export function spread(values: readonly number[]): { min: number; median: number
 }
 
 function engineLine(e: EngineStats, totalUs: number): string {
-  return `${formatUs(e.busyUs).padStart(12)}  ${pct(totalUs > 0 ? e.busyUs / totalUs : 0).padStart(6)}  ${e.packets} packets`;
+  return `${formatTime(e.busyUs).padStart(12)}  ${pct(totalUs > 0 ? e.busyUs / totalUs : 0).padStart(6)}  ${e.packets} packets`;
 }
 
 function linkLine(l: LinkStats): string {
-  return `${formatBytes(l.bytes).padStart(12)}  ${pct(l.utilisation).padStart(6)}`;
+  return `${formatSize(l.bytes).padStart(12)}  ${pct(l.utilisation).padStart(6)}`;
 }
 
 function engineLines(s: SimResult["stats"], verbose: boolean): string[] {
@@ -70,7 +58,7 @@ function engineLines(s: SimResult["stats"], verbose: boolean): string[] {
     ["median", busy.median],
     ["max", busy.max],
   ] as const)
-    lines.push(`  ${name.padEnd(14)}${formatUs(us).padStart(12)}  ${share(us)}`);
+    lines.push(`  ${name.padEnd(14)}${formatTime(us).padStart(12)}  ${share(us)}`);
   const top = [...s.engines].sort((a, b) => b.busyUs - a.busyUs).slice(0, BUSIEST);
   lines.push(`  busiest`);
   for (const e of top) lines.push(`    ${e.queue.padEnd(12)}${engineLine(e, s.totalUs)}`);
@@ -81,7 +69,7 @@ function linkLines(s: SimResult["stats"], verbose: boolean): string[] {
   if (s.links.length === 0) return ["links           (no xGMI traffic)"];
   const bytes = s.links.reduce((a, l) => a + l.bytes, 0);
   const lines = [
-    `links           ${s.links.length} links carry ${formatBytes(bytes)}; bytes, utilisation of usable bandwidth`,
+    `links           ${s.links.length} links carry ${formatSize(bytes)}; bytes, utilisation of usable bandwidth`,
   ];
   const name = (l: LinkStats): string => `gpu${l.src}->gpu${l.dst}`;
   if (verbose || s.links.length <= GROUP_ABOVE) {
@@ -95,9 +83,7 @@ function linkLines(s: SimResult["stats"], verbose: boolean): string[] {
     ["median", b.median, u.median],
     ["max", b.max, u.max],
   ] as const)
-    lines.push(
-      `  ${label.padEnd(14)}${formatBytes(Math.round(by)).padStart(12)}  ${pct(ut).padStart(6)}`,
-    );
+    lines.push(`  ${label.padEnd(14)}${formatSize(by).padStart(12)}  ${pct(ut).padStart(6)}`);
   const top = [...s.links].sort((a, c) => c.utilisation - a.utilisation).slice(0, BUSIEST);
   lines.push(`  busiest`);
   for (const l of top) lines.push(`    ${name(l).padEnd(12)}${linkLine(l)}`);
@@ -115,11 +101,11 @@ function factorText(f: number, gpus: number): string {
 function bandwidthLines(b: Bandwidth): string[] {
   const gpus = b.busFactor > 0 && b.busFactor < 1 ? Math.round(1 / (1 - b.busFactor)) : 0;
   const sized = b.collective
-    ? `${b.collective}: size ${formatBytes(b.sizeBytes)}`
-    : `collective unknown, sized as an all-gather: size ${formatBytes(b.sizeBytes)}`;
+    ? `${b.collective}: size ${formatSize(b.sizeBytes)}`
+    : `collective unknown, sized as an all-gather: size ${formatSize(b.sizeBytes)}`;
   return [
     `algbw / busbw   ${b.algbwGBps.toFixed(2)} / ${b.busbwGBps.toFixed(2)} GB/s  (nccl-tests, ${sized}; algbw = size / time, busbw = algbw x ${factorText(b.busFactor, gpus)})`,
-    `DMA-Latte       algbw ${b.dmaLatteAlgbwGBps.toFixed(2)} / busbw ${b.dmaLatteBusbwGBps.toFixed(2)} GB/s  (total = ${formatBytes(b.totalBytes)}; algbw = (N-1)/N x total / time, busbw = total / (N x time))`,
+    `DMA-Latte       algbw ${b.dmaLatteAlgbwGBps.toFixed(2)} / busbw ${b.dmaLatteBusbwGBps.toFixed(2)} GB/s  (total = ${formatSize(b.totalBytes)}; algbw = (N-1)/N x total / time, busbw = total / (N x time))`,
   ];
 }
 
@@ -135,7 +121,7 @@ export function summaryText(r: SimResult, opts: SummaryOptions = {}): string {
       : `functional checks passed; postcondition NOT checked (${opts.unchecked ?? "no IR"})`;
   lines.push(status);
   lines.push(
-    `total time      ${formatUs(s.totalUs)}  (host submission ${formatUs(s.hostSubmitUs)})`,
+    `total time      ${formatTime(s.totalUs)}  (host submission ${formatTime(s.hostSubmitUs)})`,
   );
   pushAll(lines, bandwidthLines(r.bandwidth));
   lines.push(`packets         ${s.packets} in ${s.events} events`);
@@ -169,7 +155,7 @@ export function summaryLine(
     : problem !== undefined
       ? `FAILED  ${problem}`
       : "postcondition not checked";
-  return `${head}  ${formatUs(r.stats.totalUs).padStart(12)}  ${r.bandwidth.busbwGBps.toFixed(2).padStart(8)} GB/s busbw  ${status}`;
+  return `${head}  ${formatTime(r.stats.totalUs).padStart(12)}  ${r.bandwidth.busbwGBps.toFixed(2).padStart(8)} GB/s busbw  ${status}`;
 }
 
 /** The summary's figures, flat, in the JSON's order (without the diagnostics). */
@@ -219,14 +205,10 @@ export function summaryFields(r: SimResult): SummaryFields {
   };
 }
 
+/** The `sim --json` summary: the fields and the diagnostics as every `--format json` has them. */
 export function summaryJson(r: SimResult): unknown {
   return {
     ...summaryFields(r),
-    diagnostics: r.diagnostics.map((d) => ({
-      code: d.code,
-      severity: d.severity,
-      message: d.message,
-      hint: d.hint,
-    })),
+    diagnostics: jsonDiagnostics(sortDiagnostics(r.diagnostics)),
   };
 }

@@ -7,6 +7,7 @@
 // and no more than that size is read even if the file grows meanwhile.
 
 import { closeSync, constants, fstatSync, openSync, readSync, statSync, type Stats } from "node:fs";
+import { formatSizeExact } from "./format-size.js";
 
 /**
  * Why an input file was not read. `message` and `reason` are a phrase without the path ("is a
@@ -81,12 +82,8 @@ function kindOf(st: Stats): string {
   return "is not a regular file";
 }
 
-/** "16 MiB" for whole MiB and KiB, else bytes. */
-export function formatLimit(n: number): string {
-  if (n >= 1 << 20 && n % (1 << 20) === 0) return `${n / (1 << 20)} MiB`;
-  if (n >= 1 << 10 && n % (1 << 10) === 0) return `${n / (1 << 10)} KiB`;
-  return `${n} bytes`;
-}
+/** A size against a limit, exactly: "16 MiB", "16777217 B" (util/format-size.ts). */
+export const formatLimit = formatSizeExact;
 
 /** The reason for a regular file over its limit. */
 export function tooLargeReason(size: number, limit: InputLimit): string {

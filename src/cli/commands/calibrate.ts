@@ -5,6 +5,7 @@
 // squared log ratio of predicted to measured (src/calibrate/fit.ts) with a bounded pattern search
 // over their logarithms (src/calibrate/search.ts). Prints one line per row (measured, predicted
 // before and after, relative errors) and a summary, and writes the fitted target with -o.
+// `--format json`: the same as one document (schemas/calibrate.schema.json).
 //
 // Each distinct run (file, level, options, parameters) is compiled and verified once; the fit
 // re-executes the compiled programs with the candidate constants (the program does not depend
@@ -34,7 +35,7 @@ import { execute } from "../../sim/execute.js";
 import { readMachineModel } from "../../sim/model.js";
 import type { SimProgram } from "../../sim/program.js";
 import { simulate } from "../../sim/run.js";
-import { formatUs } from "../../sim/summary.js";
+import { formatTime } from "../../util/format-time.js";
 import type { SourceFile, Span } from "../../source/source-file.js";
 import {
   BUILTIN_TARGETS,
@@ -44,8 +45,12 @@ import {
   type Target,
 } from "../../target/target.js";
 import type { CliContext } from "../main.js";
+import { reportJson } from "../json-output.js";
+import { startProgress } from "../progress.js";
 import {
   addDiagnosticOptions,
+  addOutOption,
+  addQuietOption,
   parsePositiveInt,
   readSourceFile,
   readTargetOption,
@@ -63,6 +68,7 @@ export interface CalibrateCommandOptions extends DiagnosticOutput {
   readonly fit?: boolean | undefined;
   readonly maxEvals?: string | undefined;
   readonly constants?: string | undefined;
+  readonly quiet?: boolean | undefined;
 }
 
 export const DEFAULT_MAX_EVALS = 400;
@@ -84,7 +90,7 @@ const pct = (x: number): string =>
 
 function quantity(r: MeasurementRow, x: number): string {
   if (!Number.isFinite(x)) return "n/a";
-  return r.measured?.kind === "speedup" ? `${x.toFixed(3)}x` : formatUs(x);
+  return r.measured?.kind === "speedup" ? `${x.toFixed(3)}x` : formatTime(x);
 }
 
 /** The span of the spec item an option diagnostic is about (`bad --engines: ...`), else the cell. */
@@ -179,14 +185,9 @@ export function runCalibrate(
   if (hasErrors(diagnostics)) return reportDiagnostics(ctx, diagnostics, opts);
 
   // Compile and verify every run once.
-  const progress = (done: number, total: number, what: string): void => {
-    if (!ctx.streams.isTTY) return;
-    const w = 30;
-    const n = Math.round((w * done) / Math.max(total, 1));
-    ctx.streams.err(
-      `\r[${"#".repeat(n)}${".".repeat(w - n)}] ${done}/${total} ${what}`.padEnd(100).slice(0, 100),
-    );
-  };
+  const bar = startProgress(ctx.streams, { quiet: opts.quiet, label: "calibrate" });
+  const progress = (done: number, total: number, what: string): void =>
+    bar.update(what, done, total);
   let target: Target | undefined = given.target;
   const compileRun = (run: Run, t: Target | undefined) =>
     compileForSim(run.path, run.file.text, run.compile.defines, {
@@ -232,8 +233,7 @@ export function runCalibrate(
     }
     run.program = r.program;
   }
-  progress(runs.size, runs.size, "verified");
-  if (ctx.streams.isTTY) ctx.streams.err("\n");
+  bar.end();
   if (hasErrors(diagnostics) || !target) return reportDiagnostics(ctx, diagnostics, opts);
   const base: Target = target;
 
@@ -305,6 +305,7 @@ export function runCalibrate(
   let errAfter = errBefore;
   let fitted: Record<string, number> = {};
   let report = "";
+  let search: { evals: number; converged: boolean } | undefined;
   if (fitting && bounds.length > 0) {
     const lo = bounds.map((b) => Math.log(b.min));
     const hi = bounds.map((b) => Math.log(b.max));
@@ -318,17 +319,15 @@ export function runCalibrate(
       hi,
       {
         maxEvals: limit,
-        onEval: (n, best) => {
-          if (ctx.streams.isTTY)
-            ctx.streams.err(
-              `\rfit: ${n}/${limit} evaluations, error ${best.toPrecision(4)} (start ${errBefore.toPrecision(4)})`.padEnd(
-                80,
-              ),
-            );
-        },
+        onEval: (n, best) =>
+          bar.update(
+            `fit: error ${best.toPrecision(4)} (start ${errBefore.toPrecision(4)})`,
+            n,
+            limit,
+          ),
       },
     );
-    if (ctx.streams.isTTY) ctx.streams.err("\n");
+    bar.end();
     // Written values have 4 significant digits (within the bounds); report what is written.
     fitted = Object.fromEntries(
       bounds.map((b, j) => {
@@ -345,6 +344,7 @@ export function runCalibrate(
       after = before;
       errAfter = errBefore;
     }
+    search = { evals: result.evals, converged: result.converged };
     const w = Math.max(...bounds.map((b) => b.name.length));
     const lines = bounds.map((b, j) => {
       const v = fitted[b.name]!;
@@ -372,7 +372,7 @@ export function runCalibrate(
   rows.forEach((r, i) => {
     const m = measuredQuantity(r);
     const unit = (x: number): string =>
-      r.measured ? quantity(r, x) : Number.isFinite(x) ? formatUs(x) : "n/a";
+      r.measured ? quantity(r, x) : Number.isFinite(x) ? formatTime(x) : "n/a";
     const err = (p: number): string => (m === undefined ? "" : pct(relativeError(p, m)));
     out.push(
       `${r.id.padEnd(idW)}  ${(m === undefined ? "(baseline)" : quantity(r, m)).padStart(col)}  ${unit(before[i]!).padStart(col)}  ${err(before[i]!).padStart(8)}` +
@@ -393,13 +393,16 @@ export function runCalibrate(
     out.push(
       `  after:  median ${(100 * sa.median).toFixed(1)}%, max ${(100 * sa.max).toFixed(1)}% (mean squared log ratio ${errAfter.toPrecision(4)})`,
     );
-  ctx.streams.out(out.join("\n") + "\n");
-  if (report !== "") ctx.streams.out(report);
-  else if (fitting && bounds.length === 0)
+  const json = opts.format === "json";
+  if (!json) ctx.streams.out(out.join("\n") + "\n");
+  if (report !== "") {
+    if (!json) ctx.streams.out(report);
+  } else if (fitting && bounds.length === 0)
     ctx.streams.err(
       `calibrate: no timing constant of ${base.name} is marked "fit": {"min": ..., "max": ...}; nothing was fitted\n`,
     );
 
+  let wrote: string | undefined;
   if (opts.output !== undefined && fitted1) {
     const command = [
       "dmac calibrate",
@@ -419,14 +422,42 @@ export function runCalibrate(
     ];
     try {
       writeOutputFile(opts.output, formatJson(fittedTarget(base, fitted, note)), { inputs });
-      ctx.streams.out(`wrote ${opts.output}\n`);
+      if (!json) ctx.streams.out(`wrote ${opts.output}\n`);
+      wrote = opts.output;
     } catch (e) {
       if (!(e instanceof OutputError)) throw e;
       diagnostics.push(diag("DMAC5002", undefined, [e.path, e.reason]));
     }
   }
-  return reportDiagnostics(ctx, diagnostics, opts);
+  if (!json) return reportDiagnostics(ctx, diagnostics, opts);
+  const row = (r: MeasurementRow, i: number) => ({
+    id: r.id,
+    measured: measuredQuantity(r) ?? null,
+    kind: r.measured?.kind ?? "baseline",
+    predicted: finite(before[i]!),
+    ...(fitted1 ? { fitted: finite(after[i]!) } : {}),
+  });
+  const errors = (e: ReturnType<typeof errorSummary>, msle: number) => ({
+    median: finite(e.median),
+    max: finite(e.max),
+    meanSquaredLogRatio: finite(msle),
+  });
+  return reportJson(
+    ctx,
+    {
+      target: base.name,
+      runs: runs.size,
+      rows: rows.map(row),
+      before: errors(sb, errBefore),
+      ...(fitted1 ? { after: errors(sa, errAfter), fitted, search } : {}),
+      ...(wrote !== undefined ? { out: wrote } : {}),
+    },
+    diagnostics,
+  );
 }
+
+/** A number for JSON: NaN and infinities (no prediction) become null. */
+const finite = (x: number): number | null => (Number.isFinite(x) ? x : null);
 
 export function registerCalibrate(program: Command, ctx: CliContext): void {
   const cmd = program
@@ -442,10 +473,6 @@ export function registerCalibrate(program: Command, ctx: CliContext): void {
       "--target <file>",
       "the target to compare and fit (default: the target the schedules name)",
     )
-    .option(
-      "-o, --output <file>",
-      "write the fitted target (JSON) here, atomically; never over an input",
-    )
     .option("--no-fit", "only compare: print measured and predicted per row, fit nothing")
     .option(
       "--max-evals <n>",
@@ -455,6 +482,13 @@ export function registerCalibrate(program: Command, ctx: CliContext): void {
       "--constants <names>",
       "fit only these of the fittable constants (comma-separated; default: every one marked fit)",
     );
+  addOutOption(cmd, {
+    value: "file",
+    help: "write the fitted target (JSON) here, atomically; never over an input",
+    attr: "output",
+    aliases: ["--output"],
+  });
+  addQuietOption(cmd);
   addDiagnosticOptions(cmd).action((file: string, opts: CalibrateCommandOptions) => {
     ctx.exit(runCalibrate(file, opts, ctx));
   });

@@ -1,11 +1,13 @@
 // `dmac check FILE...`: parse, check, instantiate and verify each file (the library's `check`,
 // src/api/check.ts) and report every diagnostic. Exit 0 when there are no errors (warnings
-// allowed), 1 otherwise.
+// allowed), 1 otherwise. `--format json`: each file with the schedules that verified, and the
+// diagnostics (schemas/check.schema.json).
 
 import type { Command } from "commander";
 import { check } from "../../api/check.js";
 import type { Diagnostic } from "../../diagnostics/diagnostic.js";
 import type { CliContext } from "../main.js";
+import { reportJson } from "../json-output.js";
 import {
   addDiagnosticOptions,
   addFrontEndLimitOptions,
@@ -42,23 +44,28 @@ export function runCheck(
     ...maxOps.diagnostics,
     ...limits.diagnostics,
   ];
-  if (diagnostics.length === 0) {
-    for (const path of files) {
-      const read = readSourceFile(path, limits.maxSourceBytes);
-      pushAll(diagnostics, read.diagnostics);
-      if (!read.file) continue;
-      const result = check(read.file.text, {
-        path,
-        defines: common.defines,
-        schedule: opts.schedule,
-        target: common.target,
-        maxOps: maxOps.value,
-        maxSourceBytes: limits.maxSourceBytes,
-        maxNesting: limits.maxNesting,
-      });
-      pushAll(diagnostics, result.diagnostics);
+  if (diagnostics.length > 0) return reportDiagnostics(ctx, diagnostics, opts);
+  const checked: { file: string; ok: boolean; schedules: string[] }[] = [];
+  for (const path of files) {
+    const read = readSourceFile(path, limits.maxSourceBytes);
+    pushAll(diagnostics, read.diagnostics);
+    if (!read.file) {
+      checked.push({ file: path, ok: false, schedules: [] });
+      continue;
     }
+    const result = check(read.file.text, {
+      path,
+      defines: common.defines,
+      schedule: opts.schedule,
+      target: common.target,
+      maxOps: maxOps.value,
+      maxSourceBytes: limits.maxSourceBytes,
+      maxNesting: limits.maxNesting,
+    });
+    pushAll(diagnostics, result.diagnostics);
+    checked.push({ file: path, ok: result.ok, schedules: result.modules.map((m) => m.schedule) });
   }
+  if (opts.format === "json") return reportJson(ctx, { files: checked }, diagnostics);
   return reportDiagnostics(ctx, diagnostics, opts);
 }
 

@@ -1,9 +1,11 @@
 // `dmac compile FILE -o DIR`: compile one schedule and write manifest.json and gpu<G>.sdma<E>.bin
 // (and on request dump.txt, --dump or --emit sdma,dump, and trace.json, --emit trace) into DIR,
-// atomically (backend/output.ts).
+// atomically (backend/output.ts). `--format json`: what was written and the -O2 plan as one
+// document (schemas/compile.schema.json); the optimiser's text reports then go to stderr.
 // Exit 0 on success (warnings allowed), 1 on errors in the input.
 
-import { dirname, relative, resolve } from "node:path";
+import { statSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
 import type { Command } from "commander";
 import {
   buildOutputs,
@@ -12,6 +14,7 @@ import {
   DEFAULT_MAX_PACKETS,
   EMIT_KINDS,
   type EmitKind,
+  type OptimiseReport,
   type OutputFile,
 } from "../../backend/compile-pipeline.js";
 import { OutputError, writeOutputDir } from "../../backend/output.js";
@@ -28,8 +31,12 @@ import {
 } from "../opt-options.js";
 // ---- end optimiser hook ----
 import type { CliContext } from "../main.js";
+import { planJson, reportJson, wantsJson } from "../json-output.js";
+import { startProgress } from "../progress.js";
 import {
   addDiagnosticOptions,
+  addOutOption,
+  addQuietOption,
   addFrontEndLimitOptions,
   addMaxOpsOption,
   addScheduleOptions,
@@ -63,7 +70,9 @@ export interface BuildCommandOptions
 }
 
 export interface CompileCommandOptions extends BuildCommandOptions, DiagnosticOutput {
+  /** -o/--out (or the older --output). */
   readonly output: string;
+  readonly quiet?: boolean | undefined;
 }
 
 /** Parses the `--emit` list (default: sdma); `dump` (--dump) adds dump.txt to it. */
@@ -96,7 +105,13 @@ export function compileFileToOutputs(
   path: string,
   opts: BuildCommandOptions,
   outputDir?: string,
-): { diagnostics: Diagnostic[]; files: OutputFile[] | undefined; report?: string | undefined } {
+  onPlanProgress?: (done: number, total: number, label: string) => void,
+): {
+  diagnostics: Diagnostic[];
+  files: OutputFile[] | undefined;
+  report?: string | undefined;
+  optimised?: OptimiseReport | undefined;
+} {
   const common = parseScheduleOptions(opts);
   const emit = parseEmit(opts.emit, opts.dump === true);
   const maxCopy = parsePositiveInt("--max-copy-bytes", opts.maxCopyBytes);
@@ -151,6 +166,7 @@ export function compileFileToOutputs(
     maxSourceBytes: limits.maxSourceBytes,
     maxNesting: limits.maxNesting,
     maxPackets: maxPackets.value,
+    onPlanProgress,
   });
   pushAll(diagnostics, q.diagnostics);
   if (!q.compiled) return { diagnostics, files: undefined };
@@ -177,25 +193,51 @@ export function compileFileToOutputs(
         rawDump: opts.raw === true,
       });
   const report = optimiserReport(q.compiled.optimised, opts); // optimiser hook
-  return { diagnostics: [...diagnostics, ...out.diagnostics], files: out.files, report };
+  return {
+    diagnostics: [...diagnostics, ...out.diagnostics],
+    files: out.files,
+    report,
+    optimised: q.compiled.optimised,
+  };
 }
 
 /** --stats, --dump-after and --explain-plan text (printed on stdout by `compile`). */
 export { optimiserReport };
 
 export function runCompile(path: string, opts: CompileCommandOptions, ctx: CliContext): number {
-  const result = compileFileToOutputs(path, opts, opts.output);
-  if (result.report !== undefined) ctx.streams.out(result.report); // optimiser hook
+  const json = wantsJson(opts);
+  const progress = startProgress(ctx.streams, { quiet: opts.quiet, label: "compile" });
+  const result = compileFileToOutputs(path, opts, opts.output, (done, total, label) =>
+    progress.update(`plan ${label}`, done, total),
+  );
+  progress.end();
+  // optimiser hook: its reports are text, on stderr when stdout carries the JSON document.
+  if (result.report !== undefined) (json ? ctx.streams.err : ctx.streams.out)(result.report);
   const diagnostics = [...result.diagnostics];
+  let written = false;
   if (result.files && !hasErrors(diagnostics)) {
     try {
       writeOutputDir(opts.output, result.files, { inputs: compileInputs(path, opts) });
+      written = true;
     } catch (e) {
       if (!(e instanceof OutputError)) throw e;
       diagnostics.push(diag("DMAC5002", undefined, [e.path, e.reason]));
     }
   }
-  return reportDiagnostics(ctx, diagnostics, opts);
+  if (!json) return reportDiagnostics(ctx, diagnostics, opts);
+  const files = written
+    ? result.files!.map((f) => ({ name: f.name, bytes: statSync(join(opts.output, f.name)).size }))
+    : undefined;
+  const plan = planJson(result.optimised?.plan);
+  return reportJson(
+    ctx,
+    {
+      input: path,
+      ...(files ? { out: opts.output, files } : {}),
+      ...(plan !== undefined ? { plan } : {}),
+    },
+    diagnostics,
+  );
 }
 
 /** The files a build reads, which its outputs must never replace. */
@@ -244,16 +286,20 @@ export function registerCompile(program: Command, ctx: CliContext): void {
     .description(
       "compile a schedule into SDMA packet streams and a manifest (on request a listing and a command trace)",
     )
-    .argument("<file>", ".dmac source file")
-    .requiredOption(
-      "-o, --output <dir>",
-      "output directory: created, or replaced atomically if it is empty or an earlier dmac output",
-    );
+    .argument("<file>", ".dmac source file");
+  addOutOption(cmd, {
+    value: "dir",
+    help: "output directory: created, or replaced atomically if it is empty or an earlier dmac output",
+    attr: "output",
+    aliases: ["--output"],
+    required: true,
+  });
   addBuildOptions(cmd);
   cmd.option(
     "--raw",
     "write dump.txt plain: addresses in hex, no names, sizes, source lines or warnings (as dmac disasm --raw)",
   );
+  addQuietOption(cmd);
   addDiagnosticOptions(cmd).action((file: string, opts: CompileCommandOptions) => {
     ctx.exit(runCompile(file, opts, ctx));
   });

@@ -352,7 +352,10 @@ export function registerDisasm(program: Command, ctx: CliContext): void {
     .command("disasm")
     .description("decode a gfx942 SDMA packet stream (little-endian dwords) and print a listing")
     .argument("<file>", "a packet stream, e.g. gpu0.sdma2.bin")
-    .option("--json", "print the decoded packets and problems as one JSON document")
+    .option(
+      "--json",
+      "print the decoded packets and problems as one JSON document (as --format json does)",
+    )
     .option(
       "--raw",
       "the plain listing: addresses in hex, no names, sizes, source lines or warnings",
@@ -367,6 +370,7 @@ export function registerDisasm(program: Command, ctx: CliContext): void {
       `stop (DMAC4105, exit 1) after this many problems: the input is not a stream dmac can read (default ${DEFAULT_MAX_PROBLEMS}, 0: no limit)`,
     );
   addDiagnosticOptions(cmd).action((file: string, opts: DisasmCommandOptions) => {
-    ctx.exit(runDisasm(file, opts, ctx));
+    // --format json is --json (json-output.ts): the document instead of the listing.
+    ctx.exit(runDisasm(file, opts.format === "json" ? { ...opts, json: true } : opts, ctx));
   });
 }

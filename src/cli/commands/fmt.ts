@@ -6,6 +6,9 @@
 // a file with errors is reported and never rewritten; a rewrite goes to a temporary file beside
 // the original that is renamed over it (writeOutputFile: same mode, never through a symbolic
 // link), and only if the file did not change while it was being formatted.
+// `--format json`: one document of the files and whether each differs (was rewritten, with
+// --write), the formatted text when printing one file, and the diagnostics
+// (schemas/fmt.schema.json).
 
 import { readdirSync, statSync, existsSync, type Stats } from "node:fs";
 import { join, resolve } from "node:path";
@@ -13,6 +16,7 @@ import type { Command } from "commander";
 import { diag, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import { OutputError, writeOutputFile } from "../../backend/output.js";
 import type { CliContext } from "../main.js";
+import { reportJson } from "../json-output.js";
 import {
   addDiagnosticOptions,
   readErrorReason,
@@ -50,6 +54,9 @@ export async function runFmt(
     return reportDiagnostics(ctx, diagnostics, opts);
   }
   let unformatted = 0;
+  const json = opts.format === "json";
+  const results: { file: string; changed: boolean; written?: boolean }[] = [];
+  let printed: string | undefined;
   for (const path of files) {
     const before = statOrUndefined(path);
     const read = readSourceFile(path);
@@ -60,18 +67,26 @@ export async function runFmt(
       diagnostics.push(...result.diagnostics);
       continue;
     }
+    const changed = result.text !== read.file.text;
     if (toStdout) {
-      ctx.streams.out(result.text);
-    } else if (result.text !== read.file.text) {
+      results.push({ file: path, changed });
+      if (json) printed = result.text;
+      else ctx.streams.out(result.text);
+    } else if (changed) {
       if (opts.check === true) {
-        // stdout carries the diagnostics' one JSON document under --format json.
-        (opts.format === "json" ? ctx.streams.err : ctx.streams.out)(`${path}\n`);
+        if (!json) ctx.streams.out(`${path}\n`);
+        results.push({ file: path, changed });
         unformatted++;
       } else {
         const written = rewrite(path, result.text, before);
         if (written !== undefined) diagnostics.push(written);
+        results.push({ file: path, changed, written: written === undefined });
       }
-    }
+    } else results.push({ file: path, changed });
+  }
+  if (json) {
+    const fields = { files: results, ...(printed !== undefined ? { text: printed } : {}) };
+    return reportJson(ctx, fields, diagnostics, unformatted > 0);
   }
   const code = reportDiagnostics(ctx, diagnostics, opts);
   return unformatted > 0 ? Math.max(code, 1) : code;

@@ -2,6 +2,7 @@
 // lives in src/golden (configurations from `/// golden:` lines, the artefact table, the runner,
 // diffs, the report); this command parses the options, runs it and prints the report. Exit 0 when
 // nothing failed (new and obsolete goldens are reported, not failures), 1 otherwise.
+// `--format json`: the report as one document (schemas/golden.schema.json).
 
 import type { Command } from "commander";
 import { hasErrors } from "../../diagnostics/diagnostic.js";
@@ -10,6 +11,8 @@ import { addConfigOptions, pickConfig, type ConfigOptions } from "../../golden/c
 import { renderReport, countOutcomes } from "../../golden/report.js";
 import { runGoldenTests } from "../../golden/run.js";
 import type { CliContext } from "../main.js";
+import { reportJson } from "../json-output.js";
+import type { RunReport } from "../../golden/run.js";
 import { EXIT_OK, EXIT_USER_ERROR, useColor } from "../io.js";
 import {
   addDiagnosticOptions,
@@ -57,9 +60,29 @@ export async function runGolden(
           ...report.obsolete.flatMap((o) => o.diagnostics ?? []),
         ]
       : report.plan.diagnostics;
-  const code = reportDiagnostics(ctx, diagnostics, opts);
   const failed = countOutcomes(report).failed > 0 || hasErrors(report.plan.diagnostics);
+  if (opts.format === "json") return reportJson(ctx, goldenJson(report), diagnostics, failed);
+  const code = reportDiagnostics(ctx, diagnostics, opts);
   return code === EXIT_OK && !failed ? EXIT_OK : EXIT_USER_ERROR;
+}
+
+/** The report's fields of the `--format json` document: counts, each test's goldens, obsolete ones. */
+function goldenJson(report: RunReport): Record<string, unknown> {
+  return {
+    summary: countOutcomes(report),
+    tests: report.outcomes.map((o) => ({
+      name: o.test.name,
+      failed: o.failed,
+      goldens: o.goldens.map((g) => ({
+        kind: g.kind,
+        path: g.path,
+        status: g.status,
+        ...(g.note !== undefined ? { note: g.note } : {}),
+        ...(g.diff !== undefined ? { diff: g.diff } : {}),
+      })),
+    })),
+    obsolete: report.obsolete.map((o) => ({ path: o.path, removed: o.removed })),
+  };
 }
 
 export function registerGolden(program: Command, ctx: CliContext): void {

@@ -1,6 +1,7 @@
 // `dmac ir FILE`: parse, check and instantiate one schedule and print its IR in the text form
 // (src/ir/print.ts); `--dump-deps` also infers and prints the happens-before edges. The IR goes to
-// stdout; diagnostics go to stderr (also with --format json, since stdout carries the IR).
+// stdout and diagnostics to stderr; with --format json, one document holds both (the IR text,
+// the schedule's name and the diagnostics: schemas/ir.schema.json).
 // Exit 0 when the IR was printed (warnings allowed), 1 on errors in the input.
 
 import { dirname } from "node:path";
@@ -14,6 +15,7 @@ import { DEFAULT_MAX_OPS, instantiate } from "../../ir/instantiate.js";
 import { printIr } from "../../ir/print.js";
 import type { CliContext } from "../main.js";
 import { EXIT_OK, EXIT_USER_ERROR, useColor } from "../io.js";
+import { reportJson } from "../json-output.js";
 import {
   addDiagnosticOptions,
   addMaxOpsOption,
@@ -35,7 +37,7 @@ export interface IrCommandOptions extends ScheduleCommandOptions, DiagnosticOutp
 export function irText(
   path: string,
   opts: IrCommandOptions,
-): { text: string | undefined; diagnostics: Diagnostic[] } {
+): { text: string | undefined; diagnostics: Diagnostic[]; schedule?: string | undefined } {
   const common = parseScheduleOptions(opts);
   const maxOps = parsePositiveInt("--max-ops", opts.maxOps);
   const diagnostics: Diagnostic[] = [...common.diagnostics, ...maxOps.diagnostics];
@@ -59,15 +61,23 @@ export function irText(
   pushAll(diagnostics, result.diagnostics);
   if (!result.module || hasErrors(diagnostics)) return { text: undefined, diagnostics };
   const module = opts.dumpDeps ? inferDeps(result.module) : result.module;
-  return { text: printIr(module, { deps: opts.dumpDeps === true }), diagnostics };
+  return {
+    text: printIr(module, { deps: opts.dumpDeps === true }),
+    diagnostics,
+    schedule: module.schedule,
+  };
 }
 
 export function runIr(path: string, opts: IrCommandOptions, ctx: CliContext): number {
-  const { text, diagnostics } = irText(path, opts);
+  const { text, diagnostics, schedule } = irText(path, opts);
+  if (opts.format === "json") {
+    const ir = text !== undefined ? { schedule, deps: opts.dumpDeps === true, ir: text } : {};
+    return reportJson(ctx, { input: path, ...ir }, diagnostics, text === undefined);
+  }
   if (text !== undefined) ctx.streams.out(text);
   const sorted = sortDiagnostics(diagnostics);
   if (sorted.length > 0) {
-    const color = opts.format !== "json" && useColor(opts.color, ctx.streams);
+    const color = useColor(opts.color, ctx.streams);
     ctx.streams.err(renderDiagnostics(sorted, opts.format, { color }));
   }
   return text !== undefined && !hasErrors(sorted) ? EXIT_OK : EXIT_USER_ERROR;

@@ -1,6 +1,8 @@
 // `dmac sim INPUT...` (INPUT: FILE.dmac | DIR | DIR/manifest.json | trace.json): runs compiled
-// streams on the simulated node (src/sim) and prints a summary; --json for tools, --trace for a
-// Chrome trace (src/sim/chrome-trace.ts), --html/--open for a page that opens it in Perfetto UI. A .dmac file is compiled in memory with the optimiser options of `compile`
+// streams on the simulated node (src/sim) and prints a summary; --format json (--json) for tools,
+// -o/--out (formerly --trace) for a Chrome trace (src/sim/chrome-trace.ts), --html/--open for a page
+// that opens it in Perfetto UI; progress on stderr (cli/progress.ts). A .dmac
+// file is compiled in memory with the optimiser options of `compile`
 // (-O, --engines, --prelaunch, ...: ../opt-options.ts); for a manifest or trace the source it
 // names (relative to it, docs/manifest.md) is read again with its parameters, schedule and
 // --target file, through the front end only (the IR; no lowering), to check the postcondition
@@ -32,7 +34,6 @@ import type { Manifest } from "../../backend/sdma/manifest.js";
 import type { Trace } from "../../backend/trace/trace.js";
 import { diag, hasErrors, sortDiagnostics, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import type { PassOptions } from "../../passes/pass.js";
-import type { PlanResult } from "../../passes/plan.js";
 import type { CompletionProtocol } from "../../queues/queue-program.js";
 import type { TypeName } from "../../frontend/ast.js";
 import type { IrModule } from "../../ir/ir.js";
@@ -57,6 +58,8 @@ import {
 } from "../opt-options.js";
 import {
   addDiagnosticOptions,
+  addOutOption,
+  addQuietOption,
   addScheduleOptions,
   parsePositiveInt,
   parseScheduleOptions,
@@ -68,6 +71,9 @@ import {
   type ScheduleCommandOptions,
 } from "../options.js";
 import { maxOf, pushAll } from "../../util/arrays.js";
+import { jsonDiagnostics } from "../../diagnostics/render.js";
+import { planJson } from "../json-output.js";
+import { startProgress } from "../progress.js";
 import { runOrWatch, WATCH_HELP } from "../watch.js";
 
 export interface SimCommandOptions
@@ -88,6 +94,7 @@ export interface SimCommandOptions
   /** false with --no-verify: run without checking the postcondition (and do not fail for it). */
   readonly verify?: boolean | undefined;
   readonly watch?: boolean | undefined;
+  readonly quiet?: boolean | undefined;
 }
 
 export interface LoadedInput {
@@ -115,6 +122,8 @@ export interface SimCompileOptions {
   readonly passes?: PassOptions | undefined;
   /** The most packets to run (DMAC4010; default DEFAULT_SIM_MAX_PACKETS). */
   readonly maxPackets?: number | undefined;
+  /** -O2: the plan search's progress (cli/progress.ts). */
+  readonly onPlanProgress?: ((done: number, total: number, label: string) => void) | undefined;
 }
 
 /**
@@ -169,6 +178,7 @@ export function compileForSim(
     sync: opts.sync,
     passes: opts.passes,
     maxPackets,
+    onPlanProgress: opts.onPlanProgress,
   });
   if (!q.compiled) return { loaded: undefined, diagnostics: q.diagnostics };
   // The data packets were counted before lowering (located); with completions and syncs:
@@ -587,23 +597,6 @@ function optimiserGiven(o: SimCommandOptions): boolean {
   );
 }
 
-/** The plan of an -O2 compilation as JSON (for --json). */
-function planJson(plan: PlanResult | undefined): unknown {
-  if (!plan) return undefined;
-  return {
-    chosen: plan.chosen.label,
-    predictedUs: plan.chosen.timeUs,
-    searchMs: plan.searchMs,
-    candidates: plan.entries.map((e) => ({
-      label: e.label,
-      predictedUs: e.timeUs,
-      verified: e.verified,
-      ...(e.sameAs !== undefined ? { sameAs: e.sameAs } : {}),
-      ...(e.note !== undefined ? { note: e.note } : {}),
-    })),
-  };
-}
-
 interface InputRun {
   readonly path: string;
   readonly reads?: readonly string[] | undefined;
@@ -643,16 +636,22 @@ export function runSim(
     ...optimiser.diagnostics,
   ];
   if (wantsTrace(opts) && paths.length > 1)
-    pre.push(badOption("--trace/--html/--open", "give a single input to write a Chrome trace"));
+    pre.push(badOption("-o/--html/--open", "give a single input to write a Chrome trace"));
   if (opts.open === true && opts.trace === undefined && opts.html === undefined)
     pre.push(
-      badOption("--open", "give --trace FILE (the page is written next to it) or --html FILE"),
+      badOption(
+        "--open",
+        "give -o FILE (the trace; the page is written next to it) or --html FILE",
+      ),
     );
   if (opts.snapshot !== undefined && paths.length > 1)
     pre.push(badOption("--snapshot", "give a single input to write a hang snapshot"));
   if (pre.length > 0) return reportDiagnostics(ctx, pre, opts);
+  const progress = startProgress(ctx.streams, { quiet: opts.quiet, label: "sim" });
   const runOne = (path: string): InputRun => {
     const load = loadSimInput(path, common.defines, {
+      onPlanProgress: (done, total, label) =>
+        progress.update(`${path}: plan ${label}`, done, total),
       schedule: opts.schedule,
       target: common.target,
       completion: optimiser.protocol,
@@ -662,8 +661,10 @@ export function runSim(
       verify: opts.verify,
       maxPackets: maxPackets.value,
     });
-    if (!load.loaded)
+    if (!load.loaded) {
+      progress.end();
       return { path, result: undefined, diagnostics: load.diagnostics, optimised: undefined };
+    }
     // --no-verify: not even a .dmac input's IR is used (the summary says it was not checked).
     const input =
       opts.verify === false ? { ...load.loaded.input, module: undefined } : load.loaded.input;
@@ -676,7 +677,9 @@ export function runSim(
       maxSimTimeUs: maxSim.value,
       record: wantsTrace(opts),
       sizedBy: load.loaded.input.module,
+      onProgress: (done, total) => progress.update(`${path}: packets`, done, total),
     });
+    progress.end();
     const diagnostics = [...load.diagnostics, ...result.diagnostics];
     // Not checked is not verified: without --no-verify a run whose postcondition could not be
     // checked fails, saying why (a run that already failed says so by its own errors).
@@ -726,7 +729,7 @@ export function runSim(
           input: r.path,
           ...(r.result
             ? (summaryJson({ ...r.result, diagnostics: r.diagnostics }) as object)
-            : { verified: false, diagnostics: jsonDiagnostics(r.diagnostics) }),
+            : { verified: false, diagnostics: jsonDiagnostics(sortDiagnostics(r.diagnostics)) }),
           ...(r.optimised?.plan ? { plan: planJson(r.optimised.plan) } : {}),
         })),
         null,
@@ -741,15 +744,6 @@ export function runSim(
   for (const r of runs)
     ctx.streams.out(summaryLine(r.path, r.result, firstProblem(r.diagnostics), width) + "\n");
   return failed ? EXIT_USER_ERROR : EXIT_OK;
-}
-
-function jsonDiagnostics(diagnostics: readonly Diagnostic[]): unknown[] {
-  return diagnostics.map((d) => ({
-    code: d.code,
-    severity: d.severity,
-    message: d.message,
-    hint: d.hint,
-  }));
 }
 
 /** One input: the optimiser's report, then the full summary (or JSON), and the exit code. */
@@ -867,16 +861,12 @@ export function registerSim(program: Command, ctx: CliContext): void {
       "list every engine and link (and, with several inputs, every diagnostic)",
     )
     .option(
-      "--trace <out.json>",
-      "write a Chrome trace-event file: commands, waits, release arrows, link load (Perfetto UI; docs/traces.md)",
-    )
-    .option(
       "--html <out.html>",
       "write a self-contained page that opens the trace in Perfetto UI (ui.perfetto.dev) when opened",
     )
     .option(
       "--open",
-      "write that page next to the --trace file (t.json -> t.html) and open it in the browser (on a terminal)",
+      "write that page next to the -o trace file (t.json -> t.html) and open it in the browser (on a terminal)",
     )
     .option(
       "--hold-signals",
@@ -903,8 +893,15 @@ export function registerSim(program: Command, ctx: CliContext): void {
       "--no-verify",
       "run without checking the postcondition (no source is recompiled); without it, a manifest or trace whose source cannot be found or recompiled fails (DMAC6020)",
     );
+  addOutOption(cmd, {
+    value: "trace.json",
+    help: "write the run as a Chrome trace-event file (open it in Perfetto)",
+    attr: "trace",
+    aliases: ["--trace"],
+  });
   addOptOptions(cmd, { passReports: true }).option("--watch", WATCH_HELP);
   cmd.addHelpText("after", BANDWIDTH_HELP);
+  addQuietOption(cmd);
   addDiagnosticOptions(cmd).action(async (inputs: string[], opts: SimCommandOptions) => {
     ctx.exit(await runOrWatch(ctx, inputs, opts, (c) => runSim(inputs, opts, c)));
   });

@@ -8,8 +8,8 @@
 // fixes the level or replaces an option (`b2b.dmac@O1`, `bcst.dmac@O0+prelaunch`,
 // `b2b.dmac@O0,prelaunch,completion=per-queue,engine=8=b2b_pl`). --baseline LABEL adds each
 // variant's speedup over that one (time of the baseline / time of the variant) to the table and
-// the CSV. Every run must verify in the executor; a failure is reported and the exit code is 1. A
-// progress bar goes to stderr when it is a terminal.
+// the CSV. Every run must verify in the executor; a failure is reported and the exit code is 1.
+// Progress goes to stderr when it is a terminal (cli/progress.ts; not with --quiet).
 
 import { pushAll } from "../../util/arrays.js";
 import { OutputError, writeOutputFile } from "../../backend/output.js";
@@ -18,7 +18,9 @@ import type { Command } from "commander";
 import { diag, hasErrors, sortDiagnostics, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import { simulate } from "../../sim/run.js";
 import { BANDWIDTH_HELP } from "../../sim/bandwidth.js";
-import { formatBytes, formatUs, summaryFields } from "../../sim/summary.js";
+import { summaryFields } from "../../sim/summary.js";
+import { formatSize } from "../../util/format-size.js";
+import { formatTime } from "../../util/format-time.js";
 import { failedPoint, runPoint, type SweepPoint } from "../../sim/sweep-point.js";
 import { lineChart } from "../../plot/line-chart.js";
 import type { SourceFile } from "../../source/source-file.js";
@@ -27,8 +29,11 @@ import type { CliContext } from "../main.js";
 import { EXIT_OK, EXIT_USER_ERROR } from "../io.js";
 import { jsonDiagnostics } from "../../diagnostics/render.js";
 import { addOptOptions, parseOptLevels, type OptCommandOptions } from "../opt-options.js";
+import { wantsJson } from "../json-output.js";
+import { startProgress } from "../progress.js";
 import {
   addDiagnosticOptions,
+  addQuietOption,
   addScheduleOptions,
   parsePositiveInt,
   parseScheduleOptions,
@@ -59,6 +64,7 @@ export interface SweepCommandOptions
   readonly maxSimTime?: string | undefined;
   readonly baseline?: string | undefined;
   readonly json?: boolean | undefined;
+  readonly quiet?: boolean | undefined;
 }
 
 const UNITS: Readonly<Record<string, number>> = {
@@ -245,7 +251,7 @@ export function sweepTable(
     );
     for (const r of s.rows)
       out.push(
-        `${formatBytes(r.bytes).padStart(10)}  ${formatUs(r.totalUs).padStart(12)}  ${r.algbwGBps.toFixed(2).padStart(11)}  ${r.busbwGBps.toFixed(2).padStart(11)}  ${String(r.packets).padStart(8)}  ${r.verified ? "yes" : "NO "}${plans ? `       ${r.plan ?? ""}` : ""}`,
+        `${formatSize(r.bytes).padStart(10)}  ${formatTime(r.totalUs).padStart(12)}  ${r.algbwGBps.toFixed(2).padStart(11)}  ${r.busbwGBps.toFixed(2).padStart(11)}  ${String(r.packets).padStart(8)}  ${r.verified ? "yes" : "NO "}${plans ? `       ${r.plan ?? ""}` : ""}`,
       );
     return out.join("\n") + "\n";
   }
@@ -270,13 +276,13 @@ export function sweepTable(
       .map((t, i) => (Number.isFinite(t) && t <= best * (1 + TIE) ? `#${i + 1}` : ""))
       .filter((x) => x !== "");
     out.push(
-      `${formatBytes(bytes).padStart(10)}  ${rs.map((r) => (r === undefined ? "-" : r.verified ? formatUs(r.totalUs) : "FAIL").padStart(col)).join("")}  ${fastest.join("=")}`,
+      `${formatSize(bytes).padStart(10)}  ${rs.map((r) => (r === undefined ? "-" : r.verified ? formatTime(r.totalUs) : "FAIL").padStart(col)).join("")}  ${fastest.join("=")}`,
     );
   }
   out.push("", `${head("busbw GB/s")}  (nccl-tests; DMA-Latte's figures are in the CSV and JSON)`);
   for (const bytes of sizes)
     out.push(
-      `${formatBytes(bytes).padStart(10)}  ${row(bytes)
+      `${formatSize(bytes).padStart(10)}  ${row(bytes)
         .map((r) =>
           (r === undefined ? "-" : r.verified ? r.busbwGBps.toFixed(2) : "FAIL").padStart(col),
         )
@@ -293,7 +299,7 @@ export function sweepTable(
         .map((x, i) => (x !== undefined && x >= top / (1 + TIE) ? `#${i + 1}` : ""))
         .filter((x) => x !== "");
       out.push(
-        `${formatBytes(bytes).padStart(10)}  ${xs.map((x) => (x === undefined ? "-" : `${x.toFixed(2)}x`).padStart(col)).join("")}  ${best.join("=")}`,
+        `${formatSize(bytes).padStart(10)}  ${xs.map((x) => (x === undefined ? "-" : `${x.toFixed(2)}x`).padStart(col)).join("")}  ${best.join("=")}`,
       );
     }
   }
@@ -312,8 +318,8 @@ export function planRuns(series: readonly SweepSeries[]): string {
       while (j + 1 < s.rows.length && s.rows[j + 1]!.plan === s.rows[i]!.plan) j++;
       const range =
         i === j
-          ? formatBytes(s.rows[i]!.bytes)
-          : `${formatBytes(s.rows[i]!.bytes)} .. ${formatBytes(s.rows[j]!.bytes)}`;
+          ? formatSize(s.rows[i]!.bytes)
+          : `${formatSize(s.rows[i]!.bytes)} .. ${formatSize(s.rows[j]!.bytes)}`;
       out.push(`  ${range.padEnd(22)} ${s.rows[i]!.plan ?? "(failed)"}`);
       i = j + 1;
     }
@@ -389,7 +395,13 @@ export function runSweep(
       compileOptions.push(c);
     }
   }
-  if (hasErrors(pre) || !sizes) return reportDiagnostics(ctx, pre, opts);
+  // --json (or --format json): one JSON document on stdout, the diagnostics inside it.
+  const json = wantsJson(opts);
+  if (hasErrors(pre) || !sizes) {
+    if (!json) return reportDiagnostics(ctx, pre, opts);
+    ctx.streams.out(sweepJson([], opts.param, pre));
+    return EXIT_USER_ERROR;
+  }
 
   const sources = new Map<string, SourceFile>();
   const diagnostics: Diagnostic[] = [...pre];
@@ -409,14 +421,7 @@ export function runSweep(
     else report(read.diagnostics);
   }
   const total = variants.length * sizes.length;
-  const bar = (done: number, what: string): void => {
-    if (!ctx.streams.isTTY) return;
-    const w = 30;
-    const n = Math.round((w * done) / total);
-    ctx.streams.err(
-      `\r[${"#".repeat(n)}${".".repeat(w - n)}] ${done}/${total} ${what}`.padEnd(100).slice(0, 100),
-    );
-  };
+  const progress = startProgress(ctx.streams, { quiet: opts.quiet, label: "sweep" });
   let budgetSkips = 0;
   const series: SweepSeries[] = [];
   variants.forEach((v, vi) => {
@@ -426,7 +431,8 @@ export function runSweep(
     const optimiser = compileOptions[vi]!;
     for (let i = 0; i < sizes.length && file; i++) {
       const bytes = sizes[i]!;
-      bar(vi * sizes.length + i, `${basename(v.path)} -O${v.level} ${formatBytes(bytes)}`);
+      const what = `${basename(v.path)} -O${v.level} ${formatSize(bytes)}`;
+      progress.update(what, vi * sizes.length + i, total);
       const c = compileForSim(
         v.path,
         file.text,
@@ -437,6 +443,8 @@ export function runSweep(
           completion: optimiser.protocol,
           sync: optimiser.sync,
           passes: optimiser.passes,
+          onPlanProgress: (done, n) =>
+            progress.update(`${what}: plan ${done}/${n}`, vi * sizes.length + i, total),
         },
       );
       if (!c.loaded) {
@@ -451,6 +459,7 @@ export function runSweep(
         target: c.loaded.target,
         maxEvents: maxEvents.value,
         maxSimTimeUs: maxSim.value,
+        onProgress: () => progress.update(what, vi * sizes.length + i, total),
       });
       if (!r.verified) report(r.diagnostics);
       rows.push(runPoint(bytes, summaryFields(r), r.diagnostics, plan?.chosen.label));
@@ -462,8 +471,7 @@ export function runSweep(
       rows,
     });
   });
-  bar(total, "done");
-  if (ctx.streams.isTTY) ctx.streams.err("\n");
+  progress.end();
   // Labels name columns and SVG lines: make them unique.
   const named = series.map((s) => {
     const same = series.filter((t) => t.label === s.label);
@@ -487,14 +495,12 @@ export function runSweep(
     }
   }
 
-  // --json (or --format json): one JSON document on stdout, the diagnostics inside it.
-  const json = opts.json === true || opts.format === "json";
   if (!json) ctx.streams.out(sweepTable(named, sizes, opts.param, baseline));
   if (opts.explainPlan && !json) ctx.streams.out(planRuns(named));
   const failures = named.flatMap((s) => s.rows.filter((r) => !r.verified).map((r) => ({ s, r })));
   for (const { s, r } of failures)
     ctx.streams.err(
-      `sweep: ${s.label} at ${opts.param} = ${formatBytes(r.bytes)} did not verify: ${r.problem ?? "unknown"}\n`,
+      `sweep: ${s.label} at ${opts.param} = ${formatSize(r.bytes)} did not verify: ${r.problem ?? "unknown"}\n`,
     );
   if (budgetSkips > 0)
     ctx.streams.err(
@@ -557,7 +563,7 @@ export function registerSweep(program: Command, ctx: CliContext): void {
     "the schedule to sweep when a file has several",
     "use this target description (JSON)",
   )
-    .option("--out <dir>", "write sweep.csv and sweep.svg into this directory")
+    .option("-o, --out <dir>", "write sweep.csv and sweep.svg into this directory")
     .option(
       "--json",
       "print the sweep as one JSON document on stdout instead of the table (as --format json does)",
@@ -575,6 +581,7 @@ export function registerSweep(program: Command, ctx: CliContext): void {
     .option("--max-sim-time <us>", "watchdog per run: stop at this simulated time (us)");
   addOptOptions(cmd, { levelList: true });
   cmd.addHelpText("after", BANDWIDTH_HELP);
+  addQuietOption(cmd);
   addDiagnosticOptions(cmd).action((fs: string[], opts: SweepCommandOptions) => {
     ctx.exit(runSweep(fs, opts, ctx));
   });

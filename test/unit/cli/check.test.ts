@@ -82,7 +82,11 @@ describe("dmac check", () => {
       endColumn: 23,
     });
     const clean = await run("check", path("ok.dmac"), "--format", "json");
-    expect(JSON.parse(clean.out)).toEqual({ version: 1, diagnostics: [] });
+    expect(JSON.parse(clean.out)).toEqual({
+      version: 1,
+      files: [{ file: path("ok.dmac"), ok: true, schedules: ["s"] }],
+      diagnostics: [],
+    });
   });
 
   it("reports an unreadable file as DMAC5001, not a stack trace", async () => {

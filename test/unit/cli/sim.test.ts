@@ -72,9 +72,9 @@ describe("dmac sim with several inputs", () => {
     const lines = r.out.trimEnd().split("\n");
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatch(
-      /^examples\/all_gather_pcpy\.dmac\s+[\d.]+ us\s+[\d.]+ GB\/s busbw\s+verified$/,
+      /^examples\/all_gather_pcpy\.dmac\s+[\d.]+ µs\s+[\d.]+ GB\/s busbw\s+verified$/,
     );
-    expect(lines[1]).toMatch(/^examples\/gather\.dmac\s+[\d.]+ us .* verified$/);
+    expect(lines[1]).toMatch(/^examples\/gather\.dmac\s+[\d.]+ µs .* verified$/);
   });
 
   it("exits 1 and names the first problem of each failing input", async () => {
@@ -122,7 +122,7 @@ describe("the single-input summary", () => {
     const long = await run(["sim", A2A, "--verbose"]);
     expect(short.code).toBe(0);
     expect(short.out).toMatch(/engines\s+\d+ queues on 8 GPUs/);
-    expect(short.out).toMatch(/\n  median\s+[\d.]+ us/);
+    expect(short.out).toMatch(/\n  median\s+[\d.]+ µs/);
     expect(short.out).toMatch(/\n  busiest\n    gpu\d\.sdma\d+ /);
     expect(short.out).toMatch(/links\s+56 links carry/);
     expect(short.out).not.toMatch(/gpu7->gpu6/);

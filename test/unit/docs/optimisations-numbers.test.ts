@@ -5,7 +5,7 @@
 // - Each pass section (engine-assign ... prelaunch) names the two `dmac sim` commands it shows
 //   ("before (`dmac sim ...`):", "after (`dmac sim ...`):", on the schedules of
 //   docs/examples/optimisations/); the dumps and the stats below them must be what those
-//   commands print, and its `predicted: A us -> B us` line their total times (within 0.01 us).
+//   commands print, and its `predicted: A µs -> B µs` line their total times (within 0.01 µs).
 // - "-O2: the plan": the `--explain-plan` block must be what its command prints (the search's
 //   milliseconds aside).
 // - The tables of "Predicted times against the hand-written variants" and "Sweeps: ..." (rows
@@ -55,7 +55,7 @@ async function sim(args: readonly string[]): Promise<string> {
 
 const args = (cmd: string): string[] => cmd.trim().split(/\s+/);
 const totalUs = (out: string): number => {
-  const m = /^total time\s+([\d.]+) (us|ms)/m.exec(out);
+  const m = /^total time\s+([\d.]+) (µs|ms)/m.exec(out);
   if (!m) throw new Error(`no total time in\n${out}`);
   return Number(m[1]) * (m[2] === "ms" ? 1000 : 1);
 };
@@ -95,8 +95,8 @@ describe("docs/optimisations.md: the pass sections", () => {
       const before = blockAfter(s, /^before \(`dmac sim ([^`]+)`\):$/m);
       const after = blockAfter(s, /^after \(`dmac sim ([^`]+)`\):$/m);
       const stats = blockAfter(s, /^stats:$/m);
-      const predicted = /^predicted: ([\d.]+) us -> ([\d.]+) us$/m.exec(s);
-      expect(predicted, "a `predicted: A us -> B us` line").not.toBeNull();
+      const predicted = /^predicted: ([\d.]+) µs -> ([\d.]+) µs$/m.exec(s);
+      expect(predicted, "a `predicted: A µs -> B µs` line").not.toBeNull();
 
       const runs = [];
       for (const { match, block } of [before, after]) {

@@ -229,14 +229,14 @@ describe("limits", () => {
 
   it("DMAC1012 for a source above maxSourceBytes (UTF-8 bytes)", () => {
     expect(summary("schedule s() { }", { maxSourceBytes: 10 })).toEqual([
-      "DMAC1012@0-0: source file is 16 bytes, more than the limit of 10 bytes",
+      "DMAC1012@0-0: source file is 16 B, more than the limit of 10 B",
     ]);
     expect(summary("// ééééé", { maxSourceBytes: 12 })).toEqual([
-      "DMAC1012@0-0: source file is 13 bytes, more than the limit of 12 bytes",
+      "DMAC1012@0-0: source file is 13 B, more than the limit of 12 B",
     ]);
     expect(summary("// é", { maxSourceBytes: 5 })).toEqual([]);
     expect(summary("x".repeat(2 * 1024 * 1024 + 1), { maxSourceBytes: 2 * 1024 * 1024 })[0]).toBe(
-      "DMAC1012@0-0: source file is 2097153 bytes, more than the limit of 2 MiB",
+      "DMAC1012@0-0: source file is 2097153 B, more than the limit of 2 MiB",
     );
   });
 });

@@ -319,7 +319,7 @@ describe("verify: failures name the culprit", () => {
       lines: [],
     });
     expect(sized.map((x) => x.message)).toEqual([
-      "all_gather(src, dst): the size of 'dst' is 300B but must be 4 ranks * the size of 'src' (100B) = 400B",
+      "all_gather(src, dst): the size of 'dst' is 300 B but must be 4 ranks * the size of 'src' (100 B) = 400 B",
     ]);
     expect(sized[0]!.code).toBe("DMAC3022");
     const odd = verify({
@@ -329,7 +329,7 @@ describe("verify: failures name the culprit", () => {
       lines: [],
     });
     expect(odd.map((x) => x.message)).toEqual([
-      "all_to_all_inplace(buf): the size of 'buf' (1002B) is not divisible by 4 ranks",
+      "all_to_all_inplace(buf): the size of 'buf' (1002 B) is not divisible by 4 ranks",
     ]);
     const root = verify({
       ranks: R,
@@ -347,7 +347,7 @@ describe("verify: failures name the culprit", () => {
       lines: [],
     });
     expect(scatter[0]!.message).toBe(
-      "scatter(src, dst, 0): the size of 'src' is 8KiB but must be 4 ranks * the size of 'dst' (4KiB) = 16KiB",
+      "scatter(src, dst, 0): the size of 'src' is 8 KiB but must be 4 ranks * the size of 'dst' (4 KiB) = 16 KiB",
     );
   });
 

@@ -136,7 +136,7 @@ describe("what the commands write and print", () => {
   it("dmac check --format json: clean files, and errors with spans, hints and notes", async () => {
     const clean = await runCli(["check", ...EXAMPLES.map((f) => example(f)), "--format", "json"]);
     expect(clean.code).toBe(0);
-    expectValid("diagnostics", parse(clean.out), "check of the examples");
+    expectValid("check", parse(clean.out), "check of the examples");
     const bad = join(root, "bad.dmac");
     writeFileSync(
       bad,
@@ -150,7 +150,7 @@ describe("what the commands write and print", () => {
     // With a hint and a related note among them, so those parts of the schema are exercised.
     expect(doc.diagnostics.some((d) => d.hint !== null)).toBe(true);
     expect(doc.diagnostics.some((d) => d.related.length > 0)).toBe(true);
-    expectValid("diagnostics", doc, "check of bad files");
+    expectValid("check", doc, "check of bad files");
     const missing = await runCli(["sim", join(root, "nothing-here"), "--format", "json"]);
     expectValid("diagnostics", parse(missing.out), "a file that is not there");
   });

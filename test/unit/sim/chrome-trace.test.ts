@@ -164,7 +164,7 @@ schedule relay(chunk: bytes = 4KiB) {
 `;
 
   it("a two-queue relay, event by event", async () => {
-    const c = compileText("relay.dmac", source);
+    const c = compileText("relay.dmac", source, {}, "aggressive"); // notify + when >=
     const r = simulate(
       { manifest: c.manifest, streams: c.streams, module: c.module },
       { target: c.target, record: true },
@@ -177,7 +177,7 @@ schedule relay(chunk: bytes = 4KiB) {
   });
 
   it("without a timeline: metadata only", () => {
-    const c = compileText("relay.dmac", source);
+    const c = compileText("relay.dmac", source, {}, "aggressive"); // notify + when >=
     const r = simulate({ manifest: c.manifest, streams: c.streams }, { target: c.target });
     const doc = chromeTrace(r.program!, r);
     expect(new Set(doc.traceEvents.map((e) => e.ph))).toEqual(new Set(["M"]));

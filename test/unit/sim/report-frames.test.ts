@@ -80,7 +80,7 @@ describe("executor reports with code frames", () => {
   });
 
   it("a second position at another statement is a note with its own frame", () => {
-    const c = compileText("relay.dmac", RELAY);
+    const c = compileText("relay.dmac", RELAY, {}, "aggressive"); // notify + when >= (DMAC4020 when conservative)
     const r = run(c);
     const [a, b] = r.program!.queues;
     const cite = (q: typeof a, at: number): string => `${q!.name} +0x${at.toString(16)}`;
