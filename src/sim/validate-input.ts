@@ -589,12 +589,11 @@ export class QueueStreamCheck {
       const entries = r >= 0 ? manifest.relocations[r]!.entries : [];
       for (let k = 0; k < entries.length; k += 3) {
         const dword = entries[k]!;
-        const p = `$.relocations[${r}].entries[${k}]`;
         if (this.isAddr[dword] !== 1) {
           // (The error path: decode again to name the packet the dword is in.)
           const at = decodeStream(words).packets.findLast((e) => e.offset / 4 <= dword);
           throw new Bad(
-            p,
+            `$.relocations[${r}].entries[${k}]`,
             `dword ${dword} of ${q.file} is not the low half of an address (it is dword ${dword - (at ? at.offset / 4 : 0)} of the ${at ? (MNEMONIC.get(at.packet.kind) ?? at.packet.kind) : "stream"} at ${hex(at ? at.offset : 0)}): rebasing it would corrupt the stream`,
           );
         }
