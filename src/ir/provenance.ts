@@ -52,15 +52,29 @@ export interface ProvSegment {
   readonly writer: number;
 }
 
-/** The interned rows (src, d, writer) of one state, and their hash index (open addressing). */
+/**
+ * The interned rows (src, d, writer) of one state. Every write so far came in bursts (all rows of
+ * one writer made by consecutive writes: one op of the reference run, one command of the
+ * executor), so a new row can only equal one of the current burst's: those are compared, no
+ * index is kept. When a writer comes back after another one, or a burst grows long, `index`
+ * (a hash of every row) is built and used from then on.
+ */
 export interface ProvRows {
   src: Int32Array;
   d: Float64Array;
   writer: Int32Array;
   n: number;
-  /** row + 1 per slot (0: empty); its length is a power of two, at most half full. */
+  /** Writers (by writer + 1) that made rows. */
+  seen: Uint8Array;
+  /** The writer of the current burst and its first row. */
+  burstWriter: number;
+  burstFrom: number;
+  /** row + 1 per slot (0: empty), a power of two at most half full; empty until needed. */
   index: Int32Array;
 }
+
+/** A burst longer than this is looked up in the index (a copy of a fragmented range). */
+const MAX_BURST_SCAN = 16;
 
 export interface ProvenanceState {
   readonly ranks: number;
@@ -108,7 +122,10 @@ export function createProvenance(ranks: number, bufferSizes: readonly number[]):
       d: new Float64Array(cap),
       writer: new Int32Array(cap),
       n: 0,
-      index: new Int32Array(cap * 2),
+      seen: new Uint8Array(cap),
+      burstWriter: -2,
+      burstFrom: 0,
+      index: new Int32Array(0),
     },
   };
 }
@@ -125,6 +142,40 @@ function hashRow(src: number, d: number, writer: number): number {
 
 /** The row (src, d, writer), added if new. */
 function intern(t: ProvRows, src: number, d: number, writer: number): number {
+  if (t.index.length > 0) return internIndexed(t, src, d, writer);
+  if (writer !== t.burstWriter) {
+    // A new burst: a writer seen before may have made this row already.
+    if (writer + 1 >= t.seen.length) growSeen(t, writer + 1);
+    if (writer < 0 || t.seen[writer + 1] === 1) {
+      buildIndex(t);
+      return internIndexed(t, src, d, writer);
+    }
+    t.seen[writer + 1] = 1;
+    t.burstWriter = writer;
+    t.burstFrom = t.n;
+  } else {
+    for (let r = t.burstFrom; r < t.n; r++)
+      if (t.src[r] === src && t.d[r] === d && t.writer[r] === writer) return r;
+    if (t.n - t.burstFrom >= MAX_BURST_SCAN) {
+      buildIndex(t);
+      return internIndexed(t, src, d, writer);
+    }
+  }
+  return addRow(t, src, d, writer);
+}
+
+/** A row no other row can equal (a new map's initial bytes, or checked by the caller). */
+function addRow(t: ProvRows, src: number, d: number, writer: number): number {
+  if (t.n === t.src.length) growRows(t);
+  const row = t.n++;
+  t.src[row] = src;
+  t.d[row] = d;
+  t.writer[row] = writer;
+  return row;
+}
+
+/** intern() through the hash index. */
+function internIndexed(t: ProvRows, src: number, d: number, writer: number): number {
   const mask = t.index.length - 1;
   let i = hashRow(src, d, writer) & mask;
   for (;;) {
@@ -133,19 +184,16 @@ function intern(t: ProvRows, src: number, d: number, writer: number): number {
     if (t.src[r] === src && t.d[r] === d && t.writer[r] === writer) return r;
     i = (i + 1) & mask;
   }
-  if (t.n === t.src.length) {
-    growRows(t);
-    return intern(t, src, d, writer);
+  const row = addRow(t, src, d, writer);
+  if (t.index.length < t.src.length * 2) {
+    buildIndex(t); // the columns grew: the index follows, with the new row in it
+    return row;
   }
-  const row = t.n++;
-  t.src[row] = src;
-  t.d[row] = d;
-  t.writer[row] = writer;
   t.index[i] = row + 1;
   return row;
 }
 
-/** Doubles the row columns and rebuilds the index at twice the size. */
+/** Doubles the row columns. */
 function growRows(t: ProvRows): void {
   const cap = t.src.length * 2;
   const src = new Int32Array(cap);
@@ -154,16 +202,28 @@ function growRows(t: ProvRows): void {
   d.set(t.d);
   const writer = new Int32Array(cap);
   writer.set(t.writer);
-  const index = new Int32Array(cap * 2);
-  const mask = index.length - 1;
-  for (let r = 0; r < t.n; r++) {
-    let i = hashRow(src[r]!, d[r]!, writer[r]!) & mask;
-    while (index[i] !== 0) i = (i + 1) & mask;
-    index[i] = r + 1;
-  }
   t.src = src;
   t.d = d;
   t.writer = writer;
+}
+
+function growSeen(t: ProvRows, at: number): void {
+  let n = t.seen.length;
+  while (n <= at) n *= 2;
+  const seen = new Uint8Array(n);
+  seen.set(t.seen);
+  t.seen = seen;
+}
+
+/** (Re)builds the hash index of every row, at twice the row capacity. */
+function buildIndex(t: ProvRows): void {
+  const index = new Int32Array(t.src.length * 2);
+  const mask = index.length - 1;
+  for (let r = 0; r < t.n; r++) {
+    let i = hashRow(t.src[r]!, t.d[r]!, t.writer[r]!) & mask;
+    while (index[i] !== 0) i = (i + 1) & mask;
+    index[i] = r + 1;
+  }
   t.index = index;
 }
 
@@ -228,7 +288,11 @@ function mapFor(st: ProvenanceState, rank: number, buffer: number): IntIntervalM
   const k = key(st, rank, buffer);
   let map = st.maps[k];
   if (map === undefined) {
-    const initial = intern(st.rows, initialSrc(st, rank, buffer), 0, -1);
+    // The only row of these bytes with no writer (one map per (rank, buffer)), so nothing to
+    // look up; written through the index when there is one.
+    const t = st.rows;
+    const src = initialSrc(st, rank, buffer);
+    const initial = t.index.length > 0 ? internIndexed(t, src, 0, -1) : addRow(t, src, 0, -1);
     map = createIntIntervalMap(st.bufferSizes[buffer]!, initial);
     st.maps[k] = map;
   }
@@ -394,15 +458,32 @@ function sameSourceRows(a: ProvRows, ra: number, b: ProvRows, rb: number): boole
 
 // ---- moves on rows (the reference run's and the executor's hot paths) ------------------------
 
-// The pieces read by a move, before any is written (source and destination may overlap):
-// start of each piece and its row, for up to two ranges (a swap reads both first).
-let pieceStarts = [new Float64Array(64), new Float64Array(64)];
-let pieceRows = [new Int32Array(64), new Int32Array(64)];
+// The pieces read by a move, before any is written (source and destination may overlap): each
+// piece's start, src and d, for up to two ranges (a swap reads both first).
+class Pieces {
+  start = new Float64Array(64);
+  src = new Int32Array(64);
+  d = new Float64Array(64);
 
-/** Reads the pieces of [offset, offset + len) into scratch list `k`; returns their number. */
+  grow(): void {
+    const n = this.start.length * 2;
+    const start = new Float64Array(n);
+    start.set(this.start);
+    const src = new Int32Array(n);
+    src.set(this.src);
+    const d = new Float64Array(n);
+    d.set(this.d);
+    this.start = start;
+    this.src = src;
+    this.d = d;
+  }
+}
+const scratch = [new Pieces(), new Pieces()] as const;
+
+/** Reads the pieces of [offset, offset + len) into `out`; returns their number. */
 function readPieces(
   st: ProvenanceState,
-  k: number,
+  out: Pieces,
   mapKey: number,
   offset: number,
   len: number,
@@ -410,56 +491,48 @@ function readPieces(
   const map = st.maps[mapKey];
   if (map === undefined) {
     // Never written: its own initial bytes (mapKey is their src, rank * buffers + buffer).
-    pieceStarts[k]![0] = offset;
-    pieceRows[k]![0] = intern(st.rows, mapKey, 0, -1);
+    out.start[0] = offset;
+    out.src[0] = mapKey;
+    out.d[0] = 0;
     return 1;
   }
+  const t = st.rows;
   const hi = offset + len;
   let n = 0;
   seek(map, offset);
   for (;;) {
-    if (n === pieceRows[k]!.length) growPieces(k);
-    pieceStarts[k]![n] = Math.max(pieceStart(map), offset);
-    pieceRows[k]![n++] = pieceValue(map);
+    if (n === out.start.length) out.grow();
+    const r = pieceValue(map);
+    out.start[n] = Math.max(pieceStart(map), offset);
+    out.src[n] = t.src[r]!;
+    out.d[n++] = t.d[r]!;
     if (pieceEnd(map) >= hi || !nextPiece(map)) return n;
   }
 }
 
-function growPieces(k: number): void {
-  const s = new Float64Array(pieceStarts[k]!.length * 2);
-  s.set(pieceStarts[k]!);
-  const r = new Int32Array(s.length);
-  r.set(pieceRows[k]!);
-  pieceStarts = k === 0 ? [s, pieceStarts[1]!] : [pieceStarts[0]!, s];
-  pieceRows = k === 0 ? [r, pieceRows[1]!] : [pieceRows[0]!, r];
-}
-
 /**
- * Writes the n pieces of scratch list k (read from [from, from + len)) to [offset, offset + len)
- * of (rank, buffer) as written by `writer`.
+ * Writes the n pieces of `from` (read from [at, at + len)) to [offset, offset + len) of
+ * (rank, buffer) as written by `writer`.
  */
 function writePieces(
   st: ProvenanceState,
-  k: number,
+  p: Pieces,
   n: number,
   rank: number,
   buffer: number,
   offset: number,
-  from: number,
+  at: number,
   len: number,
   writer: number,
 ): void {
   const map = mapFor(st, rank, buffer);
   const t = st.rows;
-  const delta = offset - from;
-  const starts = pieceStarts[k]!;
-  const rows = pieceRows[k]!;
+  const delta = offset - at;
   for (let i = 0; i < n; i++) {
-    const r = rows[i]!;
-    const src = t.src[r]!;
-    const lo = starts[i]! + delta;
-    const hi = i + 1 < n ? starts[i + 1]! + delta : offset + len;
-    assign(map, lo, hi, intern(t, src, src < 0 ? 0 : t.d[r]! - delta, writer));
+    const src = p.src[i]!;
+    const lo = p.start[i]! + delta;
+    const hi = i + 1 < n ? p.start[i + 1]! + delta : offset + len;
+    assign(map, lo, hi, intern(t, src, src < 0 ? 0 : p.d[i]! - delta, writer));
   }
 }
 
@@ -486,9 +559,10 @@ export function copyRange(
   if (len <= 0) return 0;
   checkFast(st, rank, buffer, offset, len);
   if (rank2 >= 0) checkFast(st, rank2, buffer2, offset2, len);
-  const n = readPieces(st, 0, k, from, len);
-  writePieces(st, 0, n, rank, buffer, offset, from, len, writer);
-  if (rank2 >= 0) writePieces(st, 0, n, rank2, buffer2, offset2, from, len, writer);
+  const p = scratch[0];
+  const n = readPieces(st, p, k, from, len);
+  writePieces(st, p, n, rank, buffer, offset, from, len, writer);
+  if (rank2 >= 0) writePieces(st, p, n, rank2, buffer2, offset2, from, len, writer);
   return n;
 }
 
@@ -507,10 +581,11 @@ export function swapRanges(
   const ka = checkFast(st, rankA, bufA, a, len);
   const kb = checkFast(st, rankB, bufB, b, len);
   if (len <= 0) return 0;
-  const na = readPieces(st, 0, ka, a, len);
-  const nb = readPieces(st, 1, kb, b, len);
-  writePieces(st, 1, nb, rankA, bufA, a, b, len, writer);
-  writePieces(st, 0, na, rankB, bufB, b, a, len, writer);
+  const [pa, pb] = scratch;
+  const na = readPieces(st, pa, ka, a, len);
+  const nb = readPieces(st, pb, kb, b, len);
+  writePieces(st, pb, nb, rankA, bufA, a, b, len, writer);
+  writePieces(st, pa, na, rankB, bufB, b, a, len, writer);
   return na + nb;
 }
 

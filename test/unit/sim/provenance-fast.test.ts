@@ -93,63 +93,73 @@ class ObjectProvenance {
 }
 
 describe("typed provenance", () => {
-  it("gives the object form's segments, and the moves match readRange + writeSegments", () => {
-    for (let seed = 1; seed <= 30; seed++) {
-      const r = rng(seed);
-      const fast = createProvenance(RANKS, SIZES);
-      const slow = createProvenance(RANKS, SIZES);
-      const obj = new ObjectProvenance();
-      const pick = () => {
-        const b = Math.floor(r() * 3);
-        return { g: Math.floor(r() * RANKS), b };
-      };
-      for (let op = 0; op < 300; op++) {
-        const s = pick();
-        const d = pick();
-        const d2 = pick();
-        const len = 1 + Math.floor(r() * Math.min(SIZES[s.b]!, SIZES[d.b]!, SIZES[d2.b]!, 40));
-        const at = (b: number) => Math.floor(r() * (SIZES[b]! - len + 1));
-        const [os, od, od2] = [at(s.b), at(d.b), at(d2.b)];
-        const kind = r();
-        if (kind < 0.15) {
-          fillRange(fast, d.g, d.b, od, len, op & 0xff, op);
-          fillRange(slow, d.g, d.b, od, len, op & 0xff, op);
-          const v: ProvSegment = {
-            start: 0,
-            end: len,
-            source: { kind: "byte", value: op & 0xff },
-            writer: op,
-          };
-          obj.write(d.g, d.b, od, 0, [v], op);
-        } else if (kind < 0.3) {
-          swapRanges(fast, s.g, s.b, os, d.g, d.b, od, len, op);
-          const a = readRange(slow, s.g, s.b, os, len);
-          const b = readRange(slow, d.g, d.b, od, len);
-          writeSegments(slow, s.g, s.b, os, od, b, op);
-          writeSegments(slow, d.g, d.b, od, os, a, op);
-          const oa = obj.read(s.g, s.b, os, len);
-          const ob = obj.read(d.g, d.b, od, len);
-          obj.write(s.g, s.b, os, od, ob, op);
-          obj.write(d.g, d.b, od, os, oa, op);
-        } else {
-          const bcast = kind < 0.45;
-          if (bcast) copyRange(fast, s.g, s.b, os, len, d.g, d.b, od, op, d2.g, d2.b, od2);
-          else copyRange(fast, s.g, s.b, os, len, d.g, d.b, od, op);
-          const segs = readRange(slow, s.g, s.b, os, len);
-          expect(singleSource(slow, s.g, s.b, os, len) === undefined).toBe(segs.length !== 1);
-          writeSegments(slow, d.g, d.b, od, os, segs, op);
-          if (bcast) writeSegments(slow, d2.g, d2.b, od2, os, segs, op);
-          const osegs = obj.read(s.g, s.b, os, len);
-          obj.write(d.g, d.b, od, os, osegs, op);
-          if (bcast) obj.write(d2.g, d2.b, od2, os, osegs, op);
+  // Writers come in bursts (one op, one command) unless `revisit`: then some writes reuse an
+  // earlier writer, which switches the row table to its hash index (ProvRows).
+  it.each([
+    { revisit: false, seeds: 30 },
+    { revisit: true, seeds: 10 },
+  ])(
+    "gives the object form's segments, and the moves match readRange + writeSegments (%o)",
+    ({ revisit, seeds }) => {
+      for (let seed = 1; seed <= seeds; seed++) {
+        const r = rng(seed);
+        const fast = createProvenance(RANKS, SIZES);
+        const slow = createProvenance(RANKS, SIZES);
+        const obj = new ObjectProvenance();
+        const pick = () => {
+          const b = Math.floor(r() * 3);
+          return { g: Math.floor(r() * RANKS), b };
+        };
+        for (let step = 0; step < 300; step++) {
+          const op = revisit && step > 10 && r() < 0.2 ? Math.floor(r() * step) : step;
+          const s = pick();
+          const d = pick();
+          const d2 = pick();
+          const len = 1 + Math.floor(r() * Math.min(SIZES[s.b]!, SIZES[d.b]!, SIZES[d2.b]!, 40));
+          const at = (b: number) => Math.floor(r() * (SIZES[b]! - len + 1));
+          const [os, od, od2] = [at(s.b), at(d.b), at(d2.b)];
+          const kind = r();
+          if (kind < 0.15) {
+            fillRange(fast, d.g, d.b, od, len, op & 0xff, op);
+            fillRange(slow, d.g, d.b, od, len, op & 0xff, op);
+            const v: ProvSegment = {
+              start: 0,
+              end: len,
+              source: { kind: "byte", value: op & 0xff },
+              writer: op,
+            };
+            obj.write(d.g, d.b, od, 0, [v], op);
+          } else if (kind < 0.3) {
+            swapRanges(fast, s.g, s.b, os, d.g, d.b, od, len, op);
+            const a = readRange(slow, s.g, s.b, os, len);
+            const b = readRange(slow, d.g, d.b, od, len);
+            writeSegments(slow, s.g, s.b, os, od, b, op);
+            writeSegments(slow, d.g, d.b, od, os, a, op);
+            const oa = obj.read(s.g, s.b, os, len);
+            const ob = obj.read(d.g, d.b, od, len);
+            obj.write(s.g, s.b, os, od, ob, op);
+            obj.write(d.g, d.b, od, os, oa, op);
+          } else {
+            const bcast = kind < 0.45;
+            if (bcast) copyRange(fast, s.g, s.b, os, len, d.g, d.b, od, op, d2.g, d2.b, od2);
+            else copyRange(fast, s.g, s.b, os, len, d.g, d.b, od, op);
+            const segs = readRange(slow, s.g, s.b, os, len);
+            expect(singleSource(slow, s.g, s.b, os, len) === undefined).toBe(segs.length !== 1);
+            writeSegments(slow, d.g, d.b, od, os, segs, op);
+            if (bcast) writeSegments(slow, d2.g, d2.b, od2, os, segs, op);
+            const osegs = obj.read(s.g, s.b, os, len);
+            obj.write(d.g, d.b, od, os, osegs, op);
+            if (bcast) obj.write(d2.g, d2.b, od2, os, osegs, op);
+          }
+          if (step % 25 === 24) {
+            expect(dump(fast)).toBe(obj.dump());
+            expect(dump(slow)).toBe(obj.dump());
+          }
         }
-        if (op % 25 === 24) {
-          expect(dump(fast)).toBe(obj.dump());
-          expect(dump(slow)).toBe(obj.dump());
-        }
+        if (revisit) expect(fast.rows.index.length).toBeGreaterThan(0);
       }
-    }
-  });
+    },
+  );
 
   it("finds the first byte where two states hold different sources", () => {
     const a = createProvenance(1, [100]);
