@@ -31,7 +31,12 @@ import { execute, type ExecOptions, type ExecStats, type Timeline } from "./exec
 import { hex } from "./memory.js";
 import type { SyncTrace } from "./semantics.js";
 import { readMachineModel, type MachineModel } from "./model.js";
-import { QueueStreamCheck, validateManifest, validateTrace } from "./validate-input.js";
+import {
+  QueueStreamCheck,
+  validateManifest,
+  validateManifestInputs,
+  validateTrace,
+} from "./validate-input.js";
 import { scanCleanStream } from "./scan-packets.js";
 import {
   ATOMIC,
@@ -55,6 +60,11 @@ export type SimInput =
       readonly streams: ReadonlyMap<string, Uint32Array>;
       /** The IR the streams were compiled from: enables the postcondition check. */
       readonly module?: IrModule | undefined;
+      /**
+       * The manifest passed validateManifest on its own already (as `dmac sim DIR` reads it):
+       * only what the streams and the module add is checked again (validateManifestInputs).
+       */
+      readonly validated?: boolean | undefined;
     }
   | { readonly trace: Trace; readonly module?: IrModule | undefined };
 
@@ -116,7 +126,7 @@ export function simulate(input: SimInput, opts: SimulateOptions): SimResult {
   // A hand-edited or corrupt document is reported before anything is built from it.
   const invalid =
     "manifest" in input
-      ? validateManifest(input.manifest, {
+      ? (input.validated === true ? validateManifestInputs : validateManifest)(input.manifest, {
           file: opts.inputFile,
           streams: input.streams,
           module: input.module,
