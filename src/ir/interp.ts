@@ -41,9 +41,11 @@ export function runReference(
 ): ReferenceState {
   let pieces = 0;
   const st: ReferenceState = {
+    // About one row per op and destination (a bcast writes two), plus the initial ones.
     ...createProvenance(
       m.ranks,
       m.buffers.map((b) => b.size),
+      m.ops.count + m.buffers.length * m.ranks,
     ),
     raises: new Int32Array(m.signals.length * m.ranks),
   };

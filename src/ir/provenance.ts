@@ -111,8 +111,16 @@ export function sourceContinues(a: Source, b: Source, aLen: number): boolean {
   return b.kind === "byte" && a.value === b.value;
 }
 
-export function createProvenance(ranks: number, bufferSizes: readonly number[]): ProvenanceState {
-  const cap = 1024;
+/**
+ * An empty state. `rows`: about how many rows the run will make (one per piece written), so the
+ * row table is allocated once instead of grown by doubling.
+ */
+export function createProvenance(
+  ranks: number,
+  bufferSizes: readonly number[],
+  rows = 1024,
+): ProvenanceState {
+  const cap = 2 ** Math.ceil(Math.log2(Math.max(1024, Math.min(rows, 1 << 26))));
   return {
     ranks,
     bufferSizes,
