@@ -4,7 +4,7 @@
 // peak resident memory is its own. Timings: median (min..max) of several repetitions after a
 // warm-up; fewer repetitions for the big cases. Generated programs go to a temporary directory.
 //   node bench/run.js [--quick]      (--quick: one repetition each, for trying the script out)
-//   node bench/run.js --only startup,compile65k   (just those cases, printed, nothing written)
+//   node bench/run.js --only startup,compile65k,simE2E   (just those cases, printed, nothing written)
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
@@ -14,7 +14,7 @@ import { startProgress } from "../dist/cli/progress.js";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 const quick = process.argv.includes("--quick");
-const ONLY_CASES = ["startup", "compile65k"];
+const ONLY_CASES = ["startup", "compile65k", "simE2E"];
 const onlyArg = process.argv.indexOf("--only");
 const only = onlyArg < 0 ? null : (process.argv[onlyArg + 1] ?? "").split(",");
 if (only && (only.length === 0 || only.some((c) => !ONLY_CASES.includes(c)))) {
@@ -157,6 +157,48 @@ const reportCompile65k = (r) =>
       `${fmtMs(r.cpuMs)} CPU, peak ${mib(r.maxRssKiB)} (target <= ${r.targetMs} ms wall)`,
   );
 
+// ---- `dmac sim DIR` end to end from the compiled output directory (issue 13) ------------------
+// The user's command, Node start-up included: read and validate the manifest and the streams,
+// rebuild the IR from the source, run, check the final state. Packets/s by wall and by CPU.
+function simE2ECase() {
+  const cases = [
+    {
+      name: "all-to-all 262,144 copies (allToAll(4096))",
+      src: () => allToAll(4096),
+      packets: 524_288,
+    },
+    { name: "forward 10^6 ops", src: () => forwardProgram(1_000_000), packets: 3_000_000 },
+  ];
+  return cases.map((c, i) => {
+    const p = write(`sim-e2e-${i}.dmac`, c.src());
+    const out = join(tmp, `sim-e2e-${i}`);
+    const made = spawnSync(process.execPath, [join(ROOT, "bin/dmac.js"), "compile", p, "-o", out], {
+      encoding: "utf8",
+      cwd: ROOT,
+    });
+    if (made.status !== 0) throw new Error(`compile ${c.name} failed:\n${made.stderr}`);
+    const big = c.packets > 1_000_000;
+    const [r] = interleaved([["bin/dmac.js", "sim", out]], reps(big ? 2 : 3), big ? 0 : 1);
+    rmSync(out, { recursive: true, force: true });
+    return {
+      name: c.name,
+      packets: c.packets,
+      ...r,
+      packetsPerSec: rate(c.packets, r.ms),
+      packetsPerCpuSec: rate(c.packets, r.cpuMs),
+      target: 1_000_000,
+    };
+  });
+}
+const reportSimE2E = (rs) => {
+  for (const r of rs)
+    log(
+      `dmac sim DIR, ${r.name}, ${r.packets} packets, end to end: ${fmtMs(r.ms)} wall, ` +
+        `${fmtMs(r.cpuMs)} CPU, peak ${mib(r.maxRssKiB)}: ${fmtRate(r.packetsPerSec)} packets/s by wall, ` +
+        `${fmtRate(r.packetsPerCpuSec)} by CPU (target >= 1M)`,
+    );
+};
+
 const fmtMs = (s) => (s ? `${fmt(s.median)} ms (${fmt(s.min)}..${fmt(s.max)}, n=${s.n})` : "-");
 const fmt = (x) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
 const rate = (count, s) => (s && s.median > 0 ? Math.round((count / s.median) * 1000) : null);
@@ -190,6 +232,7 @@ const results = {
   plan: null,
   startup: null,
   compile65k: null,
+  simE2E: null,
   passScaling: null,
   optLevels1M: null,
   notes: [],
@@ -203,6 +246,7 @@ if (only) {
   const picked = {};
   if (only.includes("startup")) reportStartup((picked.startup = startupCase()));
   if (only.includes("compile65k")) reportCompile65k((picked.compile65k = compile65kCase()));
+  if (only.includes("simE2E")) reportSimE2E((picked.simE2E = simE2ECase()));
   rmSync(tmp, { recursive: true, force: true });
   log(JSON.stringify(picked));
   process.exit(0);
@@ -374,6 +418,7 @@ if (existsSync(join(ROOT, "dist/passes/plan.js"))) {
 
 results.startup = startupCase();
 results.compile65k = compile65kCase();
+results.simE2E = simE2ECase();
 
 rmSync(tmp, { recursive: true, force: true });
 
@@ -460,6 +505,7 @@ if (results.passScaling) {
 log("");
 reportStartup(results.startup);
 reportCompile65k(results.compile65k);
+reportSimE2E(results.simE2E);
 for (const n of results.notes) log(`note: ${n}`);
 
 if (!quick)

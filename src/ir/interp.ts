@@ -11,12 +11,10 @@ import { assertNever } from "../util/assert-never.js";
 import { invariant } from "../util/internal-error.js";
 import { opKind, type IrModule } from "./ir.js";
 import {
+  copyRange,
   createProvenance,
   fillRange,
-  readRange,
-  singleSource,
-  writeSegments,
-  writeSource,
+  swapRanges,
   type ProvenanceState,
 } from "./provenance.js";
 
@@ -43,9 +41,11 @@ export function runReference(
 ): ReferenceState {
   let pieces = 0;
   const st: ReferenceState = {
+    // About one row per op and destination (a bcast writes two), plus the initial ones.
     ...createProvenance(
       m.ranks,
       m.buffers.map((b) => b.size),
+      m.ops.count + m.buffers.length * m.ranks,
     ),
     raises: new Int32Array(m.signals.length * m.ranks),
   };
@@ -58,34 +58,47 @@ export function runReference(
     const kind = opKind(t, i);
     switch (kind) {
       case "copy":
-      case "bcast": {
-        const from = t.srcOff[i]!;
-        // The common case, one source piece: moved without the piece list.
-        const one = len > 0 ? singleSource(st, t.srcRank[i]!, t.srcBuf[i]!, from, len) : undefined;
-        if (one !== undefined) {
-          pieces += 1;
-          writeSource(st, t.dstRank[i]!, t.dstBuf[i]!, t.dstOff[i]!, len, one, i);
-          if (kind === "bcast")
-            writeSource(st, t.dst2Rank[i]!, t.dst2Buf[i]!, t.dst2Off[i]!, len, one, i);
-          break;
-        }
-        const segs = readRange(st, t.srcRank[i]!, t.srcBuf[i]!, from, len);
-        pieces += segs.length;
-        writeSegments(st, t.dstRank[i]!, t.dstBuf[i]!, t.dstOff[i]!, from, segs, i);
-        if (kind === "bcast")
-          writeSegments(st, t.dst2Rank[i]!, t.dst2Buf[i]!, t.dst2Off[i]!, from, segs, i);
+        pieces += copyRange(
+          st,
+          t.srcRank[i]!,
+          t.srcBuf[i]!,
+          t.srcOff[i]!,
+          len,
+          t.dstRank[i]!,
+          t.dstBuf[i]!,
+          t.dstOff[i]!,
+          i,
+        );
         break;
-      }
-      case "swap": {
-        const aOff = t.srcOff[i]!;
-        const bOff = t.dstOff[i]!;
-        const a = readRange(st, t.srcRank[i]!, t.srcBuf[i]!, aOff, len);
-        const b = readRange(st, t.dstRank[i]!, t.dstBuf[i]!, bOff, len);
-        pieces += a.length + b.length;
-        writeSegments(st, t.srcRank[i]!, t.srcBuf[i]!, aOff, bOff, b, i);
-        writeSegments(st, t.dstRank[i]!, t.dstBuf[i]!, bOff, aOff, a, i);
+      case "bcast":
+        pieces += copyRange(
+          st,
+          t.srcRank[i]!,
+          t.srcBuf[i]!,
+          t.srcOff[i]!,
+          len,
+          t.dstRank[i]!,
+          t.dstBuf[i]!,
+          t.dstOff[i]!,
+          i,
+          t.dst2Rank[i]!,
+          t.dst2Buf[i]!,
+          t.dst2Off[i]!,
+        );
         break;
-      }
+      case "swap":
+        pieces += swapRanges(
+          st,
+          t.srcRank[i]!,
+          t.srcBuf[i]!,
+          t.srcOff[i]!,
+          t.dstRank[i]!,
+          t.dstBuf[i]!,
+          t.dstOff[i]!,
+          len,
+          i,
+        );
+        break;
       case "fill":
         fillRange(st, t.dstRank[i]!, t.dstBuf[i]!, t.dstOff[i]!, len, t.value[i]!, i);
         break;

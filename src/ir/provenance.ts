@@ -4,19 +4,30 @@
 //
 // Bytes are never materialised: a state costs O(segments), so verifying a schedule over 1 GiB
 // buffers costs what it does over 1 KiB ones. A (rank, buffer) nobody wrote has no map at all
-// and reads as its own initial bytes. Reads and writes are O(log n + k) (see interval-map.ts).
+// and reads as its own initial bytes. Reads and writes are O(log n + k).
+//
+// Representation (no object per segment: the reference run and the executor write millions):
+// each (rank, buffer) is an integer interval map (int-interval-map.ts) whose values are rows of
+// one table per state (`ProvRows`: typed arrays). A row is (src, d, writer): `src` names the
+// source (rank * buffers + buffer for initial bytes, -1 - value for a constant byte) and `d` is
+// the source offset minus the position it sits at, so a row does not change when its segment is
+// split, and two neighbours continue each other exactly when their rows are equal. Rows are
+// interned (equal triples are one row), so the integer map's "neighbours with one value are one
+// segment" gives the same segments as merging sources that continue each other would.
+// `Source` objects are made only for callers that read segments (readRange and friends).
 
 import { assertNever } from "../util/assert-never.js";
 import { invariant } from "../util/internal-error.js";
 import {
-  assignOne,
-  assignRange,
-  createIntervalMap,
-  forEachPiece,
-  singlePiece,
-  type IntervalMap,
-  type IntervalValueOps,
-} from "./interval-map.js";
+  assign,
+  createIntIntervalMap,
+  nextPiece,
+  pieceEnd,
+  pieceStart,
+  pieceValue,
+  seek,
+  type IntIntervalMap,
+} from "./int-interval-map.js";
 
 export type Source =
   | {
@@ -41,12 +52,37 @@ export interface ProvSegment {
   readonly writer: number;
 }
 
+/**
+ * The interned rows (src, d, writer) of one state. Every write so far came in bursts (all rows of
+ * one writer made by consecutive writes: one op of the reference run, one command of the
+ * executor), so a new row can only equal one of the current burst's: those are compared, no
+ * index is kept. When a writer comes back after another one, or a burst grows long, `index`
+ * (a hash of every row) is built and used from then on.
+ */
+export interface ProvRows {
+  src: Int32Array;
+  d: Float64Array;
+  writer: Int32Array;
+  n: number;
+  /** Writers (by writer + 1) that made rows. */
+  seen: Uint8Array;
+  /** The writer of the current burst and its first row. */
+  burstWriter: number;
+  burstFrom: number;
+  /** row + 1 per slot (0: empty), a power of two at most half full; empty until needed. */
+  index: Int32Array;
+}
+
+/** A burst longer than this is looked up in the index (a copy of a fragmented range). */
+const MAX_BURST_SCAN = 16;
+
 export interface ProvenanceState {
   readonly ranks: number;
   /** Size of each buffer id (the same on every rank it exists on). */
   readonly bufferSizes: readonly number[];
-  /** Keyed by rank * bufferSizes.length + buffer; absent = never written. */
-  readonly maps: Map<number, IntervalMap<Prov>>;
+  /** Indexed by rank * bufferSizes.length + buffer; absent = never written. */
+  readonly maps: (IntIntervalMap | undefined)[];
+  readonly rows: ProvRows;
 }
 
 export function sourceAt(s: Source, delta: number): Source {
@@ -75,17 +111,151 @@ export function sourceContinues(a: Source, b: Source, aLen: number): boolean {
   return b.kind === "byte" && a.value === b.value;
 }
 
-const PROV_OPS: IntervalValueOps<Prov> = {
-  shift: (v, delta) =>
-    delta === 0 || v.source.kind === "byte"
-      ? v
-      : { source: sourceAt(v.source, delta), writer: v.writer },
-  continues: (a, b, aLen) => a.writer === b.writer && sourceContinues(a.source, b.source, aLen),
-};
-
-export function createProvenance(ranks: number, bufferSizes: readonly number[]): ProvenanceState {
-  return { ranks, bufferSizes, maps: new Map() };
+/**
+ * An empty state. `rows`: about how many rows the run will make (one per piece written), so the
+ * row table is allocated once instead of grown by doubling.
+ */
+export function createProvenance(
+  ranks: number,
+  bufferSizes: readonly number[],
+  rows = 1024,
+): ProvenanceState {
+  const cap = 2 ** Math.ceil(Math.log2(Math.max(1024, Math.min(rows, 1 << 26))));
+  return {
+    ranks,
+    bufferSizes,
+    maps: [],
+    rows: {
+      src: new Int32Array(cap),
+      d: new Float64Array(cap),
+      writer: new Int32Array(cap),
+      n: 0,
+      seen: new Uint8Array(cap),
+      burstWriter: -2,
+      burstFrom: 0,
+      index: new Int32Array(0),
+    },
+  };
 }
+
+// ---- rows ------------------------------------------------------------------------------------
+
+function hashRow(src: number, d: number, writer: number): number {
+  const hi = Math.floor(d / 4294967296) | 0;
+  let h = Math.imul(src ^ 0x5bd1e995, 0x9e3779b1);
+  h = Math.imul(h ^ writer ^ (h >>> 15), 0x85ebca77);
+  h = Math.imul(h ^ (d | 0) ^ (h >>> 13), 0xc2b2ae3d);
+  return (h ^ hi ^ (h >>> 16)) >>> 0;
+}
+
+/** The row (src, d, writer), added if new. */
+function intern(t: ProvRows, src: number, d: number, writer: number): number {
+  if (t.index.length > 0) return internIndexed(t, src, d, writer);
+  if (writer !== t.burstWriter) {
+    // A new burst: a writer seen before may have made this row already.
+    if (writer + 1 >= t.seen.length) growSeen(t, writer + 1);
+    if (writer < 0 || t.seen[writer + 1] === 1) {
+      buildIndex(t);
+      return internIndexed(t, src, d, writer);
+    }
+    t.seen[writer + 1] = 1;
+    t.burstWriter = writer;
+    t.burstFrom = t.n;
+  } else {
+    for (let r = t.burstFrom; r < t.n; r++)
+      if (t.src[r] === src && t.d[r] === d && t.writer[r] === writer) return r;
+    if (t.n - t.burstFrom >= MAX_BURST_SCAN) {
+      buildIndex(t);
+      return internIndexed(t, src, d, writer);
+    }
+  }
+  return addRow(t, src, d, writer);
+}
+
+/** A row no other row can equal (a new map's initial bytes, or checked by the caller). */
+function addRow(t: ProvRows, src: number, d: number, writer: number): number {
+  if (t.n === t.src.length) growRows(t);
+  const row = t.n++;
+  t.src[row] = src;
+  t.d[row] = d;
+  t.writer[row] = writer;
+  return row;
+}
+
+/** intern() through the hash index. */
+function internIndexed(t: ProvRows, src: number, d: number, writer: number): number {
+  const mask = t.index.length - 1;
+  let i = hashRow(src, d, writer) & mask;
+  for (;;) {
+    const r = t.index[i]! - 1;
+    if (r < 0) break;
+    if (t.src[r] === src && t.d[r] === d && t.writer[r] === writer) return r;
+    i = (i + 1) & mask;
+  }
+  const row = addRow(t, src, d, writer);
+  if (t.index.length < t.src.length * 2) {
+    buildIndex(t); // the columns grew: the index follows, with the new row in it
+    return row;
+  }
+  t.index[i] = row + 1;
+  return row;
+}
+
+/** Doubles the row columns. */
+function growRows(t: ProvRows): void {
+  const cap = t.src.length * 2;
+  const src = new Int32Array(cap);
+  src.set(t.src);
+  const d = new Float64Array(cap);
+  d.set(t.d);
+  const writer = new Int32Array(cap);
+  writer.set(t.writer);
+  t.src = src;
+  t.d = d;
+  t.writer = writer;
+}
+
+function growSeen(t: ProvRows, at: number): void {
+  let n = t.seen.length;
+  while (n <= at) n *= 2;
+  const seen = new Uint8Array(n);
+  seen.set(t.seen);
+  t.seen = seen;
+}
+
+/** (Re)builds the hash index of every row, at twice the row capacity. */
+function buildIndex(t: ProvRows): void {
+  const index = new Int32Array(t.src.length * 2);
+  const mask = index.length - 1;
+  for (let r = 0; r < t.n; r++) {
+    let i = hashRow(t.src[r]!, t.d[r]!, t.writer[r]!) & mask;
+    while (index[i] !== 0) i = (i + 1) & mask;
+    index[i] = r + 1;
+  }
+  t.index = index;
+}
+
+/** `src` of the initial bytes of (rank, buffer). */
+function initialSrc(st: ProvenanceState, rank: number, buffer: number): number {
+  return rank * st.bufferSizes.length + buffer;
+}
+
+/** Row `r` as a Source at position `at` of its map. */
+function sourceOfRow(st: ProvenanceState, r: number, at: number): Source {
+  const t = st.rows;
+  const src = t.src[r]!;
+  if (src < 0) return { kind: "byte", value: -1 - src };
+  const B = st.bufferSizes.length;
+  return { kind: "initial", rank: Math.floor(src / B), buffer: src % B, offset: t.d[r]! + at };
+}
+
+/** The row of `source` placed at position `at`, written by `writer`. */
+function rowOfSource(st: ProvenanceState, source: Source, at: number, writer: number): number {
+  if (source.kind === "byte") return intern(st.rows, -1 - source.value, 0, writer);
+  return intern(st.rows, initialSrc(st, source.rank, source.buffer), source.offset - at, writer);
+}
+
+// ---- checks ----------------------------------------------------------------------------------
 
 function key(st: ProvenanceState, rank: number, buffer: number): number {
   invariant(
@@ -103,6 +273,42 @@ function checkRange(st: ProvenanceState, buffer: number, offset: number, len: nu
   );
 }
 
+/** key() and checkRange() with one test on the common path. */
+function checkFast(
+  st: ProvenanceState,
+  rank: number,
+  buffer: number,
+  offset: number,
+  len: number,
+): number {
+  const size = st.bufferSizes[buffer];
+  if (
+    !(rank >= 0 && rank < st.ranks && buffer >= 0 && size !== undefined) ||
+    !(offset >= 0 && len >= 0 && offset + len <= size)
+  ) {
+    key(st, rank, buffer); // throws the same InternalError as the general path
+    checkRange(st, buffer, offset, len);
+  }
+  return rank * st.bufferSizes.length + buffer;
+}
+
+function mapFor(st: ProvenanceState, rank: number, buffer: number): IntIntervalMap {
+  const k = key(st, rank, buffer);
+  let map = st.maps[k];
+  if (map === undefined) {
+    // The only row of these bytes with no writer (one map per (rank, buffer)), so nothing to
+    // look up; written through the index when there is one.
+    const t = st.rows;
+    const src = initialSrc(st, rank, buffer);
+    const initial = t.index.length > 0 ? internIndexed(t, src, 0, -1) : addRow(t, src, 0, -1);
+    map = createIntIntervalMap(st.bufferSizes[buffer]!, initial);
+    st.maps[k] = map;
+  }
+  return map;
+}
+
+// ---- reading segments (objects, for reports and verification) -------------------------------
+
 /** The segments of [offset, offset + len) of (rank, buffer), clipped, in order. */
 export function readRange(
   st: ProvenanceState,
@@ -113,7 +319,7 @@ export function readRange(
 ): ProvSegment[] {
   checkRange(st, buffer, offset, len);
   if (len === 0) return [];
-  const map = st.maps.get(key(st, rank, buffer));
+  const map = st.maps[key(st, rank, buffer)];
   if (map === undefined) {
     return [
       {
@@ -125,21 +331,15 @@ export function readRange(
     ];
   }
   const out: ProvSegment[] = [];
-  forEachPiece(map, offset, offset + len, (start, end, v) =>
-    out.push({ start, end, source: v.source, writer: v.writer }),
-  );
-  return out;
-}
-
-function mapFor(st: ProvenanceState, rank: number, buffer: number): IntervalMap<Prov> {
-  const k = key(st, rank, buffer);
-  let map = st.maps.get(k);
-  if (map === undefined) {
-    const initial: Prov = { source: { kind: "initial", rank, buffer, offset: 0 }, writer: -1 };
-    map = createIntervalMap(st.bufferSizes[buffer]!, initial, PROV_OPS);
-    st.maps.set(k, map);
+  const hi = offset + len;
+  seek(map, offset);
+  for (;;) {
+    const s = Math.max(pieceStart(map), offset);
+    const e = Math.min(pieceEnd(map), hi);
+    const r = pieceValue(map);
+    out.push({ start: s, end: e, source: sourceOfRow(st, r, s), writer: st.rows.writer[r]! });
+    if (e >= hi || !nextPiece(map)) return out;
   }
-  return map;
 }
 
 /**
@@ -158,21 +358,15 @@ export function writeSegments(
   if (segments.length === 0) return;
   const len = segments[segments.length - 1]!.end - from;
   checkRange(st, buffer, offset, len);
+  const map = mapFor(st, rank, buffer);
   const delta = offset - from;
-  if (segments.length === 1 && segments[0]!.start === from) {
-    // The common case: one piece, without the temporary lists.
-    assignOne(mapFor(st, rank, buffer), offset, offset + len, {
-      source: segments[0]!.source,
-      writer,
-    });
-    return;
+  let expect = from;
+  for (const s of segments) {
+    invariant(s.start === expect && s.end > s.start, "pieces must tile the assigned range");
+    expect = s.end;
+    const at = s.start + delta;
+    assign(map, at, s.end + delta, rowOfSource(st, s.source, at, writer));
   }
-  const pieces = segments.map((s) => ({
-    start: s.start + delta,
-    end: s.end + delta,
-    value: { source: s.source, writer },
-  }));
-  assignRange(mapFor(st, rank, buffer), offset, offset + len, pieces);
 }
 
 /** Fills [offset, offset + len) of (rank, buffer) with the byte `value`. */
@@ -186,9 +380,9 @@ export function fillRange(
   writer: number,
 ): void {
   checkRange(st, buffer, offset, len);
+  invariant(value >= 0 && value <= 0xff, () => `fill byte ${value}`);
   if (len === 0) return;
-  const v: Prov = { source: { kind: "byte", value }, writer };
-  assignOne(mapFor(st, rank, buffer), offset, offset + len, v);
+  assign(mapFor(st, rank, buffer), offset, offset + len, intern(st.rows, -1 - value, 0, writer));
 }
 
 /**
@@ -221,6 +415,8 @@ export function coalesce(segments: readonly ProvSegment[], withWriter = true): P
 /**
  * coalesce(readRange(st, rank, buffer, offset, len), withWriter) without the list of pieces:
  * only the runs are allocated (verification reads whole buffers of a million pieces this way).
+ * With the writer, pieces never continue each other (equal rows are one segment), so the runs
+ * are the pieces.
  */
 export function coalescedRange(
   st: ProvenanceState,
@@ -231,44 +427,238 @@ export function coalescedRange(
   withWriter = true,
 ): ProvSegment[] {
   checkRange(st, buffer, offset, len);
-  const map = st.maps.get(key(st, rank, buffer));
+  const map = st.maps[key(st, rank, buffer)];
   if (map === undefined || len === 0) return readRange(st, rank, buffer, offset, len);
+  const t = st.rows;
   const out: ProvSegment[] = [];
+  const hi = offset + len;
   let start = offset;
   let end = offset;
-  let source: Source | undefined;
-  let writer = -1;
-  forEachPiece(map, offset, offset + len, (s, e, v) => {
-    if (
-      source !== undefined &&
-      (!withWriter || writer === v.writer) &&
-      sourceContinues(source, v.source, end - start)
-    ) {
+  let run = -1; // the row of the current run (positions relative to its own segment)
+  seek(map, offset);
+  for (;;) {
+    const s = Math.max(pieceStart(map), offset);
+    const e = Math.min(pieceEnd(map), hi);
+    const r = pieceValue(map);
+    const joins =
+      run >= 0 && (!withWriter || t.writer[run] === t.writer[r]) && sameSourceRows(t, run, t, r);
+    if (joins) end = e;
+    else {
+      if (run >= 0) out.push(runSegment(st, run, start, end));
+      run = r;
+      start = s;
       end = e;
-      return;
     }
-    if (source !== undefined) out.push({ start, end, source, writer });
-    start = s;
-    end = e;
-    source = v.source;
-    writer = v.writer;
-  });
-  if (source !== undefined) out.push({ start, end, source, writer });
+    if (e >= hi || !nextPiece(map)) break;
+  }
+  out.push(runSegment(st, run, start, end));
   return out;
 }
 
-// ---- allocation-light variants (the executor's hot path; same results as the general ones) ----
+function runSegment(st: ProvenanceState, r: number, start: number, end: number): ProvSegment {
+  return { start, end, source: sourceOfRow(st, r, start), writer: st.rows.writer[r]! };
+}
 
-function checkFast(st: ProvenanceState, rank: number, buffer: number, offset: number, len: number) {
-  const size = st.bufferSizes[buffer];
-  if (
-    !(rank >= 0 && rank < st.ranks && buffer >= 0 && size !== undefined) ||
-    !(offset >= 0 && len >= 0 && offset + len <= size)
-  ) {
-    key(st, rank, buffer); // throws the same InternalError as the general path
-    checkRange(st, buffer, offset, len);
+/** Rows whose sources are the same bytes at the same position (writers aside). */
+function sameSourceRows(a: ProvRows, ra: number, b: ProvRows, rb: number): boolean {
+  return a.src[ra] === b.src[rb] && a.d[ra] === b.d[rb];
+}
+
+// ---- moves on rows (the reference run's and the executor's hot paths) ------------------------
+
+// The pieces read by a move, before any is written (source and destination may overlap): each
+// piece's start, src and d, for up to two ranges (a swap reads both first).
+class Pieces {
+  start = new Float64Array(64);
+  src = new Int32Array(64);
+  d = new Float64Array(64);
+
+  grow(): void {
+    const n = this.start.length * 2;
+    const start = new Float64Array(n);
+    start.set(this.start);
+    const src = new Int32Array(n);
+    src.set(this.src);
+    const d = new Float64Array(n);
+    d.set(this.d);
+    this.start = start;
+    this.src = src;
+    this.d = d;
   }
 }
+const scratch = [new Pieces(), new Pieces()] as const;
+
+/** Reads the pieces of [offset, offset + len) into `out`; returns their number. */
+function readPieces(
+  st: ProvenanceState,
+  out: Pieces,
+  mapKey: number,
+  offset: number,
+  len: number,
+): number {
+  const map = st.maps[mapKey];
+  if (map === undefined) {
+    // Never written: its own initial bytes (mapKey is their src, rank * buffers + buffer).
+    out.start[0] = offset;
+    out.src[0] = mapKey;
+    out.d[0] = 0;
+    return 1;
+  }
+  const t = st.rows;
+  const hi = offset + len;
+  let n = 0;
+  seek(map, offset);
+  for (;;) {
+    if (n === out.start.length) out.grow();
+    const r = pieceValue(map);
+    out.start[n] = Math.max(pieceStart(map), offset);
+    out.src[n] = t.src[r]!;
+    out.d[n++] = t.d[r]!;
+    if (pieceEnd(map) >= hi || !nextPiece(map)) return n;
+  }
+}
+
+/**
+ * Writes the n pieces of `from` (read from [at, at + len)) to [offset, offset + len) of
+ * (rank, buffer) as written by `writer`.
+ */
+function writePieces(
+  st: ProvenanceState,
+  p: Pieces,
+  n: number,
+  rank: number,
+  buffer: number,
+  offset: number,
+  at: number,
+  len: number,
+  writer: number,
+): void {
+  const map = mapFor(st, rank, buffer);
+  const t = st.rows;
+  const delta = offset - at;
+  for (let i = 0; i < n; i++) {
+    const src = p.src[i]!;
+    const lo = p.start[i]! + delta;
+    const hi = i + 1 < n ? p.start[i + 1]! + delta : offset + len;
+    assign(map, lo, hi, intern(t, src, src < 0 ? 0 : p.d[i]! - delta, writer));
+  }
+}
+
+/**
+ * Copies [from, from + len) of (srcRank, srcBuf) to [offset, offset + len) of (rank, buffer),
+ * and to [offset2, ...) of (rank2, buffer2) when rank2 >= 0 (a broadcast), as op `writer`:
+ * readRange + writeSegments without the segment objects. Returns the pieces read.
+ */
+export function copyRange(
+  st: ProvenanceState,
+  srcRank: number,
+  srcBuf: number,
+  from: number,
+  len: number,
+  rank: number,
+  buffer: number,
+  offset: number,
+  writer: number,
+  rank2 = -1,
+  buffer2 = -1,
+  offset2 = 0,
+): number {
+  const k = checkFast(st, srcRank, srcBuf, from, len);
+  if (len <= 0) return 0;
+  checkFast(st, rank, buffer, offset, len);
+  if (rank2 >= 0) checkFast(st, rank2, buffer2, offset2, len);
+  const p = scratch[0];
+  const n = readPieces(st, p, k, from, len);
+  writePieces(st, p, n, rank, buffer, offset, from, len, writer);
+  if (rank2 >= 0) writePieces(st, p, n, rank2, buffer2, offset2, from, len, writer);
+  return n;
+}
+
+/** Exchanges [a, a + len) of (rankA, bufA) and [b, b + len) of (rankB, bufB) as op `writer`. */
+export function swapRanges(
+  st: ProvenanceState,
+  rankA: number,
+  bufA: number,
+  a: number,
+  rankB: number,
+  bufB: number,
+  b: number,
+  len: number,
+  writer: number,
+): number {
+  const ka = checkFast(st, rankA, bufA, a, len);
+  const kb = checkFast(st, rankB, bufB, b, len);
+  if (len <= 0) return 0;
+  const [pa, pb] = scratch;
+  const na = readPieces(st, pa, ka, a, len);
+  const nb = readPieces(st, pb, kb, b, len);
+  writePieces(st, pb, nb, rankA, bufA, a, b, len, writer);
+  writePieces(st, pa, na, rankB, bufB, b, a, len, writer);
+  return na + nb;
+}
+
+/**
+ * The first byte of [0, size) of (rank, buffer) where states `a` and `b` hold different source
+ * bytes (writers aside), or -1 when they agree everywhere: the final-state check's fast path
+ * (it makes segments only to describe a difference).
+ */
+export function firstDifference(
+  a: ProvenanceState,
+  b: ProvenanceState,
+  rank: number,
+  buffer: number,
+  size: number,
+): number {
+  checkRange(a, buffer, 0, size);
+  checkRange(b, buffer, 0, size);
+  if (size === 0) return -1;
+  const ma = a.maps[key(a, rank, buffer)];
+  const mb = b.maps[key(b, rank, buffer)];
+  if (ma === undefined && mb === undefined) return -1;
+  if (ma !== undefined) seek(ma, 0);
+  if (mb !== undefined) seek(mb, 0);
+  let pos = 0;
+  for (;;) {
+    const ea = ma === undefined ? size : pieceEnd(ma);
+    const eb = mb === undefined ? size : pieceEnd(mb);
+    const ra = ma === undefined ? -1 : pieceValue(ma);
+    const rb = mb === undefined ? -1 : pieceValue(mb);
+    if (!sameSourceAt(a, ra, b, rb, rank, buffer)) return pos;
+    pos = Math.min(ea, eb);
+    if (pos >= size) return -1;
+    if (ea === pos) nextPiece(ma!);
+    if (eb === pos) nextPiece(mb!);
+  }
+}
+
+/**
+ * Rows ra of state a and rb of state b (-1: the initial bytes of (rank, buffer)) hold the same
+ * source at the same position. The states may number buffers differently, so sources compare
+ * as (rank, buffer) pairs.
+ */
+function sameSourceAt(
+  a: ProvenanceState,
+  ra: number,
+  b: ProvenanceState,
+  rb: number,
+  rank: number,
+  buffer: number,
+): boolean {
+  const ta = a.rows;
+  const tb = b.rows;
+  const sa = ra < 0 ? initialSrc(a, rank, buffer) : ta.src[ra]!;
+  const sb = rb < 0 ? initialSrc(b, rank, buffer) : tb.src[rb]!;
+  const da = ra < 0 ? 0 : ta.d[ra]!;
+  const db = rb < 0 ? 0 : tb.d[rb]!;
+  if (sa < 0 || sb < 0) return sa === sb;
+  if (da !== db) return false;
+  const Ba = a.bufferSizes.length;
+  const Bb = b.bufferSizes.length;
+  if (Ba === Bb) return sa === sb;
+  return Math.floor(sa / Ba) === Math.floor(sb / Bb) && sa % Ba === sb % Bb;
+}
+
+// ---- single-piece helpers (kept for callers and tests; same results as the general ones) -----
 
 /**
  * The source of [offset, offset + len) of (rank, buffer) when it is one segment (readRange would
@@ -281,11 +671,13 @@ export function singleSource(
   offset: number,
   len: number,
 ): Source | undefined {
-  checkFast(st, rank, buffer, offset, len);
+  const k = checkFast(st, rank, buffer, offset, len);
   if (len <= 0) return undefined;
-  const map = st.maps.get(rank * st.bufferSizes.length + buffer);
+  const map = st.maps[k];
   if (map === undefined) return { kind: "initial", rank, buffer, offset };
-  return singlePiece(map, offset, offset + len)?.source;
+  seek(map, offset);
+  if (pieceEnd(map) < offset + len) return undefined;
+  return sourceOfRow(st, pieceValue(map), offset);
 }
 
 /**
@@ -303,5 +695,5 @@ export function writeSource(
 ): void {
   checkFast(st, rank, buffer, offset, len);
   if (len <= 0) return;
-  assignOne(mapFor(st, rank, buffer), offset, offset + len, { source, writer });
+  assign(mapFor(st, rank, buffer), offset, offset + len, rowOfSource(st, source, offset, writer));
 }

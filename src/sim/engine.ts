@@ -14,13 +14,7 @@
 // Each packet costs enginePacketUs; data commands then wait copyStartupUs (or run back to back
 // behind the previous one) and move their bytes as a flow (docs/model.md).
 
-import {
-  fillRange,
-  readRange,
-  singleSource,
-  writeSegments,
-  writeSource,
-} from "../ir/provenance.js";
+import { copyRange, fillRange, swapRanges } from "../ir/provenance.js";
 import { dataOperand, misaligned, overlapping, ringHit, touch } from "./checks.js";
 import {
   ADD,
@@ -289,33 +283,15 @@ function moveBytes(x: ExecState, q: number, cmd: number): void {
   const n = run.bytes;
   const kind = x.C.kind[cmd]!;
   switch (kind) {
-    case COPY: {
-      // Usually the source range is one segment: move it without the temporary lists.
-      const one = singleSource(st, g[0]!, b[0]!, o[0]!, n);
-      if (one !== undefined) writeSource(st, g[1]!, b[1]!, o[1]!, n, one, cmd);
-      else
-        writeSegments(st, g[1]!, b[1]!, o[1]!, o[0]!, readRange(st, g[0]!, b[0]!, o[0]!, n), cmd);
+    case COPY:
+      copyRange(st, g[0]!, b[0]!, o[0]!, n, g[1]!, b[1]!, o[1]!, cmd);
       break;
-    }
-    case BCAST: {
-      const one = singleSource(st, g[0]!, b[0]!, o[0]!, n);
-      if (one !== undefined) {
-        writeSource(st, g[1]!, b[1]!, o[1]!, n, one, cmd);
-        writeSource(st, g[2]!, b[2]!, o[2]!, n, one, cmd);
-        break;
-      }
-      const segs = readRange(st, g[0]!, b[0]!, o[0]!, n);
-      writeSegments(st, g[1]!, b[1]!, o[1]!, o[0]!, segs, cmd);
-      writeSegments(st, g[2]!, b[2]!, o[2]!, o[0]!, segs, cmd);
+    case BCAST:
+      copyRange(st, g[0]!, b[0]!, o[0]!, n, g[1]!, b[1]!, o[1]!, cmd, g[2]!, b[2]!, o[2]!);
       break;
-    }
-    case SWAP: {
-      const sa = readRange(st, g[0]!, b[0]!, o[0]!, n);
-      const sb = readRange(st, g[1]!, b[1]!, o[1]!, n);
-      writeSegments(st, g[0]!, b[0]!, o[0]!, o[1]!, sb, cmd);
-      writeSegments(st, g[1]!, b[1]!, o[1]!, o[0]!, sa, cmd);
+    case SWAP:
+      swapRanges(st, g[0]!, b[0]!, o[0]!, g[1]!, b[1]!, o[1]!, n, cmd);
       break;
-    }
     case FILL:
       fillRange(st, g[0]!, b[0]!, o[0]!, n, x.C.value[cmd]! & 0xff, cmd);
       break;

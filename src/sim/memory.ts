@@ -150,7 +150,8 @@ export function createMemory(p: SimProgram, commandQueue: Int32Array): Memory {
     ends,
     bufferOf,
     words,
-    prov: createProvenance(p.gpus, p.bufferSizes),
+    // (About a row per command: most commands write one range or none.)
+    prov: createProvenance(p.gpus, p.bufferSizes, commandQueue.length),
     access: [],
     buffers: p.bufferSizes.length,
     epochQueue: commandQueue,

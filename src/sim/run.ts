@@ -19,14 +19,25 @@ import type { Trace, TraceCmd } from "../backend/trace/trace.js";
 import { diag, type Diagnostic } from "../diagnostics/diagnostic.js";
 import { runReference } from "../ir/interp.js";
 import { OP_KINDS, type IrModule } from "../ir/ir.js";
-import { coalesce, readRange, type ProvenanceState, type Source } from "../ir/provenance.js";
+import {
+  coalesce,
+  firstDifference,
+  readRange,
+  type ProvenanceState,
+  type Source,
+} from "../ir/provenance.js";
 import type { Target } from "../target/target.js";
 import { assertNever } from "../util/assert-never.js";
 import { execute, type ExecOptions, type ExecStats, type Timeline } from "./execute.js";
 import { hex } from "./memory.js";
 import type { SyncTrace } from "./semantics.js";
 import { readMachineModel, type MachineModel } from "./model.js";
-import { QueueStreamCheck, validateManifest, validateTrace } from "./validate-input.js";
+import {
+  QueueStreamCheck,
+  validateManifest,
+  validateManifestInputs,
+  validateTrace,
+} from "./validate-input.js";
 import { scanCleanStream } from "./scan-packets.js";
 import { withSourceFrames } from "./report-frames.js";
 import {
@@ -54,6 +65,11 @@ export type SimInput =
       readonly streams: ReadonlyMap<string, Uint32Array>;
       /** The IR the streams were compiled from: enables the postcondition check. */
       readonly module?: IrModule | undefined;
+      /**
+       * The manifest passed validateManifest on its own already (as `dmac sim DIR` reads it):
+       * only what the streams and the module add is checked again (validateManifestInputs).
+       */
+      readonly validated?: boolean | undefined;
     }
   | { readonly trace: Trace; readonly module?: IrModule | undefined };
 
@@ -112,7 +128,7 @@ export function simulate(input: SimInput, opts: SimulateOptions): SimResult {
   // A hand-edited or corrupt document is reported before anything is built from it.
   const invalid =
     "manifest" in input
-      ? validateManifest(input.manifest, {
+      ? (input.validated === true ? validateManifestInputs : validateManifest)(input.manifest, {
           file: opts.inputFile,
           streams: input.streams,
           module: input.module,
@@ -747,6 +763,9 @@ export function checkFinalState(m: IrModule, got: ProvenanceState, p: PackedProg
   for (const b of m.buffers) {
     for (let rank = 0; rank < m.ranks; rank++) {
       if (b.rank !== -1 && b.rank !== rank) continue;
+      // The common case, the states agree: found without making a segment. Otherwise the
+      // coalesced segments of both sides name the first differing range.
+      if (firstDifference(want, got, rank, b.id, b.size) < 0) continue;
       const ws = coalesce(readRange(want, rank, b.id, 0, b.size), false);
       const gs = coalesce(readRange(got, rank, b.id, 0, b.size), false);
       // Walk both segment lists in step and find the first byte where the sources differ.

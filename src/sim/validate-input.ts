@@ -389,14 +389,7 @@ export function validateManifest(
       if (files.has(q.file)) throw new Bad(`${p}.file`, `a second queue reads ${q.file}`);
       files.add(q.file);
       dwordsOf.set(q.name, q.dwords);
-      const given = opts.streams?.get(q.file);
-      if (opts.streams && !given)
-        throw new Bad(`${p}.file`, `the packet stream ${q.file} is missing`);
-      if (given && given.length !== q.dwords)
-        throw new Bad(
-          `${p}.dwords`,
-          `${q.dwords} dwords, but the packet stream ${q.file} holds ${given.length}`,
-        );
+      streamOf(q, p, opts.streams);
       units += q.dwords;
     });
     c.memory(d.memory, slotLimit(units, opts.fileBytes));
@@ -406,6 +399,42 @@ export function validateManifest(
     c.regionsCover();
     c.relocations(d.relocations, dwordsOf);
   });
+}
+
+/**
+ * What the packet streams and the IR add to a manifest that validateManifest accepted without
+ * them (`dmac sim DIR` validates the document before it reads the streams and rebuilds the IR):
+ * the checks validateManifest makes with `streams` and `module`, in its order, less those of the
+ * document alone, which cannot fail again. The schema and the document's own checks are half of
+ * a big manifest's validation time.
+ */
+export function validateManifestInputs(
+  d: Manifest,
+  opts: ValidateOptions = {},
+): Diagnostic | undefined {
+  return run(opts.file ?? "manifest.json", () => {
+    d.queues.forEach((q, i) => streamOf(q, `$.queues[${i}]`, opts.streams));
+    if (opts.module) {
+      const c = new Checker(d);
+      c.memory(d.memory, Infinity);
+      c.matches(opts.module);
+    }
+  });
+}
+
+/** Queue `q`'s packet stream, when streams are given: present, and of its declared length. */
+function streamOf(
+  q: ManifestQueue,
+  p: string,
+  streams: ReadonlyMap<string, Uint32Array> | undefined,
+): void {
+  const given = streams?.get(q.file);
+  if (streams && !given) throw new Bad(`${p}.file`, `the packet stream ${q.file} is missing`);
+  if (given && given.length !== q.dwords)
+    throw new Bad(
+      `${p}.dwords`,
+      `${q.dwords} dwords, but the packet stream ${q.file} holds ${given.length}`,
+    );
 }
 
 /**
@@ -596,12 +625,11 @@ export class QueueStreamCheck {
       const entries = r >= 0 ? manifest.relocations[r]!.entries : [];
       for (let k = 0; k < entries.length; k += 3) {
         const dword = entries[k]!;
-        const p = `$.relocations[${r}].entries[${k}]`;
         if (this.isAddr[dword] !== 1) {
           // (The error path: decode again to name the packet the dword is in.)
           const at = decodeStream(words).packets.findLast((e) => e.offset / 4 <= dword);
           throw new Bad(
-            p,
+            `$.relocations[${r}].entries[${k}]`,
             `dword ${dword} of ${q.file} is not the low half of an address (it is dword ${dword - (at ? at.offset / 4 : 0)} of the ${at ? (MNEMONIC.get(at.packet.kind) ?? at.packet.kind) : "stream"} at ${hex(at ? at.offset : 0)}): rebasing it would corrupt the stream`,
           );
         }

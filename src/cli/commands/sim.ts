@@ -532,7 +532,7 @@ export function loadSimInput(
         : manifest;
     return {
       loaded: {
-        input: { manifest: shown, streams, module: source.module },
+        input: { manifest: shown, streams, module: source.module, validated: true },
         target,
         file: p,
         unchecked: source.unchecked,

@@ -8,7 +8,11 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { main } from "../../../src/cli/main.js";
 import { simulate } from "../../../src/sim/run.js";
-import { validateManifest, validateTrace } from "../../../src/sim/validate-input.js";
+import {
+  validateManifest,
+  validateManifestInputs,
+  validateTrace,
+} from "../../../src/sim/validate-input.js";
 import { compileFile } from "./compile-helper.js";
 
 const c = compileFile("examples/gather.dmac");
@@ -230,6 +234,34 @@ describe("validateManifest / validateTrace", () => {
         /\$\.ranks: \d+ GPUs, but the schedule's IR has \d+/,
       );
     });
+  });
+
+  it("validateManifestInputs: on a manifest valid alone, what streams and IR add, as validateManifest says it", () => {
+    // (What `dmac sim DIR` runs again once the streams are read and the IR rebuilt.)
+    const lastId = c.module.buffers[c.module.buffers.length - 1]!.id;
+    const fewer = { ...c.module, buffers: c.module.buffers.filter((b) => b.id !== lastId) };
+    const first = c.manifest.queues[0]!.file;
+    const missing = new Map([...c.streams].filter(([f]) => f !== first));
+    const short = new Map(c.streams);
+    short.set(first, c.streams.get(first)!.subarray(1));
+    const sized = manifestWith((x) => {
+      for (const b of x["memory"]["buffers"]) if (b.id === lastId) b.size -= 4;
+    });
+    const cases: [Json, { streams: typeof c.streams; module?: typeof c.module }][] = [
+      [c.manifest as unknown as Json, { streams: c.streams, module: c.module }],
+      [c.manifest as unknown as Json, { streams: missing, module: c.module }],
+      [c.manifest as unknown as Json, { streams: short, module: c.module }],
+      [c.manifest as unknown as Json, { streams: c.streams, module: fewer }],
+      [sized, { streams: c.streams, module: c.module }],
+    ];
+    const codes = cases.map(([m, o]) => {
+      expect(validateManifest(m)).toBeUndefined();
+      const got = validateManifestInputs(m as never, o);
+      expect(got).toEqual(validateManifest(m, o));
+      return got?.message;
+    });
+    expect(codes[0]).toBeUndefined();
+    expect(codes.slice(1).every((m) => m !== undefined)).toBe(true);
   });
 
   it("bounds slot counts by the file size when it is known", () => {
