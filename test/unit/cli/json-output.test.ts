@@ -53,7 +53,7 @@ beforeAll(async () => {
   expect(h.code, h.err).toBe(0);
   const s = await runCli(["sim", at("hang"), "--hold-signals", "--snapshot", at("snap.json")]);
   expect(s.err).toContain("DMAC6004");
-});
+}, 60_000); // three compiles and a simulation: more than the default 10 s on a loaded machine
 
 interface Case {
   readonly what: string;
