@@ -41,6 +41,9 @@ export const SCHEMA_NAMES = [
   "golden",
   "calibrate",
   "fmt",
+  "target-import",
+  "measure",
+  "postmortem",
 ] as const;
 export type SchemaName = (typeof SCHEMA_NAMES)[number];
 

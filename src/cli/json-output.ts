@@ -75,3 +75,6 @@ export function planJson(plan: PlanResult | undefined): unknown {
     })),
   };
 }
+
+/** A number for a document: NaN and the infinities (no prediction, no error) become null. */
+export const jsonNumber = (x: number): number | null => (Number.isFinite(x) ? x : null);

@@ -48,9 +48,8 @@ export interface QueueReport {
   readonly waiting: Waiting | null;
 }
 
+/** The report (the `--format json` document's fields: schemas/postmortem.schema.json). */
 export interface Postmortem {
-  readonly version: 1;
-  readonly kind: "dmac-postmortem";
   readonly source: string;
   readonly reason: Snapshot["reason"];
   readonly queues: readonly QueueReport[];
@@ -142,8 +141,6 @@ export function postmortem(
     return { ...base, state: known ? "stuck" : "unknown", waiting };
   });
   return {
-    version: 1,
-    kind: "dmac-postmortem",
     source: m.sourceMap.file,
     reason: snap.reason,
     queues,

@@ -122,12 +122,21 @@ export function median(xs: readonly number[]): number {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
+/** An (example, size) pair whose fastest variant the prediction got wrong. */
+export interface FastestMiss {
+  readonly example: string;
+  readonly totalBytes: number;
+  /** The variant measured fastest, and the one predicted fastest. */
+  readonly measured: string;
+  readonly predicted: string;
+}
+
 /** Per (example, size): does the predicted fastest variant equal the measured fastest? */
 export function fastestAgreement(rows: readonly Compared[]): {
   agree: number;
   strict: number;
   total: number;
-  misses: string[];
+  misses: FastestMiss[];
 } {
   const groups = new Map<string, Compared[]>();
   for (const r of rows) {
@@ -136,14 +145,20 @@ export function fastestAgreement(rows: readonly Compared[]): {
   }
   let agree = 0;
   let strict = 0;
-  const misses: string[] = [];
-  for (const [k, g] of groups) {
+  const misses: FastestMiss[] = [];
+  for (const g of groups.values()) {
     const measured = g.reduce((a, b) => (b.run.medianUs < a.run.medianUs ? b : a));
     const predicted = g.reduce((a, b) => (b.predictedUs < a.predictedUs ? b : a));
     if (predicted === measured) strict++;
     // Within the measurement's own noise (5 %), either counts as fastest.
     if (predicted === measured || predicted.run.medianUs <= measured.run.medianUs * 1.05) agree++;
-    else misses.push(`${k}: measured ${measured.run.variant}, predicted ${predicted.run.variant}`);
+    else
+      misses.push({
+        example: measured.run.example,
+        totalBytes: measured.run.totalBytes,
+        measured: measured.run.variant,
+        predicted: predicted.run.variant,
+      });
   }
   return { agree, strict, total: groups.size, misses };
 }

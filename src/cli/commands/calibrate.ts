@@ -5,7 +5,8 @@
 // squared log ratio of predicted to measured (src/calibrate/fit.ts) with a bounded pattern search
 // over their logarithms (src/calibrate/search.ts). Prints one line per row (measured, predicted
 // before and after, relative errors) and a summary, and writes the fitted target with -o.
-// `--format json`: the same as one document (schemas/calibrate.schema.json).
+// `--format json`: the same as one document (schemas/calibrate.schema.json; for a results JSON,
+// measure's document).
 //
 // Each distinct run (file, level, options, parameters) is compiled and verified once; the fit
 // re-executes the compiled programs with the candidate constants (the program does not depend

@@ -3,6 +3,7 @@
 // (EXAMPLES/EXAMPLE.dmac) and variant (runtime/cuda/variants.tsv) at its size and predicted with
 // the target. --fit fits the target's fittable constants on every other size (1 KiB, 16 KiB, ...)
 // and reports the error on the sizes held out; `dmac calibrate RESULTS.json` does the same.
+// `--format json`: the runs, the summaries and the fit as one document (schemas/measure.schema.json).
 
 import { join } from "node:path";
 import type { Command } from "commander";
@@ -27,6 +28,7 @@ import { cudaOf } from "../../target/cuda-target.js";
 import { builtinTarget, type Target } from "../../target/target.js";
 import { readInputText } from "../../util/read-input.js";
 import type { CliContext } from "../main.js";
+import { jsonNumber, reportJson } from "../json-output.js";
 import {
   addDiagnosticOptions,
   readSourceFile,
@@ -62,15 +64,40 @@ function table(rows: readonly Compared[], fitted: Set<number> | undefined): stri
   return lines.join("\n") + "\n";
 }
 
-function summary(label: string, rows: readonly Compared[]): string {
-  const f = fastestAgreement(rows);
-  return `${label}: median error ${(median(rows.map(relErr)) * 100).toFixed(1)}% over ${rows.length} runs; fastest variant predicted fastest at ${f.agree} of ${f.total} (example, size) pairs (${f.strict} exactly, the others within 5 % of the fastest measured)${f.misses.length ? ` (misses: ${f.misses.join("; ")})` : ""}\n`;
+/** The error and the fastest-variant agreement of some runs (one summary line). */
+interface Summary {
+  readonly runs: number;
+  readonly medianError: number;
+  readonly fastest: ReturnType<typeof fastestAgreement>;
 }
 
-export function runMeasure(path: string, opts: MeasureOptions, ctx: CliContext): number {
-  const diagnostics: Diagnostic[] = [];
-  const fail = (detail: string): number =>
-    reportDiagnostics(ctx, [diag("DMAC5001", undefined, [path, detail])], opts);
+function summarise(rows: readonly Compared[]): Summary {
+  return {
+    runs: rows.length,
+    medianError: median(rows.map(relErr)),
+    fastest: fastestAgreement(rows),
+  };
+}
+
+function summaryText(label: string, s: Summary): string {
+  const f = s.fastest;
+  const misses = f.misses.map(
+    (m) => `${m.example} ${m.totalBytes}: measured ${m.measured}, predicted ${m.predicted}`,
+  );
+  return `${label}: median error ${(s.medianError * 100).toFixed(1)}% over ${s.runs} runs; fastest variant predicted fastest at ${f.agree} of ${f.total} (example, size) pairs (${f.strict} exactly, the others within 5 % of the fastest measured)${misses.length ? ` (misses: ${misses.join("; ")})` : ""}\n`;
+}
+
+const summaryJson = (s: Summary) => ({ ...s, medianError: jsonNumber(s.medianError) });
+
+/** The runs read and recompiled, or the exit code of the diagnostics that stopped it. */
+type Loaded =
+  | { readonly doc: ResultsDoc; readonly rows: Compared[]; readonly target: Target }
+  | { readonly code: number };
+
+function loadRuns(path: string, opts: MeasureOptions, ctx: CliContext): Loaded {
+  const fail = (detail: string): Loaded => ({
+    code: reportDiagnostics(ctx, [diag("DMAC5001", undefined, [path, detail])], opts),
+  });
   let doc: ResultsDoc;
   let variants: Map<string, string[]>;
   try {
@@ -85,10 +112,10 @@ export function runMeasure(path: string, opts: MeasureOptions, ctx: CliContext):
     return fail(e instanceof Error ? e.message : String(e));
   }
   const t = readTargetOption(opts.target);
-  if (t.diagnostics.length) return reportDiagnostics(ctx, t.diagnostics, opts);
+  if (t.diagnostics.length) return { code: reportDiagnostics(ctx, t.diagnostics, opts) };
   const target: Target = t.target ?? builtinTarget("h100")!;
-  const cuda = cudaOf(target);
-  if (!cuda) return fail(`target ${target.name} is not a CUDA target ("backend": "cuda")`);
+  if (!cudaOf(target))
+    return fail(`target ${target.name} is not a CUDA target ("backend": "cuda")`);
   const rows: Compared[] = [];
   const files = new Map<string, ReturnType<typeof readSourceFile>>();
   for (const run of doc.runs) {
@@ -97,45 +124,123 @@ export function runMeasure(path: string, opts: MeasureOptions, ctx: CliContext):
     const src = join(opts.examples ?? "examples", `${run.example}.dmac`);
     if (!files.has(src)) files.set(src, readSourceFile(src));
     const read = files.get(src)!;
-    if (!read.file) return reportDiagnostics(ctx, read.diagnostics, opts);
+    if (!read.file) return { code: reportDiagnostics(ctx, read.diagnostics, opts) };
     const built = compileRun(read.file, words, run.totalBytes, target);
-    if (!built.program) return reportDiagnostics(ctx, built.diagnostics, opts);
+    if (!built.program) return { code: reportDiagnostics(ctx, built.diagnostics, opts) };
     rows.push({ run, program: built.program, predictedUs: NaN });
   }
-  predictAll(rows, cuda);
-  const out = ctx.streams.out;
+  return { doc, rows, target };
+}
+
+/** What both reports need: the runs, their predictions with the target's constants, the document. */
+interface Report {
+  readonly ctx: CliContext;
+  readonly opts: MeasureOptions;
+  readonly rows: readonly Compared[];
+  /** Each run's prediction before any fit (rows' predictedUs changes with the fitted values). */
+  readonly predicted: readonly number[];
+  /** The text report's stdout; nothing with --format json. */
+  readonly out: (text: string) => void;
+  /** The document's fields about the results file and the target. */
+  readonly fields: Readonly<Record<string, unknown>>;
+}
+
+export function runMeasure(path: string, opts: MeasureOptions, ctx: CliContext): number {
+  const loaded = loadRuns(path, opts, ctx);
+  if ("code" in loaded) return loaded.code;
+  const { doc, rows, target } = loaded;
+  predictAll(rows, cudaOf(target)!);
+  const out = opts.format === "json" ? () => undefined : ctx.streams.out;
+  const r: Report = {
+    ctx,
+    opts,
+    rows,
+    predicted: rows.map((row) => row.predictedUs),
+    out,
+    fields: {
+      device: doc.device,
+      driver: doc.driver,
+      cuda: doc.cuda,
+      date: doc.date,
+      target: target.name,
+    },
+  };
   out(`${doc.device}, driver ${doc.driver}, ${doc.cuda}, ${doc.date}; target ${target.name}\n`);
-  const unverified = rows.filter((r) => !r.run.verified).length;
+  const unverified = rows.filter((row) => !row.run.verified).length;
   if (unverified)
     out(`warning: ${unverified} runs did not verify; they are compared all the same\n`);
-  if (!opts.fit) {
-    out(table(rows, undefined));
-    out(summary("all sizes", rows));
-    return reportDiagnostics(ctx, diagnostics, opts);
-  }
+  return opts.fit ? reportFit(r, target, path) : reportAll(r);
+}
+
+/** Each run in the document; with a fit, its fitted prediction and whether it was held out. */
+function runsJson(r: Report, fitted: Set<number> | undefined): unknown[] {
+  return r.rows.map((row, i) => ({
+    example: row.run.example,
+    variant: row.run.variant,
+    totalBytes: row.run.totalBytes,
+    verified: row.run.verified,
+    measuredUs: row.run.medianUs,
+    predictedUs: jsonNumber(r.predicted[i]!),
+    ...(fitted
+      ? { fittedUs: jsonNumber(row.predictedUs), heldOut: !fitted.has(row.run.totalBytes) }
+      : {}),
+  }));
+}
+
+/** Without --fit: every run against its prediction. */
+function reportAll(r: Report): number {
+  const all = summarise(r.rows);
+  r.out(table(r.rows, undefined));
+  r.out(summaryText("all sizes", all));
+  if (r.opts.format !== "json") return reportDiagnostics(r.ctx, [], r.opts);
+  const fields = { ...r.fields, runs: runsJson(r, undefined), before: { all: summaryJson(all) } };
+  return reportJson(r.ctx, fields, []);
+}
+
+/** --fit: fit on every other size, report both sets before and after, write the target with -o. */
+function reportFit(r: Report, target: Target, path: string): number {
+  const { rows, out, opts } = r;
   const fitted = fitSizes(rows);
-  const train = rows.filter((r) => fitted.has(r.run.totalBytes));
-  const held = rows.filter((r) => !fitted.has(r.run.totalBytes));
-  out(summary("before the fit, held-out sizes", held));
+  const train = rows.filter((row) => fitted.has(row.run.totalBytes));
+  const held = rows.filter((row) => !fitted.has(row.run.totalBytes));
+  const heldBefore = summarise(held);
+  out(summaryText("before the fit, held-out sizes", heldBefore));
+  const cuda = cudaOf(target)!;
   const bounds = cudaFitBounds(target);
-  const r = fitCuda(train, cuda, bounds);
+  const fit = fitCuda(train, cuda, bounds);
   const names = bounds.map((b) => b.name);
-  predictAll(rows, withValues(cuda, names, r.values));
+  predictAll(rows, withValues(cuda, names, fit.values));
+  const trainAfter = summarise(train);
+  const heldAfter = summarise(held);
   out(table(rows, fitted));
-  out(summary("after the fit, fitted sizes", train));
-  out(summary("after the fit, held-out sizes", held));
+  out(summaryText("after the fit, fitted sizes", trainAfter));
+  out(summaryText("after the fit, held-out sizes", heldAfter));
   out(
-    `fitted (${r.evals} evaluations): ${names.map((n, i) => `${n} ${r.values[i]!.toPrecision(4)}`).join(", ")}\n`,
+    `fitted (${fit.evals} evaluations): ${names.map((n, i) => `${n} ${fit.values[i]!.toPrecision(4)}`).join(", ")}\n`,
   );
+  const diagnostics: Diagnostic[] = [];
   if (opts.output !== undefined) {
     try {
-      writeOutputFile(opts.output, fittedJson(target, names, r.values, path), { inputs: [path] });
+      const text = fittedJson(target, names, fit.values, path);
+      writeOutputFile(opts.output, text, { inputs: [path] });
     } catch (e) {
       if (!(e instanceof OutputError)) throw e;
-      return reportDiagnostics(ctx, [diag("DMAC5002", undefined, [e.path, e.reason])], opts);
+      diagnostics.push(diag("DMAC5002", undefined, [e.path, e.reason]));
     }
   }
-  return reportDiagnostics(ctx, diagnostics, opts);
+  if (opts.format !== "json") return reportDiagnostics(r.ctx, diagnostics, opts);
+  const wrote = opts.output !== undefined && diagnostics.length === 0;
+  const fields = {
+    ...r.fields,
+    runs: runsJson(r, fitted),
+    before: { heldOut: summaryJson(heldBefore) },
+    after: { fitted: summaryJson(trainAfter), heldOut: summaryJson(heldAfter) },
+    // As the fitted target has them (4 significant digits).
+    fitted: Object.fromEntries(names.map((n, i) => [n, Number(fit.values[i]!.toPrecision(4))])),
+    search: { evals: fit.evals },
+    ...(wrote ? { out: opts.output } : {}),
+  };
+  return reportJson(r.ctx, fields, diagnostics);
 }
 
 /** The target file with the fitted values (and where they came from) written in. */

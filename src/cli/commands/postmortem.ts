@@ -2,7 +2,8 @@
 // packet streams) and a hang snapshot (schemas/snapshot.schema.json: `dmac sim --snapshot`, or a
 // loader on hardware) and prints, per GPU and engine, the last completed step with its source
 // line and what the queue waits on (src/forensics/postmortem.ts). Exit 0 when it could read both;
-// 1 on an unreadable or invalid input (DMAC5001, DMAC6011, DMAC5021).
+// 1 on an unreadable or invalid input (DMAC5001, DMAC6011, DMAC5021). `--format json`: the report
+// as one document (schemas/postmortem.schema.json).
 
 import { dirname, join } from "node:path";
 import type { Command } from "commander";
@@ -14,6 +15,7 @@ import { validateDocument } from "../../schemas.js";
 import { readInputFile, readInputText } from "../../util/read-input.js";
 import type { CliContext } from "../main.js";
 import { EXIT_OK } from "../io.js";
+import { reportJson } from "../json-output.js";
 import {
   addDiagnosticOptions,
   readErrorReason,
@@ -101,10 +103,7 @@ export function runPostmortem(
     }
   }
   const report = postmortem(manifest, streams, snap);
-  if (opts.format === "json") {
-    ctx.streams.out(JSON.stringify(report, null, 2) + "\n");
-    return EXIT_OK;
-  }
+  if (opts.format === "json") return reportJson(ctx, { ...report }, []);
   ctx.streams.out(formatPostmortem(report, sourceLines(join(base, manifest.sourceMap.file))));
   return EXIT_OK;
 }

@@ -3,7 +3,8 @@
 // and prints it, or writes it through the safe writer. The reading is here (bounded: at most
 // MAX_NODES nodes and MAX_LINKS links per node, properties files up to 64 KiB, only regular
 // files, a link loop is an error); what the files mean is src/target/kfd-topology.ts. Any problem
-// with the tree is DMAC5101 naming the file, exit 1.
+// with the tree is DMAC5101 naming the file, exit 1. `--format json`: the target (and the file
+// written, with -o) as one document (schemas/target-import.schema.json).
 
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -28,6 +29,7 @@ import {
 } from "../../target/target.js";
 import { fsReason, readInputText } from "../../util/read-input.js";
 import type { CliContext } from "../main.js";
+import { reportJson } from "../json-output.js";
 import { addDiagnosticOptions, reportDiagnostics, type DiagnosticOutput } from "../options.js";
 
 export interface TargetImportOptions extends DiagnosticOutput {
@@ -123,18 +125,22 @@ function readBase(
 
 export function runTargetImport(dir: string, opts: TargetImportOptions, ctx: CliContext): number {
   const diagnostics: Diagnostic[] = [];
+  const json = opts.format === "json";
+  let imported: Record<string, unknown> | undefined;
   try {
     const topo = readTopology(readKfdTree(dir));
     const base = readBase(opts.base, topo.gfx);
-    const json = importedTarget(topo, base.json, {
+    const target = importedTarget(topo, base.json, {
       name: opts.name ?? "imported",
       dir,
       baseName: base.name,
     });
-    parseTarget(json, "the imported target"); // the checks every target passes
-    const text = formatJson(json);
-    if (opts.output === undefined) ctx.streams.out(text);
-    else writeOutputFile(opts.output, text, { inputs: [dir] });
+    parseTarget(target, "the imported target"); // the checks every target passes
+    imported = target;
+    const text = formatJson(target);
+    if (opts.output === undefined) {
+      if (!json) ctx.streams.out(text);
+    } else writeOutputFile(opts.output, text, { inputs: [dir] });
   } catch (e) {
     if (e instanceof TopologyError)
       diagnostics.push(diag("DMAC5101", undefined, [e.file, e.detail]));
@@ -143,6 +149,15 @@ export function runTargetImport(dir: string, opts: TargetImportOptions, ctx: Cli
     else if (e instanceof OutputError)
       diagnostics.push(diag("DMAC5002", undefined, [e.path, e.reason]));
     else throw e;
+  }
+  // The target is in the document even when -o could not write it (DMAC5002 says so).
+  if (json && imported !== undefined) {
+    const wrote = opts.output !== undefined && diagnostics.length === 0;
+    return reportJson(
+      ctx,
+      { target: imported, ...(wrote ? { out: opts.output } : {}) },
+      diagnostics,
+    );
   }
   return reportDiagnostics(ctx, diagnostics, opts);
 }

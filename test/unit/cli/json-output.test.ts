@@ -16,6 +16,23 @@ const root = mkdtempSync(join(tmpdir(), "dmac-json-output-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 const at = (name: string): string => join(root, name);
 const ONE_COPY = fileURLToPath(new URL("../calibrate/fixtures/one_copy.dmac", import.meta.url));
+const KFD = fileURLToPath(new URL("../../fixtures/kfd-mi300x", import.meta.url));
+const RESULTS = fileURLToPath(
+  new URL("../../../bench/hardware/h100-2026-host-copies.json", import.meta.url),
+);
+/** A schedule whose queue waits on a signal nobody raises (postmortem's input). */
+const HANG = `target mi300x
+
+schedule hang(n: bytes = 4KiB) {
+  buffer a: n
+  buffer b: n
+  signal go
+  copy a@0 -> b@1
+  when go@0 == 1 {
+    copy a@0 -> b@2
+  }
+}
+`;
 
 beforeAll(async () => {
   const c = await runCli(["compile", example("broadcast.dmac"), "-o", at("out")]);
@@ -31,7 +48,12 @@ beforeAll(async () => {
     "id,file,spec,time_us\na,one_copy.dmac,O0,3\nb,one_copy.dmac,O1,2\n",
   );
   writeFileSync(at("bad.dmac"), "schedule s( {\n");
-});
+  writeFileSync(at("hang.dmac"), HANG);
+  const h = await runCli(["compile", at("hang.dmac"), "-o", at("hang"), "--breadcrumbs"]);
+  expect(h.code, h.err).toBe(0);
+  const s = await runCli(["sim", at("hang"), "--hold-signals", "--snapshot", at("snap.json")]);
+  expect(s.err).toContain("DMAC6004");
+}, 60_000); // three compiles and a simulation: more than the default 10 s on a loaded machine
 
 interface Case {
   readonly what: string;
@@ -70,7 +92,7 @@ const CASES: Readonly<Record<string, readonly Case[]>> = {
   disasm: [
     { what: "a stream", args: () => [at("out/gpu0.sdma2.bin")], code: 0 },
     { what: "text (DMAC4105)", args: () => [at("text.bin")], code: 1 },
-    { what: "a missing file", args: () => [at("no.bin")], code: 1, schema: "diagnostics" },
+    { what: "a missing file", args: () => [at("no.bin")], code: 1 },
   ],
   compile: [
     {
@@ -120,6 +142,31 @@ const CASES: Readonly<Record<string, readonly Case[]>> = {
     { what: "a fit", args: () => [at("cal/m.csv"), "--max-evals", "3"], code: 0 },
     { what: "compare only", args: () => [at("cal/m.csv"), "--no-fit"], code: 0 },
     { what: "a missing file", args: () => [at("cal/no.csv")], code: 1 },
+    { what: "CUDA runner results (measure's document)", args: () => [RESULTS], code: 0 },
+  ],
+  target: [
+    { what: "import", args: () => ["import", KFD], code: 0, schema: "target-import" },
+    {
+      what: "import with -o",
+      args: () => ["import", KFD, "-o", at("imported.json")],
+      code: 0,
+      schema: "target-import",
+    },
+    {
+      what: "import of a base of another ISA",
+      args: () => ["import", KFD, "--base", "mi355x"],
+      code: 1,
+      schema: "target-import",
+    },
+  ],
+  measure: [
+    { what: "the H100 results", args: () => [RESULTS], code: 0 },
+    { what: "a fit, written", args: () => [RESULTS, "--fit", "-o", at("fitted.json")], code: 0 },
+    { what: "a file that is not results", args: () => [at("text.bin")], code: 1 },
+  ],
+  postmortem: [
+    { what: "a deadlock", args: () => [at("hang"), at("snap.json")], code: 0 },
+    { what: "a snapshot that is not one", args: () => [at("hang"), at("text.bin")], code: 1 },
   ],
   fmt: [
     { what: "--check of an example", args: () => ["--check", example("broadcast.dmac")], code: 0 },
@@ -199,6 +246,50 @@ describe("the documents carry what the text says", () => {
       "severity",
       "span",
     ]);
+  });
+
+  it("measure --fit: every run, the summaries the text prints, the values the fitted target has", async () => {
+    const out = at("fitted-doc.json");
+    const r = await runCli(["measure", RESULTS, "--fit", "-o", out, "--format", "json"]);
+    expect(r.err).toBe("");
+    const doc = JSON.parse(r.out) as {
+      runs: { heldOut: boolean; predictedUs: number; fittedUs: number }[];
+      after: { heldOut: { runs: number; medianError: number } };
+      fitted: Record<string, number>;
+      out: string;
+    };
+    expect(doc.runs).toHaveLength(154);
+    expect(doc.runs.filter((x) => x.heldOut)).toHaveLength(doc.after.heldOut.runs);
+    const text = await runCli(["measure", RESULTS, "--fit"]);
+    const held = /after the fit, held-out sizes: median error ([\d.]+)% over (\d+) runs/.exec(
+      text.out,
+    )!;
+    expect((doc.after.heldOut.medianError * 100).toFixed(1)).toBe(held[1]);
+    expect(doc.after.heldOut.runs).toBe(Number(held[2]));
+    const target = JSON.parse(readFileSync(out, "utf8")) as {
+      timing: Record<string, { value: number }>;
+      hostLink: Record<string, number>;
+    };
+    expect(doc.fitted["hostCallUs"]).toBe(target.timing["hostCallUs"]!.value);
+    expect(doc.fitted["h2dGBps"]).toBe(target.hostLink["h2dGBps"]);
+    expect(doc.out).toBe(out);
+  });
+
+  it("target import: the target the text prints", async () => {
+    const doc = JSON.parse((await runCli(["target", "import", KFD, "--format", "json"])).out);
+    const text = await runCli(["target", "import", KFD]);
+    expect(doc.target).toEqual(JSON.parse(text.out));
+  });
+
+  it("postmortem: the stuck queue and the word it waits on", async () => {
+    const r = await runCli(["postmortem", at("hang"), at("snap.json"), "--format", "json"]);
+    const doc = JSON.parse(r.out) as {
+      reason: string;
+      queues: { queue: string; state: string; waiting: { word: string } | null }[];
+    };
+    expect(doc.reason).toBe("deadlock");
+    const stuck = doc.queues.filter((q) => q.state === "stuck");
+    expect(stuck.map((q) => [q.queue, q.waiting?.word])).toEqual([["gpu0.sdma12", "signal go@0"]]);
   });
 
   it("explain: the catalogue entry", async () => {

@@ -117,6 +117,41 @@ describe("every schema can fail", () => {
       "$.packets[0].packet.kind",
     ],
     [
+      "postmortem",
+      "an unknown queue state",
+      {
+        version: 1,
+        source: "hang.dmac",
+        reason: "deadlock",
+        queues: [
+          {
+            ...{ queue: "gpu0.sdma12", gpu: 0, engine: 12, state: "stuck", lastStep: 0, steps: 2 },
+            ...{ line: null, col: null, nextLine: 8, waiting: null },
+          },
+        ],
+        diagnostics: [],
+      },
+      (d) => void (d["queues"][0]["state"] = "hung"),
+      "$.queues[0].state",
+    ],
+    [
+      "measure",
+      "a summary without the fastest-variant counts",
+      {
+        version: 1,
+        before: {
+          all: {
+            runs: 1,
+            medianError: null,
+            fastest: { agree: 1, strict: 1, total: 1, misses: [] },
+          },
+        },
+        diagnostics: [],
+      },
+      (d) => void delete d["before"]["all"]["fastest"],
+      "$.before.all.fastest",
+    ],
+    [
       "chrome-trace",
       "an event of no phase",
       {
@@ -147,9 +182,10 @@ describe("every schema can fail", () => {
 
 describe("the schemas agree with dmac's tables", () => {
   it("disasm: the packet kinds of the packet table (and 'unknown')", () => {
-    const kinds = schema("disasm")["properties"]["packets"]["items"]["properties"]["packet"][
-      "properties"
-    ]["kind"]["enum"] as string[];
+    const stream = schema("disasm")["definitions"]["stream"];
+    const kinds = stream["properties"]["packets"]["items"]["properties"]["packet"]["properties"][
+      "kind"
+    ]["enum"] as string[];
     expect([...kinds].sort()).toEqual([...Object.keys(COMPILED_BY_KIND), "unknown"].sort());
   });
 
