@@ -7,6 +7,7 @@
 
 import { join } from "node:path";
 import type { Command } from "commander";
+import { formatTime } from "../../util/format-time.js";
 import {
   compileRun,
   cudaFitBounds,
@@ -31,6 +32,7 @@ import type { CliContext } from "../main.js";
 import { jsonNumber, reportJson } from "../json-output.js";
 import {
   addDiagnosticOptions,
+  addOutOption,
   readSourceFile,
   readTargetOption,
   reportDiagnostics,
@@ -47,10 +49,6 @@ export interface MeasureOptions extends DiagnosticOutput {
 
 const LIMIT = { maxBytes: 64 << 20, what: "a results file" };
 
-function fmt(us: number): string {
-  return us >= 1000 ? `${(us / 1000).toFixed(3)} ms` : `${us.toFixed(1)} us`;
-}
-
 function table(rows: readonly Compared[], fitted: Set<number> | undefined): string {
   const lines = [
     `${"example".padEnd(24)}${"variant".padEnd(11)}${"bytes".padStart(12)}${"measured".padStart(13)}${"predicted".padStart(13)}${"error".padStart(8)}`,
@@ -58,7 +56,7 @@ function table(rows: readonly Compared[], fitted: Set<number> | undefined): stri
   for (const r of rows) {
     const tag = fitted === undefined ? "" : fitted.has(r.run.totalBytes) ? "  fit" : "  held out";
     lines.push(
-      `${r.run.example.padEnd(24)}${r.run.variant.padEnd(11)}${String(r.run.totalBytes).padStart(12)}${fmt(r.run.medianUs).padStart(13)}${fmt(r.predictedUs).padStart(13)}${`${(relErr(r) * 100).toFixed(1)}%`.padStart(8)}${tag}`,
+      `${r.run.example.padEnd(24)}${r.run.variant.padEnd(11)}${String(r.run.totalBytes).padStart(12)}${formatTime(r.run.medianUs).padStart(13)}${formatTime(r.predictedUs).padStart(13)}${`${(relErr(r) * 100).toFixed(1)}%`.padStart(8)}${tag}`,
     );
   }
   return lines.join("\n") + "\n";
@@ -282,8 +280,13 @@ export function registerMeasure(program: Command, ctx: CliContext): void {
     .option("--target <file>", "the CUDA target to predict with (default: h100)")
     .option("--examples <dir>", "where the runs' .dmac examples are (default: examples)")
     .option("--variants <file>", "the variants table (default: runtime/cuda/variants.tsv)")
-    .option("--fit", "fit the target's fittable constants on every other size; report the rest")
-    .option("-o, --output <file>", "with --fit: write the fitted target here");
+    .option("--fit", "fit the target's fittable constants on every other size; report the rest");
+  addOutOption(cmd, {
+    value: "file",
+    help: "with --fit: write the fitted target here",
+    attr: "output",
+    aliases: ["--output"],
+  });
   addDiagnosticOptions(cmd).action((file: string, opts: MeasureOptions) => {
     ctx.exit(runMeasure(file, opts, ctx));
   });

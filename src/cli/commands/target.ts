@@ -30,7 +30,12 @@ import {
 import { fsReason, readInputText } from "../../util/read-input.js";
 import type { CliContext } from "../main.js";
 import { reportJson } from "../json-output.js";
-import { addDiagnosticOptions, reportDiagnostics, type DiagnosticOutput } from "../options.js";
+import {
+  addDiagnosticOptions,
+  addOutOption,
+  reportDiagnostics,
+  type DiagnosticOutput,
+} from "../options.js";
 
 export interface TargetImportOptions extends DiagnosticOutput {
   readonly base?: string | undefined;
@@ -176,8 +181,13 @@ export function registerTarget(program: Command, ctx: CliContext): void {
       "--base <name|file>",
       "the target whose packet limits, poll functions, link figures and timing the import keeps (default: the built-in target of the GPUs' ISA)",
     )
-    .option("--name <name>", "the imported target's name", "imported")
-    .option("-o, --output <file>", "write the target here (default: print it)");
+    .option("--name <name>", "the imported target's name", "imported");
+  addOutOption(imp, {
+    value: "file",
+    help: "write the target here (default: print it)",
+    attr: "output",
+    aliases: ["--output"],
+  });
   addDiagnosticOptions(imp).action((dir: string, opts: TargetImportOptions) => {
     ctx.exit(runTargetImport(dir, opts, ctx));
   });

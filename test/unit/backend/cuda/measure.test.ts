@@ -34,7 +34,7 @@ describe("runner results", () => {
   it("dmac measure prints measured against predicted for every run", async () => {
     const r = await dmac("measure", RESULTS);
     expect(r.code).toBe(0);
-    expect(r.out).toMatch(/^host_upload_pieces\s+batch\+pl\s+1024\s+6\.1 us\s+/m);
+    expect(r.out).toMatch(/^host_upload_pieces\s+batch\+pl\s+1024\s+6\.06 µs\s+/m);
     expect(r.out.split("\n").filter((l) => l.startsWith("host_"))).toHaveLength(154);
   });
 
