@@ -6,6 +6,7 @@ import { dmac as run, example } from "../../helpers/cli.js";
 import { decodeStream } from "../../../src/backend/sdma/decode.js";
 import { disassemble } from "../../../src/backend/sdma/disasm.js";
 import { MI300X } from "../queues/helpers.js";
+import { BUILTIN_TARGETS } from "../../../src/target/target.js";
 
 let tmp: string;
 beforeEach(() => {
@@ -250,6 +251,14 @@ describe("dmac compile", () => {
     const slots = manifest.memory.completionSignals;
     const slot = manifest.queues[0].completionSlots[0];
     expect(fence).toMatchObject({ kind: "fence", data: 0, addr: slots.base + slot * slots.stride });
+  });
+});
+
+describe("--target's help", () => {
+  it.each(["check", "ir", "compile"])("%s lists every built-in target", async (command) => {
+    const r = await run(command, "--help");
+    const help = r.out.replace(/\s+/g, " ");
+    for (const name of BUILTIN_TARGETS) expect(help).toContain(name);
   });
 });
 
