@@ -254,6 +254,45 @@ describe("dmac compile", () => {
   });
 });
 
+describe("a CUDA target (h100)", () => {
+  it("rejects the options that only SDMA output has (they were silently ignored)", async () => {
+    const out = join(tmp, "out");
+    const compile = (...args: string[]) =>
+      run(
+        "compile",
+        example("host_upload_pieces.dmac"),
+        "--target",
+        "h100",
+        "-o",
+        out,
+        "--format",
+        "concise",
+        ...args,
+      );
+    for (const args of [
+      ["--breadcrumbs"],
+      ["--dump"],
+      ["--emit", "sdma,trace"],
+      ["--raw"],
+      ["--max-stream-bytes", "4096"],
+    ]) {
+      const r = await compile(...args);
+      expect(r.code, args.join(" ")).toBe(1);
+      expect(r.err, args.join(" ")).toMatch(
+        new RegExp(`DMAC5004 bad ${args[0] === "--dump" ? "--dump" : args[0]}: target h100 .*CUDA`),
+      );
+      expect(existsSync(out)).toBe(false);
+    }
+    const ok = await compile();
+    expect(ok.code, ok.err).toBe(0);
+    expect(
+      readdirSync(out)
+        .filter((f) => !f.startsWith("."))
+        .sort(),
+    ).toEqual(["program.json", "program.txt"]);
+  });
+});
+
 describe("--target's help", () => {
   it.each(["check", "ir", "compile"])("%s lists every built-in target", async (command) => {
     const r = await run(command, "--help");
