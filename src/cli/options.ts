@@ -14,6 +14,7 @@ import {
 } from "../frontend/parse.js";
 import { makeSourceFile, type SourceFile } from "../source/source-file.js";
 import {
+  BUILTIN_TARGETS,
   builtinTarget,
   isBuiltinTargetName,
   loadTargetFile,
@@ -107,8 +108,7 @@ export interface ScheduleCommandOptions {
 }
 
 /** The usual help of `--target`; `sim` and `sweep` have no file 'target' to override. */
-const TARGET_HELP =
-  "use this target instead of the file's 'target': a built-in name (mi300x, mi308x, mi325x, mi355x) or a description file (JSON)";
+const TARGET_HELP = `use this target instead of the file's 'target': a built-in name (${BUILTIN_TARGETS.join(", ")}) or a description file (JSON)`;
 
 /** Adds `-D`, `--schedule <name>` (its help says how the command uses it) and `--target <file>`. */
 export function addScheduleOptions(

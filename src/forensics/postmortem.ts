@@ -15,6 +15,8 @@ import { decodeStream } from "../backend/sdma/decode.js";
 import type { Manifest, ManifestSyncWord } from "../backend/sdma/manifest.js";
 import type { PollFunc } from "../backend/sdma/packets.js";
 import type { Snapshot } from "./snapshot.js";
+import type { PollFunc as SimPollFunc } from "../sim/program.js";
+import { holds } from "../sim/semantics.js";
 
 export interface Waiting {
   readonly address: number;
@@ -55,7 +57,8 @@ export interface Postmortem {
   readonly queues: readonly QueueReport[];
 }
 
-const FUNC_TEXT: Record<PollFunc, string> = {
+/** A packet's poll function as the executor names it ("reserved7": no function, never holds). */
+const FUNC_TEXT: Record<PollFunc, SimPollFunc | "reserved7"> = {
   always: "always",
   lt: "<",
   le: "<=",
@@ -66,25 +69,10 @@ const FUNC_TEXT: Record<PollFunc, string> = {
   reserved7: "reserved7",
 };
 
-function holds(func: PollFunc, x: number, v: number): boolean {
-  switch (func) {
-    case "always":
-      return true;
-    case "lt":
-      return x < v;
-    case "le":
-      return x <= v;
-    case "eq":
-      return x === v;
-    case "ne":
-      return x !== v;
-    case "ge":
-      return x >= v;
-    case "gt":
-      return x > v;
-    case "reserved7":
-      return false;
-  }
+/** Whether the poll is satisfied by `x`: the executor's own test (sim/semantics.ts). */
+function satisfied(func: PollFunc, x: number, v: number): boolean {
+  const f = FUNC_TEXT[func];
+  return f !== "reserved7" && holds(f, x, v);
 }
 
 /** What the word at `address` is and who writes it. */
@@ -179,7 +167,7 @@ function blockedPoll(
       continue;
     }
     const current = values.get(p.addr) ?? null;
-    if (rptr === null && current !== null && holds(p.func, (current & p.mask) >>> 0, p.value))
+    if (rptr === null && current !== null && satisfied(p.func, (current & p.mask) >>> 0, p.value))
       continue;
     return {
       address: p.addr,

@@ -16,6 +16,7 @@
 // segment" gives the same segments as merging sources that continue each other would.
 // `Source` objects are made only for callers that read segments (readRange and friends).
 
+import { grown } from "../util/arrays.js";
 import { assertNever } from "../util/assert-never.js";
 import { invariant } from "../util/internal-error.js";
 import {
@@ -204,23 +205,15 @@ function internIndexed(t: ProvRows, src: number, d: number, writer: number): num
 /** Doubles the row columns. */
 function growRows(t: ProvRows): void {
   const cap = t.src.length * 2;
-  const src = new Int32Array(cap);
-  src.set(t.src);
-  const d = new Float64Array(cap);
-  d.set(t.d);
-  const writer = new Int32Array(cap);
-  writer.set(t.writer);
-  t.src = src;
-  t.d = d;
-  t.writer = writer;
+  t.src = grown(t.src, cap);
+  t.d = grown(t.d, cap);
+  t.writer = grown(t.writer, cap);
 }
 
 function growSeen(t: ProvRows, at: number): void {
   let n = t.seen.length;
   while (n <= at) n *= 2;
-  const seen = new Uint8Array(n);
-  seen.set(t.seen);
-  t.seen = seen;
+  t.seen = grown(t.seen, n);
 }
 
 /** (Re)builds the hash index of every row, at twice the row capacity. */
@@ -475,15 +468,9 @@ class Pieces {
 
   grow(): void {
     const n = this.start.length * 2;
-    const start = new Float64Array(n);
-    start.set(this.start);
-    const src = new Int32Array(n);
-    src.set(this.src);
-    const d = new Float64Array(n);
-    d.set(this.d);
-    this.start = start;
-    this.src = src;
-    this.d = d;
+    this.start = grown(this.start, n);
+    this.src = grown(this.src, n);
+    this.d = grown(this.d, n);
   }
 }
 const scratch = [new Pieces(), new Pieces()] as const;

@@ -28,3 +28,12 @@ export function minOf(items: Iterable<number>): number {
   }
   return m;
 }
+
+type TypedArray = Int32Array | Uint32Array | Uint8Array | Float64Array;
+
+/** A typed array of the same kind with room for `length` elements, `a`'s copied to its start. */
+export function grown<A extends TypedArray>(a: A, length: number): A {
+  const b = new (a.constructor as new (n: number) => A)(length);
+  b.set(a);
+  return b;
+}

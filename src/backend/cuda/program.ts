@@ -17,7 +17,7 @@
 
 import { diag, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import { HOST, type IrModule } from "../../ir/ir.js";
-import type { QueueProgram } from "../../queues/queue-program.js";
+import { MASK_ALL, type QueueProgram } from "../../queues/queue-program.js";
 import { toReadable, type BufferLoc, type QCmd, type WordLoc } from "../../queues/readable.js";
 import type { SourceFile } from "../../source/source-file.js";
 import { expectedContents } from "./expect.js";
@@ -215,6 +215,18 @@ export function buildCudaProgram(
           break;
         case "poll": {
           if (c.why === "barrier") break; // stream order already holds
+          if (c.mask !== MASK_ALL && c.at.space === "signal") {
+            // Conservative sync's `>= V` on a user flag: bit V-1 of a thermometer code
+            // (queues/sync-forms.ts). The runner raises flags to a count, and wait-value has
+            // no mask, so the program would wait on a value that never comes.
+            const name = `${m.signals[c.at.signal]?.name ?? "flag"}@${c.at.rank}`;
+            fail(
+              c,
+              "--sync conservative polls it as a thermometer code (a masked ==), which wait-value cannot express; compile with --sync aggressive (the CUDA targets' default)",
+              `wait for ${name} >= ${Math.log2(c.mask) + 1}`,
+            );
+            break;
+          }
           if (c.func !== ">=" && c.func !== "==") {
             fail(c, "wait-value compares only >= and ==", `wait for ${c.func} ${c.value}`);
             break;

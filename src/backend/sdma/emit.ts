@@ -19,10 +19,10 @@
 import { diag, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import type { DiagnosticCode } from "../../diagnostics/codes.js";
 import { describeBinding, type IrModule } from "../../ir/ir.js";
-import type { CompareOp } from "../../frontend/ast.js";
 import type { SourceFile } from "../../source/source-file.js";
 import { assertNever } from "../../util/assert-never.js";
 import { InternalError } from "../../util/internal-error.js";
+import { POLL_FUNCTION_OF } from "../../target/part-check.js";
 import {
   CMD,
   queueName,
@@ -33,13 +33,7 @@ import {
 import { COMPILED_BY_KIND } from "./bitfield.js";
 import { encodeInto } from "./encode.js";
 import { PackedRowsBuilder, type PackedRows } from "./packed-rows.js";
-import {
-  hexAddr,
-  packetRuleViolations,
-  type Packet,
-  type PacketKind,
-  type PollFunc,
-} from "./packets.js";
+import { hexAddr, packetRuleViolations, type Packet, type PacketKind } from "./packets.js";
 import { completionAddr, regionOf, timestampAddr, type Layout } from "./layout.js";
 
 export interface EmitOptions {
@@ -63,15 +57,6 @@ export interface EmittedQueue {
   readonly sourceMap: PackedRows;
   readonly completionSlots: readonly number[];
 }
-
-const POLL_FUNC: Readonly<Record<CompareOp, PollFunc>> = {
-  "<": "lt",
-  "<=": "le",
-  "==": "eq",
-  "!=": "ne",
-  ">=": "ge",
-  ">": "gt",
-};
 
 /** ROCr BuildPollCommand: interval 4 (x16 clocks), retry forever. */
 const POLL_INTERVAL = 4;
@@ -308,7 +293,7 @@ export function emitSdma(
         return {
           kind: "poll_mem",
           addr: at1(word(c, i)),
-          func: POLL_FUNC[c.func(i)],
+          func: POLL_FUNCTION_OF[c.func(i)],
           value,
           mask,
           interval: POLL_INTERVAL,

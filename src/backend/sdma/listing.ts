@@ -17,7 +17,7 @@ import type { ListingHooks, TextSink } from "./disasm.js";
 import type { ManifestMemory, ManifestSourceMap } from "./manifest.js";
 import type { PackedRows } from "./packed-rows.js";
 import { hexAddr, type Packet } from "./packets.js";
-import { AddressSymbols, symbolText, type AddressSymbol } from "./symbols.js";
+import { AddressSymbols, bufferName, symbolText, type AddressSymbol } from "./symbols.js";
 import { formatSizeExact } from "../../util/format-size.js";
 
 /** What an annotated listing knows about the program the streams belong to. */
@@ -271,11 +271,11 @@ export function listingHeader(listing: Listing): string {
   const m = ctx.memory;
   const lines = [`# source: ${ctx.sourceFile}${ctx.sourceNote ? ` (${ctx.sourceNote})` : ""}`];
   for (const b of m.buffers)
-    lines.push(`# buffer ${b.name}@${b.gpu} at ${hexAddr(b.address)}, ${formatSizeExact(b.size)}`);
+    lines.push(`# buffer ${bufferName(b)} at ${hexAddr(b.address)}, ${formatSizeExact(b.size)}`);
   for (const s of m.signals) lines.push(`# signal ${s.name}@${s.gpu} at ${hexAddr(s.address)}`);
   for (const w of m.syncWords)
     lines.push(
-      `# sync${w.id} at ${hexAddr(w.address)}: ${w.kind === "progress" ? `progress ${w.producer} -> ${w.consumer}` : `barrier of ${w.queue}`}`,
+      `# sync${w.id} at ${hexAddr(w.address)}: ${w.kind === "progress" ? `progress ${w.producer} -> ${w.consumer}` : `${w.kind} of ${w.queue}`}`,
     );
   const slots = (what: string, s: ManifestMemory["completionSignals"]): void => {
     if (s.count > 0)

@@ -1,6 +1,7 @@
 // Names for the addresses of a compiled program, from its manifest's memory section (the same
 // section at compile time: manifest.ts manifestMemory). Annotated listings print an address as
 //   buf@3+0x40       buffer `buf` on GPU 3, byte 0x40 of it (no `+0x0` at its start)
+//   staging@host     buffer `staging` in host memory (as the source writes it)
 //   ready@2          the user signal word `ready` of GPU 2
 //   sync5            compiler sync word 5 (the listing's header says whose it is)
 //   completion[6]    host completion slot 6 (`+0x4`: its high dword)
@@ -28,6 +29,11 @@ export function symbolText(s: AddressSymbol): string {
   return s.offset === 0 ? s.base : `${s.base}+0x${s.offset.toString(16)}`;
 }
 
+/** A buffer instance's name: `buf@3`, or `staging@host` (a host buffer's `gpu` is a placeholder). */
+export function bufferName(b: ManifestMemory["buffers"][number]): string {
+  return `${b.name}@${b.host === true ? "host" : b.gpu}`;
+}
+
 /** Completion slots are 64-bit, timestamp values too (a slot may be larger: its stride). */
 const SLOT_BYTES = 8;
 
@@ -44,7 +50,7 @@ export class AddressSymbols {
         start: b.address,
         end: b.address + b.size,
         kind: "buffer",
-        base: `${b.name}@${b.gpu}`,
+        base: bufferName(b),
       });
     for (const s of memory.signals)
       ranges.push({

@@ -170,6 +170,18 @@ export function compileFileToOutputs(
   });
   pushAll(diagnostics, q.diagnostics);
   if (!q.compiled) return { diagnostics, files: undefined };
+  const cuda = cudaOf(q.compiled.target) !== undefined;
+  if (cuda) {
+    // Never a silent no-op: these options shape SDMA output, which a CUDA target does not write.
+    for (const option of sdmaOnlyOptions(opts))
+      diagnostics.push(
+        diag("DMAC5004", undefined, [
+          option,
+          `target ${q.compiled.target.name} has the CUDA back end, which writes program.json and program.txt (docs/cuda.md): no SDMA packets, listing, trace or breadcrumbs`,
+        ]),
+      );
+    if (hasErrors(diagnostics)) return { diagnostics, files: undefined };
+  }
   // The outputs record the source and --target file relative to the output directory, so that
   // `dmac sim DIR` finds them from any working directory (docs/manifest.md).
   const from = (p: string): string => relative(resolve(outputDir ?? "."), resolve(p));
@@ -181,7 +193,7 @@ export function compileFileToOutputs(
         }
       : undefined;
   // A CUDA target (h100, h200) gets its command program instead of packet streams.
-  const out = cudaOf(q.compiled.target)
+  const out = cuda
     ? buildCudaOutputs(file, q.compiled, {
         batch: cudaBatches(optimiser.passes),
         source: paths?.source,
@@ -199,6 +211,18 @@ export function compileFileToOutputs(
     report,
     optimised: q.compiled.optimised,
   };
+}
+
+/** The options given that only SDMA output honours (--emit beyond sdma, --dump, --raw, ...). */
+function sdmaOnlyOptions(opts: BuildCommandOptions): string[] {
+  const given: [string, boolean][] = [
+    ["--dump", opts.dump === true],
+    ["--emit", parseEmit(opts.emit).emit.some((k) => k !== "sdma")],
+    ["--raw", opts.raw === true],
+    ["--breadcrumbs", opts.breadcrumbs === true],
+    ["--max-stream-bytes", opts.maxStreamBytes !== undefined],
+  ];
+  return given.filter(([, on]) => on).map(([name]) => name);
 }
 
 /** --stats, --dump-after and --explain-plan text (printed on stdout by `compile`). */

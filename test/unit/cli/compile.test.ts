@@ -6,6 +6,7 @@ import { dmac as run, example } from "../../helpers/cli.js";
 import { decodeStream } from "../../../src/backend/sdma/decode.js";
 import { disassemble } from "../../../src/backend/sdma/disasm.js";
 import { MI300X } from "../queues/helpers.js";
+import { BUILTIN_TARGETS } from "../../../src/target/target.js";
 
 let tmp: string;
 beforeEach(() => {
@@ -250,6 +251,53 @@ describe("dmac compile", () => {
     const slots = manifest.memory.completionSignals;
     const slot = manifest.queues[0].completionSlots[0];
     expect(fence).toMatchObject({ kind: "fence", data: 0, addr: slots.base + slot * slots.stride });
+  });
+});
+
+describe("a CUDA target (h100)", () => {
+  it("rejects the options that only SDMA output has (they were silently ignored)", async () => {
+    const out = join(tmp, "out");
+    const compile = (...args: string[]) =>
+      run(
+        "compile",
+        example("host_upload_pieces.dmac"),
+        "--target",
+        "h100",
+        "-o",
+        out,
+        "--format",
+        "concise",
+        ...args,
+      );
+    for (const args of [
+      ["--breadcrumbs"],
+      ["--dump"],
+      ["--emit", "sdma,trace"],
+      ["--raw"],
+      ["--max-stream-bytes", "4096"],
+    ]) {
+      const r = await compile(...args);
+      expect(r.code, args.join(" ")).toBe(1);
+      expect(r.err, args.join(" ")).toMatch(
+        new RegExp(`DMAC5004 bad ${args[0] === "--dump" ? "--dump" : args[0]}: target h100 .*CUDA`),
+      );
+      expect(existsSync(out)).toBe(false);
+    }
+    const ok = await compile();
+    expect(ok.code, ok.err).toBe(0);
+    expect(
+      readdirSync(out)
+        .filter((f) => !f.startsWith("."))
+        .sort(),
+    ).toEqual(["program.json", "program.txt"]);
+  });
+});
+
+describe("--target's help", () => {
+  it.each(["check", "ir", "compile"])("%s lists every built-in target", async (command) => {
+    const r = await run(command, "--help");
+    const help = r.out.replace(/\s+/g, " ");
+    for (const name of BUILTIN_TARGETS) expect(help).toContain(name);
   });
 });
 

@@ -15,7 +15,7 @@ import type { CudaProgram } from "../../../../src/backend/cuda/program.js";
 import { makeSourceFile } from "../../../../src/source/source-file.js";
 import { cudaOf } from "../../../../src/target/cuda-target.js";
 import { builtinTarget } from "../../../../src/target/target.js";
-import { example } from "../../../helpers/cli.js";
+import { dmac, example } from "../../../helpers/cli.js";
 
 const h100 = builtinTarget("h100")!;
 const upload = makeSourceFile("up.dmac", readFileSync(example("host_upload_pieces.dmac"), "utf8"));
@@ -78,6 +78,31 @@ describe("CUDA command programs", () => {
     const p = program("-O0 --completion per-queue", 65536, file);
     expect(p.external).toEqual([{ word: 0, value: 8 }]);
     expect(ops(p)[0]).toBe("wait,copy,".repeat(8) + "write");
+  });
+
+  it("DMAC4040 for --sync conservative's thermometer-coded flag, naming the mode (not a wait the source never wrote)", async () => {
+    const out = join(mkdtempSync(join(tmpdir(), "dmac-cuda-")), "out");
+    const compile = (file: string, sync: string) =>
+      dmac(
+        "compile",
+        example(file),
+        "--target",
+        "h100",
+        "--sync",
+        sync,
+        "-o",
+        out,
+        "--format",
+        "concise",
+      );
+    const r = await compile("host_upload_pipelined.dmac", "conservative");
+    expect(r.code).toBe(1);
+    expect(r.err.split("\n")[0]).toMatch(
+      /DMAC4040 wait for ready@0 >= 1: .*thermometer.*--sync aggressive/,
+    );
+    // The progress and trigger words' conservative forms (== on write-once words) do run.
+    expect((await compile("ring_all_gather.dmac", "conservative")).code).toBe(0);
+    expect((await compile("host_upload_pipelined.dmac", "aggressive")).code).toBe(0);
   });
 
   it("writes the runner's line format", () => {

@@ -240,3 +240,31 @@ describe("one name per packet kind", () => {
     for (const s of PACKETS) expect(PACKET_NAME[s.kind]).toBe(s.mnemonic);
   });
 });
+
+describe("host memory and breadcrumbs", () => {
+  const HOST_BUF = 0x6f00_0000_2000;
+  const CRUMB = 0x6f00_0000_1000;
+  const memory: ManifestMemory = {
+    ...MEMORY,
+    // A host buffer's `gpu` is a placeholder (0): its name says host, as the source writes it.
+    buffers: [
+      ...MEMORY.buffers,
+      { name: "staging", id: 1, gpu: 0, address: HOST_BUF, size: 4096, host: true },
+    ],
+    syncWords: [
+      ...MEMORY.syncWords,
+      { id: 1, kind: "breadcrumb", gpu: null, address: CRUMB, queue: "gpu0.sdma4" },
+    ],
+  };
+  const l = makeListing(context({ memory }));
+
+  it("names a host buffer staging@host, not by its placeholder rank", () => {
+    const s = l.symbols.resolve(HOST_BUF + 0x10);
+    expect(s && s.base).toBe("staging@host");
+    expect(listingHeader(l)).toContain("# buffer staging@host at 0x6f0000002000, 4 KiB");
+  });
+
+  it("says a breadcrumb word is one (not a barrier)", () => {
+    expect(listingHeader(l)).toContain("# sync1 at 0x6f0000001000: breadcrumb of gpu0.sdma4");
+  });
+});
