@@ -152,8 +152,13 @@ export function buildCudaProgram(
       if ((c.kind === "poll" || c.kind === "signal") && c.at.space === "signal")
         words.signal(c.at.signal, c.at.rank);
   const base = words.seal();
+  // One DMAC4040 per statement and reason, not per loop instance (finishSync does the same).
+  const reported = new Set<string>();
   const fail = (c: QCmd, why: string, what: string): void => {
     const op = c.ops[0];
+    const key = `${op === undefined ? -1 : m.ops.stmt[op]!}\u0000${why}`;
+    if (reported.has(key)) return;
+    reported.add(key);
     const stmt = op === undefined ? undefined : m.stmts[m.ops.stmt[op]!];
     diagnostics.push(
       diag("DMAC4040", file && stmt ? { file, span: stmt.span } : undefined, [what, why]),

@@ -847,11 +847,7 @@ export function registerSim(program: Command, ctx: CliContext): void {
       "<inputs...>",
       "FILE.dmac, an output DIR, DIR/manifest.json or trace.json; several give one line each",
     );
-  addScheduleOptions(
-    cmd,
-    "the schedule to run when the file has several",
-    "use this target description (JSON) instead of the built-in one",
-  )
+  addScheduleOptions(cmd, "the schedule to run when the file has several")
     .option(
       "--json",
       "print the summary as JSON on stdout (an array with several inputs); --format json does the same",

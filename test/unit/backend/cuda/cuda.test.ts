@@ -142,6 +142,10 @@ describe("CUDA command programs", () => {
       /^DMAC4040 notify/,
     );
     expect(codes("  copy a@0[0 +: 4KiB] -> a@1[0 +: 4KiB]")).toEqual([]);
+    // One error per statement, not one per loop instance.
+    expect(
+      codes("  for r in 0..4 {\n    copy a@r[0 +: 1KiB] -> a@r[4KiB +: 1KiB]\n  }"),
+    ).toHaveLength(1);
   });
 });
 
