@@ -278,9 +278,15 @@ export function resolve(
 
 export function describeRegion(r: SimRegion): string {
   const where = r.gpu === null ? "host" : `gpu${r.gpu}`;
-  return r.kind === "buffer"
-    ? `buffer ${r.name}@${r.gpu ?? "host"}`
-    : `${r.kind} word ${r.name} (${where})`;
+  return r.kind === "buffer" ? `buffer ${bufferLabel(r)}` : `${r.kind} word ${r.name} (${where})`;
+}
+
+/**
+ * `name@rank`, or `name@host` for a buffer declared `on host` (whose manifest `gpu` is a
+ * placeholder 0, so `gpu` alone would name a GPU buffer that does not exist).
+ */
+export function bufferLabel(r: SimRegion): string {
+  return `${r.name}@${r.host === true || r.gpu === null ? "host" : r.gpu}`;
 }
 
 export function hex(n: number): string {

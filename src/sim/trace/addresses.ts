@@ -2,6 +2,7 @@
 // raw address where no region of the memory map holds it; and the GPU whose memory it is.
 
 import type { ProgramBase, SimRegion } from "../program.js";
+import { bufferLabel } from "../memory.js";
 
 export interface AddressBook {
   /** `buf@3+0x40`, `ready@0`, `completion[2]`, or `0x...` outside every region. */
@@ -29,7 +30,7 @@ export function addressBook(p: Pick<ProgramBase, "regions">): AddressBook {
     name: (addr) => {
       const r = regionAt(addr);
       if (!r) return `0x${addr.toString(16)}`;
-      const name = r.kind === "buffer" ? `${r.name}@${r.gpu ?? "host"}` : r.name;
+      const name = r.kind === "buffer" ? bufferLabel(r) : r.name;
       const off = addr - r.addr;
       return off === 0 ? name : `${name}+0x${off.toString(16)}`;
     },

@@ -149,6 +149,15 @@ describe("dmac sim --trace: waits, flows and sources", () => {
   });
 });
 
+describe("names in the trace", () => {
+  it("a buffer declared on host is name@host, not the placeholder rank 0", async () => {
+    const { doc } = await traceOf("host_upload_pieces.dmac", [], []);
+    const text = JSON.stringify(doc);
+    expect(text).toContain('"staging@host');
+    expect(text).not.toContain('"staging@0');
+  });
+});
+
 describe("chromeTrace golden", () => {
   const source = `target mi300x
 
