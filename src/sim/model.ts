@@ -73,6 +73,11 @@ export type ModelResult =
 /** Reads and validates the timing and links sections of a target (the Target type allows extra keys). */
 export function readMachineModel(target: Target): ModelResult {
   const fail = (error: string): ModelResult => ({ ok: false, error: `${target.name}: ${error}` });
+  if (target.backend === "cuda")
+    return fail(
+      "a CUDA copy-engine target: the executor runs SDMA packet streams. `dmac compile --target " +
+        `${target.name}\` writes the command program; \`dmac measure RESULTS\` predicts it against the runner's measurements (docs/cuda.md)`,
+    );
   const timing = target["timing"];
   if (typeof timing !== "object" || timing === null) return fail("missing 'timing' object");
   const t = timing as Record<string, unknown>;

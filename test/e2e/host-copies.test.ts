@@ -8,6 +8,15 @@ import { describe, expect, it } from "vitest";
 import { dmac, example } from "../helpers/cli.js";
 
 describe("host copies end to end", () => {
+  it("dmac sim on a CUDA target says the executor runs SDMA streams and points at measure", async () => {
+    const r = await dmac("sim", example("host_upload_pieces.dmac"), "--target", "h100");
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(
+      /DMAC5006\].*a CUDA copy-engine target: the executor runs SDMA packet streams/s,
+    );
+    expect(r.err).toContain("dmac measure");
+  });
+
   it("compiles for h100 into program.json and program.txt", async () => {
     const out = join(mkdtempSync(join(tmpdir(), "dmac-cuda-")), "o");
     const r = await dmac(
