@@ -99,6 +99,9 @@ function factorText(f: number, gpus: number): string {
 
 /** The two bandwidth lines: nccl-tests' figures, then DMA-Latte's (src/sim/bandwidth.ts). */
 function bandwidthLines(b: Bandwidth): string[] {
+  // Nothing to size by: no `implements` collective and no bytes over xGMI (e.g. host copies).
+  if (!b.collective && b.sizeBytes === 0 && b.totalBytes === 0)
+    return ["algbw / busbw   n/a  (no `implements` collective, and no bytes crossed xGMI links)"];
   const gpus = b.busFactor > 0 && b.busFactor < 1 ? Math.round(1 / (1 - b.busFactor)) : 0;
   const sized = b.collective
     ? `${b.collective}: size ${formatSize(b.sizeBytes)}`

@@ -8,6 +8,12 @@ import { describe, expect, it } from "vitest";
 import { dmac, example } from "../helpers/cli.js";
 
 describe("host copies end to end", () => {
+  it("dmac sim of a host upload (no collective, no xGMI bytes) prints bandwidth as n/a, not 0.00", async () => {
+    const r = await dmac("sim", example("host_upload_pieces.dmac"));
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toMatch(/^algbw \/ busbw\s+n\/a/m);
+  });
+
   it("dmac sim on a CUDA target says the executor runs SDMA streams and points at measure", async () => {
     const r = await dmac("sim", example("host_upload_pieces.dmac"), "--target", "h100");
     expect(r.code).toBe(1);
