@@ -17,6 +17,7 @@ import type { PollFunc } from "../backend/sdma/packets.js";
 import type { Snapshot } from "./snapshot.js";
 import type { PollFunc as SimPollFunc } from "../sim/program.js";
 import { holds } from "../sim/semantics.js";
+import { POLL_FUNCS } from "../sim/run.js";
 
 export interface Waiting {
   readonly address: number;
@@ -58,14 +59,8 @@ export interface Postmortem {
 }
 
 /** A packet's poll function as the executor names it ("reserved7": no function, never holds). */
-const FUNC_TEXT: Record<PollFunc, SimPollFunc | "reserved7"> = {
-  always: "always",
-  lt: "<",
-  le: "<=",
-  eq: "==",
-  ne: "!=",
-  ge: ">=",
-  gt: ">",
+const FUNC_TEXT: Readonly<Record<PollFunc, SimPollFunc | "reserved7">> = {
+  ...POLL_FUNCS,
   reserved7: "reserved7",
 };
 

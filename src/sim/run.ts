@@ -328,7 +328,8 @@ class SlotRegion implements SimRegion {
   }
 }
 
-const POLL_FUNCS: Readonly<Record<Exclude<PacketPollFunc, "reserved7">, PollFunc>> = {
+/** A POLL_REGMEM packet's function as the executor names it (postmortem reads it too). */
+export const POLL_FUNCS: Readonly<Record<Exclude<PacketPollFunc, "reserved7">, PollFunc>> = {
   always: "always",
   lt: "<",
   le: "<=",
