@@ -288,17 +288,9 @@ function regionsOf(
       addr: s.address,
       bytes: 4,
     });
-  for (const w of mem.syncWords)
-    regions.push({
-      kind: "sync",
-      name:
-        w.kind === "progress"
-          ? `sync${w.id} (${w.producer} -> ${w.consumer})`
-          : `sync${w.id} (${w.kind} of ${w.queue})`,
-      gpu: w.gpu,
-      addr: w.address,
-      bytes: 4,
-    });
+  // One sync word per cross-queue wait with conservative sync (half a million on the forward
+  // program): named, like the slots below, only when a report asks.
+  for (const w of mem.syncWords) regions.push(new SyncRegion(w));
   // There may be one completion slot per packet: their names are made when a report asks.
   const cs = mem.completionSignals;
   for (let k = 0; k < cs.count; k++)
@@ -310,6 +302,25 @@ function regionsOf(
   if (trigger)
     regions.push({ kind: "trigger", name: "trigger", gpu: null, addr: trigger.address, bytes: 4 });
   return { regions, bufferSizes, bufferNames };
+}
+
+/** A sync word of the manifest (named `sync<id> (producer -> consumer)` or `(kind of queue)`). */
+class SyncRegion implements SimRegion {
+  readonly kind = "sync";
+  readonly bytes = 4;
+  readonly gpu: number | null;
+  readonly addr: number;
+  constructor(private readonly w: ManifestMemory["syncWords"][number]) {
+    this.gpu = w.gpu;
+    this.addr = w.address;
+  }
+
+  get name(): string {
+    const w = this.w;
+    return w.kind === "progress"
+      ? `sync${w.id} (${w.producer} -> ${w.consumer})`
+      : `sync${w.id} (${w.kind} of ${w.queue})`;
+  }
 }
 
 /** Slot k of the host's completion signals or timestamp slots (named `completion[k]`). */
@@ -530,9 +541,15 @@ export function packedFromManifest(
     manifest.trigger,
     manifest.completion.initial,
   );
-  let dwords = 0;
-  for (const mq of manifest.queues) dwords += streams.get(mq.file)?.length ?? 0;
-  const w = new CommandWriter(Math.ceil(dwords / 5));
+  // Rows for every packet up front (the manifest's packet starts, at most one per dword: only a
+  // capacity; the writer grows past it): each doubling of the nine columns is ~100 MB of
+  // ArrayBuffers on the forward program, and every 64 MB of them costs a full collection.
+  let rows = 0;
+  for (const mq of manifest.queues) {
+    const dwords = streams.get(mq.file)?.length ?? 0;
+    rows += Array.isArray(mq.packetStarts) ? Math.min(mq.packetStarts.length, dwords) : dwords / 4;
+  }
+  const w = new CommandWriter(Math.ceil(rows));
   const queues: PackedQueue[] = [];
   const maps = new Map(manifest.sourceMap.queues.map((q) => [q.queue, q]));
   for (const [index, mq] of manifest.queues.entries()) {
@@ -590,17 +607,6 @@ export function packedFromManifest(
       count: w.n - first,
     });
   }
-  const sm = manifest.sourceMap;
-  const entriesOf = new Map(sm.queues.map((q) => [q.queue, q.entries]));
-  const locate = (q: number, at: number): string | undefined => {
-    const entries = entriesOf.get(queues[q]!.name);
-    if (!entries) return undefined;
-    let best: readonly number[] | undefined;
-    for (const e of entries) if (e[0]! <= at) best = e;
-    const stmt = best?.[1];
-    const pos = stmt === undefined ? undefined : sm.stmts[stmt];
-    return pos ? `${sm.file}:${pos.line}:${pos.col}` : undefined;
-  };
   return {
     program: {
       gpus: manifest.ranks,
@@ -614,9 +620,41 @@ export function packedFromManifest(
         value: manifest.trigger.value,
       },
       externalSignals: externalSignalsOf(regions, w),
-      locate,
+      locate: locator(manifest.sourceMap, queues),
       cmds: w.finish(),
     },
+  };
+}
+
+/**
+ * The statement (`file:line:col`) of the packet at a byte offset of queue q: the last source-map
+ * entry at or before it. The entries' offsets and statements are kept as typed arrays, so the
+ * program does not hold the parsed map (a million row arrays on the forward program) for the
+ * collector to mark all through the run.
+ */
+function locator(
+  sm: Manifest["sourceMap"],
+  queues: readonly PackedQueue[],
+): (q: number, at: number) => string | undefined {
+  const byName = new Map<string, { at: Float64Array; stmt: Int32Array }>();
+  for (const mq of sm.queues) {
+    if (!Array.isArray(mq.entries)) continue;
+    const at = new Float64Array(mq.entries.length);
+    const stmt = new Int32Array(mq.entries.length);
+    mq.entries.forEach((e, k) => {
+      at[k] = e[0]!;
+      stmt[k] = e[1] ?? -1;
+    });
+    byName.set(mq.queue, { at, stmt });
+  }
+  const { stmts, file } = sm;
+  return (q, at) => {
+    const entries = byName.get(queues[q]!.name);
+    if (!entries) return undefined;
+    let best = -1;
+    for (let k = 0; k < entries.at.length; k++) if (entries.at[k]! <= at) best = k;
+    const pos = best < 0 ? undefined : stmts[entries.stmt[best]!];
+    return pos ? `${file}:${pos.line}:${pos.col}` : undefined;
   };
 }
 

@@ -344,7 +344,8 @@ function moduleFor(
  * only needs the module (reference semantics, meaning checks). The checks `compileToQueues` makes
  * after the front end without building anything (buffers fit a GPU's window, the data packets
  * lowering would make are within the default --max-packets) are kept, so a source that no longer
- * compiles is refused with the same first error as before.
+ * compiles is refused with the same first error as before. Dependency edges are not inferred, so
+ * compile's bound on them (DMAC3024) is the one check not repeated here.
  */
 function frontEndModule(
   file: SourceFile,
@@ -363,7 +364,8 @@ function frontEndModule(
   const selected = selectSchedule(checked.schedules, opts.schedule);
   pushAll(diagnostics, selected.diagnostics);
   if (!selected.schedule || hasErrors(diagnostics)) return done();
-  const analyzed = analyzeSchedule(selected.schedule);
+  // No dependency edges: the executor's checks never read them (src/pipeline.ts).
+  const analyzed = analyzeSchedule(selected.schedule, { edges: false });
   pushAll(diagnostics, analyzed.diagnostics);
   const module = analyzed.module;
   if (!module || hasErrors(diagnostics)) return done();
