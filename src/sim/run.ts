@@ -39,6 +39,7 @@ import {
   validateTrace,
 } from "./validate-input.js";
 import { scanCleanStream } from "./scan-packets.js";
+import { PackedRows } from "../backend/sdma/packed-rows.js";
 import { withSourceFrames } from "./report-frames.js";
 import {
   ATOMIC,
@@ -547,11 +548,11 @@ export function packedFromManifest(
   let rows = 0;
   for (const mq of manifest.queues) {
     const dwords = streams.get(mq.file)?.length ?? 0;
-    rows += Array.isArray(mq.packetStarts) ? Math.min(mq.packetStarts.length, dwords) : dwords / 4;
+    rows += mq.packetStarts !== undefined ? Math.min(mq.packetStarts.length, dwords) : dwords / 4;
   }
   const w = new CommandWriter(Math.ceil(rows));
   const queues: PackedQueue[] = [];
-  const maps = new Map(manifest.sourceMap.queues.map((q) => [q.queue, q]));
+  const rowsOf = sourceRowsByQueue(manifest.sourceMap);
   for (const [index, mq] of manifest.queues.entries()) {
     const words = streams.get(mq.file);
     if (!words)
@@ -564,7 +565,7 @@ export function packedFromManifest(
     const first = w.n;
     const firstOp = w.nOps;
     let check = new QueueStreamCheck(manifest, index, words);
-    let opsAt = sourceMapOps(maps.get(mq.name), w);
+    let opsAt = sourceMapOps(rowsOf.get(mq.name), w);
     const clean = scanCleanStream(words, (offset, packet) => {
       check.packet(offset, packet);
       const i = w.row(NOP, offset);
@@ -575,7 +576,7 @@ export function packedFromManifest(
     if (!clean) {
       w.truncate(first, firstOp);
       check = new QueueStreamCheck(manifest, index, words);
-      opsAt = sourceMapOps(maps.get(mq.name), w);
+      opsAt = sourceMapOps(rowsOf.get(mq.name), w);
       scanStream(words, (d, here) => {
         check.visit(d, here);
         // Every decoder problem at a packet's offset, joined: an undecodable dword, a truncated
@@ -620,72 +621,95 @@ export function packedFromManifest(
         value: manifest.trigger.value,
       },
       externalSignals: externalSignalsOf(regions, w),
-      locate: locator(manifest.sourceMap, queues),
+      locate: locator(manifest.sourceMap, rowsOf, queues),
       cmds: w.finish(),
     },
   };
 }
 
 /**
+ * Each queue's source-map rows as one PackedRows: the sidecar's as they are, a JSON manifest's
+ * copied (one pass). Later entries for a queue name replace earlier ones.
+ */
+function sourceRowsByQueue(sm: Manifest["sourceMap"]): Map<string, PackedRows> {
+  const out = new Map<string, PackedRows>();
+  for (const q of sm.queues) {
+    const e: unknown = q.entries;
+    if (e instanceof PackedRows) out.set(q.queue, e);
+    else if (Array.isArray(e)) out.set(q.queue, packRows(e as readonly (readonly number[])[]));
+  }
+  return out;
+}
+
+function packRows(rows: readonly (readonly number[])[]): PackedRows {
+  let total = 0;
+  for (const r of rows) total += r.length;
+  const data = new Float64Array(total);
+  const starts = new Uint32Array(rows.length + 1);
+  let n = 0;
+  rows.forEach((r, k) => {
+    for (let j = 0; j < r.length; j++) data[n++] = r[j]!;
+    starts[k + 1] = n;
+  });
+  return new PackedRows(data, starts);
+}
+
+/**
  * The statement (`file:line:col`) of the packet at a byte offset of queue q: the last source-map
- * entry at or before it. The entries' offsets and statements are kept as typed arrays, so the
- * program does not hold the parsed map (a million row arrays on the forward program) for the
- * collector to mark all through the run.
+ * row at or before it. Reads the packed rows (typed arrays), so the program holds no parsed
+ * rows (a million arrays on the forward program) for the collector to mark all through the run.
  */
 function locator(
   sm: Manifest["sourceMap"],
+  rowsOf: ReadonlyMap<string, PackedRows>,
   queues: readonly PackedQueue[],
 ): (q: number, at: number) => string | undefined {
-  const byName = new Map<string, { at: Float64Array; stmt: Int32Array }>();
-  for (const mq of sm.queues) {
-    if (!Array.isArray(mq.entries)) continue;
-    const at = new Float64Array(mq.entries.length);
-    const stmt = new Int32Array(mq.entries.length);
-    mq.entries.forEach((e, k) => {
-      at[k] = e[0]!;
-      stmt[k] = e[1] ?? -1;
-    });
-    byName.set(mq.queue, { at, stmt });
-  }
   const { stmts, file } = sm;
   return (q, at) => {
-    const entries = byName.get(queues[q]!.name);
-    if (!entries) return undefined;
+    const rows = rowsOf.get(queues[q]!.name);
+    if (!rows) return undefined;
+    const { data, starts } = rows;
     let best = -1;
-    for (let k = 0; k < entries.at.length; k++) if (entries.at[k]! <= at) best = k;
-    const pos = best < 0 ? undefined : stmts[entries.stmt[best]!];
+    for (let k = 0; k < rows.length; k++) if (data[starts[k]!]! <= at) best = k;
+    const pos = best < 0 ? undefined : stmts[data[starts[best]! + 1]!];
     return pos ? `${file}:${pos.line}:${pos.col}` : undefined;
   };
 }
 
 /**
- * Sets the IR ops of the packet at a byte offset (row i), from a queue's source-map entries
- * (`[byteOffset, stmt, op, ...]`: the packets from byteOffset to the next entry implement those
- * ops; each entry's ops are copied once into the writer's shared list). Offsets must be asked in
- * increasing order; entries are sorted first (a hand-edited map need not be).
+ * Sets the IR ops of the packet at a byte offset (row i), from a queue's source-map rows
+ * (`[byteOffset, stmt, op, ...]`: the packets from byteOffset to the next row implement those
+ * ops; each row's ops are copied once into the writer's shared list). Offsets must be asked in
+ * increasing order; rows are taken in order of their offsets (a hand-edited map need not be
+ * sorted; equal offsets keep their order).
  */
 function sourceMapOps(
-  q: { readonly entries: readonly (readonly number[])[] } | undefined,
+  rows: PackedRows | undefined,
   w: CommandWriter,
 ): (i: number, offset: number) => void {
-  if (!q || !Array.isArray(q.entries)) return () => undefined;
-  let rows = q.entries;
+  if (!rows) return () => undefined;
+  const { data, starts } = rows;
+  const n = rows.length;
+  const offsetOf = (r: number): number => data[starts[r]!]!;
   let sorted = true;
-  for (let k = 1; k < rows.length && sorted; k++) sorted = rows[k - 1]![0]! <= rows[k]![0]!;
-  if (!sorted) rows = [...rows].sort((a, b) => a[0]! - b[0]!);
+  for (let k = 1; k < n && sorted; k++) sorted = offsetOf(k - 1) <= offsetOf(k);
+  const order = sorted
+    ? undefined
+    : Array.from({ length: n }, (_, r) => r).sort((a, b) => offsetOf(a) - offsetOf(b));
+  const rowAt = (k: number): number => (order ? order[k]! : k);
   let k = -1;
   let lo = -1;
   let hi = -1;
   return (i, offset) => {
-    while (k + 1 < rows.length && rows[k + 1]![0]! <= offset) {
+    while (k + 1 < n && offsetOf(rowAt(k + 1)) <= offset) {
       k++;
       lo = -1;
     }
     if (k < 0) return;
     if (lo < 0) {
-      const row = rows[k]!;
+      const r = rowAt(k);
       lo = w.nOps;
-      for (let j = 2; j < row.length; j++) w.pushOp(row[j]!);
+      for (let j = starts[r]! + 2; j < starts[r + 1]!; j++) w.pushOp(data[j]!);
       hi = w.nOps;
     }
     w.setOps(i, lo, hi);

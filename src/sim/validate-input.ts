@@ -39,6 +39,12 @@ import type { Trace, TraceAddr, TraceCmd } from "../backend/trace/trace.js";
 import { diag, type Diagnostic } from "../diagnostics/diagnostic.js";
 import { HOST, HOST_REGION_RANK, type IrModule } from "../ir/ir.js";
 import { checkExecutorInput } from "../schemas.js";
+import {
+  SIDECAR_FIELDS,
+  type SidecarArray,
+  type SidecarInput,
+} from "../backend/sdma/manifest-sidecar.js";
+import { PackedRows } from "../backend/sdma/packed-rows.js";
 
 /** At most this many GPUs (the executor's model is a full mesh; 64 leaves room for any target). */
 export const MAX_RANKS = 64;
@@ -55,6 +61,11 @@ export interface ValidateOptions {
   readonly streams?: ReadonlyMap<string, Uint32Array> | undefined;
   /** The IR the input is checked against: its buffers must be the declared ones. */
   readonly module?: IrModule | undefined;
+  /**
+   * The manifest's sidecar (backend/sdma/manifest-sidecar.ts): `json` was parsed with an empty
+   * array in place of each of its arrays, which are put there once the schema has passed.
+   */
+  readonly sidecar?: SidecarInput | undefined;
 }
 
 /** Thrown only inside this module (never escapes): the first problem found. */
@@ -376,6 +387,11 @@ export function validateManifest(
   const structural = checkExecutorInput("manifest", json, file);
   if (structural) return structural;
   const d = json as Manifest;
+  if (opts.sidecar) {
+    const sidecar = opts.sidecar;
+    const bad = run(sidecar.file, () => attachSidecar(d, sidecar.arrays));
+    if (bad) return bad;
+  }
   return run(file, () => {
     const c = new Checker(d);
     const queues = bounded(d.queues, "$.queues", c.ranks * 256);
@@ -420,6 +436,44 @@ export function validateManifestInputs(
       c.matches(opts.module);
     }
   });
+}
+
+/**
+ * Puts each sidecar array where manifest.json has its placeholder (an empty array the schema
+ * accepted), as a typed array: the checks below and the executor only index them. The source
+ * map's rows become one PackedRows per queue. The sidecar reader has checked every number.
+ */
+function attachSidecar(d: Manifest, arrays: readonly SidecarArray[]): void {
+  const slot = (owner: unknown, key: string, path: string): Record<string, unknown> => {
+    const o = owner as Record<string, unknown> | undefined;
+    const v = o?.[key];
+    if (!Array.isArray(v) || v.length !== 0)
+      throw new Bad(
+        path,
+        "the sidecar gives this array, but manifest.json has no empty array here",
+      );
+    return o!;
+  };
+  for (const a of arrays) {
+    const path = SIDECAR_FIELDS[a.field].path(a.index);
+    switch (a.field) {
+      case 1:
+        slot(d.relocations[a.index], "entries", path)["entries"] = a.values;
+        break;
+      case 2:
+        slot(d.queues[a.index], "packetStarts", path)["packetStarts"] = a.values;
+        break;
+      case 3:
+        slot(d.queues[a.index], "completionSlots", path)["completionSlots"] = a.values;
+        break;
+      case 4:
+        slot(d.sourceMap.queues[a.index], "entries", path)["entries"] = new PackedRows(
+          a.values,
+          a.rowStarts!,
+        );
+        break;
+    }
+  }
 }
 
 /** Queue `q`'s packet stream, when streams are given: present, and of its declared length. */

@@ -18,6 +18,7 @@ import { TextSink } from "./disasm.js";
 import { lengthAt, lookupHeader } from "./bitfield.js";
 import { InternalError } from "../../util/internal-error.js";
 import { PackedRows } from "./packed-rows.js";
+import { writeSidecar, type SidecarField } from "./manifest-sidecar.js";
 
 export interface Manifest {
   readonly version: 1;
@@ -424,7 +425,11 @@ function manifestBreadcrumbs(m: IrModule, p: QueueProgram, layout: Layout): Mani
  * were the largest allocation of the compile (docs/performance.md). `capacity`: expected bytes
  * (a good guess avoids regrowing a big buffer). Tested against a plain string formatter.
  */
-export function formatJsonBytes(value: unknown, capacity = 1 << 16): Uint8Array {
+export function formatJsonBytes(
+  value: unknown,
+  capacity = 1 << 16,
+  spans?: Map<object, { start: number; end: number }>,
+): Uint8Array {
   const out = new TextSink(capacity);
   const scalar = (v: unknown): boolean => v === null || typeof v !== "object";
   const finiteNumbers = (v: readonly unknown[]): boolean => {
@@ -446,7 +451,17 @@ export function formatJsonBytes(value: unknown, capacity = 1 << 16): Uint8Array 
     }
     out.char(0x5d); // ]
   };
+  // `spans`: where each of its keys' values lies in the text (the sidecar's arrays).
   const write = (v: unknown, indent: string): void => {
+    const span =
+      spans !== undefined && v !== null && typeof v === "object" ? spans.get(v) : undefined;
+    if (span !== undefined) {
+      span.start = out.length;
+      writeValue(v, indent);
+      span.end = out.length;
+    } else writeValue(v, indent);
+  };
+  const writeValue = (v: unknown, indent: string): void => {
     if (scalar(v)) {
       out.text(JSON.stringify(v) ?? "null");
     } else if (v instanceof Float64Array) {
@@ -505,6 +520,36 @@ export function formatJsonBytes(value: unknown, capacity = 1 << 16): Uint8Array 
   write(value, "");
   out.char(0x0a);
   return out.bytes();
+}
+
+/**
+ * manifest.json's bytes and its sidecar (manifest-sidecar.ts): the relocations, packet starts,
+ * completion slots and source-map rows of every queue in binary, with their spans in the JSON.
+ */
+export function formatManifest(
+  manifest: PackedManifest,
+  capacity: number,
+): { json: Uint8Array; sidecar: Uint8Array } {
+  const sources: { field: SidecarField; index: number; value: ArrayLike<number> | PackedRows }[] =
+    [];
+  manifest.relocations.forEach((r, i) => sources.push({ field: 1, index: i, value: r.entries }));
+  manifest.queues.forEach((q, i) => {
+    sources.push({ field: 2, index: i, value: q.packetStarts });
+    sources.push({ field: 3, index: i, value: q.completionSlots });
+  });
+  manifest.sourceMap.queues.forEach((q, i) =>
+    sources.push({ field: 4, index: i, value: q.entries }),
+  );
+  const spans = new Map<object, { start: number; end: number }>();
+  // (An empty array is two bytes of JSON: no sidecar entry. Each value object appears once.)
+  const listed = sources.filter((x) => x.value.length > 0);
+  for (const x of listed) spans.set(x.value, { start: -1, end: -1 });
+  const json = formatJsonBytes(manifest, capacity, spans);
+  const sidecar = writeSidecar(
+    json,
+    listed.map((x) => ({ ...x, ...spans.get(x.value)! })),
+  );
+  return { json, sidecar };
 }
 
 /** A generous guess of the manifest's JSON size (formatJsonBytes' capacity). */
