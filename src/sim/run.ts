@@ -40,6 +40,7 @@ import {
 } from "./validate-input.js";
 import { scanCleanStream } from "./scan-packets.js";
 import { PackedRows } from "../backend/sdma/packed-rows.js";
+import { WordRegionsBuilder, type WordRegions } from "./regions.js";
 import { withSourceFrames } from "./report-frames.js";
 import {
   ATOMIC,
@@ -252,12 +253,18 @@ function outsideModel(p: PackedProgram, m: MachineModel, file: string): Diagnost
 
 // ---- inputs -> SimProgram --------------------------------------------------------------------
 
+/**
+ * A manifest's or trace's memory map: buffers, user signals and the trigger as objects; sync words,
+ * completion slots and timestamp slots as columns (regions.ts: there may be one per packet, half a
+ * million sync words and a million slots on the forward program), named when a report asks.
+ */
 function regionsOf(
   mem: ManifestMemory,
   trigger: { address: number } | null,
   initial: number,
 ): {
   regions: SimRegion[];
+  wordRegions: WordRegions;
   bufferSizes: number[];
   bufferNames: string[];
 } {
@@ -289,55 +296,26 @@ function regionsOf(
       addr: s.address,
       bytes: 4,
     });
-  // One sync word per cross-queue wait with conservative sync (half a million on the forward
-  // program): named, like the slots below, only when a report asks.
-  for (const w of mem.syncWords) regions.push(new SyncRegion(w));
-  // There may be one completion slot per packet: their names are made when a report asks.
-  const cs = mem.completionSignals;
-  for (let k = 0; k < cs.count; k++)
-    regions.push(new SlotRegion("completion", k, cs.base + k * cs.stride, 8, initial));
-  const ts = mem.timestampSlots;
-  const tsBytes = Math.max(8, Math.min(ts.stride, 32));
-  for (let k = 0; k < ts.count; k++)
-    regions.push(new SlotRegion("timestamp", k, ts.base + k * ts.stride, tsBytes, undefined));
   if (trigger)
     regions.push({ kind: "trigger", name: "trigger", gpu: null, addr: trigger.address, bytes: 4 });
-  return { regions, bufferSizes, bufferNames };
-}
-
-/** A sync word of the manifest (named `sync<id> (producer -> consumer)` or `(kind of queue)`). */
-class SyncRegion implements SimRegion {
-  readonly kind = "sync";
-  readonly bytes = 4;
-  readonly gpu: number | null;
-  readonly addr: number;
-  constructor(private readonly w: ManifestMemory["syncWords"][number]) {
-    this.gpu = w.gpu;
-    this.addr = w.address;
-  }
-
-  get name(): string {
-    const w = this.w;
+  const sync = mem.syncWords;
+  const cs = mem.completionSignals;
+  const ts = mem.timestampSlots;
+  const tsBytes = Math.max(8, Math.min(ts.stride, 32));
+  const words = new WordRegionsBuilder(sync.length + cs.count + ts.count);
+  for (const w of sync) words.add("sync", w.address, 4, w.gpu);
+  for (let k = 0; k < cs.count; k++)
+    words.add("completion", cs.base + k * cs.stride, 8, null, initial);
+  for (let k = 0; k < ts.count; k++) words.add("timestamp", ts.base + k * ts.stride, tsBytes, null);
+  const wordRegions = words.finish((k) => {
+    if (k >= sync.length + cs.count) return `timestamp[${k - sync.length - cs.count}]`;
+    if (k >= sync.length) return `completion[${k - sync.length}]`;
+    const w = sync[k]!;
     return w.kind === "progress"
       ? `sync${w.id} (${w.producer} -> ${w.consumer})`
       : `sync${w.id} (${w.kind} of ${w.queue})`;
-  }
-}
-
-/** Slot k of the host's completion signals or timestamp slots (named `completion[k]`). */
-class SlotRegion implements SimRegion {
-  readonly gpu = null;
-  constructor(
-    readonly kind: "completion" | "timestamp",
-    private readonly k: number,
-    readonly addr: number,
-    readonly bytes: number,
-    readonly initial: number | undefined,
-  ) {}
-
-  get name(): string {
-    return `${this.kind}[${this.k}]`;
-  }
+  });
+  return { regions, wordRegions, bufferSizes, bufferNames };
 }
 
 const POLL_FUNCS: Readonly<Record<Exclude<PacketPollFunc, "reserved7">, PollFunc>> = {
@@ -537,7 +515,7 @@ export function packedFromManifest(
   streams: ReadonlyMap<string, Uint32Array>,
   file?: string,
 ): { program: PackedProgram } | { error: Diagnostic } {
-  const { regions, bufferSizes, bufferNames } = regionsOf(
+  const { regions, wordRegions, bufferSizes, bufferNames } = regionsOf(
     manifest.memory,
     manifest.trigger,
     manifest.completion.initial,
@@ -613,6 +591,7 @@ export function packedFromManifest(
       gpus: manifest.ranks,
       queues,
       regions,
+      wordRegions,
       bufferSizes,
       bufferNames,
       completions: completionsOf(manifest.memory, queues, w, manifest.completion.done),
@@ -763,7 +742,7 @@ export function packedFromTrace(trace: Trace): { program: PackedProgram } | { er
         "not a dmac command trace (kind 'dmac-trace', version 1)",
       ]),
     };
-  const { regions, bufferSizes, bufferNames } = regionsOf(
+  const { regions, wordRegions, bufferSizes, bufferNames } = regionsOf(
     trace.memory,
     trace.trigger,
     trace.completion.initial,
@@ -792,6 +771,7 @@ export function packedFromTrace(trace: Trace): { program: PackedProgram } | { er
       gpus: trace.ranks,
       queues,
       regions,
+      wordRegions,
       bufferSizes,
       bufferNames,
       completions: completionsOf(trace.memory, queues, w, trace.completion.done),
