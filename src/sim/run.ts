@@ -41,6 +41,7 @@ import {
 import { scanCleanStream } from "./scan-packets.js";
 import { PackedRows } from "../backend/sdma/packed-rows.js";
 import { WordRegionsBuilder, type WordRegions } from "./regions.js";
+import { syncWordColumns } from "./sync-words.js";
 import { withSourceFrames } from "./report-frames.js";
 import {
   ATOMIC,
@@ -298,22 +299,19 @@ function regionsOf(
     });
   if (trigger)
     regions.push({ kind: "trigger", name: "trigger", gpu: null, addr: trigger.address, bytes: 4 });
-  const sync = mem.syncWords;
+  const sync = syncWordColumns(mem.syncWords);
   const cs = mem.completionSignals;
   const ts = mem.timestampSlots;
   const tsBytes = Math.max(8, Math.min(ts.stride, 32));
-  const words = new WordRegionsBuilder(sync.length + cs.count + ts.count);
-  for (const w of sync) words.add("sync", w.address, 4, w.gpu);
+  const words = new WordRegionsBuilder(sync.count + cs.count + ts.count);
+  for (let k = 0; k < sync.count; k++) words.add("sync", sync.address(k), 4, sync.gpu(k));
   for (let k = 0; k < cs.count; k++)
     words.add("completion", cs.base + k * cs.stride, 8, null, initial);
   for (let k = 0; k < ts.count; k++) words.add("timestamp", ts.base + k * ts.stride, tsBytes, null);
   const wordRegions = words.finish((k) => {
-    if (k >= sync.length + cs.count) return `timestamp[${k - sync.length - cs.count}]`;
-    if (k >= sync.length) return `completion[${k - sync.length}]`;
-    const w = sync[k]!;
-    return w.kind === "progress"
-      ? `sync${w.id} (${w.producer} -> ${w.consumer})`
-      : `sync${w.id} (${w.kind} of ${w.queue})`;
+    if (k >= sync.count + cs.count) return `timestamp[${k - sync.count - cs.count}]`;
+    if (k >= sync.count) return `completion[${k - sync.count}]`;
+    return sync.name(k);
   });
   return { regions, wordRegions, bufferSizes, bufferNames };
 }

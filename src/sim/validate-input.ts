@@ -41,10 +41,12 @@ import { HOST, HOST_REGION_RANK, type IrModule } from "../ir/ir.js";
 import { checkExecutorInput } from "../schemas.js";
 import {
   SIDECAR_FIELDS,
+  SYNC_WORD_NUMBERS,
   type SidecarArray,
   type SidecarInput,
 } from "../backend/sdma/manifest-sidecar.js";
 import { PackedRows } from "../backend/sdma/packed-rows.js";
+import { syncWordColumns, SyncWordTable } from "./sync-words.js";
 
 /** At most this many GPUs (the executor's model is a full mesh; 64 leaves room for any target). */
 export const MAX_RANKS = 64;
@@ -99,12 +101,19 @@ interface BufferEntry {
   readonly path: string;
 }
 
-interface Area {
-  readonly start: number;
-  readonly end: number;
-  readonly path: string;
-  /** The GPU whose memory holds it, or null for host memory. */
-  readonly owner: number | null;
+/** A declared memory area; its JSON path `list[index]` (or `list`) is made only to report. */
+class Area {
+  constructor(
+    readonly start: number,
+    readonly end: number,
+    private readonly list: string,
+    private readonly index: number,
+    /** The GPU whose memory holds it, or null for host memory. */
+    readonly owner: number | null,
+  ) {}
+  get path(): string {
+    return this.index < 0 ? this.list : `${this.list}[${this.index}]`;
+  }
 }
 
 interface RegionEntry {
@@ -155,9 +164,10 @@ class Checker {
     this.gpu(q.gpu, `${path}.gpu`);
   }
 
-  area(start: number, bytes: number, path: string, owner: number | null): void {
-    range(start, bytes, path);
-    if (bytes > 0) this.areas.push({ start, end: start + bytes, path, owner });
+  /** `index` >= 0: the area is `path[index]` (the path string is made only to report). */
+  area(start: number, bytes: number, path: string, owner: number | null, index = -1): void {
+    if (start + bytes > ADDR_LIMIT) range(start, bytes, index < 0 ? path : `${path}[${index}]`);
+    if (bytes > 0) this.areas.push(new Area(start, start + bytes, path, index, owner));
   }
 
   /** `slots`: the bound on completion and timestamp slot counts. */
@@ -169,7 +179,21 @@ class Checker {
       this.regions.push({ ...r, path: p });
     });
     this.buffersOf(m.buffers);
-    m.signals.forEach((s, i) => {
+    this.signalsOf(m.signals);
+    const sync = syncWordColumns(m.syncWords);
+    for (let i = 0; i < sync.count; i++) {
+      const g = sync.gpu(i);
+      const owner =
+        g === null ? null : g < this.ranks ? g : this.gpu(g, `$.memory.syncWords[${i}].gpu`);
+      this.area(sync.address(i), 4, "$.memory.syncWords", owner, i);
+    }
+    this.slots(m.completionSignals, "$.memory.completionSignals", slots);
+    this.slots(m.timestampSlots, "$.memory.timestampSlots", slots);
+  }
+
+  /** `$.memory.signals`: on a GPU below ranks, one entry per (id, gpu). */
+  signalsOf(signals: ManifestMemory["signals"]): void {
+    signals.forEach((s, i) => {
       const p = `$.memory.signals[${i}]`;
       const g = this.gpu(s.gpu, `${p}.gpu`);
       this.area(s.address, 4, p, g);
@@ -177,12 +201,6 @@ class Checker {
       if (this.signals.has(key)) throw new Bad(p, `a second entry for signal ${s.id} on GPU ${g}`);
       this.signals.set(key, { name: s.name, path: p });
     });
-    m.syncWords.forEach((w, i) => {
-      const p = `$.memory.syncWords[${i}]`;
-      this.area(w.address, 4, p, w.gpu === null ? null : this.gpu(w.gpu, `${p}.gpu`));
-    });
-    this.slots(m.completionSignals, "$.memory.completionSignals", slots);
-    this.slots(m.timestampSlots, "$.memory.timestampSlots", slots);
   }
 
   /** `$.memory.buffers`: ids index dense tables, one size per id, one entry per (id, gpu). */
@@ -431,8 +449,10 @@ export function validateManifestInputs(
   return run(opts.file ?? "manifest.json", () => {
     d.queues.forEach((q, i) => streamOf(q, `$.queues[${i}]`, opts.streams));
     if (opts.module) {
+      // (matches() reads the buffers and signals alone: not the other areas, a million words.)
       const c = new Checker(d);
-      c.memory(d.memory, Infinity);
+      c.buffersOf(d.memory.buffers);
+      c.signalsOf(d.memory.signals);
       c.matches(opts.module);
     }
   });
@@ -472,6 +492,20 @@ function attachSidecar(d: Manifest, arrays: readonly SidecarArray[]): void {
           a.rowStarts!,
         );
         break;
+      case 5: {
+        const v = a.values;
+        for (let k = 0; k < v.length; k += SYNC_WORD_NUMBERS)
+          if (v[k + 4]! >= d.queues.length || v[k + 5]! >= d.queues.length)
+            throw new Bad(
+              `${path}[${k / SYNC_WORD_NUMBERS}]`,
+              "names a queue the manifest does not list",
+            );
+        slot(d.memory, "syncWords", path)["syncWords"] = new SyncWordTable(
+          v,
+          d.queues.map((q) => q.name),
+        );
+        break;
+      }
     }
   }
 }

@@ -1,6 +1,6 @@
 // The manifest's sidecar (DIR/manifest.sidecar, docs/manifest.md "The sidecar"): the bulky
-// number arrays of manifest.json (relocations, packet starts, completion slots, source-map rows)
-// once more in binary, with where each one lies in the JSON text and the SHA-256 of that text.
+// arrays of manifest.json (relocations, packet starts, completion slots, source-map rows, sync
+// words) once more in binary, with where each one lies in the JSON text and the SHA-256 of that text.
 // `dmac sim DIR` parses manifest.json with those spans cut out (one empty array each) and takes
 // the numbers from here as typed arrays: at 10^6 operations the parse drops from ~120 MB of text
 // to a fraction, and the collector no longer marks tens of millions of parsed numbers and a
@@ -13,7 +13,7 @@
 //   8   u32 version (1), u32 n         the number of arrays
 //   16  32 bytes                       SHA-256 of manifest.json's bytes
 //   48  n entries of 48 bytes:
-//         u32 field (FIELD_CODES), u32 index (of the queue / relocation list / source-map queue),
+//         u32 field (SIDECAR_FIELDS), u32 index (of the queue / relocation list / source-map queue),
 //         u32 element bytes (4: u32, 8: f64), u32 rows (source-map rows; 0 for flat arrays),
 //         f64 start, f64 end            the value's bytes in manifest.json, '[' .. ']' inclusive
 //         f64 count                     numbers in the array (all rows together)
@@ -36,8 +36,18 @@ export const SIDECAR_FIELDS = {
   2: { name: "packetStarts", path: (i: number) => `$.queues[${i}].packetStarts` },
   3: { name: "completionSlots", path: (i: number) => `$.queues[${i}].completionSlots` },
   4: { name: "sourceMap", path: (i: number) => `$.sourceMap.queues[${i}].entries` },
+  5: { name: "syncWords", path: (_i: number) => "$.memory.syncWords" },
 } as const;
 export type SidecarField = keyof typeof SIDECAR_FIELDS;
+
+/**
+ * Field 5, `memory.syncWords`: SYNC_WORD_NUMBERS numbers per word, [id, kind, gpu, address, a, b]
+ * with kind an index of SYNC_WORD_KINDS, gpu NULL_GPU for null (host memory), and a, b indices of
+ * `queues`: the producer and consumer of a progress word, the queue (and 0) of the others.
+ */
+export const SYNC_WORD_NUMBERS = 6;
+export const SYNC_WORD_KINDS = ["progress", "barrier", "breadcrumb"] as const;
+export const NULL_GPU = 64;
 
 /** One array of manifest.json as the sidecar gives it. */
 export interface SidecarArray {
@@ -62,6 +72,7 @@ export interface SidecarInput {
 export interface SidecarSource {
   readonly field: SidecarField;
   readonly index: number;
+  /** The numbers (for sync words: encoded as SYNC_WORD_NUMBERS per word). */
   readonly value: ArrayLike<number> | PackedRows;
   readonly start: number;
   readonly end: number;
@@ -197,6 +208,10 @@ function readEntry(
   const offset = b.readDoubleLE(e + 40);
   const isRows = field === 4;
   if (!isRows && rows !== 0) return bad(`${rows} rows for a flat array`);
+  if (field === 5 && (index !== 0 || count % SYNC_WORD_NUMBERS !== 0))
+    return bad(
+      `sync words: index ${index} and ${count} numbers (index 0, ${SYNC_WORD_NUMBERS} per word)`,
+    );
   if (!Number.isInteger(start) || !Number.isInteger(end) || start < prevEnd || end > json.length)
     return bad(`span [${start}, ${end}) is not inside manifest.json after the previous one`);
   if (end - start < 2 || json[start] !== 0x5b || json[end - 1] !== 0x5d)
@@ -237,7 +252,27 @@ function readEntry(
           },
         };
     }
+  if (field === 5) {
+    const problem = syncWordProblem(values);
+    if (problem) return { problem: { path: `${path}[${problem.word}]`, detail: problem.detail } };
+  }
   return { field: field as SidecarField, index, start, end, values, rowStarts };
+}
+
+/** What the schema asks of each sync word that the numbers can break (queues: when attached). */
+function syncWordProblem(v: ArrayLike<number>): { word: number; detail: string } | undefined {
+  for (let at = 0; at < v.length; at += SYNC_WORD_NUMBERS) {
+    const word = at / SYNC_WORD_NUMBERS;
+    const kind = v[at + 1]!;
+    if (kind >= SYNC_WORD_KINDS.length) return { word, detail: `kind code ${kind}` };
+    if (v[at + 2]! > NULL_GPU)
+      return { word, detail: `gpu ${v[at + 2]!} (at most 63, or ${NULL_GPU}: null)` };
+    if (v[at + 3]! % 4 !== 0)
+      return { word, detail: `address ${v[at + 3]!} is not 4-byte aligned` };
+    if (kind !== 0 && v[at + 5] !== 0)
+      return { word, detail: `a ${SYNC_WORD_KINDS[kind]} word with a consumer` };
+  }
+  return undefined;
 }
 
 /** manifest.json's text with each array's span replaced by `[]`. */

@@ -18,7 +18,13 @@ import { TextSink } from "./disasm.js";
 import { lengthAt, lookupHeader } from "./bitfield.js";
 import { InternalError } from "../../util/internal-error.js";
 import { PackedRows } from "./packed-rows.js";
-import { writeSidecar, type SidecarField } from "./manifest-sidecar.js";
+import {
+  NULL_GPU,
+  SYNC_WORD_KINDS,
+  SYNC_WORD_NUMBERS,
+  writeSidecar,
+  type SidecarField,
+} from "./manifest-sidecar.js";
 
 export interface Manifest {
   readonly version: 1;
@@ -530,26 +536,55 @@ export function formatManifest(
   manifest: PackedManifest,
   capacity: number,
 ): { json: Uint8Array; sidecar: Uint8Array } {
-  const sources: { field: SidecarField; index: number; value: ArrayLike<number> | PackedRows }[] =
-    [];
-  manifest.relocations.forEach((r, i) => sources.push({ field: 1, index: i, value: r.entries }));
+  // `key`: the JSON value whose span is recorded (for sync words, the list; value: its numbers).
+  const sources: {
+    field: SidecarField;
+    index: number;
+    key: object;
+    value: ArrayLike<number> | PackedRows;
+  }[] = [];
+  const source = (field: SidecarField, index: number, value: ArrayLike<number> | PackedRows) =>
+    sources.push({ field, index, key: value, value });
+  manifest.relocations.forEach((r, i) => source(1, i, r.entries));
   manifest.queues.forEach((q, i) => {
-    sources.push({ field: 2, index: i, value: q.packetStarts });
-    sources.push({ field: 3, index: i, value: q.completionSlots });
+    source(2, i, q.packetStarts);
+    source(3, i, q.completionSlots);
   });
-  manifest.sourceMap.queues.forEach((q, i) =>
-    sources.push({ field: 4, index: i, value: q.entries }),
-  );
+  manifest.sourceMap.queues.forEach((q, i) => source(4, i, q.entries));
+  const sync = syncWordNumbers(manifest);
+  if (sync) sources.push({ field: 5, index: 0, key: manifest.memory.syncWords, value: sync });
   const spans = new Map<object, { start: number; end: number }>();
   // (An empty array is two bytes of JSON: no sidecar entry. Each value object appears once.)
   const listed = sources.filter((x) => x.value.length > 0);
-  for (const x of listed) spans.set(x.value, { start: -1, end: -1 });
+  for (const x of listed) spans.set(x.key, { start: -1, end: -1 });
   const json = formatJsonBytes(manifest, capacity, spans);
   const sidecar = writeSidecar(
     json,
-    listed.map((x) => ({ ...x, ...spans.get(x.value)! })),
+    listed.map((x) => ({ field: x.field, index: x.index, value: x.value, ...spans.get(x.key)! })),
   );
   return { json, sidecar };
+}
+
+/**
+ * The sidecar's numbers for `memory.syncWords` (manifest-sidecar.ts, field 5), or undefined when
+ * a word cannot be written that way (its id is not its index, or it names a queue the manifest
+ * does not list): the JSON then stays the only copy.
+ */
+function syncWordNumbers(manifest: PackedManifest): Float64Array | undefined {
+  const words = manifest.memory.syncWords;
+  const queueIndex = new Map(manifest.queues.map((q, i) => [q.name, i]));
+  const out = new Float64Array(SYNC_WORD_NUMBERS * words.length);
+  for (let k = 0; k < words.length; k++) {
+    const w = words[k]!;
+    const a = queueIndex.get(w.kind === "progress" ? w.producer : w.queue);
+    const b = w.kind === "progress" ? queueIndex.get(w.consumer) : 0;
+    if (w.id !== k || a === undefined || b === undefined) return undefined;
+    out.set(
+      [k, SYNC_WORD_KINDS.indexOf(w.kind), w.gpu ?? NULL_GPU, w.address, a, b],
+      SYNC_WORD_NUMBERS * k,
+    );
+  }
+  return out;
 }
 
 /** A generous guess of the manifest's JSON size (formatJsonBytes' capacity). */

@@ -10,11 +10,13 @@ import { afterAll, describe, expect, it } from "vitest";
 import {
   readSidecar,
   SIDECAR_FILE,
+  SYNC_WORD_KINDS,
   writeSidecar,
   type SidecarRead,
   type SidecarSource,
 } from "../../../src/backend/sdma/manifest-sidecar.js";
 import { PackedRows } from "../../../src/backend/sdma/packed-rows.js";
+import { SyncWordTable } from "../../../src/sim/sync-words.js";
 import { validateManifest } from "../../../src/sim/validate-input.js";
 import { dmac, example } from "../../helpers/cli.js";
 
@@ -23,6 +25,22 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 /** Typed arrays and packed rows as the plain arrays manifest.json spells. */
 function plain(v: unknown): unknown {
+  if (v instanceof SyncWordTable) {
+    const out: unknown[] = [];
+    for (let k = 0; k < v.length; k++) {
+      const [id, kind, gpu, address, a, b] = Array.from(
+        { length: 6 },
+        (_, j) => v.values[6 * k + j]!,
+      );
+      const common = { id, kind: SYNC_WORD_KINDS[kind!], gpu: gpu === 64 ? null : gpu, address };
+      out.push(
+        kind === 0
+          ? { ...common, producer: v.queueNames[a!], consumer: v.queueNames[b!] }
+          : { ...common, queue: v.queueNames[a!] },
+      );
+    }
+    return out;
+  }
   if (v instanceof PackedRows) return [...v].map((r) => [...r]);
   if (ArrayBuffer.isView(v)) return Array.from(v as unknown as ArrayLike<number>);
   if (Array.isArray(v)) return v.map(plain);
@@ -178,6 +196,33 @@ describe("a hostile sidecar is bad input", () => {
       expect(p.path).toBe(path);
       expect(p.detail).toMatch(detail);
     });
+
+  it("sync words: each one's kind, gpu and alignment, and the queues it names", async () => {
+    const dir = await compiled("ring_all_gather.dmac", "--sync", "conservative");
+    const side = join(dir, SIDECAR_FILE);
+    const good = readFileSync(side);
+    const r = readSidecar(readFileSync(join(dir, "manifest.json")), good);
+    if (!("skeleton" in r)) throw new Error(JSON.stringify(r));
+    const k = r.arrays.findIndex((a) => a.field === 5);
+    expect(k).toBeGreaterThanOrEqual(0);
+    const at = good.readDoubleLE(entry(k) + 40); // the payload: [id, kind, gpu, address, a, b]...
+    const width = good.readUInt32LE(entry(k) + 8);
+    const put = (b: Buffer, i: number, v: number): void =>
+      void (width === 8 ? b.writeDoubleLE(v, at + 8 * i) : b.writeUInt32LE(v, at + 4 * i));
+    for (const [i, v, message] of [
+      [1, 7, /memory\.syncWords\[0\]: kind code 7/],
+      [2, 65, /memory\.syncWords\[0\]: gpu 65/],
+      [9, 6, /memory\.syncWords\[1\]: address 6 is not 4-byte aligned/],
+      [10, 99, /memory\.syncWords\[1\]: names a queue the manifest does not list/],
+    ] as const) {
+      const b = Buffer.from(good);
+      put(b, i, v);
+      writeFileSync(side, b);
+      const run = await dmac("sim", dir);
+      expect(run.code).toBe(1);
+      expect(run.err).toMatch(message);
+    }
+  });
 
   it("through `dmac sim DIR`: DMAC6011 naming manifest.sidecar, exit 1", async () => {
     const dir = await compiled("gather.dmac");
