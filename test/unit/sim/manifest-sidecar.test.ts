@@ -19,6 +19,7 @@ import { PackedRows } from "../../../src/backend/sdma/packed-rows.js";
 import { SyncWordTable } from "../../../src/sim/sync-words.js";
 import { validateManifest } from "../../../src/sim/validate-input.js";
 import { dmac, example } from "../../helpers/cli.js";
+import { mulberry32 } from "../../helpers/prng.js";
 
 const tmp = mkdtempSync(join(tmpdir(), "dmac-sidecar-"));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -222,6 +223,34 @@ describe("a hostile sidecar is bad input", () => {
       expect(run.code).toBe(1);
       expect(run.err).toMatch(message);
     }
+  });
+
+  it("random corruption: a problem, stale, or arrays that validation then judges; never a throw", async () => {
+    const dir = await compiled("ring_all_gather.dmac", "--sync", "conservative");
+    const json = readFileSync(join(dir, "manifest.json"));
+    const good = readFileSync(join(dir, SIDECAR_FILE));
+    const random = mulberry32(13);
+    let reached = 0;
+    for (let n = 0; n < 400; n++) {
+      const b = Buffer.from(good);
+      // Past the hash (a changed hash is only "stale"): the table and the payloads.
+      for (let k = 0; k < 1 + Math.floor(random() * 3); k++)
+        b[48 + Math.floor(random() * (b.length - 48))] = Math.floor(random() * 256);
+      const r = readSidecar(json, b);
+      if (!("skeleton" in r)) continue;
+      const doc: unknown = JSON.parse(r.skeleton);
+      expect(() =>
+        validateManifest(doc, { sidecar: { file: SIDECAR_FILE, arrays: r.arrays } }),
+      ).not.toThrow();
+      reached++;
+      // And the whole run, every 8th: exit 0 or 1, never an internal error (2).
+      if (n % 8 !== 0) continue;
+      writeFileSync(join(dir, SIDECAR_FILE), b);
+      const run = await dmac("sim", dir);
+      expect([0, 1], run.err).toContain(run.code);
+    }
+    // (Most corruptions are caught by the reader; some get as far as validation and the run.)
+    expect(reached).toBeGreaterThan(20);
   });
 
   it("through `dmac sim DIR`: DMAC6011 naming manifest.sidecar, exit 1", async () => {
