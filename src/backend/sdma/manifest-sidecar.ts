@@ -121,11 +121,12 @@ export function writeSidecar(json: Uint8Array, sources: readonly SidecarSource[]
       new Uint32Array(out.buffer, out.byteOffset + o, p.rows + 1).set(p.s.value.starts);
       o += p.rowBytes;
     }
+    // (set() converts natively: every number is an integer below 2^32 when the width is 4.)
     const view =
       p.width === 4
         ? new Uint32Array(out.buffer, out.byteOffset + o, p.numbers.length)
         : new Float64Array(out.buffer, out.byteOffset + o, p.numbers.length);
-    for (let i = 0; i < p.numbers.length; i++) view[i] = p.numbers[i]!;
+    view.set(p.numbers);
   });
   return out;
 }
