@@ -1,6 +1,9 @@
 // Summarises a V8 .cpuprofile (from `node --cpu-prof`): self time per function and per file,
 // so the profile evidence in docs/performance.md can be reproduced with one command:
 //   node bench/prof-summary.js PROFILE.cpuprofile [topN]
+// then the time under each function (inclusive, a function counted once per stack), which gives a
+// phase's whole cost (`loadSimInput`, `packedFromManifest`, `runEvents`, ...), and the collector's
+// time charged to the phase that ran just before each of its samples.
 import { readFileSync } from "node:fs";
 
 const [, , path, topArg] = process.argv;
@@ -38,3 +41,48 @@ const show = (title, m) => {
 };
 show("self time by function", fnTimes);
 show("self time by file", fileTimes);
+
+// Inclusive time per function name, and the collector's samples charged to the function below
+// which the previous sample ran (its innermost frame on the list of the program's phases).
+const parent = new Map();
+for (const n of prof.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+const inclusive = new Map();
+for (const [id, us] of self) {
+  const seen = new Set();
+  for (let x = id; x !== undefined; x = parent.get(x)) {
+    const name = byId.get(x).callFrame.functionName || "(anon)";
+    if (seen.has(name)) continue;
+    seen.add(name);
+    inclusive.set(name, (inclusive.get(name) ?? 0) + us);
+  }
+}
+show("time under function (inclusive)", inclusive);
+const PHASES = [
+  "readJsonInput",
+  "validateManifest",
+  "frontEndModule",
+  "readInputFile",
+  "packedFromManifest",
+  "validateManifestInputs",
+  "createExecState",
+  "runEvents",
+  "execute",
+  "checkFinalState",
+  "compileToQueues",
+  "buildOutputs",
+];
+const phaseOf = (id) => {
+  const names = new Set();
+  for (let x = id; x !== undefined; x = parent.get(x))
+    names.add(byId.get(x).callFrame.functionName);
+  return PHASES.find((p) => names.has(p)) ?? "other";
+};
+const gcAfter = new Map();
+let last = "other";
+for (let i = 0; i < prof.samples.length; i++) {
+  const id = prof.samples[i];
+  if (byId.get(id).callFrame.functionName === "(garbage collector)")
+    gcAfter.set(last, (gcAfter.get(last) ?? 0) + (dt[i] ?? 0));
+  else last = phaseOf(id);
+}
+show("collector time after each phase", gcAfter);

@@ -45,6 +45,13 @@ export function analyzeSchedule(
     readonly bytesPerOp?: number | undefined;
     /** The heap limit to compare with (tests); default: this process's. */
     readonly heapLimit?: number | undefined;
+    /**
+     * false: no dependency edges (the module's `edges` stay undefined) and so no DMAC3024 bound
+     * on them. For `dmac sim`, which rebuilds a compiled source's IR only for the reference
+     * semantics and the meaning checks: neither reads the edges, and inferring them was ~5 % of
+     * a run. The reference run keeps its own bound (DMAC3025), so the work stays bounded.
+     */
+    readonly edges?: boolean | undefined;
   } = {},
 ): { diagnostics: Diagnostic[]; module: IrModule | undefined } {
   const maxOps = opts.maxOps ?? DEFAULT_MAX_OPS;
@@ -59,7 +66,7 @@ export function analyzeSchedule(
   // Dependency edges and the reference run's provenance pieces are bounded per allowed op
   // (DMAC3024, DMAC3025): both can grow quadratically in the ops (docs/safety.md).
   const limit = WORK_PER_OP * maxOps;
-  const deps = inferDepsWithin(inst.module, limit);
+  const deps = opts.edges === false ? { module: inst.module } : inferDepsWithin(inst.module, limit);
   if ("over" in deps) {
     const stmt = inst.module.stmts[inst.module.ops.stmt[deps.over]!];
     const at = stmt ? { file: checked.file, span: stmt.span } : undefined;

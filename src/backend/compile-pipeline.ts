@@ -34,10 +34,12 @@ import {
 import {
   buildPackedManifest,
   formatJsonBytes,
+  formatManifest,
   manifestMemory,
   manifestSizeGuess,
   type RecordedPaths,
 } from "./sdma/manifest.js";
+import { SIDECAR_FILE } from "./sdma/manifest-sidecar.js";
 import { emitTrace } from "./trace/trace.js";
 import { SIMULATED_COST_MODEL } from "./cost-model.js";
 import type { CostModel } from "../passes/cost-model.js";
@@ -360,13 +362,13 @@ export function buildOutputs(
       sourceMap,
     }));
     if (opts.emit.includes("sdma")) {
-      files.push({
-        name: "manifest.json",
-        data: formatJsonBytes(
-          buildPackedManifest(m, p, layout, emitted.queues, file, target.name, opts.paths),
-          manifestSizeGuess(emitted.queues),
-        ),
-      });
+      const { json, sidecar } = formatManifest(
+        buildPackedManifest(m, p, layout, emitted.queues, file, target.name, opts.paths),
+        manifestSizeGuess(emitted.queues),
+      );
+      files.push({ name: "manifest.json", data: json });
+      // The manifest's bulky arrays in binary, for `dmac sim DIR` (manifest-sidecar.ts).
+      files.push({ name: SIDECAR_FILE, data: sidecar });
     }
     // Memory: drop the packet objects, relocations and source map (millions of objects at 10^6
     // operations) before the largest output is built; garbage collection of a near-full heap

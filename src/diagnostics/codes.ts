@@ -1079,7 +1079,13 @@ every buffer, signal, sync word and slot of its memory; a relocation names a que
 a region, and the low dword of a packet's address field holding that region's base plus the
 addend; each queue's \`completionSlots\` are the slots its stream signals, in order, each slot
 listed once, written as \`completion.protocol\` says; and, with the source recompiled, the buffers
-and user signals are the schedule's (a sync word listed as a signal is refused).`,
+and user signals are the schedule's (a sync word listed as a signal is refused).
+
+A manifest's \`manifest.sidecar\` (docs/manifest.md, "The sidecar") that matches manifest.json's
+hash but is malformed (its table or a payload outside the file, a span that is not an array of
+manifest.json, a number that is not an integer below 2^53, an array where the JSON has none) is
+reported the same way, naming the sidecar and its entry or the JSON path. Fix: compile again, or
+delete the sidecar (manifest.json alone is read then).`,
   },
   DMAC6012: {
     severity: "error",

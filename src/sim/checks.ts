@@ -33,7 +33,7 @@ export function dataOperand(
     run.writes[k] = writes ? 1 : 0;
     return true;
   }
-  const region = i < 0 ? undefined : mem.regions[i]!;
+  const region = i < 0 ? undefined : mem.region(i);
   if (region === undefined) {
     const r = resolve(mem, addr, bytes);
     const error = "error" in r ? r.error : "?";

@@ -374,7 +374,7 @@ export function pollTimeout(x: ExecState, q: number, e: number): void {
     "DMAC6014",
     [
       whereCmd(x, q, e),
-      `POLL_REGMEM on ${x.mem.regions[w]!.name} (${hex(addr)}) ${POLL_FUNC_CODES[x.C.aux[e]!]!} ${x.C.value[e]!} gave up after its ${x.runs[q]!.pollRetries} retries (the word is ${read32(x, w, halfOf(x, w, addr))})`,
+      `POLL_REGMEM on ${x.mem.region(w).name} (${hex(addr)}) ${POLL_FUNC_CODES[x.C.aux[e]!]!} ${x.C.value[e]!} gave up after its ${x.runs[q]!.pollRetries} retries (the word is ${read32(x, w, halfOf(x, w, addr))})`,
     ],
     "a retry count of 0xFFF polls forever; any other count is a timeout, and the queue stops",
   );
@@ -411,7 +411,7 @@ function signal(x: ExecState, q: number, e: number, kind: number): void {
       kind === TIMESTAMP ? "a timestamp slot" : "a signal, sync or completion word";
     report(x, "DMAC6002", [
       whereCmd(x, q, e),
-      `${cmdName(x, e)} writes ${describeRegion(mem.regions[i]!)} at ${hex(addr)}, not ${wantRegion}; not executed`,
+      `${cmdName(x, e)} writes ${describeRegion(mem.region(i))} at ${hex(addr)}, not ${wantRegion}; not executed`,
     ]);
   } else if (!ringHit(x, addr, bytes, q, e)) {
     // The write waits for all earlier work of the queue (sequential here), so it publishes

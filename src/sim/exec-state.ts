@@ -9,7 +9,13 @@ import { EventHeap } from "./heap.js";
 import { createFlowSet, type Flow, type FlowLoad, type FlowSet } from "./flows.js";
 import { createMemory, type Memory } from "./memory.js";
 import { bytesPerUs, type MachineModel } from "./model.js";
-import { BAD, CMD_KINDS, type Commands, type PackedProgram, type SimRegion } from "./program.js";
+import { BAD, CMD_KINDS, type Commands, type PackedProgram } from "./program.js";
+import { REGION_CODE, REGION_KINDS } from "./regions.js";
+
+const BUFFER = REGION_CODE.buffer;
+const SYNC = REGION_CODE.sync;
+const TIMESTAMP_SLOT = REGION_CODE.timestamp;
+const COMPLETION = REGION_CODE.completion;
 import type { Semantics } from "./semantics.js";
 import type { Timeline } from "./execute.js";
 import { newSyncRecording } from "./trace/recorder.js";
@@ -108,12 +114,10 @@ export const HINTS = 5;
 export const SET = 0;
 export const ADD = 1;
 
-const WORD_WRITE_KINDS: ReadonlySet<SimRegion["kind"]> = new Set([
-  "signal",
-  "sync",
-  "completion",
-  "trigger",
-]);
+/** Words a FENCE or ATOMIC may write, by region code (regions.ts). */
+const WORD_WRITE_KIND = Uint8Array.from(REGION_KINDS, (k) =>
+  k === "signal" || k === "sync" || k === "completion" || k === "trigger" ? 1 : 0,
+);
 
 export interface ExecState {
   readonly p: PackedProgram;
@@ -190,7 +194,7 @@ export function createExecState(
   const commandQueue = new Int32Array(C.n);
   for (let q = 0; q < Q; q++) commandQueue.fill(q, cmdBase[q]!, cmdBase[q]! + p.queues[q]!.count);
   const mem = createMemory(p, commandQueue);
-  const R = mem.regions.length;
+  const R = mem.starts.length;
   const HBM = G * G;
   const PCIE = G * G + G;
   const capacity = new Float64Array(G * G + 3 * G);
@@ -209,13 +213,16 @@ export function createExecState(
   const completionSlot = new Uint8Array(R);
   const pollRepoll = new Float64Array(R);
   for (let i = 0; i < R; i++) {
-    const r = mem.regions[i]!;
-    regionGpu[i] = r.gpu ?? -1;
-    pollRepoll[i] = r.kind === "sync" && r.gpu === null ? model.hostWordPollUs : T.pollRepollUs;
-    if (r.host && r.buffer !== undefined) bufferHost[r.buffer] = 1;
-    if (WORD_WRITE_KINDS.has(r.kind)) signalWord[i] = 1;
-    if (r.kind === "timestamp") timestampSlot[i] = 1;
-    if (r.kind === "completion") completionSlot[i] = 1;
+    const kind = mem.kind[i]!;
+    regionGpu[i] = mem.gpu[i]!;
+    pollRepoll[i] = kind === SYNC && mem.gpu[i] === -1 ? model.hostWordPollUs : T.pollRepollUs;
+    if (kind === BUFFER) {
+      const r = mem.region(i); // (buffers are objects: a program has few)
+      if (r.host && r.buffer !== undefined) bufferHost[r.buffer] = 1;
+    }
+    signalWord[i] = WORD_WRITE_KIND[kind]!;
+    if (kind === TIMESTAMP_SLOT) timestampSlot[i] = 1;
+    if (kind === COMPLETION) completionSlot[i] = 1;
   }
   return {
     p,

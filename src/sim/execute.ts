@@ -333,7 +333,7 @@ function endOfRun(
     blockedOn.push(addr);
     const w = wordAt(x, addr);
     blocked.push(
-      `${where(x, q, C.at[e]!)} waits for ${x.mem.regions[w]!.name} (${hex(addr)}) ${POLL_FUNC_CODES[C.aux[e]!]!} ${C.value[e]!} but it is ${read32(x, w, halfOf(x, w, addr))}`,
+      `${where(x, q, C.at[e]!)} waits for ${x.mem.region(w).name} (${hex(addr)}) ${POLL_FUNC_CODES[C.aux[e]!]!} ${C.value[e]!} but it is ${read32(x, w, halfOf(x, w, addr))}`,
     );
   }
   if (blocked.length > 0) {

@@ -23,6 +23,7 @@ import {
 } from "./access-map.js";
 import { createProvenance, type ProvenanceState } from "../ir/provenance.js";
 import type { SimProgram, SimRegion } from "./program.js";
+import { REGION_KINDS, regionMap, type RegionMap } from "./regions.js";
 
 /**
  * The words (signal, sync, completion, trigger and timestamp regions) by region index, as
@@ -48,14 +49,8 @@ export interface Epoch {
   readonly cmd: number;
 }
 
-export interface Memory {
-  /** Regions sorted by address. */
-  readonly regions: readonly SimRegion[];
-  readonly starts: Float64Array;
-  /** addr + bytes of each region. */
-  readonly ends: Float64Array;
-  /** Buffer id of each region (-1: not a buffer instance on a GPU). */
-  readonly bufferOf: Int32Array;
+/** The regions (sorted by address: regions.ts) and what the run keeps per byte and word. */
+export interface Memory extends RegionMap {
   readonly words: Words;
   readonly prov: ProvenanceState;
   /** Access map of each buffer instance (gpu * buffers + buffer); values are access-table rows. */
@@ -98,31 +93,17 @@ function newRow(t: AccessTable, write: number, read0: number): number {
 /** Row 0 of every table: never accessed. */
 const NO_ACCESS = 0;
 
-const WORD_KINDS: ReadonlySet<SimRegion["kind"]> = new Set([
-  "signal",
-  "sync",
-  "completion",
-  "trigger",
-  "timestamp",
-]);
+/** Word kinds by region code (regions.ts). */
+const IS_WORD_KIND = Uint8Array.from(REGION_KINDS, (k) =>
+  k === "signal" || k === "sync" || k === "completion" || k === "trigger" || k === "timestamp"
+    ? 1
+    : 0,
+);
 
 /** `commands`: the number of commands of all queues (global command ids are 0 .. commands-1). */
 export function createMemory(p: SimProgram, commandQueue: Int32Array): Memory {
-  const regions = [...p.regions];
-  let sorted = true;
-  for (let i = 1; i < regions.length && sorted; i++)
-    sorted = regions[i - 1]!.addr <= regions[i]!.addr;
-  if (!sorted) regions.sort((a, b) => a.addr - b.addr);
-  const R = regions.length;
-  const starts = new Float64Array(R);
-  const ends = new Float64Array(R);
-  const bufferOf = new Int32Array(R).fill(-1);
-  for (let i = 0; i < R; i++) {
-    const r = regions[i]!;
-    starts[i] = r.addr;
-    ends[i] = r.addr + r.bytes;
-    if (r.kind === "buffer" && r.buffer !== undefined && r.gpu !== null) bufferOf[i] = r.buffer;
-  }
+  const map = regionMap(p);
+  const R = map.starts.length;
   const words: Words = {
     isWord: new Uint8Array(R),
     value: new Float64Array(R),
@@ -132,10 +113,9 @@ export function createMemory(p: SimProgram, commandQueue: Int32Array): Memory {
     firstClock: new Int32Array(R),
   };
   for (let i = 0; i < R; i++) {
-    const r = regions[i]!;
-    if (!WORD_KINDS.has(r.kind)) continue;
+    if (IS_WORD_KIND[map.kind[i]!] !== 1) continue;
     words.isWord[i] = 1;
-    words.value[i] = r.initial ?? 0;
+    words.value[i] = map.initial[i]!;
   }
   const table: AccessTable = {
     write: new Int32Array(1024),
@@ -145,10 +125,7 @@ export function createMemory(p: SimProgram, commandQueue: Int32Array): Memory {
   };
   newRow(table, NONE, NONE);
   return {
-    regions,
-    starts,
-    ends,
-    bufferOf,
+    ...map,
     words,
     // (About a row per command: most commands write one range or none.)
     prov: createProvenance(p.gpus, p.bufferSizes, commandQueue.length),
@@ -263,7 +240,7 @@ export function resolve(
     if (s[mid]! <= addr) lo = mid;
     else hi = mid - 1;
   }
-  const r = m.regions[lo]!;
+  const r = m.region(lo);
   const offset = addr - r.addr;
   if (offset >= r.bytes)
     return {

@@ -13,6 +13,7 @@
 // queue completed; poll blocks the queue until its condition holds.
 
 import type { CompareOp } from "../frontend/ast.js";
+import type { WordRegions } from "./regions.js";
 import type { IrModule } from "../ir/ir.js";
 
 export type PollFunc = CompareOp | "always";
@@ -107,6 +108,11 @@ export interface SimRegion {
 export interface ProgramBase {
   readonly gpus: number;
   readonly regions: readonly SimRegion[];
+  /**
+   * More regions, as columns: a manifest's or trace's sync words and completion and timestamp
+   * slots (regions.ts; there may be one per packet). The address map is both lists together.
+   */
+  readonly wordRegions?: WordRegions | undefined;
   /** Buffer id -> size in bytes (the same on every GPU holding an instance). */
   readonly bufferSizes: readonly number[];
   readonly bufferNames: readonly string[];

@@ -39,6 +39,9 @@ import {
   validateTrace,
 } from "./validate-input.js";
 import { scanCleanStream } from "./scan-packets.js";
+import { PackedRows } from "../backend/sdma/packed-rows.js";
+import { WordRegionsBuilder, type WordRegions } from "./regions.js";
+import { syncWordColumns } from "./sync-words.js";
 import { withSourceFrames } from "./report-frames.js";
 import {
   ATOMIC,
@@ -251,12 +254,18 @@ function outsideModel(p: PackedProgram, m: MachineModel, file: string): Diagnost
 
 // ---- inputs -> SimProgram --------------------------------------------------------------------
 
+/**
+ * A manifest's or trace's memory map: buffers, user signals and the trigger as objects; sync words,
+ * completion slots and timestamp slots as columns (regions.ts: there may be one per packet, half a
+ * million sync words and a million slots on the forward program), named when a report asks.
+ */
 function regionsOf(
   mem: ManifestMemory,
   trigger: { address: number } | null,
   initial: number,
 ): {
   regions: SimRegion[];
+  wordRegions: WordRegions;
   bufferSizes: number[];
   bufferNames: string[];
 } {
@@ -288,44 +297,23 @@ function regionsOf(
       addr: s.address,
       bytes: 4,
     });
-  for (const w of mem.syncWords)
-    regions.push({
-      kind: "sync",
-      name:
-        w.kind === "progress"
-          ? `sync${w.id} (${w.producer} -> ${w.consumer})`
-          : `sync${w.id} (${w.kind} of ${w.queue})`,
-      gpu: w.gpu,
-      addr: w.address,
-      bytes: 4,
-    });
-  // There may be one completion slot per packet: their names are made when a report asks.
-  const cs = mem.completionSignals;
-  for (let k = 0; k < cs.count; k++)
-    regions.push(new SlotRegion("completion", k, cs.base + k * cs.stride, 8, initial));
-  const ts = mem.timestampSlots;
-  const tsBytes = Math.max(8, Math.min(ts.stride, 32));
-  for (let k = 0; k < ts.count; k++)
-    regions.push(new SlotRegion("timestamp", k, ts.base + k * ts.stride, tsBytes, undefined));
   if (trigger)
     regions.push({ kind: "trigger", name: "trigger", gpu: null, addr: trigger.address, bytes: 4 });
-  return { regions, bufferSizes, bufferNames };
-}
-
-/** Slot k of the host's completion signals or timestamp slots (named `completion[k]`). */
-class SlotRegion implements SimRegion {
-  readonly gpu = null;
-  constructor(
-    readonly kind: "completion" | "timestamp",
-    private readonly k: number,
-    readonly addr: number,
-    readonly bytes: number,
-    readonly initial: number | undefined,
-  ) {}
-
-  get name(): string {
-    return `${this.kind}[${this.k}]`;
-  }
+  const sync = syncWordColumns(mem.syncWords);
+  const cs = mem.completionSignals;
+  const ts = mem.timestampSlots;
+  const tsBytes = Math.max(8, Math.min(ts.stride, 32));
+  const words = new WordRegionsBuilder(sync.count + cs.count + ts.count);
+  for (let k = 0; k < sync.count; k++) words.add("sync", sync.address(k), 4, sync.gpu(k));
+  for (let k = 0; k < cs.count; k++)
+    words.add("completion", cs.base + k * cs.stride, 8, null, initial);
+  for (let k = 0; k < ts.count; k++) words.add("timestamp", ts.base + k * ts.stride, tsBytes, null);
+  const wordRegions = words.finish((k) => {
+    if (k >= sync.count + cs.count) return `timestamp[${k - sync.count - cs.count}]`;
+    if (k >= sync.count) return `completion[${k - sync.count}]`;
+    return sync.name(k);
+  });
+  return { regions, wordRegions, bufferSizes, bufferNames };
 }
 
 /** A POLL_REGMEM packet's function as the executor names it (postmortem reads it too). */
@@ -526,16 +514,22 @@ export function packedFromManifest(
   streams: ReadonlyMap<string, Uint32Array>,
   file?: string,
 ): { program: PackedProgram } | { error: Diagnostic } {
-  const { regions, bufferSizes, bufferNames } = regionsOf(
+  const { regions, wordRegions, bufferSizes, bufferNames } = regionsOf(
     manifest.memory,
     manifest.trigger,
     manifest.completion.initial,
   );
-  let dwords = 0;
-  for (const mq of manifest.queues) dwords += streams.get(mq.file)?.length ?? 0;
-  const w = new CommandWriter(Math.ceil(dwords / 5));
+  // Rows for every packet up front (the manifest's packet starts, at most one per dword: only a
+  // capacity; the writer grows past it): each doubling of the nine columns is ~100 MB of
+  // ArrayBuffers on the forward program, and every 64 MB of them costs a full collection.
+  let rows = 0;
+  for (const mq of manifest.queues) {
+    const dwords = streams.get(mq.file)?.length ?? 0;
+    rows += mq.packetStarts !== undefined ? Math.min(mq.packetStarts.length, dwords) : dwords / 4;
+  }
+  const w = new CommandWriter(Math.ceil(rows));
   const queues: PackedQueue[] = [];
-  const maps = new Map(manifest.sourceMap.queues.map((q) => [q.queue, q]));
+  const rowsOf = sourceRowsByQueue(manifest.sourceMap);
   for (const [index, mq] of manifest.queues.entries()) {
     const words = streams.get(mq.file);
     if (!words)
@@ -548,7 +542,7 @@ export function packedFromManifest(
     const first = w.n;
     const firstOp = w.nOps;
     let check = new QueueStreamCheck(manifest, index, words);
-    let opsAt = sourceMapOps(maps.get(mq.name), w);
+    let opsAt = sourceMapOps(rowsOf.get(mq.name), w);
     const clean = scanCleanStream(words, (offset, packet) => {
       check.packet(offset, packet);
       const i = w.row(NOP, offset);
@@ -559,7 +553,7 @@ export function packedFromManifest(
     if (!clean) {
       w.truncate(first, firstOp);
       check = new QueueStreamCheck(manifest, index, words);
-      opsAt = sourceMapOps(maps.get(mq.name), w);
+      opsAt = sourceMapOps(rowsOf.get(mq.name), w);
       scanStream(words, (d, here) => {
         check.visit(d, here);
         // Every decoder problem at a packet's offset, joined: an undecodable dword, a truncated
@@ -591,22 +585,12 @@ export function packedFromManifest(
       count: w.n - first,
     });
   }
-  const sm = manifest.sourceMap;
-  const entriesOf = new Map(sm.queues.map((q) => [q.queue, q.entries]));
-  const locate = (q: number, at: number): string | undefined => {
-    const entries = entriesOf.get(queues[q]!.name);
-    if (!entries) return undefined;
-    let best: readonly number[] | undefined;
-    for (const e of entries) if (e[0]! <= at) best = e;
-    const stmt = best?.[1];
-    const pos = stmt === undefined ? undefined : sm.stmts[stmt];
-    return pos ? `${sm.file}:${pos.line}:${pos.col}` : undefined;
-  };
   return {
     program: {
       gpus: manifest.ranks,
       queues,
       regions,
+      wordRegions,
       bufferSizes,
       bufferNames,
       completions: completionsOf(manifest.memory, queues, w, manifest.completion.done),
@@ -615,40 +599,95 @@ export function packedFromManifest(
         value: manifest.trigger.value,
       },
       externalSignals: externalSignalsOf(regions, w),
-      locate,
+      locate: locator(manifest.sourceMap, rowsOf, queues),
       cmds: w.finish(),
     },
   };
 }
 
 /**
- * Sets the IR ops of the packet at a byte offset (row i), from a queue's source-map entries
- * (`[byteOffset, stmt, op, ...]`: the packets from byteOffset to the next entry implement those
- * ops; each entry's ops are copied once into the writer's shared list). Offsets must be asked in
- * increasing order; entries are sorted first (a hand-edited map need not be).
+ * Each queue's source-map rows as one PackedRows: the sidecar's as they are, a JSON manifest's
+ * copied (one pass). Later entries for a queue name replace earlier ones.
+ */
+function sourceRowsByQueue(sm: Manifest["sourceMap"]): Map<string, PackedRows> {
+  const out = new Map<string, PackedRows>();
+  for (const q of sm.queues) {
+    const e: unknown = q.entries;
+    if (e instanceof PackedRows) out.set(q.queue, e);
+    else if (Array.isArray(e)) out.set(q.queue, packRows(e as readonly (readonly number[])[]));
+  }
+  return out;
+}
+
+function packRows(rows: readonly (readonly number[])[]): PackedRows {
+  let total = 0;
+  for (const r of rows) total += r.length;
+  const data = new Float64Array(total);
+  const starts = new Uint32Array(rows.length + 1);
+  let n = 0;
+  rows.forEach((r, k) => {
+    for (let j = 0; j < r.length; j++) data[n++] = r[j]!;
+    starts[k + 1] = n;
+  });
+  return new PackedRows(data, starts);
+}
+
+/**
+ * The statement (`file:line:col`) of the packet at a byte offset of queue q: the last source-map
+ * row at or before it. Reads the packed rows (typed arrays), so the program holds no parsed
+ * rows (a million arrays on the forward program) for the collector to mark all through the run.
+ */
+function locator(
+  sm: Manifest["sourceMap"],
+  rowsOf: ReadonlyMap<string, PackedRows>,
+  queues: readonly PackedQueue[],
+): (q: number, at: number) => string | undefined {
+  const { stmts, file } = sm;
+  return (q, at) => {
+    const rows = rowsOf.get(queues[q]!.name);
+    if (!rows) return undefined;
+    const { data, starts } = rows;
+    let best = -1;
+    for (let k = 0; k < rows.length; k++) if (data[starts[k]!]! <= at) best = k;
+    const pos = best < 0 ? undefined : stmts[data[starts[best]! + 1]!];
+    return pos ? `${file}:${pos.line}:${pos.col}` : undefined;
+  };
+}
+
+/**
+ * Sets the IR ops of the packet at a byte offset (row i), from a queue's source-map rows
+ * (`[byteOffset, stmt, op, ...]`: the packets from byteOffset to the next row implement those
+ * ops; each row's ops are copied once into the writer's shared list). Offsets must be asked in
+ * increasing order; rows are taken in order of their offsets (a hand-edited map need not be
+ * sorted; equal offsets keep their order).
  */
 function sourceMapOps(
-  q: { readonly entries: readonly (readonly number[])[] } | undefined,
+  rows: PackedRows | undefined,
   w: CommandWriter,
 ): (i: number, offset: number) => void {
-  if (!q || !Array.isArray(q.entries)) return () => undefined;
-  let rows = q.entries;
+  if (!rows) return () => undefined;
+  const { data, starts } = rows;
+  const n = rows.length;
+  const offsetOf = (r: number): number => data[starts[r]!]!;
   let sorted = true;
-  for (let k = 1; k < rows.length && sorted; k++) sorted = rows[k - 1]![0]! <= rows[k]![0]!;
-  if (!sorted) rows = [...rows].sort((a, b) => a[0]! - b[0]!);
+  for (let k = 1; k < n && sorted; k++) sorted = offsetOf(k - 1) <= offsetOf(k);
+  const order = sorted
+    ? undefined
+    : Array.from({ length: n }, (_, r) => r).sort((a, b) => offsetOf(a) - offsetOf(b));
+  const rowAt = (k: number): number => (order ? order[k]! : k);
   let k = -1;
   let lo = -1;
   let hi = -1;
   return (i, offset) => {
-    while (k + 1 < rows.length && rows[k + 1]![0]! <= offset) {
+    while (k + 1 < n && offsetOf(rowAt(k + 1)) <= offset) {
       k++;
       lo = -1;
     }
     if (k < 0) return;
     if (lo < 0) {
-      const row = rows[k]!;
+      const r = rowAt(k);
       lo = w.nOps;
-      for (let j = 2; j < row.length; j++) w.pushOp(row[j]!);
+      for (let j = starts[r]! + 2; j < starts[r + 1]!; j++) w.pushOp(data[j]!);
       hi = w.nOps;
     }
     w.setOps(i, lo, hi);
@@ -702,7 +741,7 @@ export function packedFromTrace(trace: Trace): { program: PackedProgram } | { er
         "not a dmac command trace (kind 'dmac-trace', version 1)",
       ]),
     };
-  const { regions, bufferSizes, bufferNames } = regionsOf(
+  const { regions, wordRegions, bufferSizes, bufferNames } = regionsOf(
     trace.memory,
     trace.trigger,
     trace.completion.initial,
@@ -731,6 +770,7 @@ export function packedFromTrace(trace: Trace): { program: PackedProgram } | { er
       gpus: trace.ranks,
       queues,
       regions,
+      wordRegions,
       bufferSizes,
       bufferNames,
       completions: completionsOf(trace.memory, queues, w, trace.completion.done),

@@ -24,6 +24,7 @@ import { COMPARE_OPS, OP_KIND_BY_CODE, OP_KINDS, type IrModule } from "../ir/ir.
 import { lineCol } from "../source/source-file.js";
 import { assertNever } from "../util/assert-never.js";
 import { wordClockAt, wordClockCopy, type Memory } from "./memory.js";
+import { REGION_CODE } from "./regions.js";
 import {
   ATOMIC,
   BCAST,
@@ -170,16 +171,16 @@ export function createSemantics(ctx: SemanticsContext): Semantics | undefined {
   const { p, mem, meaning } = ctx;
   if (!meaning && !ctx.record) return undefined;
   const Q = p.queues.length;
-  const R = mem.regions.length;
+  const R = mem.starts.length;
   const C = p.cmds;
 
   // Word regions by index: user signals and completion slots.
   const isSignal = new Uint8Array(R);
   const isCompletion = new Uint8Array(R);
   for (let i = 0; i < R; i++) {
-    const k = mem.regions[i]!.kind;
-    if (k === "signal") isSignal[i] = 1;
-    else if (k === "completion") isCompletion[i] = 1;
+    const k = mem.kind[i]!;
+    if (k === REGION_CODE.signal) isSignal[i] = 1;
+    else if (k === REGION_CODE.completion) isCompletion[i] = 1;
   }
   const regionAt = (addr: number): number => {
     let lo = 0;
@@ -280,7 +281,7 @@ function createChecker(
   const t = m.ops;
   const n = t.count;
   const Q = p.queues.length;
-  const R = mem.regions.length;
+  const R = mem.starts.length;
   const ranks = m.ranks;
   const isData = (k: number): boolean =>
     k === K_COPY || k === K_BCAST || k === K_SWAP || k === K_FILL;

@@ -6,8 +6,10 @@
 
 import type { Snapshot, SnapshotQueue, SnapshotWord } from "../forensics/snapshot.js";
 import { QState, type ExecState } from "./exec-state.js";
+import { REGION_CODE } from "./regions.js";
 
-const WORD_KINDS = new Set(["signal", "sync", "trigger"]);
+/** Region codes of the words a host could read (regions.ts). */
+const SNAPSHOT_KINDS = new Set([REGION_CODE.signal, REGION_CODE.sync, REGION_CODE.trigger]);
 
 export function snapshotOf(x: ExecState, reason: Snapshot["reason"]): Snapshot {
   const queues: SnapshotQueue[] = x.p.queues.map((q, qi) => {
@@ -16,9 +18,9 @@ export function snapshotOf(x: ExecState, reason: Snapshot["reason"]): Snapshot {
     return { queue: q.name, breadcrumb: null, rptr: live ? x.C.at[q.first + r.pc]! : null };
   });
   const words: SnapshotWord[] = [];
-  x.mem.regions.forEach((region, i) => {
-    if (!WORD_KINDS.has(region.kind)) return;
-    words.push({ address: region.addr, value: (x.mem.words.value[i]! % 4294967296) >>> 0 });
-  });
+  for (let i = 0; i < x.mem.starts.length; i++) {
+    if (!SNAPSHOT_KINDS.has(x.mem.kind[i]!)) continue;
+    words.push({ address: x.mem.starts[i]!, value: (x.mem.words.value[i]! % 4294967296) >>> 0 });
+  }
   return { version: 1, kind: "dmac-snapshot", reason, timeUs: x.now, queues, words };
 }

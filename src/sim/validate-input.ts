@@ -39,6 +39,14 @@ import type { Trace, TraceAddr, TraceCmd } from "../backend/trace/trace.js";
 import { diag, type Diagnostic } from "../diagnostics/diagnostic.js";
 import { HOST, HOST_REGION_RANK, type IrModule } from "../ir/ir.js";
 import { checkExecutorInput } from "../schemas.js";
+import {
+  SIDECAR_FIELDS,
+  SYNC_WORD_NUMBERS,
+  type SidecarArray,
+  type SidecarInput,
+} from "../backend/sdma/manifest-sidecar.js";
+import { PackedRows } from "../backend/sdma/packed-rows.js";
+import { syncWordColumns, SyncWordTable } from "./sync-words.js";
 
 /** At most this many GPUs (the executor's model is a full mesh; 64 leaves room for any target). */
 export const MAX_RANKS = 64;
@@ -55,6 +63,11 @@ export interface ValidateOptions {
   readonly streams?: ReadonlyMap<string, Uint32Array> | undefined;
   /** The IR the input is checked against: its buffers must be the declared ones. */
   readonly module?: IrModule | undefined;
+  /**
+   * The manifest's sidecar (backend/sdma/manifest-sidecar.ts): `json` was parsed with an empty
+   * array in place of each of its arrays, which are put there once the schema has passed.
+   */
+  readonly sidecar?: SidecarInput | undefined;
 }
 
 /** Thrown only inside this module (never escapes): the first problem found. */
@@ -88,12 +101,19 @@ interface BufferEntry {
   readonly path: string;
 }
 
-interface Area {
-  readonly start: number;
-  readonly end: number;
-  readonly path: string;
-  /** The GPU whose memory holds it, or null for host memory. */
-  readonly owner: number | null;
+/** A declared memory area; its JSON path `list[index]` (or `list`) is made only to report. */
+class Area {
+  constructor(
+    readonly start: number,
+    readonly end: number,
+    private readonly list: string,
+    private readonly index: number,
+    /** The GPU whose memory holds it, or null for host memory. */
+    readonly owner: number | null,
+  ) {}
+  get path(): string {
+    return this.index < 0 ? this.list : `${this.list}[${this.index}]`;
+  }
 }
 
 interface RegionEntry {
@@ -144,9 +164,10 @@ class Checker {
     this.gpu(q.gpu, `${path}.gpu`);
   }
 
-  area(start: number, bytes: number, path: string, owner: number | null): void {
-    range(start, bytes, path);
-    if (bytes > 0) this.areas.push({ start, end: start + bytes, path, owner });
+  /** `index` >= 0: the area is `path[index]` (the path string is made only to report). */
+  area(start: number, bytes: number, path: string, owner: number | null, index = -1): void {
+    if (start + bytes > ADDR_LIMIT) range(start, bytes, index < 0 ? path : `${path}[${index}]`);
+    if (bytes > 0) this.areas.push(new Area(start, start + bytes, path, index, owner));
   }
 
   /** `slots`: the bound on completion and timestamp slot counts. */
@@ -158,7 +179,21 @@ class Checker {
       this.regions.push({ ...r, path: p });
     });
     this.buffersOf(m.buffers);
-    m.signals.forEach((s, i) => {
+    this.signalsOf(m.signals);
+    const sync = syncWordColumns(m.syncWords);
+    for (let i = 0; i < sync.count; i++) {
+      const g = sync.gpu(i);
+      const owner =
+        g === null ? null : g < this.ranks ? g : this.gpu(g, `$.memory.syncWords[${i}].gpu`);
+      this.area(sync.address(i), 4, "$.memory.syncWords", owner, i);
+    }
+    this.slots(m.completionSignals, "$.memory.completionSignals", slots);
+    this.slots(m.timestampSlots, "$.memory.timestampSlots", slots);
+  }
+
+  /** `$.memory.signals`: on a GPU below ranks, one entry per (id, gpu). */
+  signalsOf(signals: ManifestMemory["signals"]): void {
+    signals.forEach((s, i) => {
       const p = `$.memory.signals[${i}]`;
       const g = this.gpu(s.gpu, `${p}.gpu`);
       this.area(s.address, 4, p, g);
@@ -166,12 +201,6 @@ class Checker {
       if (this.signals.has(key)) throw new Bad(p, `a second entry for signal ${s.id} on GPU ${g}`);
       this.signals.set(key, { name: s.name, path: p });
     });
-    m.syncWords.forEach((w, i) => {
-      const p = `$.memory.syncWords[${i}]`;
-      this.area(w.address, 4, p, w.gpu === null ? null : this.gpu(w.gpu, `${p}.gpu`));
-    });
-    this.slots(m.completionSignals, "$.memory.completionSignals", slots);
-    this.slots(m.timestampSlots, "$.memory.timestampSlots", slots);
   }
 
   /** `$.memory.buffers`: ids index dense tables, one size per id, one entry per (id, gpu). */
@@ -376,6 +405,11 @@ export function validateManifest(
   const structural = checkExecutorInput("manifest", json, file);
   if (structural) return structural;
   const d = json as Manifest;
+  if (opts.sidecar) {
+    const sidecar = opts.sidecar;
+    const bad = run(sidecar.file, () => attachSidecar(d, sidecar.arrays));
+    if (bad) return bad;
+  }
   return run(file, () => {
     const c = new Checker(d);
     const queues = bounded(d.queues, "$.queues", c.ranks * 256);
@@ -415,11 +449,65 @@ export function validateManifestInputs(
   return run(opts.file ?? "manifest.json", () => {
     d.queues.forEach((q, i) => streamOf(q, `$.queues[${i}]`, opts.streams));
     if (opts.module) {
+      // (matches() reads the buffers and signals alone: not the other areas, a million words.)
       const c = new Checker(d);
-      c.memory(d.memory, Infinity);
+      c.buffersOf(d.memory.buffers);
+      c.signalsOf(d.memory.signals);
       c.matches(opts.module);
     }
   });
+}
+
+/**
+ * Puts each sidecar array where manifest.json has its placeholder (an empty array the schema
+ * accepted), as a typed array: the checks below and the executor only index them. The source
+ * map's rows become one PackedRows per queue. The sidecar reader has checked every number.
+ */
+function attachSidecar(d: Manifest, arrays: readonly SidecarArray[]): void {
+  const slot = (owner: unknown, key: string, path: string): Record<string, unknown> => {
+    const o = owner as Record<string, unknown> | undefined;
+    const v = o?.[key];
+    if (!Array.isArray(v) || v.length !== 0)
+      throw new Bad(
+        path,
+        "the sidecar gives this array, but manifest.json has no empty array here",
+      );
+    return o!;
+  };
+  for (const a of arrays) {
+    const path = SIDECAR_FIELDS[a.field].path(a.index);
+    switch (a.field) {
+      case 1:
+        slot(d.relocations[a.index], "entries", path)["entries"] = a.values;
+        break;
+      case 2:
+        slot(d.queues[a.index], "packetStarts", path)["packetStarts"] = a.values;
+        break;
+      case 3:
+        slot(d.queues[a.index], "completionSlots", path)["completionSlots"] = a.values;
+        break;
+      case 4:
+        slot(d.sourceMap.queues[a.index], "entries", path)["entries"] = new PackedRows(
+          a.values,
+          a.rowStarts!,
+        );
+        break;
+      case 5: {
+        const v = a.values;
+        for (let k = 0; k < v.length; k += SYNC_WORD_NUMBERS)
+          if (v[k + 4]! >= d.queues.length || v[k + 5]! >= d.queues.length)
+            throw new Bad(
+              `${path}[${k / SYNC_WORD_NUMBERS}]`,
+              "names a queue the manifest does not list",
+            );
+        slot(d.memory, "syncWords", path)["syncWords"] = new SyncWordTable(
+          v,
+          d.queues.map((q) => q.name),
+        );
+        break;
+      }
+    }
+  }
 }
 
 /** Queue `q`'s packet stream, when streams are given: present, and of its declared length. */

@@ -14,7 +14,7 @@ export function wordAt(x: ExecState, addr: number, hint = -1): number {
 }
 
 export const halfOf = (x: ExecState, i: number, addr: number): number =>
-  addr - x.mem.regions[i]!.addr === 4 ? 4 : 0;
+  addr - x.mem.starts[i]! === 4 ? 4 : 0;
 
 /** The 32-bit dword `half` of word i. */
 export function read32(x: ExecState, i: number, half: number): number {

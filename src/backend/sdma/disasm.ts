@@ -242,6 +242,10 @@ export class TextSink {
   ) {
     this.buf = Buffer.allocUnsafe(Math.max(64, capacity));
   }
+  /** Bytes written and not yet flushed (without `flush`: the text's length so far). */
+  get length(): number {
+    return this.len;
+  }
   /** Streaming: hands the buffered bytes to `flush` (nothing without one). */
   end(): void {
     if (!this.flush || this.len === 0) return;

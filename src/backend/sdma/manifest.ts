@@ -18,6 +18,13 @@ import { TextSink } from "./disasm.js";
 import { lengthAt, lookupHeader } from "./bitfield.js";
 import { InternalError } from "../../util/internal-error.js";
 import { PackedRows } from "./packed-rows.js";
+import {
+  NULL_GPU,
+  SYNC_WORD_KINDS,
+  SYNC_WORD_NUMBERS,
+  writeSidecar,
+  type SidecarField,
+} from "./manifest-sidecar.js";
 
 export interface Manifest {
   readonly version: 1;
@@ -424,7 +431,11 @@ function manifestBreadcrumbs(m: IrModule, p: QueueProgram, layout: Layout): Mani
  * were the largest allocation of the compile (docs/performance.md). `capacity`: expected bytes
  * (a good guess avoids regrowing a big buffer). Tested against a plain string formatter.
  */
-export function formatJsonBytes(value: unknown, capacity = 1 << 16): Uint8Array {
+export function formatJsonBytes(
+  value: unknown,
+  capacity = 1 << 16,
+  spans?: Map<object, { start: number; end: number }>,
+): Uint8Array {
   const out = new TextSink(capacity);
   const scalar = (v: unknown): boolean => v === null || typeof v !== "object";
   const finiteNumbers = (v: readonly unknown[]): boolean => {
@@ -446,7 +457,17 @@ export function formatJsonBytes(value: unknown, capacity = 1 << 16): Uint8Array 
     }
     out.char(0x5d); // ]
   };
+  // `spans`: where each of its keys' values lies in the text (the sidecar's arrays).
   const write = (v: unknown, indent: string): void => {
+    const span =
+      spans !== undefined && v !== null && typeof v === "object" ? spans.get(v) : undefined;
+    if (span !== undefined) {
+      span.start = out.length;
+      writeValue(v, indent);
+      span.end = out.length;
+    } else writeValue(v, indent);
+  };
+  const writeValue = (v: unknown, indent: string): void => {
     if (scalar(v)) {
       out.text(JSON.stringify(v) ?? "null");
     } else if (v instanceof Float64Array) {
@@ -505,6 +526,65 @@ export function formatJsonBytes(value: unknown, capacity = 1 << 16): Uint8Array 
   write(value, "");
   out.char(0x0a);
   return out.bytes();
+}
+
+/**
+ * manifest.json's bytes and its sidecar (manifest-sidecar.ts): the relocations, packet starts,
+ * completion slots and source-map rows of every queue in binary, with their spans in the JSON.
+ */
+export function formatManifest(
+  manifest: PackedManifest,
+  capacity: number,
+): { json: Uint8Array; sidecar: Uint8Array } {
+  // `key`: the JSON value whose span is recorded (for sync words, the list; value: its numbers).
+  const sources: {
+    field: SidecarField;
+    index: number;
+    key: object;
+    value: ArrayLike<number> | PackedRows;
+  }[] = [];
+  const source = (field: SidecarField, index: number, value: ArrayLike<number> | PackedRows) =>
+    sources.push({ field, index, key: value, value });
+  manifest.relocations.forEach((r, i) => source(1, i, r.entries));
+  manifest.queues.forEach((q, i) => {
+    source(2, i, q.packetStarts);
+    source(3, i, q.completionSlots);
+  });
+  manifest.sourceMap.queues.forEach((q, i) => source(4, i, q.entries));
+  const sync = syncWordNumbers(manifest);
+  if (sync) sources.push({ field: 5, index: 0, key: manifest.memory.syncWords, value: sync });
+  const spans = new Map<object, { start: number; end: number }>();
+  // (An empty array is two bytes of JSON: no sidecar entry. Each value object appears once.)
+  const listed = sources.filter((x) => x.value.length > 0);
+  for (const x of listed) spans.set(x.key, { start: -1, end: -1 });
+  const json = formatJsonBytes(manifest, capacity, spans);
+  const sidecar = writeSidecar(
+    json,
+    listed.map((x) => ({ field: x.field, index: x.index, value: x.value, ...spans.get(x.key)! })),
+  );
+  return { json, sidecar };
+}
+
+/**
+ * The sidecar's numbers for `memory.syncWords` (manifest-sidecar.ts, field 5), or undefined when
+ * a word cannot be written that way (its id is not its index, or it names a queue the manifest
+ * does not list): the JSON then stays the only copy.
+ */
+function syncWordNumbers(manifest: PackedManifest): Float64Array | undefined {
+  const words = manifest.memory.syncWords;
+  const queueIndex = new Map(manifest.queues.map((q, i) => [q.name, i]));
+  const out = new Float64Array(SYNC_WORD_NUMBERS * words.length);
+  for (let k = 0; k < words.length; k++) {
+    const w = words[k]!;
+    const a = queueIndex.get(w.kind === "progress" ? w.producer : w.queue);
+    const b = w.kind === "progress" ? queueIndex.get(w.consumer) : 0;
+    if (w.id !== k || a === undefined || b === undefined) return undefined;
+    out.set(
+      [k, SYNC_WORD_KINDS.indexOf(w.kind), w.gpu ?? NULL_GPU, w.address, a, b],
+      SYNC_WORD_NUMBERS * k,
+    );
+  }
+  return out;
 }
 
 /** A generous guess of the manifest's JSON size (formatJsonBytes' capacity). */

@@ -9,7 +9,7 @@
 export class PackedRows implements Iterable<readonly number[]> {
   /** Row i is data[starts[i] .. starts[i + 1]). */
   constructor(
-    readonly data: Float64Array,
+    readonly data: Float64Array | Uint32Array,
     readonly starts: Uint32Array,
   ) {}
   get length(): number {

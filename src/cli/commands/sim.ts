@@ -42,6 +42,7 @@ import { perfettoPage } from "../../sim/trace/perfetto-page.js";
 import { openInBrowser } from "../open-in-browser.js";
 import { simulate, type SimInput, type SimResult } from "../../sim/run.js";
 import { validateManifest, validateTrace } from "../../sim/validate-input.js";
+import { readJsonInput } from "./sim-json-input.js";
 import { summaryJson, summaryLine, summaryText } from "../../sim/summary.js";
 import { makeSourceFile } from "../../source/source-file.js";
 import { builtinTarget, type SyncMode, type Target } from "../../target/target.js";
@@ -220,38 +221,6 @@ export const MAX_SIM_JSON_BYTES = 256 << 20;
 /** The largest packet stream file `dmac sim` reads: compile's default --max-stream-bytes. */
 export const MAX_SIM_STREAM_BYTES = 256 << 20;
 
-function readJson(path: string): { json: unknown; bytes: number; diagnostics: Diagnostic[] } {
-  let text: string;
-  try {
-    text = readInputFile(path, {
-      maxBytes: MAX_SIM_JSON_BYTES,
-      what: "a manifest or trace",
-    }).toString("utf8");
-  } catch (e) {
-    return {
-      json: undefined,
-      bytes: 0,
-      diagnostics: [diag("DMAC5001", undefined, [path, readErrorReason(e)])],
-    };
-  }
-  try {
-    return { json: JSON.parse(text), bytes: Buffer.byteLength(text), diagnostics: [] };
-  } catch (e) {
-    // Not JSON at all: the executor-input code, with the parser's reason.
-    return {
-      json: undefined,
-      bytes: 0,
-      diagnostics: [
-        diag("DMAC6011", undefined, [
-          path,
-          "$",
-          `not valid JSON (${e instanceof Error ? e.message : String(e)})`,
-        ]),
-      ],
-    };
-  }
-}
-
 /** The IR recompiled from a manifest's or trace's source, or why there is none. */
 interface SourceModule {
   readonly module?: IrModule | undefined;
@@ -344,7 +313,8 @@ function moduleFor(
  * only needs the module (reference semantics, meaning checks). The checks `compileToQueues` makes
  * after the front end without building anything (buffers fit a GPU's window, the data packets
  * lowering would make are within the default --max-packets) are kept, so a source that no longer
- * compiles is refused with the same first error as before.
+ * compiles is refused with the same first error as before. Dependency edges are not inferred, so
+ * compile's bound on them (DMAC3024) is the one check not repeated here.
  */
 function frontEndModule(
   file: SourceFile,
@@ -363,7 +333,8 @@ function frontEndModule(
   const selected = selectSchedule(checked.schedules, opts.schedule);
   pushAll(diagnostics, selected.diagnostics);
   if (!selected.schedule || hasErrors(diagnostics)) return done();
-  const analyzed = analyzeSchedule(selected.schedule);
+  // No dependency edges: the executor's checks never read them (src/pipeline.ts).
+  const analyzed = analyzeSchedule(selected.schedule, { edges: false });
   pushAll(diagnostics, analyzed.diagnostics);
   const module = analyzed.module;
   if (!module || hasErrors(diagnostics)) return done();
@@ -457,14 +428,14 @@ export function loadSimInput(
         ),
       ],
     };
-  const { json, bytes, diagnostics } = readJson(p);
+  const { json, bytes, sidecar, diagnostics } = readJsonInput(p, MAX_SIM_JSON_BYTES);
   if (json === undefined) return { loaded: undefined, diagnostics };
   const kind =
     typeof json === "object" && json !== null ? (json as { kind?: unknown }).kind : undefined;
   const dir = dirname(p);
   if (kind === "dmac-manifest") {
     // Validated before its queue files are read or its source recompiled (src/sim/validate-input.ts).
-    const invalid = validateManifest(json, { file: p, fileBytes: bytes });
+    const invalid = validateManifest(json, { file: p, fileBytes: bytes, sidecar });
     if (invalid) return { loaded: undefined, diagnostics: [invalid] };
     const manifest = json as Manifest;
     const recorded = recordedTarget(manifest.targetFile, dir);

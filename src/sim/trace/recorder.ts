@@ -95,7 +95,7 @@ export function recordLanding(x: ExecState, s: SyncRecording, pending: number, w
   if (list) list.push(index);
   else s.writesOf.set(word, [index]);
   s.writes.push({
-    word: x.mem.regions[word]!.name,
+    word: x.mem.region(word).name,
     wordGpu: x.regionGpu[word]!,
     writer,
     row: issue?.[1] ?? -1,
@@ -122,7 +122,7 @@ export function recordPollStart(
   s.waits.push({
     queue: q,
     row: e,
-    word: x.mem.regions[word]!.name,
+    word: x.mem.region(word).name,
     condition: mask === 0xffffffff ? cond : `& 0x${mask.toString(16)} ${cond}`,
     start: x.now,
     firstCheck,
@@ -164,7 +164,7 @@ export function recordHostSlot(
   s.waits.push({
     queue: HOST_WRITER,
     row: -1,
-    word: x.mem.regions[word]!.name,
+    word: x.mem.region(word).name,
     condition: `== ${done}`,
     start,
     firstCheck: start,
@@ -185,7 +185,7 @@ export function doorbellSpan(x: ExecState, q: number, upTo: number, end: number)
   };
 }
 
-const initialOf = (x: ExecState, word: number): number => x.mem.regions[word]!.initial ?? 0;
+const initialOf = (x: ExecState, word: number): number => x.mem.initial[word]!;
 
 /** The 32-bit dword `half` (0 or 4) of a word's value, masked, meets the poll's condition. */
 function pollHolds(

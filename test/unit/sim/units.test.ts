@@ -16,6 +16,7 @@ import {
 } from "../../../src/sim/exec-state.js";
 import { completionScan, submit, watchCompletions } from "../../../src/sim/host.js";
 import { packProgram, type SimCmd } from "../../../src/sim/program.js";
+import { REGION_CODE } from "../../../src/sim/regions.js";
 import { route } from "../../../src/sim/transfers.js";
 import { applyWrite, pendingWrite, read32, wordAt } from "../../../src/sim/words.js";
 import type { FlowLoad } from "../../../src/sim/flows.js";
@@ -157,7 +158,7 @@ describe("transfers and checks", () => {
 
   it("words: a 32-bit SET into the high half keeps the low half", () => {
     const x = state([{ gpu: 0, engine: 14, cmds: [] }], 1);
-    const i = x.mem.regions.findIndex((r) => r.kind === "completion");
+    const i = x.mem.kind.indexOf(REGION_CODE.completion);
     applyWrite(x, pendingWrite(x, i, 4, SET, 7, 32, new Int32Array(x.Q + 2), 0, x.HOST));
     expect(read32(x, i, 4)).toBe(7);
     expect(read32(x, i, 0)).toBe(1);

@@ -1,0 +1,290 @@
+// The manifest's sidecar (DIR/manifest.sidecar, docs/manifest.md "The sidecar"): the bulky
+// arrays of manifest.json (relocations, packet starts, completion slots, source-map rows, sync
+// words) once more in binary, with where each one lies in the JSON text and the SHA-256 of that text.
+// `dmac sim DIR` parses manifest.json with those spans cut out (one empty array each) and takes
+// the numbers from here as typed arrays: at 10^6 operations the parse drops from ~120 MB of text
+// to a fraction, and the collector no longer marks tens of millions of parsed numbers and a
+// million row arrays for the whole run (docs/performance.md). The JSON stays complete, so a
+// runtime or any other reader never needs the sidecar; one whose hash no longer matches (the
+// manifest was edited) or of another version is ignored, and the JSON is parsed whole.
+//
+// Layout (little-endian; every offset a multiple of 8):
+//   0   "DMACSIDE"                     magic
+//   8   u32 version (1), u32 n         the number of arrays
+//   16  32 bytes                       SHA-256 of manifest.json's bytes
+//   48  n entries of 48 bytes:
+//         u32 field (SIDECAR_FIELDS), u32 index (of the queue / relocation list / source-map queue),
+//         u32 element bytes (4: u32, 8: f64), u32 rows (source-map rows; 0 for flat arrays),
+//         f64 start, f64 end            the value's bytes in manifest.json, '[' .. ']' inclusive
+//         f64 count                     numbers in the array (all rows together)
+//         f64 offset                    where its payload starts in the sidecar
+//   payloads: rows + 1 u32 row starts (source map only, padded to 8), then the numbers.
+
+import { createHash } from "node:crypto";
+import { PackedRows } from "./packed-rows.js";
+
+export const SIDECAR_FILE = "manifest.sidecar";
+export const SIDECAR_VERSION = 1;
+const MAGIC = "DMACSIDE";
+const HEADER_BYTES = 48;
+const ENTRY_BYTES = 48;
+const U32_LIMIT = 2 ** 32;
+
+/** The arrays a sidecar may carry, by code (the JSON path each replaces, with its index i). */
+export const SIDECAR_FIELDS = {
+  1: { name: "relocations", path: (i: number) => `$.relocations[${i}].entries` },
+  2: { name: "packetStarts", path: (i: number) => `$.queues[${i}].packetStarts` },
+  3: { name: "completionSlots", path: (i: number) => `$.queues[${i}].completionSlots` },
+  4: { name: "sourceMap", path: (i: number) => `$.sourceMap.queues[${i}].entries` },
+  5: { name: "syncWords", path: (_i: number) => "$.memory.syncWords" },
+} as const;
+export type SidecarField = keyof typeof SIDECAR_FIELDS;
+
+/**
+ * Field 5, `memory.syncWords`: SYNC_WORD_NUMBERS numbers per word, [id, kind, gpu, address, a, b]
+ * with kind an index of SYNC_WORD_KINDS, gpu NULL_GPU for null (host memory), and a, b indices of
+ * `queues`: the producer and consumer of a progress word, the queue (and 0) of the others.
+ */
+export const SYNC_WORD_NUMBERS = 6;
+export const SYNC_WORD_KINDS = ["progress", "barrier", "breadcrumb"] as const;
+export const NULL_GPU = 64;
+
+/** One array of manifest.json as the sidecar gives it. */
+export interface SidecarArray {
+  readonly field: SidecarField;
+  readonly index: number;
+  /** Its bytes in manifest.json: [start, end), from '[' to ']'. */
+  readonly start: number;
+  readonly end: number;
+  /** The numbers (a source map's rows one after another). */
+  readonly values: Float64Array | Uint32Array;
+  /** Source map: row r is values[rowStarts[r] .. rowStarts[r + 1]). */
+  readonly rowStarts?: Uint32Array | undefined;
+}
+
+/** A sidecar read for a manifest: its arrays, and its file (named by reports). */
+export interface SidecarInput {
+  readonly file: string;
+  readonly arrays: readonly SidecarArray[];
+}
+
+/** An array to write: its field and index, its numbers, and its span in the JSON. */
+export interface SidecarSource {
+  readonly field: SidecarField;
+  readonly index: number;
+  /** The numbers (for sync words: encoded as SYNC_WORD_NUMBERS per word). */
+  readonly value: ArrayLike<number> | PackedRows;
+  readonly start: number;
+  readonly end: number;
+}
+
+const pad8 = (n: number): number => Math.ceil(n / 8) * 8;
+
+function sha256(bytes: Uint8Array): Buffer {
+  return createHash("sha256").update(bytes).digest();
+}
+
+/** The sidecar of `json` (manifest.json's bytes) for the arrays in `sources`, in span order. */
+export function writeSidecar(json: Uint8Array, sources: readonly SidecarSource[]): Uint8Array {
+  const list = [...sources].sort((a, b) => a.start - b.start);
+  const plan = list.map((s) => {
+    const numbers = s.value instanceof PackedRows ? s.value.data : s.value;
+    let wide = false;
+    for (let k = 0; k < numbers.length && !wide; k++) wide = numbers[k]! >= U32_LIMIT;
+    const rows = s.value instanceof PackedRows ? s.value.length : 0;
+    const rowBytes = s.value instanceof PackedRows ? pad8(4 * (rows + 1)) : 0;
+    return { s, numbers, width: wide ? 8 : 4, rows, rowBytes };
+  });
+  let at = HEADER_BYTES + ENTRY_BYTES * plan.length;
+  const offsets = plan.map((p) => {
+    const o = at;
+    at += p.rowBytes + pad8(p.width * p.numbers.length);
+    return o;
+  });
+  const out = Buffer.alloc(at);
+  out.write(MAGIC, 0, "latin1");
+  out.writeUInt32LE(SIDECAR_VERSION, 8);
+  out.writeUInt32LE(plan.length, 12);
+  sha256(json).copy(out, 16);
+  plan.forEach((p, k) => {
+    const e = HEADER_BYTES + ENTRY_BYTES * k;
+    out.writeUInt32LE(p.s.field, e);
+    out.writeUInt32LE(p.s.index, e + 4);
+    out.writeUInt32LE(p.width, e + 8);
+    out.writeUInt32LE(p.rows, e + 12);
+    out.writeDoubleLE(p.s.start, e + 16);
+    out.writeDoubleLE(p.s.end, e + 24);
+    out.writeDoubleLE(p.numbers.length, e + 32);
+    out.writeDoubleLE(offsets[k]!, e + 40);
+    let o = offsets[k]!;
+    if (p.s.value instanceof PackedRows) {
+      new Uint32Array(out.buffer, out.byteOffset + o, p.rows + 1).set(p.s.value.starts);
+      o += p.rowBytes;
+    }
+    // (set() converts natively: every number is an integer below 2^32 when the width is 4.)
+    const view =
+      p.width === 4
+        ? new Uint32Array(out.buffer, out.byteOffset + o, p.numbers.length)
+        : new Float64Array(out.buffer, out.byteOffset + o, p.numbers.length);
+    view.set(p.numbers);
+  });
+  return out;
+}
+
+/** Why a sidecar cannot be used: `path` names the entry or the JSON value, `detail` the fault. */
+export interface SidecarProblem {
+  readonly path: string;
+  readonly detail: string;
+}
+
+export type SidecarRead =
+  /** Usable: manifest.json's text with every span an empty array, and the arrays. */
+  | { readonly skeleton: string; readonly arrays: readonly SidecarArray[] }
+  /** Not for this manifest.json (edited since, or another version): parse the JSON whole. */
+  | { readonly stale: string }
+  | { readonly problem: SidecarProblem };
+
+/**
+ * Reads `sidecar` against manifest.json's bytes. Everything in it is checked before use: the
+ * table, every span (inside the JSON, in order, from '[' to ']'), every payload (inside the
+ * file), row starts (from 0, non-decreasing, ending at the count, two numbers per row at least)
+ * and every number (an integer below 2^53, what the schema asks of these arrays). The numbers
+ * are views of `sidecar`'s memory where aligned (a copy otherwise).
+ */
+export function readSidecar(json: Uint8Array, sidecar: Uint8Array): SidecarRead {
+  // Typed views need 8-byte alignment (a small file read into Node's buffer pool lacks it).
+  let b = Buffer.from(sidecar.buffer, sidecar.byteOffset, sidecar.byteLength);
+  if (b.byteOffset % 8 !== 0) {
+    b = Buffer.alloc(sidecar.byteLength); // never pooled: offset 0
+    b.set(sidecar);
+  }
+  if (b.length < HEADER_BYTES || b.toString("latin1", 0, 8) !== MAGIC)
+    return { problem: { path: "header", detail: "not a dmac manifest sidecar" } };
+  const version = b.readUInt32LE(8);
+  if (version !== SIDECAR_VERSION)
+    return { stale: `sidecar version ${version} (this dmac reads ${SIDECAR_VERSION})` };
+  if (!sha256(json).equals(b.subarray(16, 48)))
+    return { stale: "written for another manifest.json (its SHA-256 differs)" };
+  const n = b.readUInt32LE(12);
+  if (HEADER_BYTES + ENTRY_BYTES * n > b.length)
+    return { problem: { path: "header", detail: `${n} entries, but the file ends inside them` } };
+  const arrays: SidecarArray[] = [];
+  const seen = new Set<number>();
+  let prevEnd = 0;
+  for (let k = 0; k < n; k++) {
+    const r = readEntry(b, json, k, prevEnd);
+    if ("problem" in r) return r;
+    const key = r.field * U32_LIMIT + r.index;
+    if (seen.has(key))
+      return { problem: { path: `entry ${k}`, detail: `a second array for ${fieldPath(r)}` } };
+    seen.add(key);
+    prevEnd = r.end;
+    arrays.push(r);
+  }
+  return { skeleton: skeletonOf(json, arrays), arrays };
+}
+
+function fieldPath(a: { readonly field: SidecarField; readonly index: number }): string {
+  return SIDECAR_FIELDS[a.field].path(a.index);
+}
+
+/** Table entry k, checked (see readSidecar). */
+function readEntry(
+  b: Buffer,
+  json: Uint8Array,
+  k: number,
+  prevEnd: number,
+): SidecarArray | { problem: SidecarProblem } {
+  const e = HEADER_BYTES + ENTRY_BYTES * k;
+  const bad = (detail: string) => ({ problem: { path: `entry ${k}`, detail } });
+  const field = b.readUInt32LE(e);
+  if (!(field in SIDECAR_FIELDS)) return bad(`unknown field code ${field}`);
+  const index = b.readUInt32LE(e + 4);
+  const width = b.readUInt32LE(e + 8);
+  if (width !== 4 && width !== 8) return bad(`element size ${width} (4 or 8)`);
+  const rows = b.readUInt32LE(e + 12);
+  const start = b.readDoubleLE(e + 16);
+  const end = b.readDoubleLE(e + 24);
+  const count = b.readDoubleLE(e + 32);
+  const offset = b.readDoubleLE(e + 40);
+  const isRows = field === 4;
+  if (!isRows && rows !== 0) return bad(`${rows} rows for a flat array`);
+  if (field === 5 && (index !== 0 || count % SYNC_WORD_NUMBERS !== 0))
+    return bad(
+      `sync words: index ${index} and ${count} numbers (index 0, ${SYNC_WORD_NUMBERS} per word)`,
+    );
+  if (!Number.isInteger(start) || !Number.isInteger(end) || start < prevEnd || end > json.length)
+    return bad(`span [${start}, ${end}) is not inside manifest.json after the previous one`);
+  if (end - start < 2 || json[start] !== 0x5b || json[end - 1] !== 0x5d)
+    return bad(`span [${start}, ${end}) of manifest.json is not a JSON array`);
+  const rowBytes = isRows ? pad8(4 * (rows + 1)) : 0;
+  if (
+    !Number.isInteger(count) ||
+    !Number.isInteger(offset) ||
+    count < 0 ||
+    offset % 8 !== 0 ||
+    offset < HEADER_BYTES ||
+    offset + rowBytes + width * count > b.length
+  )
+    return bad(`payload of ${count} numbers at ${offset} is not inside the sidecar`);
+  const path = SIDECAR_FIELDS[field as SidecarField].path(index);
+  const at = b.byteOffset + offset;
+  let rowStarts: Uint32Array | undefined;
+  if (isRows) {
+    rowStarts = new Uint32Array(b.buffer, at, rows + 1);
+    if (rowStarts[0] !== 0 || rowStarts[rows] !== count)
+      return bad(`row starts run from ${rowStarts[0]} to ${rowStarts[rows]}, not 0 to ${count}`);
+    for (let r = 0; r < rows; r++)
+      if (rowStarts[r + 1]! < rowStarts[r]! + 2)
+        return { problem: { path: `${path}[${r}]`, detail: "fewer than 2 numbers" } };
+  }
+  const values =
+    width === 4
+      ? new Uint32Array(b.buffer, at + rowBytes, count)
+      : new Float64Array(b.buffer, at + rowBytes, count);
+  if (width === 8)
+    for (let i = 0; i < count; i++) {
+      const v = values[i]!;
+      if (!(Number.isInteger(v) && v >= 0 && v <= Number.MAX_SAFE_INTEGER))
+        return {
+          problem: {
+            path: isRows ? `${path} (number ${i} of its rows)` : `${path}[${i}]`,
+            detail: `${v} is not an integer in [0, 2^53)`,
+          },
+        };
+    }
+  if (field === 5) {
+    const problem = syncWordProblem(values);
+    if (problem) return { problem: { path: `${path}[${problem.word}]`, detail: problem.detail } };
+  }
+  return { field: field as SidecarField, index, start, end, values, rowStarts };
+}
+
+/** What the schema asks of each sync word that the numbers can break (queues: when attached). */
+function syncWordProblem(v: ArrayLike<number>): { word: number; detail: string } | undefined {
+  for (let at = 0; at < v.length; at += SYNC_WORD_NUMBERS) {
+    const word = at / SYNC_WORD_NUMBERS;
+    const kind = v[at + 1]!;
+    if (kind >= SYNC_WORD_KINDS.length) return { word, detail: `kind code ${kind}` };
+    if (v[at + 2]! > NULL_GPU)
+      return { word, detail: `gpu ${v[at + 2]!} (at most 63, or ${NULL_GPU}: null)` };
+    if (v[at + 3]! % 4 !== 0)
+      return { word, detail: `address ${v[at + 3]!} is not 4-byte aligned` };
+    if (kind !== 0 && v[at + 5] !== 0)
+      return { word, detail: `a ${SYNC_WORD_KINDS[kind]} word with a consumer` };
+  }
+  return undefined;
+}
+
+/** manifest.json's text with each array's span replaced by `[]`. */
+function skeletonOf(json: Uint8Array, arrays: readonly SidecarArray[]): string {
+  const text = Buffer.from(json.buffer, json.byteOffset, json.byteLength);
+  const parts: string[] = [];
+  let at = 0;
+  for (const a of arrays) {
+    parts.push(text.toString("utf8", at, a.start), "[]");
+    at = a.end;
+  }
+  parts.push(text.toString("utf8", at));
+  return parts.join("");
+}

@@ -1,0 +1,94 @@
+// Reads the JSON document `dmac sim` is given (manifest.json or trace.json) and, beside a
+// manifest, its sidecar (backend/sdma/manifest-sidecar.ts): when the sidecar was written for
+// these exact bytes, the JSON is parsed with its bulky arrays cut out and those arrays come back
+// as typed arrays, attached once the document has passed the schema (src/sim/validate-input.ts).
+
+import {
+  readSidecar,
+  SIDECAR_FILE,
+  type SidecarArray,
+  type SidecarInput,
+} from "../../backend/sdma/manifest-sidecar.js";
+import { diag, type Diagnostic } from "../../diagnostics/diagnostic.js";
+import { readInputFile } from "../../util/read-input.js";
+import { basename, dirname, join } from "node:path";
+import { readErrorReason } from "../options.js";
+
+export interface JsonInput {
+  readonly json: unknown;
+  /** The document's size in bytes (slot counts are bounded by it). */
+  readonly bytes: number;
+  readonly sidecar?: SidecarInput | undefined;
+  readonly diagnostics: Diagnostic[];
+}
+
+/**
+ * The sidecar's path beside a manifest: `manifest.json` -> `manifest.sidecar` (only a file named
+ * manifest.json has one: that is the name compile writes both under).
+ */
+function sidecarPath(path: string): string | undefined {
+  return basename(path) === "manifest.json" ? join(dirname(path), SIDECAR_FILE) : undefined;
+}
+
+/** `path` parsed; `maxBytes` bounds the document (and four times it, its sidecar). */
+export function readJsonInput(path: string, maxBytes: number): JsonInput {
+  const fail = (d: Diagnostic): JsonInput => ({ json: undefined, bytes: 0, diagnostics: [d] });
+  let bytes: Buffer;
+  try {
+    bytes = readInputFile(path, { maxBytes, what: "a manifest or trace" });
+  } catch (e) {
+    return fail(diag("DMAC5001", undefined, [path, readErrorReason(e)]));
+  }
+  const side = sidecarPath(path);
+  let sidecar: SidecarInput | undefined;
+  let text: string | undefined;
+  if (side !== undefined) {
+    const read = readSidecarFile(side, bytes, 4 * maxBytes);
+    if ("diagnostic" in read) return fail(read.diagnostic);
+    if (read.arrays) {
+      sidecar = { file: side, arrays: read.arrays };
+      text = read.skeleton;
+    }
+  }
+  try {
+    return {
+      json: JSON.parse(text ?? bytes.toString("utf8")),
+      bytes: bytes.byteLength,
+      sidecar,
+      diagnostics: [],
+    };
+  } catch (e) {
+    // Not JSON at all: the executor-input code, with the parser's reason.
+    return fail(
+      diag("DMAC6011", undefined, [
+        path,
+        "$",
+        `not valid JSON (${e instanceof Error ? e.message : String(e)})`,
+      ]),
+    );
+  }
+}
+
+/** The sidecar at `path` for `json`'s bytes: none (absent, stale), its arrays, or what is wrong. */
+function readSidecarFile(
+  path: string,
+  json: Uint8Array,
+  maxBytes: number,
+):
+  | { arrays?: undefined }
+  | { arrays: readonly SidecarArray[]; skeleton: string }
+  | { diagnostic: Diagnostic } {
+  let bytes: Buffer;
+  try {
+    bytes = readInputFile(path, { maxBytes, what: "a manifest sidecar" });
+  } catch (e) {
+    // Optional: a manifest without one (hand-written, older) is parsed whole.
+    if ((e as { code?: unknown }).code === "ENOENT") return {};
+    return { diagnostic: diag("DMAC5001", undefined, [path, readErrorReason(e)]) };
+  }
+  const r = readSidecar(json, bytes);
+  if ("problem" in r)
+    return { diagnostic: diag("DMAC6011", undefined, [path, r.problem.path, r.problem.detail]) };
+  if ("stale" in r) return {};
+  return r;
+}
