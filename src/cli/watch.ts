@@ -88,8 +88,11 @@ export async function watchCommand(
     lastSeen = signature(files);
     const run = await capture(streams, cmd.run, now);
     if (run.code === 0) lastGood = run;
-    show(streams, run, lastGood, now, files.length);
+    // Watch before saying "watching": a save right after the message must not fall between the
+    // two. A save during the run (before the watchers exist) is caught by the signature.
     watchers.update(files);
+    show(streams, run, lastGood, now, files.length);
+    if (signature(files) !== lastSeen) schedule();
   };
   const schedule = (): void => {
     if (stop.aborted) return;
