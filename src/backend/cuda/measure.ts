@@ -53,25 +53,38 @@ export function resultsProblem(json: unknown): string | undefined {
   return i >= 0 ? `runs[${i}] lacks example, variant, totalBytes, medianUs or verified` : undefined;
 }
 
-/** variants.tsv: (example, variant) -> the dmac options as words. */
+/** variants.tsv: (example, variant) -> the dmac options as words. A fourth column (how a size
+ *  becomes a define, `NAME/N`: variants-peer.tsv) becomes the words `--size-define NAME/N`. */
 export function parseVariants(text: string): Map<string, string[]> {
   const out = new Map<string, string[]>();
   for (const line of text.split("\n")) {
     if (line.startsWith("#") || line.trim() === "") continue;
-    const [example, variant, opts] = line.split("\t");
-    if (example && variant && opts !== undefined)
-      out.set(`${example}/${variant}`, opts.trim().split(/\s+/));
+    const [example, variant, opts, sizeDefine] = line.split("\t");
+    if (example && variant && opts !== undefined) {
+      const words = opts.trim().split(/\s+/);
+      if (sizeDefine?.trim()) words.push("--size-define", sizeDefine.trim());
+      out.set(`${example}/${variant}`, words);
+    }
   }
   return out;
 }
 
+/** The define a size sets: `total` = SIZE, or NAME/N: NAME = SIZE / N (prepare.sh's rule). */
+function sizeDefine(spec: string, total: number): [string, string] {
+  const [name, div] = spec.split("/");
+  return [name!, `${Math.floor(total / Number(div ?? 1))}B`];
+}
+
 /** The compile options of one variant's words (-D, -O, --prelaunch, --completion). */
 function optionsOf(words: readonly string[], total: number) {
-  const defines: Record<string, string> = { total: `${total}B` };
+  const at = words.indexOf("--size-define");
+  const [name, value] = sizeDefine(at >= 0 ? words[at + 1]! : "total", total);
+  const defines: Record<string, string> = { [name]: value };
   const raw: { opt?: string; prelaunch?: boolean; completion?: string } = {};
   for (let i = 0; i < words.length; i++) {
     const w = words[i]!;
-    if (w === "-D") {
+    if (w === "--size-define") i++;
+    else if (w === "-D") {
       const [k, v] = words[++i]!.split("=");
       defines[k!] = v!;
     } else if (w.startsWith("-O")) raw.opt = w.slice(2);

@@ -31,6 +31,35 @@ describe("runner results", () => {
     expect(v.size).toBe(14);
   });
 
+  it("reads the peer table's size define (issue 19): chunk = SIZE / 2", () => {
+    const v = parseVariants(readFileSync("runtime/cuda/variants-peer.tsv", "utf8"));
+    expect(v.get("all_to_all_b2b/batch")).toEqual([
+      "-D",
+      "engine=0",
+      "-O1",
+      "--size-define",
+      "chunk/2",
+    ]);
+    expect(v.size).toBe(14);
+  });
+
+  it("dmac measure recompiles the 2-GPU peer runs (84, all verified on two H200s)", async () => {
+    const dir = "bench/hardware/2026-11-24-h200x2";
+    const doc = JSON.parse(readFileSync(`${dir}/results.json`, "utf8"));
+    expect(doc.runs.every((r: { verified: boolean }) => r.verified)).toBe(true);
+    const r = await dmac(
+      "measure",
+      `${dir}/results.json`,
+      "--target",
+      `${dir}/target.json`,
+      "--variants",
+      "runtime/cuda/variants-peer.tsv",
+    );
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/^all_to_all_b2b\s+batch\s+1024\s+12\.46 µs\s+12\.80 µs/m);
+    expect(r.out.split("\n").filter((l) => l.startsWith("all_"))).toHaveLength(84);
+  });
+
   it("dmac measure prints measured against predicted for every run", async () => {
     const r = await dmac("measure", RESULTS);
     expect(r.code).toBe(0);
