@@ -46,7 +46,7 @@ import {
   type Target,
 } from "../../target/target.js";
 import type { CliContext } from "../main.js";
-import { reportJson } from "../json-output.js";
+import { jsonNumber, reportJson } from "../json-output.js";
 import { startProgress } from "../progress.js";
 import {
   addDiagnosticOptions,
@@ -435,13 +435,13 @@ export function runCalibrate(
     id: r.id,
     measured: measuredQuantity(r) ?? null,
     kind: r.measured?.kind ?? "baseline",
-    predicted: finite(before[i]!),
-    ...(fitted1 ? { fitted: finite(after[i]!) } : {}),
+    predicted: jsonNumber(before[i]!),
+    ...(fitted1 ? { fitted: jsonNumber(after[i]!) } : {}),
   });
   const errors = (e: ReturnType<typeof errorSummary>, msle: number) => ({
-    median: finite(e.median),
-    max: finite(e.max),
-    meanSquaredLogRatio: finite(msle),
+    median: jsonNumber(e.median),
+    max: jsonNumber(e.max),
+    meanSquaredLogRatio: jsonNumber(msle),
   });
   return reportJson(
     ctx,
@@ -458,8 +458,6 @@ export function runCalibrate(
 }
 
 /** A number for JSON: NaN and infinities (no prediction) become null. */
-const finite = (x: number): number | null => (Number.isFinite(x) ? x : null);
-
 export function registerCalibrate(program: Command, ctx: CliContext): void {
   const cmd = program
     .command("calibrate")

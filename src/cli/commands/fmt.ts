@@ -14,7 +14,7 @@ import { readdirSync, statSync, existsSync, type Stats } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Command } from "commander";
 import { diag, type Diagnostic } from "../../diagnostics/diagnostic.js";
-import { OutputError, writeOutputFile } from "../../backend/output.js";
+import { writeOutputOrReport } from "../write-output.js";
 import type { CliContext } from "../main.js";
 import { reportJson } from "../json-output.js";
 import {
@@ -98,13 +98,7 @@ function rewrite(path: string, text: string, before: Stats | undefined): Diagnos
   if (before === undefined || now === undefined || changed(before, now)) {
     return diag("DMAC5002", undefined, [path, "it changed while being formatted; left as it is"]);
   }
-  try {
-    writeOutputFile(path, text);
-    return undefined;
-  } catch (e) {
-    if (e instanceof OutputError) return diag("DMAC5002", undefined, [e.path, e.reason]);
-    throw e;
-  }
+  return writeOutputOrReport(path, text);
 }
 
 function changed(a: Stats, b: Stats): boolean {

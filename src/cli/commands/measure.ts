@@ -23,7 +23,7 @@ import {
   type Compared,
   type ResultsDoc,
 } from "../../backend/cuda/measure.js";
-import { OutputError, writeOutputFile } from "../../backend/output.js";
+import { writeOutputOrReport } from "../write-output.js";
 import { diag, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import { cudaOf } from "../../target/cuda-target.js";
 import { builtinTarget, type Target } from "../../target/target.js";
@@ -218,13 +218,9 @@ function reportFit(r: Report, target: Target, path: string): number {
   );
   const diagnostics: Diagnostic[] = [];
   if (opts.output !== undefined) {
-    try {
-      const text = fittedJson(target, names, fit.values, path);
-      writeOutputFile(opts.output, text, { inputs: [path] });
-    } catch (e) {
-      if (!(e instanceof OutputError)) throw e;
-      diagnostics.push(diag("DMAC5002", undefined, [e.path, e.reason]));
-    }
+    const text = fittedJson(target, names, fit.values, path);
+    const problem = writeOutputOrReport(opts.output, text, { inputs: [path] });
+    if (problem) diagnostics.push(problem);
   }
   if (opts.format !== "json") return reportDiagnostics(r.ctx, diagnostics, opts);
   const wrote = opts.output !== undefined && diagnostics.length === 0;

@@ -15,6 +15,7 @@
 import { BANDWIDTH_HELP } from "../../sim/bandwidth.js";
 import { statSync } from "node:fs";
 import { OutputError, writeOutputFile } from "../../backend/output.js";
+import { writeOutputOrReport } from "../write-output.js";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import type { Command } from "commander";
 import {
@@ -727,18 +728,9 @@ function reportOne(run: InputRun, opts: SimCommandOptions, ctx: CliContext): num
     if (problem) diagnostics.push(problem);
   }
   if (opts.snapshot !== undefined && result.snapshot) {
-    try {
-      writeOutputFile(opts.snapshot, JSON.stringify(result.snapshot, null, 2) + "\n", {
-        inputs: [
-          run.path,
-          ...(run.reads ?? []),
-          ...(opts.target !== undefined ? [opts.target] : []),
-        ],
-      });
-    } catch (e) {
-      if (!(e instanceof OutputError)) throw e;
-      diagnostics.push(diag("DMAC5002", undefined, [e.path, e.reason]));
-    }
+    const text = JSON.stringify(result.snapshot, null, 2) + "\n";
+    const problem = writeOutputOrReport(opts.snapshot, text, { inputs: runInputs(run, opts) });
+    if (problem) diagnostics.push(problem);
   }
   if (opts.json) {
     const json = {
@@ -781,11 +773,7 @@ function writeTrace(
     endUs: result.stats.totalUs,
   });
   const text = JSON.stringify(trace) + "\n";
-  const inputs = [
-    run.path,
-    ...(run.reads ?? []),
-    ...(opts.target !== undefined ? [opts.target] : []),
-  ];
+  const inputs = runInputs(run, opts);
   const page = opts.html ?? (opts.open === true ? pageBeside(opts.trace!) : undefined);
   try {
     if (opts.trace !== undefined) writeOutputFile(opts.trace, text, { inputs });
@@ -801,6 +789,11 @@ function writeTrace(
     return diag("DMAC5002", undefined, [e.path, e.reason]);
   }
   return undefined;
+}
+
+/** The files a run read: what its outputs (trace, page, snapshot) must never overwrite. */
+function runInputs(run: InputRun, opts: SimCommandOptions): string[] {
+  return [run.path, ...(run.reads ?? []), ...(opts.target !== undefined ? [opts.target] : [])];
 }
 
 /** The page beside a trace file: its name with .html for .json (or .html appended). */
