@@ -11,7 +11,7 @@ import { decodeStream } from "../../../src/backend/sdma/decode.js";
 import { chromeTrace, type ChromeTrace } from "../../../src/sim/chrome-trace.js";
 import { simulate } from "../../../src/sim/run.js";
 import { example, runCli } from "../../helpers/cli.js";
-import { compileText } from "./compile-helper.js";
+import { compileText, RELAY } from "./compile-helper.js";
 import { readTrace, type ReadTrace, type Slice } from "./trace-check.js";
 
 const dir = mkdtempSync(join(tmpdir(), "dmac-trace-"));
@@ -159,18 +159,7 @@ describe("names in the trace", () => {
 });
 
 describe("chromeTrace golden", () => {
-  const source = `target mi300x
-
-schedule relay(chunk: bytes = 4KiB) {
-  buffer b: chunk
-  signal got
-  copy b@0 -> b@1
-  notify got@1
-  when got@1 >= 1 {
-    copy b@1 -> b@2
-  }
-}
-`;
+  const source = RELAY;
 
   it("a two-queue relay, event by event", async () => {
     const c = compileText("relay.dmac", source, {}, "aggressive"); // notify + when >=

@@ -58,3 +58,20 @@ export function compileText(
     target: q.compiled.target,
   };
 }
+
+/**
+ * A two-queue relay: GPU 0 copies to GPU 1 and notifies; GPU 1 waits for the flag (`>=`, so
+ * `--sync aggressive`: DMAC4020 in conservative mode) and copies on. Trace and report tests.
+ */
+export const RELAY = `target mi300x
+
+schedule relay(chunk: bytes = 4KiB) {
+  buffer b: chunk
+  signal got
+  copy b@0 -> b@1
+  notify got@1
+  when got@1 >= 1 {
+    copy b@1 -> b@2
+  }
+}
+`;

@@ -11,7 +11,7 @@ import { renderDiagnostics } from "../../../src/diagnostics/render.js";
 import { simulate } from "../../../src/sim/run.js";
 import { diag } from "../../../src/diagnostics/diagnostic.js";
 import { withSourceFrames } from "../../../src/sim/report-frames.js";
-import { compileFile, compileText, type Compiled } from "./compile-helper.js";
+import { compileFile, compileText, RELAY, type Compiled } from "./compile-helper.js";
 
 /** Moves one address of the first copy_linear of queue 0 by `delta`, relocation included. */
 function shiftCopy(c: Compiled, field: "src" | "dst", delta: number): void {
@@ -33,19 +33,6 @@ const run = (c: Compiled, withIr = true) =>
     { manifest: c.manifest, streams: c.streams, module: withIr ? c.module : undefined },
     { target: c.target },
   );
-
-const RELAY = `target mi300x
-
-schedule relay(chunk: bytes = 4KiB) {
-  buffer b: chunk
-  signal got
-  copy b@0 -> b@1
-  notify got@1
-  when got@1 >= 1 {
-    copy b@1 -> b@2
-  }
-}
-`;
 
 const COPY_LINE = "copy buf@r[r * chunk +: chunk] -> buf@p[r * chunk +: chunk]";
 
