@@ -34,9 +34,8 @@ import {
 import {
   buildPackedManifest,
   formatJsonBytes,
-  formatManifest,
+  manifestOutputs,
   manifestMemory,
-  manifestSizeGuess,
   type RecordedPaths,
 } from "./sdma/manifest.js";
 import { SIDECAR_FILE } from "./sdma/manifest-sidecar.js";
@@ -362,17 +361,17 @@ export function buildOutputs(
       sourceMap,
     }));
     if (opts.emit.includes("sdma")) {
-      const { json, sidecar } = formatManifest(
+      const { json, sidecar } = manifestOutputs(
         buildPackedManifest(m, p, layout, emitted.queues, file, target.name, opts.paths),
-        manifestSizeGuess(emitted.queues),
       );
       files.push({ name: "manifest.json", data: json });
       // The manifest's bulky arrays in binary, for `dmac sim DIR` (manifest-sidecar.ts).
       files.push({ name: SIDECAR_FILE, data: sidecar });
     }
-    // Memory: drop the packet objects, relocations and source map (millions of objects at 10^6
-    // operations) before the largest output is built; garbage collection of a near-full heap
-    // was most of the time of big compiles (docs/performance.md).
+    // Memory: drop the packet objects (millions at 10^6 operations) before the outputs are
+    // written; garbage collection of a near-full heap was most of the time of big compiles
+    // (docs/performance.md). The relocations and source map stay, typed arrays held by the
+    // streamed manifest until it is written.
     emitted = undefined;
     if (opts.emit.includes("sdma"))
       for (const q of queues) files.push({ name: `${q.name}.bin`, data: streamBytes(q.words) });

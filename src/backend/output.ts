@@ -6,7 +6,8 @@
 //   must never delete the project.
 // - Never over an input of the command, never the current directory or one of its parents, never
 //   through a symbolic link (dmac did not create it, so it cannot know where it leads).
-// - Big files (dump.txt) are streamed into the temporary as they are produced (StreamedData).
+// - Big files (dump.txt, manifest.json) are streamed into the temporary as they are produced
+//   (StreamedData); a big output's writes run on a second thread (write-behind.ts).
 // - Atomic: everything is written into a fresh temporary directory (or file) beside the target
 //   and renamed into place; on failure the previous outputs are untouched. Temporaries carry the
 //   writer's pid, so a later run removes those of killed runs (and only those).
@@ -33,6 +34,7 @@ import { randomBytes } from "node:crypto";
 import { basename, dirname, join, resolve, sep } from "node:path";
 import type { OutputFile } from "./compile-pipeline.js";
 import { StreamedData } from "./streamed-data.js";
+import { WriteBehind } from "./write-behind.js";
 
 export class OutputError extends Error {
   override readonly name = "OutputError";
@@ -237,7 +239,8 @@ function makeParent(target: string): void {
 }
 
 /** Creates `path` (it must not exist) with `data`; streamed data is written chunk by chunk. */
-function writeNewFile(path: string, data: OutputFile["data"]): void {
+function writeNewFile(path: string, data: OutputFile["data"], behind?: WriteBehind): void {
+  if (behind) return writeFileBehind(path, data, behind);
   if (!(data instanceof StreamedData)) {
     writeFileSync(path, data, { flag: "wx" });
     return;
@@ -250,6 +253,27 @@ function writeNewFile(path: string, data: OutputFile["data"]): void {
   } finally {
     closeSync(fd);
   }
+}
+
+/** writeNewFile with the writes on the second thread (the file is created here). */
+function writeFileBehind(path: string, data: OutputFile["data"], behind: WriteBehind): void {
+  const fd = openSync(path, "wx", 0o666);
+  try {
+    if (data instanceof StreamedData) data.writeTo((chunk) => behind.write(fd, chunk));
+    else behind.write(fd, typeof data === "string" ? Buffer.from(data) : data);
+  } finally {
+    behind.close(fd);
+  }
+}
+
+/** Outputs whose streams hold this many bytes are written on a second thread (write-behind.ts):
+ * the streams are a fair measure of the manifest and listing that come with them. */
+const WRITE_BEHIND_BYTES = 8 << 20;
+
+function writeBehindFor(files: readonly OutputFile[]): WriteBehind | undefined {
+  let n = 0;
+  for (const f of files) if (f.data instanceof Uint8Array) n += f.data.length;
+  return n >= WRITE_BEHIND_BYTES ? new WriteBehind() : undefined;
 }
 
 /** Replaces directory `dir` with one holding exactly `files` (and the marker). */
@@ -285,7 +309,13 @@ export function writeOutputDir(
   try {
     const marker: Marker = { tool: "dmac", format: MARKER_FORMAT, files: files.map((f) => f.name) };
     writeFileSync(join(tmp, MARKER_NAME), JSON.stringify(marker) + "\n", { flag: "wx" });
-    for (const f of files) writeNewFile(join(tmp, f.name), f.data);
+    const behind = writeBehindFor(files);
+    try {
+      for (const f of files) writeNewFile(join(tmp, f.name), f.data, behind);
+      behind?.drain();
+    } finally {
+      behind?.dispose();
+    }
     if (existsSync(target)) {
       old = `${tmp}.old`;
       renameSync(target, old);

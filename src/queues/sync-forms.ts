@@ -51,61 +51,22 @@ const FUNC_GT = FUNC[">"];
 export const ONCE_VALUE = 1;
 
 export function conservativeSync(p: QueueProgram, words: "host" | "gpu"): ConservativeResult {
+  const fences = progressFences(p);
+  // New words: a barrier keeps one word; a progress word gets one per polled FENCE. Flat
+  // columns, not a map per word: half a million words at 10^6 operations.
   const W = p.syncWords.length;
-  // Per progress word: its FENCE values in producer order and the new word of each.
-  const fenceValues: number[][] = Array.from({ length: W }, () => []);
-  const polled: Set<number>[] = Array.from({ length: W }, () => new Set());
-  for (const q of p.queues) {
-    const c = q.cmds;
-    for (let i = 0; i < c.length; i++) {
-      const w = c.syncWord(i);
-      if (w < 0 || p.syncWords[w]!.kind !== "progress") continue;
-      if (c.kind(i) === CMD.signal) {
-        const vals = fenceValues[w]!;
-        if (!c.isFence(i) || (vals.length > 0 && vals[vals.length - 1]! >= c.value(i)))
-          throw new InternalError(`progress word ${w}: FENCE values must strictly increase`);
-        vals.push(c.value(i));
-      }
-    }
-  }
-  // Which FENCE (index into fenceValues[w]) each poll waits for: the first value >= v, found by
-  // binary search (the values strictly increase, checked above; a linear search made this
-  // quadratic on a word polled many times, 77 % of a 10^6-op compile).
-  const fenceFor = (w: number, func: number, v: number): number => {
-    const vals = fenceValues[w]!;
-    let lo = 0;
-    let hi = vals.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (vals[mid]! < v) lo = mid + 1;
-      else hi = mid;
-    }
-    const found = lo < vals.length && (func === FUNC_GE || (func === FUNC_EQ && vals[lo] === v));
-    if (!found) throw new InternalError(`progress word ${w}: no FENCE satisfies its poll (${v})`);
-    return lo;
-  };
-  for (const q of p.queues) {
-    const c = q.cmds;
-    for (let i = 0; i < c.length; i++) {
-      const w = c.syncWord(i);
-      if (c.kind(i) === CMD.poll && w >= 0 && p.syncWords[w]!.kind === "progress")
-        polled[w]!.add(fenceFor(w, c.funcCode(i), c.value(i)));
-    }
-  }
-  // New words: a barrier keeps one word; a progress word gets one per polled FENCE.
   const syncWords: SyncWord[] = [];
   const barrierId = new Int32Array(W).fill(-1);
-  const onceId: Map<number, number>[] = [];
+  const onceId = new Int32Array(fences.values.length).fill(-1);
   p.syncWords.forEach((sw, w) => {
-    const ids = new Map<number, number>();
-    onceId.push(ids);
     if (sw.kind !== "progress") {
       barrierId[w] = syncWords.length;
       syncWords.push(sw);
       return;
     }
-    for (const k of [...polled[w]!].sort((a, b) => a - b)) {
-      ids.set(k, syncWords.length);
+    for (let k = fences.base[w]!; k < fences.base[w + 1]!; k++) {
+      if (fences.polled[k] === 0) continue;
+      onceId[k] = syncWords.length;
       syncWords.push(sw);
     }
   });
@@ -116,7 +77,7 @@ export function conservativeSync(p: QueueProgram, words: "host" | "gpu"): Conser
   const queues = p.queues.map((q) => {
     const c = q.cmds;
     const out = new CmdBuilder(c.length);
-    const fenceSeen = new Map<number, number>(); // progress word -> FENCEs of it so far
+    const fenceSeen = new Int32Array(W); // progress word -> FENCEs of it so far
     for (let i = 0; i < c.length; i++) {
       const w = c.syncWord(i);
       if (c.kind(i) === CMD.poll && c.space(i) === SPACE.trigger) {
@@ -137,16 +98,14 @@ export function conservativeSync(p: QueueProgram, words: "host" | "gpu"): Conser
         out.take(c, i);
         out.setWord(out.length - 1, barrierId[w]!);
       } else if (c.kind(i) === CMD.signal) {
-        const k = fenceSeen.get(w) ?? 0;
-        fenceSeen.set(w, k + 1);
-        const id = onceId[w]!.get(k);
-        if (id === undefined) continue; // nobody polls this FENCE's value
+        const id = onceId[fences.base[w]! + fenceSeen[w]!++]!;
+        if (id < 0) continue; // nobody polls this FENCE's value
         out.take(c, i);
         out.setWord(out.length - 1, id);
         out.setValue(out.length - 1, ONCE_VALUE);
       } else {
         out.take(c, i);
-        out.setWord(out.length - 1, onceId[w]!.get(fenceFor(w, c.funcCode(i), c.value(i)))!);
+        out.setWord(out.length - 1, onceId[fences.find(w, c.funcCode(i), c.value(i))]!);
         rewritePoll(out, FUNC_EQ, ONCE_VALUE);
       }
     }
@@ -165,6 +124,68 @@ export function conservativeSync(p: QueueProgram, words: "host" | "gpu"): Conser
     },
     unsupportedWaits: [...new Set(unsupportedWaits)].sort((a, b) => a - b),
   };
+}
+
+/**
+ * Every progress word's FENCEs, in producer order, as one flat column: word w's are
+ * values[base[w] .. base[w+1]); `polled[k]` is set when some poll waits for FENCE k. `find`: the
+ * FENCE a poll `func v` of word w waits for, the first with value >= v, by binary search (the
+ * values strictly increase, checked here; a linear search made this quadratic on a word polled
+ * many times, 77 % of a 10^6-op compile).
+ */
+function progressFences(p: QueueProgram): {
+  readonly base: Int32Array;
+  readonly values: Float64Array;
+  readonly polled: Uint8Array;
+  readonly find: (w: number, func: number, v: number) => number;
+} {
+  const W = p.syncWords.length;
+  const isProgress = Uint8Array.from(p.syncWords, (sw) => (sw.kind === "progress" ? 1 : 0));
+  const base = new Int32Array(W + 1);
+  for (const q of p.queues) {
+    const c = q.cmds;
+    for (let i = 0; i < c.length; i++) {
+      const w = c.syncWord(i);
+      if (w >= 0 && isProgress[w] === 1 && c.kind(i) === CMD.signal) base[w + 1]!++;
+    }
+  }
+  for (let w = 0; w < W; w++) base[w + 1]! += base[w]!;
+  const values = new Float64Array(base[W]!);
+  const next = base.slice(0, W);
+  for (const q of p.queues) {
+    const c = q.cmds;
+    for (let i = 0; i < c.length; i++) {
+      const w = c.syncWord(i);
+      if (w < 0 || isProgress[w] !== 1 || c.kind(i) !== CMD.signal) continue;
+      const k = next[w]!++;
+      if (!c.isFence(i) || (k > base[w]! && values[k - 1]! >= c.value(i)))
+        throw new InternalError(`progress word ${w}: FENCE values must strictly increase`);
+      values[k] = c.value(i);
+    }
+  }
+  const find = (w: number, func: number, v: number): number => {
+    let lo = base[w]!;
+    let hi = base[w + 1]!;
+    const end = hi;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (values[mid]! < v) lo = mid + 1;
+      else hi = mid;
+    }
+    const found = lo < end && (func === FUNC_GE || (func === FUNC_EQ && values[lo] === v));
+    if (!found) throw new InternalError(`progress word ${w}: no FENCE satisfies its poll (${v})`);
+    return lo;
+  };
+  const polled = new Uint8Array(values.length);
+  for (const q of p.queues) {
+    const c = q.cmds;
+    for (let i = 0; i < c.length; i++) {
+      const w = c.syncWord(i);
+      if (c.kind(i) === CMD.poll && w >= 0 && isProgress[w] === 1)
+        polled[find(w, c.funcCode(i), c.value(i))] = 1;
+    }
+  }
+  return { base, values, polled, find };
 }
 
 /** The last command of `out` (a poll) with another compare and value. */

@@ -86,6 +86,14 @@ function sha256(bytes: Uint8Array): Buffer {
 
 /** The sidecar of `json` (manifest.json's bytes) for the arrays in `sources`, in span order. */
 export function writeSidecar(json: Uint8Array, sources: readonly SidecarSource[]): Uint8Array {
+  return writeSidecarOf(sha256(json), sources);
+}
+
+/** writeSidecar for a manifest.json whose SHA-256 is `jsonDigest` (it was hashed as streamed). */
+export function writeSidecarOf(
+  jsonDigest: Uint8Array,
+  sources: readonly SidecarSource[],
+): Uint8Array {
   const list = [...sources].sort((a, b) => a.start - b.start);
   const plan = list.map((s) => {
     const numbers = s.value instanceof PackedRows ? s.value.data : s.value;
@@ -105,7 +113,7 @@ export function writeSidecar(json: Uint8Array, sources: readonly SidecarSource[]
   out.write(MAGIC, 0, "latin1");
   out.writeUInt32LE(SIDECAR_VERSION, 8);
   out.writeUInt32LE(plan.length, 12);
-  sha256(json).copy(out, 16);
+  out.set(jsonDigest, 16);
   plan.forEach((p, k) => {
     const e = HEADER_BYTES + ENTRY_BYTES * k;
     out.writeUInt32LE(p.s.field, e);

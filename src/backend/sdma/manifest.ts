@@ -22,9 +22,11 @@ import {
   NULL_GPU,
   SYNC_WORD_KINDS,
   SYNC_WORD_NUMBERS,
-  writeSidecar,
+  writeSidecarOf,
   type SidecarField,
 } from "./manifest-sidecar.js";
+import { StreamedData } from "../streamed-data.js";
+import { createHash } from "node:crypto";
 
 export interface Manifest {
   readonly version: 1;
@@ -431,111 +433,148 @@ function manifestBreadcrumbs(m: IrModule, p: QueueProgram, layout: Layout): Mani
  * were the largest allocation of the compile (docs/performance.md). `capacity`: expected bytes
  * (a good guess avoids regrowing a big buffer). Tested against a plain string formatter.
  */
-export function formatJsonBytes(
-  value: unknown,
-  capacity = 1 << 16,
-  spans?: Map<object, { start: number; end: number }>,
-): Uint8Array {
+export function formatJsonBytes(value: unknown, capacity = 1 << 16): Uint8Array {
   const out = new TextSink(capacity);
-  const scalar = (v: unknown): boolean => v === null || typeof v !== "object";
-  const finiteNumbers = (v: readonly unknown[]): boolean => {
-    for (let i = 0; i < v.length; i++) {
-      const x = v[i];
-      if (typeof x !== "number" || !Number.isFinite(x)) return false;
-    }
-    return true;
-  };
-  // TextSink.decimal is String(v) for every number (digits for non-negative safe integers),
-  // which is JSON.stringify(v) for finite ones.
-  const numbers = (v: ArrayLike<number>): void => {
-    out.char(0x5b); // [
-    out.decimal(v[0]!);
-    for (let i = 1; i < v.length; i++) {
-      out.char(0x2c); // ,
-      out.char(0x20);
-      out.decimal(v[i]!);
-    }
-    out.char(0x5d); // ]
-  };
-  // `spans`: where each of its keys' values lies in the text (the sidecar's arrays).
-  const write = (v: unknown, indent: string): void => {
-    const span =
-      spans !== undefined && v !== null && typeof v === "object" ? spans.get(v) : undefined;
-    if (span !== undefined) {
-      span.start = out.length;
-      writeValue(v, indent);
-      span.end = out.length;
-    } else writeValue(v, indent);
-  };
-  const writeValue = (v: unknown, indent: string): void => {
-    if (scalar(v)) {
-      out.text(JSON.stringify(v) ?? "null");
-    } else if (v instanceof Float64Array) {
-      // Relocations (emit.ts); non-finite values cannot occur (they are addresses).
-      if (v.length === 0) out.text("[]");
-      else numbers(v);
-    } else if (v instanceof PackedRows) {
-      if (v.length === 0) out.text("[]");
-      else {
-        const inner = indent + "  ";
-        out.text("[\n");
-        for (let i = 0; i < v.length; i++) {
-          out.text(inner);
-          const a = v.starts[i]!;
-          const b = v.starts[i + 1]!;
-          if (a === b) out.text("[]");
-          else numbers(v.data.subarray(a, b));
-          out.text(i < v.length - 1 ? ",\n" : "\n");
-        }
-        out.text(indent + "]");
-      }
-    } else if (Array.isArray(v)) {
-      if (v.length === 0) out.text("[]");
-      else if (finiteNumbers(v)) numbers(v as number[]);
-      else if (v.every(scalar))
-        out.text("[" + v.map((x) => JSON.stringify(x) ?? "null").join(", ") + "]");
-      else {
-        const inner = indent + "  ";
-        out.text("[\n");
-        for (let i = 0; i < v.length; i++) {
-          out.text(inner);
-          write(v[i], inner);
-          out.text(i < v.length - 1 ? ",\n" : "\n");
-        }
-        out.text(indent + "]");
-      }
-    } else {
-      const entries = Object.entries(v as Record<string, unknown>).filter(
-        ([, x]) => x !== undefined,
-      );
-      if (entries.length === 0) {
-        out.text("{}");
-        return;
-      }
-      const inner = indent + "  ";
-      out.text("{\n");
-      for (let i = 0; i < entries.length; i++) {
-        const [k, x] = entries[i]!;
-        out.text(inner + JSON.stringify(k) + ": ");
-        write(x, inner);
-        out.text(i < entries.length - 1 ? ",\n" : "\n");
-      }
-      out.text(indent + "}");
-    }
-  };
-  write(value, "");
-  out.char(0x0a);
+  writeJson(out, value);
   return out.bytes();
 }
 
 /**
- * manifest.json's bytes and its sidecar (manifest-sidecar.ts): the relocations, packet starts,
- * completion slots and source-map rows of every queue in binary, with their spans in the JSON.
+ * formatJsonBytes' text into `out` (a streaming sink writes a big manifest to its file in
+ * chunks: it never exists whole in memory). `spans`: where each of its keys' values lies in the
+ * whole text (the sidecar's arrays).
  */
-export function formatManifest(
-  manifest: PackedManifest,
-  capacity: number,
-): { json: Uint8Array; sidecar: Uint8Array } {
+export function writeJson(
+  out: TextSink,
+  value: unknown,
+  spans?: Map<object, { start: number; end: number }>,
+): void {
+  // Indents and `<indent>"key": ` texts by depth, made once: a conservative-sync manifest
+  // lists half a million sync-word objects at 10^6 operations, and a fresh indent string per
+  // object (concatenated, then hashed as a map key) was most of their cost.
+  const indents: string[] = [""];
+  const indentOf = (depth: number): string => (indents[depth] ??= "  ".repeat(depth));
+  const keyLines: Map<string, string>[] = [];
+  const keyLine = (depth: number, k: string): string => {
+    const lines = (keyLines[depth] ??= new Map());
+    let t = lines.get(k);
+    if (t === undefined) lines.set(k, (t = indentOf(depth) + JSON.stringify(k) + ": "));
+    return t;
+  };
+  const write = (v: unknown, depth: number): void => {
+    const span =
+      spans !== undefined && v !== null && typeof v === "object" ? spans.get(v) : undefined;
+    if (span !== undefined) {
+      span.start = out.position;
+      writeValue(v, depth);
+      span.end = out.position;
+    } else writeValue(v, depth);
+  };
+  const writeValue = (v: unknown, depth: number): void => {
+    if (v === null || typeof v !== "object") writeScalar(v);
+    else if (v instanceof Float64Array) {
+      // Relocations (emit.ts); non-finite values cannot occur (they are addresses).
+      if (v.length === 0) out.text("[]");
+      else out.numberList(v);
+    } else if (v instanceof PackedRows) writeRows(v, depth);
+    else if (Array.isArray(v)) writeArray(v, depth);
+    else writeObject(v as Record<string, unknown>, depth);
+  };
+  // One inner array per line.
+  const writeRows = (v: PackedRows, depth: number): void => {
+    if (v.length === 0) return out.text("[]");
+    const inner = indentOf(depth + 1);
+    out.text("[\n");
+    for (let i = 0; i < v.length; i++) {
+      out.text(inner);
+      const a = v.starts[i]!;
+      const b = v.starts[i + 1]!;
+      if (a === b) out.text("[]");
+      else out.numberList(v.data.subarray(a, b));
+      out.text(i < v.length - 1 ? ",\n" : "\n");
+    }
+    out.text(indentOf(depth));
+    out.char(0x5d); // ]
+  };
+  // Scalars on one line (TextSink.numberList writes String(x), which is JSON.stringify(x) for
+  // finite x); anything else one element per line.
+  const writeArray = (v: readonly unknown[], depth: number): void => {
+    if (v.length === 0) out.text("[]");
+    else if (finiteNumbers(v)) out.numberList(v as number[]);
+    else if (v.every(isScalar))
+      out.text("[" + v.map((x) => JSON.stringify(x) ?? "null").join(", ") + "]");
+    else {
+      const inner = indentOf(depth + 1);
+      out.text("[\n");
+      for (let i = 0; i < v.length; i++) {
+        out.text(inner);
+        write(v[i], depth + 1);
+        out.text(i < v.length - 1 ? ",\n" : "\n");
+      }
+      out.text(indentOf(depth));
+      out.char(0x5d); // ]
+    }
+  };
+  // Keys in insertion order, undefined values left out (as JSON.stringify does).
+  const writeObject = (o: Record<string, unknown>, depth: number): void => {
+    const keys = Object.keys(o);
+    let first = true;
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i]!;
+      const x = o[k];
+      if (x === undefined) continue;
+      out.text(first ? "{\n" : ",\n");
+      first = false;
+      out.text(keyLine(depth + 1, k));
+      if (x === null || typeof x !== "object") writeScalar(x);
+      else write(x, depth + 1);
+    }
+    if (first) return out.text("{}");
+    out.char(0x0a);
+    out.text(indentOf(depth));
+    out.char(0x7d); // }
+  };
+  // JSON.stringify of a scalar; short strings (names, kinds: few distinct ones, repeated per
+  // object) are quoted once.
+  const quoted = new Map<string, string>();
+  const writeScalar = (v: unknown): void => {
+    if (typeof v === "number" && Number.isFinite(v)) out.decimal(v);
+    else if (typeof v === "string" && v.length <= 64) {
+      let t = quoted.get(v);
+      if (t === undefined) {
+        t = JSON.stringify(v);
+        if (quoted.size < 4096) quoted.set(v, t);
+      }
+      out.text(t);
+    } else out.text(JSON.stringify(v) ?? "null");
+  };
+  write(value, 0);
+  out.char(0x0a);
+}
+
+const isScalar = (v: unknown): boolean => v === null || typeof v !== "object";
+
+function finiteNumbers(v: readonly unknown[]): boolean {
+  for (let i = 0; i < v.length; i++) {
+    const x = v[i];
+    if (typeof x !== "number" || !Number.isFinite(x)) return false;
+  }
+  return true;
+}
+
+/**
+ * manifest.json and its sidecar (manifest-sidecar.ts: the relocations, packet starts, completion
+ * slots, source-map rows and sync words of every queue in binary, with their spans in the JSON
+ * and the JSON's SHA-256), as streamed outputs. The JSON goes to its file in 4 MiB chunks,
+ * hashed on the way: at 10^6 operations with conservative sync it is 240 MB, which as one
+ * buffer beside the program took the compile's peak past 1 GiB (docs/performance.md). The
+ * sidecar, written after it, uses the spans and the hash that writing produced (or formats the
+ * JSON once more, unkept, when it is asked for first).
+ */
+export function manifestOutputs(manifest: PackedManifest): {
+  json: StreamedData;
+  sidecar: StreamedData;
+} {
   // `key`: the JSON value whose span is recorded (for sync words, the list; value: its numbers).
   const sources: {
     field: SidecarField;
@@ -553,15 +592,36 @@ export function formatManifest(
   manifest.sourceMap.queues.forEach((q, i) => source(4, i, q.entries));
   const sync = syncWordNumbers(manifest);
   if (sync) sources.push({ field: 5, index: 0, key: manifest.memory.syncWords, value: sync });
-  const spans = new Map<object, { start: number; end: number }>();
   // (An empty array is two bytes of JSON: no sidecar entry. Each value object appears once.)
   const listed = sources.filter((x) => x.value.length > 0);
-  for (const x of listed) spans.set(x.key, { start: -1, end: -1 });
-  const json = formatJsonBytes(manifest, capacity, spans);
-  const sidecar = writeSidecar(
-    json,
-    listed.map((x) => ({ field: x.field, index: x.index, value: x.value, ...spans.get(x.key)! })),
-  );
+  let written:
+    { digest: Uint8Array; spans: Map<object, { start: number; end: number }> } | undefined;
+  const json = new StreamedData((write) => {
+    const spans = new Map(listed.map((x) => [x.key, { start: -1, end: -1 }]));
+    const hash = createHash("sha256");
+    const out = new TextSink(1 << 22, (chunk) => {
+      hash.update(chunk);
+      write(chunk);
+    });
+    writeJson(out, manifest, spans);
+    out.end();
+    written = { digest: hash.digest(), spans };
+  });
+  const sidecar = new StreamedData((write) => {
+    if (!written) json.writeTo(() => {});
+    const { digest, spans } = written!;
+    write(
+      writeSidecarOf(
+        digest,
+        listed.map((x) => ({
+          field: x.field,
+          index: x.index,
+          value: x.value,
+          ...spans.get(x.key)!,
+        })),
+      ),
+    );
+  });
   return { json, sidecar };
 }
 
@@ -585,11 +645,4 @@ function syncWordNumbers(manifest: PackedManifest): Float64Array | undefined {
     );
   }
   return out;
-}
-
-/** A generous guess of the manifest's JSON size (formatJsonBytes' capacity). */
-export function manifestSizeGuess(emitted: readonly EmittedQueue[]): number {
-  let n = 1 << 20;
-  for (const q of emitted) n += 12 * q.relocations.length + 48 * q.sourceMap.length + 4096;
-  return n;
 }
