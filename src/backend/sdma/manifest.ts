@@ -8,7 +8,7 @@
 
 import { HOST, type IrModule } from "../../ir/ir.js";
 import type { QueueProgram } from "../../queues/queue-program.js";
-import { CMD, queueName, syncWordInHost } from "../../queues/queue-program.js";
+import { CMD, queueName } from "../../queues/queue-program.js";
 import type { SourceFile } from "../../source/source-file.js";
 import { lineCol } from "../../source/source-file.js";
 import { VERSION } from "../../version.js";
@@ -18,13 +18,8 @@ import { TextSink } from "./disasm.js";
 import { lengthAt, lookupHeader } from "./bitfield.js";
 import { InternalError } from "../../util/internal-error.js";
 import { PackedRows } from "./packed-rows.js";
-import {
-  NULL_GPU,
-  SYNC_WORD_KINDS,
-  SYNC_WORD_NUMBERS,
-  writeSidecarOf,
-  type SidecarField,
-} from "./manifest-sidecar.js";
+import { SyncWordRows, syncWordRows, writeSyncWordRows } from "./sync-word-rows.js";
+import { writeSidecarOf, type SidecarField } from "./manifest-sidecar.js";
 import { StreamedData } from "../streamed-data.js";
 import { createHash } from "node:crypto";
 
@@ -211,8 +206,14 @@ export interface ManifestSourceMap {
 
 /** The memory section shared by the manifest and the trace. */
 export function manifestMemory(m: IrModule, p: QueueProgram, layout: Layout): ManifestMemory {
+  return { ...packedMemory(m, p, layout), syncWords: syncWordRows(p, layout).toArray() };
+}
+
+/** The memory section with the sync words as rows (what compile writes: sync-word-rows.ts). */
+export type PackedMemory = Omit<ManifestMemory, "syncWords"> & { readonly syncWords: SyncWordRows };
+
+function packedMemory(m: IrModule, p: QueueProgram, layout: Layout): PackedMemory {
   const R = layout.ranks;
-  const names = p.queues.map(queueName);
   const buffers: ManifestMemory["buffers"][number][] = [];
   for (const b of m.buffers) {
     for (let g = 0; g < R; g++) {
@@ -231,20 +232,6 @@ export function manifestMemory(m: IrModule, p: QueueProgram, layout: Layout): Ma
       if (!Number.isNaN(address)) signals.push({ name: s.name, id: s.id, gpu: g, address });
     }
   }
-  const syncWords: ManifestSyncWord[] = p.syncWords.map((w, id) => {
-    const gpu = syncWordInHost(p, id) ? null : w.gpu;
-    const address = layout.syncAddr[id]!;
-    return w.kind === "progress"
-      ? {
-          id,
-          kind: "progress",
-          gpu,
-          address,
-          producer: names[w.producer]!,
-          consumer: names[w.consumer]!,
-        }
-      : { id, kind: w.kind, gpu, address, queue: names[w.queue]! };
-  });
   const completionSignals: SlotArray = {
     base: layout.completionBase,
     stride: layout.config.completionAlign,
@@ -265,7 +252,7 @@ export function manifestMemory(m: IrModule, p: QueueProgram, layout: Layout): Ma
     })),
     buffers,
     signals,
-    syncWords,
+    syncWords: syncWordRows(p, layout),
     completionSignals,
     timestampSlots,
   };
@@ -284,7 +271,8 @@ export const COMPLETION_SECTION = (p: QueueProgram): ManifestCompletion => ({
  * operations), which formatJsonBytes writes as the arrays of the Manifest type, with
  * the same text. In-process consumers take buildManifest's plain Manifest.
  */
-export type PackedManifest = Omit<Manifest, "relocations" | "sourceMap" | "queues"> & {
+export type PackedManifest = Omit<Manifest, "relocations" | "sourceMap" | "queues" | "memory"> & {
+  readonly memory: PackedMemory;
   readonly queues: readonly (Omit<ManifestQueue, "packetStarts"> & {
     readonly packetStarts: Float64Array;
   })[];
@@ -326,6 +314,7 @@ export function buildManifest(
   const packed = buildPackedManifest(m, p, layout, emitted, file, targetName, paths);
   return {
     ...packed,
+    memory: { ...packed.memory, syncWords: packed.memory.syncWords.toArray() },
     queues: packed.queues.map((q) => ({ ...q, packetStarts: Array.from(q.packetStarts) })),
     relocations: packed.relocations.map((r) => ({
       queue: r.queue,
@@ -397,7 +386,7 @@ export function buildPackedManifest(
       packetStarts: packetStarts(q.words, q.packetCount),
       completionSlots: q.completionSlots,
     })),
-    memory: manifestMemory(m, p, layout),
+    memory: packedMemory(m, p, layout),
     relocations: emitted.map((q) => ({ queue: q.name, entries: q.relocations })),
     sourceMap: {
       file: paths ? paths.source : file.name,
@@ -477,6 +466,7 @@ export function writeJson(
       if (v.length === 0) out.text("[]");
       else out.numberList(v);
     } else if (v instanceof PackedRows) writeRows(v, depth);
+    else if (v instanceof SyncWordRows) writeSyncWordRows(out, v, depth);
     else if (Array.isArray(v)) writeArray(v, depth);
     else writeObject(v as Record<string, unknown>, depth);
   };
@@ -590,8 +580,8 @@ export function manifestOutputs(manifest: PackedManifest): {
     source(3, i, q.completionSlots);
   });
   manifest.sourceMap.queues.forEach((q, i) => source(4, i, q.entries));
-  const sync = syncWordNumbers(manifest);
-  if (sync) sources.push({ field: 5, index: 0, key: manifest.memory.syncWords, value: sync });
+  const sync = manifest.memory.syncWords;
+  sources.push({ field: 5, index: 0, key: sync, value: sync.numbers });
   // (An empty array is two bytes of JSON: no sidecar entry. Each value object appears once.)
   const listed = sources.filter((x) => x.value.length > 0);
   let written:
@@ -623,26 +613,4 @@ export function manifestOutputs(manifest: PackedManifest): {
     );
   });
   return { json, sidecar };
-}
-
-/**
- * The sidecar's numbers for `memory.syncWords` (manifest-sidecar.ts, field 5), or undefined when
- * a word cannot be written that way (its id is not its index, or it names a queue the manifest
- * does not list): the JSON then stays the only copy.
- */
-function syncWordNumbers(manifest: PackedManifest): Float64Array | undefined {
-  const words = manifest.memory.syncWords;
-  const queueIndex = new Map(manifest.queues.map((q, i) => [q.name, i]));
-  const out = new Float64Array(SYNC_WORD_NUMBERS * words.length);
-  for (let k = 0; k < words.length; k++) {
-    const w = words[k]!;
-    const a = queueIndex.get(w.kind === "progress" ? w.producer : w.queue);
-    const b = w.kind === "progress" ? queueIndex.get(w.consumer) : 0;
-    if (w.id !== k || a === undefined || b === undefined) return undefined;
-    out.set(
-      [k, SYNC_WORD_KINDS.indexOf(w.kind), w.gpu ?? NULL_GPU, w.address, a, b],
-      SYNC_WORD_NUMBERS * k,
-    );
-  }
-  return out;
 }

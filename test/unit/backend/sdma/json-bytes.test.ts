@@ -14,6 +14,8 @@ import {
 } from "../../../../src/backend/sdma/manifest.js";
 import { makeSourceFile } from "../../../../src/source/source-file.js";
 import { PackedRows, PackedRowsBuilder } from "../../../../src/backend/sdma/packed-rows.js";
+import { SyncWordRows } from "../../../../src/backend/sdma/sync-word-rows.js";
+import { NULL_GPU } from "../../../../src/backend/sdma/manifest-sidecar.js";
 
 const utf8 = (b: Uint8Array): string => Buffer.from(b).toString("utf8");
 
@@ -42,6 +44,8 @@ function formatJson(value: unknown): string {
       parts.push(JSON.stringify(v) ?? "null");
     } else if (v instanceof Float64Array) {
       parts.push(v.length === 0 ? "[]" : "[" + v.join(", ") + "]");
+    } else if (v instanceof SyncWordRows) {
+      write(v.toArray(), indent); // as the array of objects it stands for
     } else if (v instanceof PackedRows) {
       // As the array of arrays it stands for: one row per line.
       if (v.length === 0) parts.push("[]");
@@ -171,4 +175,32 @@ describe("formatJsonBytes", () => {
     expect(utf8(formatJsonBytes(packed))).toBe(formatJson(plain));
     expect(formatJson(packed)).toBe(formatJson(plain));
   });
+});
+
+describe("SyncWordRows", () => {
+  const names = ["gpu0.sdma2", "gpu1.sdma4", 'q "odd" é'];
+  const rows = (words: number[][]): SyncWordRows =>
+    new SyncWordRows(Float64Array.from(words.flat()), names);
+  const cases: number[][][] = [
+    [],
+    [[0, 0, NULL_GPU, 122045790683136, 0, 1]],
+    [
+      [0, 0, 3, 4096, 1, 0],
+      [1, 1, NULL_GPU, 2 ** 47 + 64, 2, 0],
+      [2, 2, 0, 0, 0, 0],
+      [3, 0, NULL_GPU, 7, 2, 2],
+    ],
+  ];
+  for (const words of cases)
+    it(`writes ${words.length} word(s) as the array of objects they stand for, at any depth`, () => {
+      const r = rows(words);
+      const plain = r.toArray();
+      expect(plain.map((w) => w.id)).toEqual(words.map((w) => w[0]));
+      for (const doc of [
+        (x: unknown) => x,
+        (x: unknown) => ({ memory: { syncWords: x, after: 1 } }),
+        (x: unknown) => [[1], { deep: { deeper: x } }],
+      ])
+        expect(utf8(formatJsonBytes(doc(r)))).toBe(formatJson(doc(plain)));
+    });
 });
