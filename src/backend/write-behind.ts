@@ -2,11 +2,10 @@
 // (streams, manifest.json, its sidecar); the write system calls cost 0.2-1.2 s of the main
 // thread's time, during which it could be formatting the next chunk of the manifest. The main
 // thread opens each file (so "exists" and "permission denied" are reported where they happen)
-// and closes it once written,
-// hands copies of its chunks to the worker, and waits only when more than BACKLOG bytes are
-// queued (the memory a slow disk may cost) and at the end, before the directory is renamed into
-// place. A write error in the worker (no space left) is raised by the next call on the main
-// thread with the error's code, so output.ts reports it like its own.
+// and closes it once written, copies its chunks into a ring shared with the worker, and waits
+// only when the ring is full and at the end, before the directory is renamed into place. A
+// write error in the worker (no space left) is raised by the next call on the main thread with
+// the error's code, so output.ts reports it like its own.
 //
 // The worker is evaluated from source and uses node's modules only: dmac ships as one bundled
 // file, and this needs no entry point of its own.
@@ -19,28 +18,31 @@ import {
   type MessagePort,
 } from "node:worker_threads";
 
-/** Bytes queued before write() waits for the worker. */
-const BACKLOG = 32 << 20;
+/** The shared ring the chunks travel through: SLOTS slots of SLOT bytes. The ring is all the
+ * memory a slow disk can cost, and it is allocated once (a fresh buffer per chunk meant fresh
+ * pages, a page fault each, for every byte written). */
+const SLOT = 4 << 20;
+const SLOTS = 8;
 
-// pending[0]: messages not yet handled; pending[1]: bytes not yet written.
+// busy[k]: 1 while slot k holds bytes the worker has not written yet.
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require("node:worker_threads");
 const { writeSync } = require("node:fs");
-const pending = new Int32Array(workerData.pending);
+const busy = new Int32Array(workerData.busy);
+const ring = workerData.ring;
 const errors = workerData.errors;
 let failed = false;
 parentPort.on("message", (m) => {
   try {
-    if (!failed) for (let at = 0; at < m.bytes.length; )
-      at += writeSync(m.fd, m.bytes, at, m.bytes.length - at);
+    const bytes = new Uint8Array(ring, m.slot * ${SLOT}, m.length);
+    if (!failed) for (let at = 0; at < bytes.length; )
+      at += writeSync(m.fd, bytes, at, bytes.length - at);
   } catch (e) {
     if (!failed) errors.postMessage({ message: String((e && e.message) || e), code: e && e.code });
     failed = true;
   }
-  Atomics.sub(pending, 1, m.bytes.length);
-  Atomics.sub(pending, 0, 1);
-  Atomics.notify(pending, 0);
-  Atomics.notify(pending, 1);
+  Atomics.store(busy, m.slot, 0);
+  Atomics.notify(busy, m.slot);
 });
 `;
 
@@ -55,7 +57,9 @@ class WriteError extends Error {
 }
 
 export class WriteBehind {
-  private readonly pending = new Int32Array(new SharedArrayBuffer(8));
+  private readonly ring = new SharedArrayBuffer(SLOT * SLOTS);
+  private readonly busy = new Int32Array(new SharedArrayBuffer(4 * SLOTS));
+  private next = 0;
   private readonly worker: Worker;
   private readonly errors: MessagePort;
   private readonly toClose: number[] = [];
@@ -66,7 +70,7 @@ export class WriteBehind {
     this.errors = port1;
     this.worker = new Worker(WORKER_SOURCE, {
       eval: true,
-      workerData: { pending: this.pending.buffer, errors: port2 },
+      workerData: { busy: this.busy.buffer, ring: this.ring, errors: port2 },
       transferList: [port2],
     });
     // Neither the worker nor its port keeps the process alive (dispose() stops it anyway).
@@ -74,15 +78,19 @@ export class WriteBehind {
     port1.unref();
   }
 
-  /** Queues `bytes` (copied: the caller may reuse its buffer) to be written to `fd`. */
+  /** Queues `bytes` to be written to `fd`: copied into the ring, so the caller may reuse its
+   * buffer at once. Waits while the ring is full. */
   write(fd: number, bytes: Uint8Array): void {
-    this.raise();
-    let queued: number;
-    while ((queued = Atomics.load(this.pending, 1)) > BACKLOG) {
-      Atomics.wait(this.pending, 1, queued, 1000);
+    for (let at = 0; at < bytes.length; at += SLOT) {
+      const piece = bytes.subarray(at, Math.min(bytes.length, at + SLOT));
+      const slot = this.next;
+      this.waitFree(slot);
       this.raise();
+      new Uint8Array(this.ring, slot * SLOT, piece.length).set(piece);
+      Atomics.store(this.busy, slot, 1);
+      this.worker.postMessage({ fd, slot, length: piece.length });
+      this.next = (slot + 1) % SLOTS;
     }
-    this.post({ fd, bytes: new Uint8Array(bytes) });
   }
 
   /** Closes `fd` once its writes are done (here: node warns when a worker closes a descriptor
@@ -110,19 +118,17 @@ export class WriteBehind {
     }
   }
 
+  /** Waits until the worker has written every slot. */
   private wait(): void {
-    let n: number;
-    while ((n = Atomics.load(this.pending, 0)) !== 0) Atomics.wait(this.pending, 0, n, 1000);
+    for (let k = 0; k < SLOTS; k++) this.waitFree(k);
+  }
+
+  private waitFree(slot: number): void {
+    while (Atomics.load(this.busy, slot) !== 0) Atomics.wait(this.busy, slot, 1, 1000);
   }
 
   private closeAll(): void {
     for (const fd of this.toClose.splice(0)) closeSync(fd);
-  }
-
-  private post(m: { fd: number; bytes: Uint8Array<ArrayBuffer> }): void {
-    Atomics.add(this.pending, 0, 1);
-    Atomics.add(this.pending, 1, m.bytes.length);
-    this.worker.postMessage(m, [m.bytes.buffer]);
   }
 
   private raise(): void {

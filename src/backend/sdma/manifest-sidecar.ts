@@ -94,6 +94,21 @@ export function writeSidecarOf(
   jsonDigest: Uint8Array,
   sources: readonly SidecarSource[],
 ): Uint8Array {
+  const chunks: Uint8Array[] = [];
+  writeSidecarTo(jsonDigest, sources, (c) => chunks.push(c.slice()));
+  return Buffer.concat(chunks);
+}
+
+/** The numbers converted per block: the sidecar of a 4x10^6-operation program is 400 MB,
+ * streamed to its file (output.ts) rather than assembled. */
+const BLOCK = 1 << 19;
+
+/** writeSidecarOf, handed to `write` in chunks (each valid only during the call). */
+export function writeSidecarTo(
+  jsonDigest: Uint8Array,
+  sources: readonly SidecarSource[],
+  write: (chunk: Uint8Array) => void,
+): void {
   const list = [...sources].sort((a, b) => a.start - b.start);
   const plan = list.map((s) => {
     const numbers = s.value instanceof PackedRows ? s.value.data : s.value;
@@ -109,34 +124,47 @@ export function writeSidecarOf(
     at += p.rowBytes + pad8(p.width * p.numbers.length);
     return o;
   });
-  const out = Buffer.alloc(at);
-  out.write(MAGIC, 0, "latin1");
-  out.writeUInt32LE(SIDECAR_VERSION, 8);
-  out.writeUInt32LE(plan.length, 12);
-  out.set(jsonDigest, 16);
+  const head = Buffer.alloc(HEADER_BYTES + ENTRY_BYTES * plan.length);
+  head.write(MAGIC, 0, "latin1");
+  head.writeUInt32LE(SIDECAR_VERSION, 8);
+  head.writeUInt32LE(plan.length, 12);
+  head.set(jsonDigest, 16);
   plan.forEach((p, k) => {
     const e = HEADER_BYTES + ENTRY_BYTES * k;
-    out.writeUInt32LE(p.s.field, e);
-    out.writeUInt32LE(p.s.index, e + 4);
-    out.writeUInt32LE(p.width, e + 8);
-    out.writeUInt32LE(p.rows, e + 12);
-    out.writeDoubleLE(p.s.start, e + 16);
-    out.writeDoubleLE(p.s.end, e + 24);
-    out.writeDoubleLE(p.numbers.length, e + 32);
-    out.writeDoubleLE(offsets[k]!, e + 40);
-    let o = offsets[k]!;
-    if (p.s.value instanceof PackedRows) {
-      new Uint32Array(out.buffer, out.byteOffset + o, p.rows + 1).set(p.s.value.starts);
-      o += p.rowBytes;
-    }
-    // (set() converts natively: every number is an integer below 2^32 when the width is 4.)
-    const view =
-      p.width === 4
-        ? new Uint32Array(out.buffer, out.byteOffset + o, p.numbers.length)
-        : new Float64Array(out.buffer, out.byteOffset + o, p.numbers.length);
-    view.set(p.numbers);
+    head.writeUInt32LE(p.s.field, e);
+    head.writeUInt32LE(p.s.index, e + 4);
+    head.writeUInt32LE(p.width, e + 8);
+    head.writeUInt32LE(p.rows, e + 12);
+    head.writeDoubleLE(p.s.start, e + 16);
+    head.writeDoubleLE(p.s.end, e + 24);
+    head.writeDoubleLE(p.numbers.length, e + 32);
+    head.writeDoubleLE(offsets[k]!, e + 40);
   });
-  return out;
+  write(head);
+  // One block buffer for every conversion (set() converts natively: every number is an integer
+  // below 2^32 when the width is 4); payloads are padded to 8 bytes with zeros.
+  const block = new ArrayBuffer(8 * BLOCK);
+  const u32 = new Uint32Array(block);
+  const f64 = new Float64Array(block);
+  const zeros = new Uint8Array(8);
+  const numbers = (values: ArrayLike<number>, width: number): void => {
+    const view = width === 4 ? u32 : f64;
+    for (let from = 0; from < values.length; from += BLOCK) {
+      const n = Math.min(BLOCK, values.length - from);
+      view.set(
+        ArrayBuffer.isView(values)
+          ? (values as Float64Array | Uint32Array).subarray(from, from + n)
+          : Array.prototype.slice.call(values, from, from + n),
+      );
+      write(new Uint8Array(block, 0, n * width));
+    }
+    const pad = pad8(width * values.length) - width * values.length;
+    if (pad > 0) write(zeros.subarray(0, pad));
+  };
+  for (const p of plan) {
+    if (p.s.value instanceof PackedRows) numbers(p.s.value.starts, 4);
+    numbers(p.numbers, p.width);
+  }
 }
 
 /** Why a sidecar cannot be used: `path` names the entry or the JSON value, `detail` the fault. */

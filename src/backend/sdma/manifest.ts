@@ -19,7 +19,7 @@ import { lengthAt, lookupHeader } from "./bitfield.js";
 import { InternalError } from "../../util/internal-error.js";
 import { PackedRows } from "./packed-rows.js";
 import { SyncWordRows, syncWordRows, writeSyncWordRows } from "./sync-word-rows.js";
-import { writeSidecarOf, type SidecarField } from "./manifest-sidecar.js";
+import { writeSidecarTo, type SidecarField } from "./manifest-sidecar.js";
 import { StreamedData } from "../streamed-data.js";
 import { createHash } from "node:crypto";
 
@@ -600,16 +600,15 @@ export function manifestOutputs(manifest: PackedManifest): {
   const sidecar = new StreamedData((write) => {
     if (!written) json.writeTo(() => {});
     const { digest, spans } = written!;
-    write(
-      writeSidecarOf(
-        digest,
-        listed.map((x) => ({
-          field: x.field,
-          index: x.index,
-          value: x.value,
-          ...spans.get(x.key)!,
-        })),
-      ),
+    writeSidecarTo(
+      digest,
+      listed.map((x) => ({
+        field: x.field,
+        index: x.index,
+        value: x.value,
+        ...spans.get(x.key)!,
+      })),
+      write,
     );
   });
   return { json, sidecar };
