@@ -11,6 +11,7 @@
 export { check, type CheckOptions, type CheckResult } from "./api/check.js";
 export {
   compile,
+  type CompiledFile,
   type CompileFailure,
   type CompileOptions,
   type CompileResult,

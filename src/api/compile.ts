@@ -9,10 +9,10 @@ import { dirname } from "node:path";
 import {
   buildOutputs,
   compileToQueues,
+  outputBytes,
   outputText,
   type EmitKind,
   type OptimiseReport,
-  type OutputFile,
 } from "../backend/compile-pipeline.js";
 import type { Manifest } from "../backend/sdma/manifest.js";
 import type { Trace } from "../backend/trace/trace.js";
@@ -70,8 +70,9 @@ export interface CompileSuccess {
   readonly streams?: ReadonlyMap<string, Uint32Array> | undefined;
   /** trace.json, parsed (with emit "trace"): schemas/trace.schema.json. */
   readonly trace?: Trace | undefined;
-  /** Every file `dmac compile -o DIR` would write, as (name, contents), in a fixed order. */
-  readonly files: readonly OutputFile[];
+  /** Every file `dmac compile -o DIR` would write, as (name, contents), in a fixed order. The
+   * CLI streams big files to disk; here every file's contents are in memory. */
+  readonly files: readonly CompiledFile[];
   /** What the optimiser did (with opt 1 or 2, or any pass option). */
   readonly optimised?: OptimiseReport | undefined;
 }
@@ -111,8 +112,14 @@ function passOptions(
   return { passes, diagnostics: parsed.diagnostics };
 }
 
+/** An output file with its contents in memory (UTF-8 text as bytes or a string). */
+export interface CompiledFile {
+  readonly name: string;
+  readonly data: Uint8Array | string;
+}
+
 /** The manifest, streams and trace among the output files. */
-function readOutputs(files: readonly OutputFile[]): {
+function readOutputs(files: readonly CompiledFile[]): {
   manifest?: Manifest;
   trace?: Trace;
   streams: Map<string, Uint32Array>;
@@ -163,7 +170,9 @@ export function compile(source: string, options: CompileOptions = {}): CompileRe
   const diagnostics = [...pre, ...q.diagnostics, ...out.diagnostics];
   if (!out.files || hasErrors(diagnostics))
     return { ok: false, diagnostics, module, queues: program, target, optimised };
-  const read = readOutputs(out.files);
+  // In order: the sidecar takes the hash its manifest.json was formatted with.
+  const files = out.files.map((f) => ({ name: f.name, data: outputBytes(f) }));
+  const read = readOutputs(files);
   return {
     ok: true,
     diagnostics,
@@ -173,7 +182,7 @@ export function compile(source: string, options: CompileOptions = {}): CompileRe
     manifest: read.manifest,
     streams: read.manifest ? read.streams : undefined,
     trace: read.trace,
-    files: out.files,
+    files,
     optimised,
   };
 }
