@@ -1,19 +1,13 @@
 // Measured against predicted for CUDA runner results (bench/hardware/*.json, written by
 // runtime/cuda/run-on-device.sh; schemas/cuda-results.schema.json): each run names its example,
 // variant and size; the variant's dmac options come from runtime/cuda/variants.tsv, so a run is
-// recompiled exactly as prepare.sh compiled it and predicted with the given target. `fitCuda`
-// fits the target's `fit` constants on half of the sizes and reports the error on the others.
+// recompiled exactly as prepare.sh compiled it and predicted with the given target. fit.ts fits
+// the target's `fit` constants on half of the sizes (fitSizes) and reports the error on the others.
 
-import { minimise } from "../../calibrate/search.js";
 import { hasErrors, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import { parsePassOptions } from "../../passes/options.js";
 import type { SourceFile } from "../../source/source-file.js";
-import {
-  CUDA_TIMING,
-  cudaOf,
-  type CudaTarget,
-  type CudaTimingName,
-} from "../../target/cuda-target.js";
+import type { CudaTarget } from "../../target/cuda-target.js";
 import type { Target } from "../../target/target.js";
 import { compileToQueues, cudaBatches } from "../compile-pipeline.js";
 import { predictCuda } from "./predict.js";
@@ -180,69 +174,4 @@ export function fastestAgreement(rows: readonly Compared[]): {
 export function fitSizes(rows: readonly Compared[]): Set<number> {
   const sizes = [...new Set(rows.map((r) => r.run.totalBytes))].sort((a, b) => a - b);
   return new Set(sizes.filter((_, i) => i % 2 === 0));
-}
-
-/** The fittable constants of a CUDA target (their `fit` bounds in the file). */
-export function cudaFitBounds(
-  target: Target,
-): { name: CudaTimingName | "h2dGBps" | "d2hGBps"; value: number; min: number; max: number }[] {
-  const timing = target["timing"] as Record<
-    string,
-    { value: number; fit?: { min: number; max: number } }
-  >;
-  const out: {
-    name: CudaTimingName | "h2dGBps" | "d2hGBps";
-    value: number;
-    min: number;
-    max: number;
-  }[] = [];
-  for (const name of Object.keys(CUDA_TIMING) as CudaTimingName[]) {
-    const e = timing[name];
-    if (e?.fit) out.push({ name, value: e.value, min: e.fit.min, max: e.fit.max });
-  }
-  const t = cudaOf(target)!;
-  out.push({ name: "h2dGBps", value: t.hostLink.h2dGBps, min: 40, max: 64 });
-  out.push({ name: "d2hGBps", value: t.hostLink.d2hGBps, min: 40, max: 64 });
-  return out;
-}
-
-export function withValues(
-  t: CudaTarget,
-  names: readonly string[],
-  x: readonly number[],
-): CudaTarget {
-  const timing = { ...t.timing };
-  const hostLink = { ...t.hostLink };
-  names.forEach((n, i) => {
-    if (n === "h2dGBps" || n === "d2hGBps") hostLink[n] = x[i]!;
-    else timing[n as CudaTimingName] = x[i]!;
-  });
-  return { ...t, timing, hostLink };
-}
-
-/** Fits on `train` minimising the mean squared log ratio; returns the fitted values. */
-export function fitCuda(
-  train: readonly Compared[],
-  base: CudaTarget,
-  bounds: ReturnType<typeof cudaFitBounds>,
-): { values: number[]; evals: number } {
-  const names = bounds.map((b) => b.name);
-  const f = (logx: readonly number[]): number => {
-    const t = withValues(base, names, logx.map(Math.exp));
-    let s = 0;
-    for (const r of train) {
-      const p = predictCuda(r.program, t);
-      const d = p.ok ? Math.log(p.timeUs / r.run.medianUs) : 10;
-      s += d * d;
-    }
-    return s / train.length;
-  };
-  const r = minimise(
-    f,
-    bounds.map((b) => Math.log(b.value)),
-    bounds.map((b) => Math.log(b.min)),
-    bounds.map((b) => Math.log(b.max)),
-    { maxEvals: 3000, minStep: 1e-3 },
-  );
-  return { values: r.x.map(Math.exp), evals: r.evals };
 }

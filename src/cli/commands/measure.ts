@@ -10,19 +10,17 @@ import type { Command } from "commander";
 import { formatTime } from "../../util/format-time.js";
 import {
   compileRun,
-  cudaFitBounds,
   fastestAgreement,
-  fitCuda,
   fitSizes,
   median,
   parseVariants,
   predictAll,
   relErr,
   resultsProblem,
-  withValues,
   type Compared,
   type ResultsDoc,
 } from "../../backend/cuda/measure.js";
+import { cudaFitBounds, fitCuda, fittedTargetJson, withValues } from "../../backend/cuda/fit.js";
 import { writeOutputOrReport } from "../write-output.js";
 import { diag, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import { cudaOf } from "../../target/cuda-target.js";
@@ -66,6 +64,7 @@ function table(rows: readonly Compared[], fitted: Set<number> | undefined): stri
 interface Summary {
   readonly runs: number;
   readonly medianError: number;
+  readonly maxError: number;
   readonly fastest: ReturnType<typeof fastestAgreement>;
 }
 
@@ -73,6 +72,7 @@ function summarise(rows: readonly Compared[]): Summary {
   return {
     runs: rows.length,
     medianError: median(rows.map(relErr)),
+    maxError: rows.length ? Math.max(...rows.map(relErr)) : NaN,
     fastest: fastestAgreement(rows),
   };
 }
@@ -82,10 +82,14 @@ function summaryText(label: string, s: Summary): string {
   const misses = f.misses.map(
     (m) => `${m.example} ${m.totalBytes}: measured ${m.measured}, predicted ${m.predicted}`,
   );
-  return `${label}: median error ${(s.medianError * 100).toFixed(1)}% over ${s.runs} runs; fastest variant predicted fastest at ${f.agree} of ${f.total} (example, size) pairs (${f.strict} exactly, the others within 5 % of the fastest measured)${misses.length ? ` (misses: ${misses.join("; ")})` : ""}\n`;
+  return `${label}: median error ${(s.medianError * 100).toFixed(1)}% over ${s.runs} runs (max ${(s.maxError * 100).toFixed(1)}%); fastest variant predicted fastest at ${f.agree} of ${f.total} (example, size) pairs (${f.strict} exactly, the others within 5 % of the fastest measured)${misses.length ? ` (misses: ${misses.join("; ")})` : ""}\n`;
 }
 
-const summaryJson = (s: Summary) => ({ ...s, medianError: jsonNumber(s.medianError) });
+const summaryJson = (s: Summary) => ({
+  ...s,
+  medianError: jsonNumber(s.medianError),
+  maxError: jsonNumber(s.maxError),
+});
 
 /** The runs read and recompiled, or the exit code of the diagnostics that stopped it. */
 type Loaded =
@@ -216,9 +220,12 @@ function reportFit(r: Report, target: Target, path: string): number {
   out(
     `fitted (${fit.evals} evaluations): ${names.map((n, i) => `${n} ${fit.values[i]!.toPrecision(4)}`).join(", ")}\n`,
   );
+  const unconstrained = names.filter((_, i) => fit.flat[i]);
+  if (unconstrained.length)
+    out(`not constrained by these runs (kept as given): ${unconstrained.join(", ")}\n`);
   const diagnostics: Diagnostic[] = [];
   if (opts.output !== undefined) {
-    const text = fittedJson(target, names, fit.values, path);
+    const text = fittedTargetJson(target, names, fit, path);
     const problem = writeOutputOrReport(opts.output, text, { inputs: [path] });
     if (problem) diagnostics.push(problem);
   }
@@ -232,38 +239,10 @@ function reportFit(r: Report, target: Target, path: string): number {
     // As the fitted target has them (4 significant digits).
     fitted: Object.fromEntries(names.map((n, i) => [n, Number(fit.values[i]!.toPrecision(4))])),
     search: { evals: fit.evals },
+    unconstrained,
     ...(wrote ? { out: opts.output } : {}),
   };
   return reportJson(r.ctx, fields, diagnostics);
-}
-
-/** The target file with the fitted values (and where they came from) written in. */
-function fittedJson(
-  target: Target,
-  names: readonly string[],
-  values: readonly number[],
-  from: string,
-): string {
-  const json = JSON.parse(
-    JSON.stringify({
-      ...target,
-      cuda: undefined,
-      engines: undefined,
-      recommendedEngine: undefined,
-      limits: undefined,
-    }),
-  ) as Record<string, Record<string, Record<string, unknown>>>;
-  names.forEach((n, i) => {
-    const v = Number(values[i]!.toPrecision(4));
-    if (n === "h2dGBps" || n === "d2hGBps") json["hostLink"]![n] = v as never;
-    else {
-      const e = json["timing"]![n]!;
-      e["value"] = v;
-      e["source"] =
-        `fitted by \`dmac calibrate ${from}\` on every other size (docs/calibrate.md, CUDA targets)`;
-    }
-  });
-  return JSON.stringify(json, null, 2) + "\n";
 }
 
 export function registerMeasure(program: Command, ctx: CliContext): void {
