@@ -12,6 +12,7 @@ import type { Target } from "../../target/target.js";
 import { compileToQueues, cudaBatches } from "../compile-pipeline.js";
 import { predictCuda } from "./predict.js";
 import { buildCudaProgram, type CudaProgram } from "./program.js";
+import { smCheckProblem, type SmCheck } from "./sm-check.js";
 
 export interface MeasuredRun {
   readonly example: string;
@@ -19,6 +20,8 @@ export interface MeasuredRun {
   readonly totalBytes: number;
   readonly medianUs: number;
   readonly verified: boolean;
+  /** With runner --sm-check: the full-SM check (sm-check.ts). */
+  readonly smCheck?: SmCheck | undefined;
 }
 
 export interface ResultsDoc {
@@ -44,7 +47,12 @@ export function resultsProblem(json: unknown): string | undefined {
       typeof r.medianUs !== "number" ||
       typeof r.verified !== "boolean",
   );
-  return i >= 0 ? `runs[${i}] lacks example, variant, totalBytes, medianUs or verified` : undefined;
+  if (i >= 0) return `runs[${i}] lacks example, variant, totalBytes, medianUs or verified`;
+  for (const [j, r] of d.runs.entries()) {
+    const problem = r.smCheck === undefined ? undefined : smCheckProblem(r.smCheck);
+    if (problem) return `runs[${j}].smCheck ${problem}`;
+  }
+  return undefined;
 }
 
 /** variants.tsv: (example, variant) -> the dmac options as words. A fourth column (how a size
@@ -122,12 +130,7 @@ export function predictAll(rows: readonly Compared[], t: CudaTarget): void {
 export const relErr = (r: Compared): number =>
   Math.abs(r.predictedUs - r.run.medianUs) / r.run.medianUs;
 
-export function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  if (s.length === 0) return NaN;
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-}
+export { median } from "./stats.js";
 
 /** An (example, size) pair whose fastest variant the prediction got wrong. */
 export interface FastestMiss {

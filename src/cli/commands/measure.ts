@@ -21,6 +21,7 @@ import {
   type ResultsDoc,
 } from "../../backend/cuda/measure.js";
 import { cudaFitBounds, fitCuda, fittedTargetJson, withValues } from "../../backend/cuda/fit.js";
+import { smCheckCell, smCheckJson, smSummary, smSummaryText } from "../../backend/cuda/sm-check.js";
 import { writeOutputOrReport } from "../write-output.js";
 import { diag, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import { cudaOf } from "../../target/cuda-target.js";
@@ -53,8 +54,9 @@ function table(rows: readonly Compared[], fitted: Set<number> | undefined): stri
   ];
   for (const r of rows) {
     const tag = fitted === undefined ? "" : fitted.has(r.run.totalBytes) ? "  fit" : "  held out";
+    const sm = r.run.smCheck ? `  ${smCheckCell(r.run.smCheck, formatTime)}` : "";
     lines.push(
-      `${r.run.example.padEnd(24)}${r.run.variant.padEnd(11)}${String(r.run.totalBytes).padStart(12)}${formatTime(r.run.medianUs).padStart(13)}${formatTime(r.predictedUs).padStart(13)}${`${(relErr(r) * 100).toFixed(1)}%`.padStart(8)}${tag}`,
+      `${r.run.example.padEnd(24)}${r.run.variant.padEnd(11)}${String(r.run.totalBytes).padStart(12)}${formatTime(r.run.medianUs).padStart(13)}${formatTime(r.predictedUs).padStart(13)}${`${(relErr(r) * 100).toFixed(1)}%`.padStart(8)}${tag}${sm}`,
     );
   }
   return lines.join("\n") + "\n";
@@ -143,6 +145,8 @@ interface Report {
   readonly predicted: readonly number[];
   /** The text report's stdout; nothing with --format json. */
   readonly out: (text: string) => void;
+  /** The full-SM check's summary line, when some runs have one (printed after the table). */
+  readonly smLine: string;
   /** The document's fields about the results file and the target. */
   readonly fields: Readonly<Record<string, unknown>>;
 }
@@ -152,6 +156,7 @@ export function runMeasure(path: string, opts: MeasureOptions, ctx: CliContext):
   if ("code" in loaded) return loaded.code;
   const { doc, rows, target } = loaded;
   predictAll(rows, cudaOf(target)!);
+  const sm = smSummary(rows.map((row) => row.run));
   const out = opts.format === "json" ? () => undefined : ctx.streams.out;
   const r: Report = {
     ctx,
@@ -159,12 +164,25 @@ export function runMeasure(path: string, opts: MeasureOptions, ctx: CliContext):
     rows,
     predicted: rows.map((row) => row.predictedUs),
     out,
+    smLine: sm ? smSummaryText(sm) : "",
     fields: {
       device: doc.device,
       driver: doc.driver,
       cuda: doc.cuda,
       date: doc.date,
       target: target.name,
+      ...(sm
+        ? {
+            smCheck: {
+              ...sm,
+              ratio: {
+                median: jsonNumber(sm.ratio.median),
+                min: jsonNumber(sm.ratio.min),
+                max: jsonNumber(sm.ratio.max),
+              },
+            },
+          }
+        : {}),
     },
   };
   out(`${doc.device}, driver ${doc.driver}, ${doc.cuda}, ${doc.date}; target ${target.name}\n`);
@@ -186,6 +204,7 @@ function runsJson(r: Report, fitted: Set<number> | undefined): unknown[] {
     ...(fitted
       ? { fittedUs: jsonNumber(row.predictedUs), heldOut: !fitted.has(row.run.totalBytes) }
       : {}),
+    ...(row.run.smCheck ? { smCheck: smCheckJson(row.run.smCheck) } : {}),
   }));
 }
 
@@ -194,6 +213,7 @@ function reportAll(r: Report): number {
   const all = summarise(r.rows);
   r.out(table(r.rows, undefined));
   r.out(summaryText("all sizes", all));
+  r.out(r.smLine);
   if (r.opts.format !== "json") return reportDiagnostics(r.ctx, [], r.opts);
   const fields = { ...r.fields, runs: runsJson(r, undefined), before: { all: summaryJson(all) } };
   return reportJson(r.ctx, fields, []);
@@ -217,6 +237,7 @@ function reportFit(r: Report, target: Target, path: string): number {
   out(table(rows, fitted));
   out(summaryText("after the fit, fitted sizes", trainAfter));
   out(summaryText("after the fit, held-out sizes", heldAfter));
+  out(r.smLine);
   out(
     `fitted (${fit.evals} evaluations): ${names.map((n, i) => `${n} ${fit.values[i]!.toPrecision(4)}`).join(", ")}\n`,
   );
