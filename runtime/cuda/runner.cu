@@ -450,7 +450,7 @@ __device__ __forceinline__ unsigned long long now_ns() {
 
 // dev: [0] blocks arrived, [1] stop (device memory, so only block 0 reads the host's stop word:
 // the others poll L2, not the PCIe link the host copies use). resident / timedOut: host-mapped.
-__global__ void fill_sms(unsigned int* dev, const volatile uint32_t* hostStop, volatile uint32_t* resident,
+__global__ void __launch_bounds__(1024, 2) fill_sms(unsigned int* dev, const volatile uint32_t* hostStop, volatile uint32_t* resident,
                          volatile uint32_t* timedOut, unsigned long long limitNs) {
   __shared__ int done;
   const unsigned long long t0 = now_ns();
@@ -520,6 +520,11 @@ static void sm_setup(SmCheck& c, int gpus) {
     CK(cudaDeviceGetAttribute(&k.sms, cudaDevAttrMultiProcessorCount, g));
     CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&k.blocksPerSm, fill_sms, SM_THREADS, 0));
     if (k.blocksPerSm < 1) bad("the full-SM kernel fits no SM");
+    int slots = 0;
+    CK(cudaDeviceGetAttribute(&slots, cudaDevAttrMaxThreadsPerMultiProcessor, g));
+    if (k.blocksPerSm * SM_THREADS < slots)  // another kernel's block could still fit beside it
+      fprintf(stderr, "dmac-cuda-run: warning: the full-SM kernel takes %d of %d thread slots per SM on GPU %d\n",
+              k.blocksPerSm * SM_THREADS, slots, g);
     CK(cudaMalloc((void**)&k.dev, 2 * sizeof(unsigned int)));
     CK(cudaStreamCreateWithFlags(&k.stream, cudaStreamNonBlocking));
     CK(cudaEventCreate(&k.start));
