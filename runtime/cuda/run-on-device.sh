@@ -22,27 +22,6 @@ while IFS=$'\t' read -r example variant size rel; do
     echo "FAILED: $rel" | tee -a "$log"
   fi
 done <"$dev/programs/list.tsv"
-python3 - "$jsonl" "$out/results.json" <<'PY'
-import json, subprocess, sys, datetime
-def sh(c):
-    try: return subprocess.run(c, shell=True, capture_output=True, text=True).stdout.strip()
-    except Exception: return ""
-runs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
-for r in runs:
-    ex, var, size = r["label"].split("/")
-    r.update(example=ex, variant=var, totalBytes=int(size))
-doc = {
-  "format": "dmac-cuda-results", "version": 1,
-  "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-  "device": sh("nvidia-smi --query-gpu=name --format=csv,noheader | head -1"),
-  "driver": sh("nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1"),
-  "cuda": sh("nvcc --version | tail -1"),
-  "runs": runs,
-}
-json.dump(doc, open(sys.argv[2], "w"), indent=1)
-print("%d runs, %d verified" % (len(runs), sum(r["verified"] for r in runs)))
-for r in runs:
-    print("%-42s %12.1f us %s" % (r["label"], r["medianUs"], "ok" if r["verified"] else "WRONG"))
-PY
+python3 "$dev/runtime/results.py" "$jsonl" "$out/results.json"
 echo "failures: $fails"
 exit $((fails > 0))

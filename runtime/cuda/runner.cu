@@ -5,7 +5,11 @@
 // byte of every buffer against the compiler's expectation.
 //
 //   dmac-cuda-run PROGRAM.txt [--iters N] [--warmup N] [--label TEXT] [--json FILE]
+//                 [--sm-check N] [--sm-limit-ms MS]
 //
+// --sm-check N: after the timed runs, N more (after one warm-up) while a kernel holds every SM of
+// every GPU (the full-SM check below; its result is the run's "smCheck" object). The kernel ends
+// at the latest after --sm-limit-ms (default 2000, at most 5000).
 // One GPU per rank (device g for rank g); refuses when the machine has fewer. Exit 0: verified;
 // 1: wrong bytes or a hang; 2: bad input or a CUDA error.
 
@@ -349,8 +353,10 @@ static void store(Run& r, int word, uint32_t value) {
   std::atomic_thread_fence(std::memory_order_seq_cst);
 }
 
-/** One timed run: microseconds, or a negative number on a hang (10 s without progress). */
-static double run_once(Run& r) {
+/** The timed part of one run: microseconds until the last completion word is seen, or a negative
+ *  number on a hang (10 s without progress). Leaves the GPUs unsynchronised: the full-SM check
+ *  must look at its kernel before anything waits for the devices. */
+static double run_copies(Run& r) {
   using clk = std::chrono::steady_clock;
   Program& p = r.p;
   clk::time_point t0;
@@ -375,11 +381,20 @@ static double run_once(Run& r) {
       if (std::chrono::duration<double>(clk::now() - t0).count() > 10.0) return -1;
     }
   }
-  double us = std::chrono::duration<double, std::micro>(clk::now() - t0).count();
-  for (int g = 0; g < p.gpus; g++) {
+  return std::chrono::duration<double, std::micro>(clk::now() - t0).count();
+}
+
+static void sync_all(Run& r) {
+  for (int g = 0; g < r.p.gpus; g++) {
     CK(cudaSetDevice(g));
     CK(cudaDeviceSynchronize());
   }
+}
+
+/** One timed run: microseconds, or a negative number on a hang (10 s without progress). */
+static double run_once(Run& r) {
+  double us = run_copies(r);
+  if (us >= 0) sync_all(r);
   return us;
 }
 
@@ -417,9 +432,215 @@ static uint64_t verify(Run& r) {
   return wrong;
 }
 
+// ---- the full-SM check (--sm-check N) ----------------------------------------------------------
+//
+// Do the copies run on copy engines? A persistent kernel holds every SM of every GPU the program
+// uses (grid = SMs x the most blocks of it one SM can hold, 1024 threads each: every thread slot
+// taken), then the configuration's copies run while it spins. A copy the driver runs on SMs
+// cannot start before the kernel ends, so "every completion word seen while the kernel still
+// runs" means copy engines, and a copy time near the kernel's limit means a fallback to SMs.
+// The kernel ends when the host sets a stop word, or by itself after --sm-limit-ms: it cannot
+// hang the machine.
+
+__device__ __forceinline__ unsigned long long now_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+// dev: [0] blocks arrived, [1] stop (device memory, so only block 0 reads the host's stop word:
+// the others poll L2, not the PCIe link the host copies use). resident / timedOut: host-mapped.
+__global__ void __launch_bounds__(1024, 2) fill_sms(unsigned int* dev, const volatile uint32_t* hostStop, volatile uint32_t* resident,
+                         volatile uint32_t* timedOut, unsigned long long limitNs) {
+  __shared__ int done;
+  const unsigned long long t0 = now_ns();
+  volatile unsigned int* stop = dev + 1;
+  if (threadIdx.x == 0) {
+    done = 0;
+    if (atomicAdd(&dev[0], 1u) + 1 == gridDim.x) {  // the last block in: every block is resident
+      *resident = 1;
+      __threadfence_system();
+    }
+  }
+  __syncthreads();
+  for (;;) {
+    if (threadIdx.x == 0) {
+      if (blockIdx.x == 0 && *hostStop) {
+        *stop = 1;
+        __threadfence();
+      }
+      if (*stop) done = 1;
+      else if (now_ns() - t0 > limitNs) {
+        done = 1;
+        *timedOut = 1;
+        __threadfence_system();
+      } else __nanosleep(1000);
+    }
+    __syncthreads();  // every thread reads `done` between these two barriers
+    if (done) break;
+    __syncthreads();
+  }
+}
+
+struct SmFill {
+  int sms = 0, blocksPerSm = 0;
+  unsigned int* dev = nullptr;
+  cudaStream_t stream = nullptr;
+  cudaEvent_t start = nullptr, end = nullptr;
+};
+
+static const int SM_THREADS = 1024;
+
+struct SmCheck {
+  std::vector<SmFill> fills;
+  volatile uint32_t* flags = nullptr;  // line 0: stop; line 1 + 2g: resident of GPU g; 2 + 2g: timed out
+  uint32_t* flagsDev = nullptr;
+  double limitMs = 2000;
+  // Per timed iteration:
+  std::vector<double> times, kernelMs;
+  int occupied = 0, timedOut = 0;
+  bool allResident = true;
+  uint64_t wrong = 0;
+  bool hung = false;
+};
+
+static volatile uint32_t* flag(SmCheck& c, int line) { return c.flags + line * WORD_STRIDE; }
+static uint32_t* flag_dev(SmCheck& c, int line) { return c.flagsDev + line * WORD_STRIDE; }
+
+static void sm_setup(SmCheck& c, int gpus) {
+  void* f = nullptr;
+  CK(cudaHostAlloc(&f, (size_t)(1 + 2 * gpus) * WORD_STRIDE * 4, cudaHostAllocPortable | cudaHostAllocMapped));
+  c.flags = (volatile uint32_t*)f;
+  void* fd = nullptr;
+  CK(cudaHostGetDevicePointer(&fd, f, 0));
+  c.flagsDev = (uint32_t*)fd;
+  for (int g = 0; g < gpus; g++) {
+    SmFill k;
+    CK(cudaSetDevice(g));
+    CK(cudaDeviceGetAttribute(&k.sms, cudaDevAttrMultiProcessorCount, g));
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&k.blocksPerSm, fill_sms, SM_THREADS, 0));
+    if (k.blocksPerSm < 1) bad("the full-SM kernel fits no SM");
+    int slots = 0;
+    CK(cudaDeviceGetAttribute(&slots, cudaDevAttrMaxThreadsPerMultiProcessor, g));
+    if (k.blocksPerSm * SM_THREADS < slots)  // another kernel's block could still fit beside it
+      fprintf(stderr, "dmac-cuda-run: warning: the full-SM kernel takes %d of %d thread slots per SM on GPU %d\n",
+              k.blocksPerSm * SM_THREADS, slots, g);
+    CK(cudaMalloc((void**)&k.dev, 2 * sizeof(unsigned int)));
+    CK(cudaStreamCreateWithFlags(&k.stream, cudaStreamNonBlocking));
+    CK(cudaEventCreate(&k.start));
+    CK(cudaEventCreate(&k.end));
+    c.fills.push_back(k);
+  }
+}
+
+/** Launches the kernel on every GPU; true when every block of every GPU is resident (waits up to
+ *  a second: another process holding SMs would keep some blocks out). */
+static bool sm_launch(SmCheck& c) {
+  for (int i = 0; i < 1 + 2 * (int)c.fills.size(); i++) *flag(c, i) = 0;
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  unsigned long long limitNs = (unsigned long long)(c.limitMs * 1e6);
+  for (int g = 0; g < (int)c.fills.size(); g++) {
+    SmFill& k = c.fills[g];
+    CK(cudaSetDevice(g));
+    CK(cudaMemsetAsync(k.dev, 0, 2 * sizeof(unsigned int), k.stream));  // on its stream: ordered before it
+    CK(cudaEventRecord(k.start, k.stream));
+    fill_sms<<<k.sms * k.blocksPerSm, SM_THREADS, 0, k.stream>>>(k.dev, flag_dev(c, 0), flag_dev(c, 1 + 2 * g),
+                                                                 flag_dev(c, 2 + 2 * g), limitNs);
+    CK(cudaGetLastError());
+    CK(cudaEventRecord(k.end, k.stream));
+  }
+  using clk = std::chrono::steady_clock;
+  auto t0 = clk::now();
+  for (int g = 0; g < (int)c.fills.size(); g++)
+    while (*flag(c, 1 + 2 * g) == 0)
+      if (std::chrono::duration<double>(clk::now() - t0).count() > 1.0) return false;
+  return true;
+}
+
+/** True while the kernel still runs on every GPU and none reached its time limit. */
+static bool sm_running(SmCheck& c) {
+  for (int g = 0; g < (int)c.fills.size(); g++) {
+    CK(cudaSetDevice(g));
+    cudaError_t e = cudaEventQuery(c.fills[g].end);
+    if (e == cudaSuccess) return false;
+    if (e != cudaErrorNotReady) CK(e);
+    if (*flag(c, 2 + 2 * g)) return false;
+  }
+  return true;
+}
+
+/** Stops the kernel; the longest of its run times over the GPUs (ms); counts a time-out. */
+static double sm_stop(SmCheck& c) {
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  *flag(c, 0) = 1;
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  double longest = 0;
+  bool out = false;
+  for (int g = 0; g < (int)c.fills.size(); g++) {
+    CK(cudaSetDevice(g));
+    CK(cudaEventSynchronize(c.fills[g].end));
+    float ms = 0;
+    CK(cudaEventElapsedTime(&ms, c.fills[g].start, c.fills[g].end));
+    longest = std::max(longest, (double)ms);
+    out = out || *flag(c, 2 + 2 * g) != 0;
+  }
+  c.timedOut += out;
+  return longest;
+}
+
+/** The configuration's runs again, each while the kernel holds every SM (one untimed warm-up). */
+static void sm_check(Run& r, SmCheck& c, int iters) {
+  sm_setup(c, r.p.gpus);
+  for (int i = 0; i < 1 + iters && !c.hung; i++) {
+    reset(r);
+    bool resident = sm_launch(c);
+    double us = run_copies(r);
+    bool occupied = resident && us >= 0 && sm_running(c);  // asked before anything waits
+    double ms = sm_stop(c);
+    if (us < 0) c.hung = true;
+    else sync_all(r);
+    if (i == 0) continue;
+    c.allResident = c.allResident && resident;
+    c.occupied += occupied;
+    c.times.push_back(us);
+    c.kernelMs.push_back(ms);
+  }
+  c.wrong = c.hung ? 0 : verify(r);
+}
+
+static double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  if (v.empty()) return 0;
+  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
+/** The run's "smCheck" object (schemas/cuda-results.schema.json). */
+static std::string sm_json(const SmCheck& c, double withoutUs) {
+  std::ostringstream o;
+  int n = (int)c.times.size();
+  o << "{\"iterations\":" << n << ",\"limitMs\":" << c.limitMs << ",\"threadsPerBlock\":" << SM_THREADS << ",\"sms\":[";
+  for (size_t g = 0; g < c.fills.size(); g++) o << (g ? "," : "") << c.fills[g].sms;
+  o << "],\"blocksPerSm\":[";
+  for (size_t g = 0; g < c.fills.size(); g++) o << (g ? "," : "") << c.fills[g].blocksPerSm;
+  o << "],\"allResident\":" << (c.allResident ? "true" : "false") << ",\"completedWhileOccupied\":" << c.occupied
+    << ",\"onCopyEngines\":" << (n > 0 && c.allResident && c.occupied == n ? "true" : "false")
+    << ",\"withKernelUs\":" << median_of(c.times) << ",\"withoutKernelUs\":" << withoutUs
+    << ",\"kernelUs\":" << median_of(c.kernelMs) * 1e3 << ",\"kernelTimedOut\":" << c.timedOut
+    << ",\"verified\":" << (!c.hung && c.wrong == 0 ? "true" : "false") << ",\"wrongBytes\":" << c.wrong
+    << ",\"hung\":" << (c.hung ? "true" : "false") << ",\"timesUs\":[";
+  for (int i = 0; i < n; i++) o << (i ? "," : "") << c.times[i];
+  o << "],\"kernelTimesUs\":[";
+  for (int i = 0; i < n; i++) o << (i ? "," : "") << c.kernelMs[i] * 1e3;
+  o << "]}";
+  return o.str();
+}
+
 int main(int argc, char** argv) {
-  if (argc < 2) bad("usage: dmac-cuda-run PROGRAM.txt [--iters N] [--warmup N] [--label TEXT] [--json FILE]");
-  int iters = 20, warmup = 3;
+  if (argc < 2)
+    bad("usage: dmac-cuda-run PROGRAM.txt [--iters N] [--warmup N] [--label TEXT] [--json FILE] [--sm-check N]"
+        " [--sm-limit-ms MS]");
+  int iters = 20, warmup = 3, smIters = 0;
+  double smLimitMs = 2000;
   std::string label = argv[1], json;
   for (int i = 2; i + 1 < argc; i += 2) {
     std::string k = argv[i];
@@ -427,8 +648,12 @@ int main(int argc, char** argv) {
     else if (k == "--warmup") warmup = std::atoi(argv[i + 1]);
     else if (k == "--label") label = argv[i + 1];
     else if (k == "--json") json = argv[i + 1];
+    else if (k == "--sm-check") smIters = std::atoi(argv[i + 1]);
+    else if (k == "--sm-limit-ms") smLimitMs = std::atof(argv[i + 1]);
     else bad("unknown option " + k);
   }
+  // The hang detector gives up after 10 s: the kernel must end well before, whatever waits for it.
+  if (smLimitMs < 1 || smLimitMs > 5000) bad("--sm-limit-ms must be from 1 to 5000");
   Run r;
   r.p = load(argv[1]);
   CKD(cuInit(0));
@@ -442,26 +667,35 @@ int main(int argc, char** argv) {
     else if (i >= warmup) times.push_back(us);
   }
   uint64_t wrong = hung ? 0 : verify(r);
-  std::vector<double> sorted = times;
-  std::sort(sorted.begin(), sorted.end());
-  double median = sorted.empty() ? 0 : sorted.size() % 2 ? sorted[sorted.size() / 2]
-                                                          : (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]) / 2;
+  double median = median_of(times);
+  double fastest = times.empty() ? 0 : *std::min_element(times.begin(), times.end());
+  SmCheck sc;
+  sc.limitMs = smLimitMs;
+  if (smIters > 0 && !hung) sm_check(r, sc, smIters);
   uint64_t bytes = 0;
   for (Stream& s : r.p.streams)
     for (Cmd& c : s.cmds)
       for (Copy& x : c.copies) bytes += x.bytes;
   std::ostringstream o;
   o << "{\"label\":\"" << label << "\",\"bytesMoved\":" << bytes << ",\"iterations\":" << times.size()
-    << ",\"warmup\":" << warmup << ",\"medianUs\":" << median << ",\"minUs\":" << (sorted.empty() ? 0 : sorted[0])
+    << ",\"warmup\":" << warmup << ",\"medianUs\":" << median << ",\"minUs\":" << fastest
     << ",\"verified\":" << (!hung && wrong == 0 ? "true" : "false") << ",\"wrongBytes\":" << wrong
     << ",\"hung\":" << (hung ? "true" : "false") << ",\"timesUs\":[";
   for (size_t i = 0; i < times.size(); i++) o << (i ? "," : "") << times[i];
-  o << "]}";
+  o << "]";
+  if (smIters > 0 && !hung) o << ",\"smCheck\":" << sm_json(sc, median);
+  o << "}";
   printf("%s\n", o.str().c_str());
   if (!json.empty()) {
     std::ofstream f(json, std::ios::app);
     f << o.str() << "\n";
   }
   if (hung) fprintf(stderr, "dmac-cuda-run: %s: no completion within 10 s (hang)\n", label.c_str());
-  return hung || wrong ? 1 : 0;
+  if (smIters > 0 && !hung && (!sc.allResident || sc.occupied < (int)sc.times.size()))
+    fprintf(stderr,
+            "dmac-cuda-run: %s: full-SM check: %d of %zu runs completed while the kernel held every SM%s: the copies "
+            "may have run on SMs\n",
+            label.c_str(), sc.occupied, sc.times.size(), sc.allResident ? "" : " (not every block was resident)");
+  bool smBad = smIters > 0 && !hung && (sc.hung || sc.wrong);
+  return hung || wrong || smBad ? 1 : 0;
 }

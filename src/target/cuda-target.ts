@@ -39,6 +39,17 @@ export class CudaTargetError extends Error {
 
 const num = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
 
+/** Why a `fit` range (absent, or { min, max } with 0 < min <= value <= max) is wrong, or undefined. */
+function fitProblem(fit: unknown, value: number): string | undefined {
+  if (fit === undefined) return undefined;
+  const f = fit as Record<string, unknown> | null;
+  if (typeof f !== "object" || f === null || !num(f["min"]) || !num(f["max"]))
+    return "must be { min, max }";
+  if (!(f["min"] > 0 && f["min"] <= value && value <= f["max"]))
+    return `must have 0 < min <= value <= max (min ${f["min"]}, value ${value}, max ${f["max"]})`;
+  return undefined;
+}
+
 /** The typed section of a CUDA target, or undefined for an SDMA one. */
 export function cudaOf(t: Target): CudaTarget | undefined {
   return t["backend"] === "cuda" ? (t["cuda"] as CudaTarget) : undefined;
@@ -60,8 +71,11 @@ export function parseCudaTarget(json: Record<string, unknown>, where: string): T
   const link = json["hostLink"] as Record<string, unknown> | undefined;
   for (const k of ["h2dGBps", "d2hGBps", "bothGBps"])
     if (!num(link?.[k]) || !((link[k] as number) > 0)) fail(`'hostLink.${k}' must be positive`);
-  const peer = (json["nvlink"] as Record<string, unknown> | undefined)?.["perDirectionGBps"];
+  const nvlink = json["nvlink"] as Record<string, unknown> | undefined;
+  const peer = nvlink?.["perDirectionGBps"];
   if (!num(peer) || !(peer > 0)) fail("'nvlink.perDirectionGBps' must be positive");
+  const peerFit = fitProblem(nvlink?.["fit"], peer as number);
+  if (peerFit) fail(`'nvlink.fit' ${peerFit}`);
   const timing = json["timing"] as Record<string, unknown> | undefined;
   const values: Partial<Record<CudaTimingName, number>> = {};
   for (const name of Object.keys(CUDA_TIMING) as CudaTimingName[]) {
@@ -70,6 +84,8 @@ export function parseCudaTarget(json: Record<string, unknown>, where: string): T
       fail(`'timing.${name}.value' must be a non-negative number (${CUDA_TIMING[name]})`);
     if (typeof e!["source"] !== "string" || e!["source"] === "")
       fail(`'timing.${name}.source' must say where the value comes from`);
+    const range = fitProblem(e!["fit"], e!["value"] as number);
+    if (range) fail(`'timing.${name}.fit' ${range}`);
     values[name] = e!["value"] as number;
   }
   const n = gpus as number;

@@ -1,23 +1,18 @@
 // Measured against predicted for CUDA runner results (bench/hardware/*.json, written by
 // runtime/cuda/run-on-device.sh; schemas/cuda-results.schema.json): each run names its example,
 // variant and size; the variant's dmac options come from runtime/cuda/variants.tsv, so a run is
-// recompiled exactly as prepare.sh compiled it and predicted with the given target. `fitCuda`
-// fits the target's `fit` constants on half of the sizes and reports the error on the others.
+// recompiled exactly as prepare.sh compiled it and predicted with the given target. fit.ts fits
+// the target's `fit` constants on half of the sizes (fitSizes) and reports the error on the others.
 
-import { minimise } from "../../calibrate/search.js";
 import { hasErrors, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import { parsePassOptions } from "../../passes/options.js";
 import type { SourceFile } from "../../source/source-file.js";
-import {
-  CUDA_TIMING,
-  cudaOf,
-  type CudaTarget,
-  type CudaTimingName,
-} from "../../target/cuda-target.js";
+import type { CudaTarget } from "../../target/cuda-target.js";
 import type { Target } from "../../target/target.js";
 import { compileToQueues, cudaBatches } from "../compile-pipeline.js";
 import { predictCuda } from "./predict.js";
 import { buildCudaProgram, type CudaProgram } from "./program.js";
+import { smCheckProblem, type SmCheck } from "./sm-check.js";
 
 export interface MeasuredRun {
   readonly example: string;
@@ -25,6 +20,8 @@ export interface MeasuredRun {
   readonly totalBytes: number;
   readonly medianUs: number;
   readonly verified: boolean;
+  /** With runner --sm-check: the full-SM check (sm-check.ts). */
+  readonly smCheck?: SmCheck | undefined;
 }
 
 export interface ResultsDoc {
@@ -50,7 +47,12 @@ export function resultsProblem(json: unknown): string | undefined {
       typeof r.medianUs !== "number" ||
       typeof r.verified !== "boolean",
   );
-  return i >= 0 ? `runs[${i}] lacks example, variant, totalBytes, medianUs or verified` : undefined;
+  if (i >= 0) return `runs[${i}] lacks example, variant, totalBytes, medianUs or verified`;
+  for (const [j, r] of d.runs.entries()) {
+    const problem = r.smCheck === undefined ? undefined : smCheckProblem(r.smCheck);
+    if (problem) return `runs[${j}].smCheck ${problem}`;
+  }
+  return undefined;
 }
 
 /** variants.tsv: (example, variant) -> the dmac options as words. A fourth column (how a size
@@ -128,12 +130,7 @@ export function predictAll(rows: readonly Compared[], t: CudaTarget): void {
 export const relErr = (r: Compared): number =>
   Math.abs(r.predictedUs - r.run.medianUs) / r.run.medianUs;
 
-export function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  if (s.length === 0) return NaN;
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-}
+export { median } from "./stats.js";
 
 /** An (example, size) pair whose fastest variant the prediction got wrong. */
 export interface FastestMiss {
@@ -180,69 +177,4 @@ export function fastestAgreement(rows: readonly Compared[]): {
 export function fitSizes(rows: readonly Compared[]): Set<number> {
   const sizes = [...new Set(rows.map((r) => r.run.totalBytes))].sort((a, b) => a - b);
   return new Set(sizes.filter((_, i) => i % 2 === 0));
-}
-
-/** The fittable constants of a CUDA target (their `fit` bounds in the file). */
-export function cudaFitBounds(
-  target: Target,
-): { name: CudaTimingName | "h2dGBps" | "d2hGBps"; value: number; min: number; max: number }[] {
-  const timing = target["timing"] as Record<
-    string,
-    { value: number; fit?: { min: number; max: number } }
-  >;
-  const out: {
-    name: CudaTimingName | "h2dGBps" | "d2hGBps";
-    value: number;
-    min: number;
-    max: number;
-  }[] = [];
-  for (const name of Object.keys(CUDA_TIMING) as CudaTimingName[]) {
-    const e = timing[name];
-    if (e?.fit) out.push({ name, value: e.value, min: e.fit.min, max: e.fit.max });
-  }
-  const t = cudaOf(target)!;
-  out.push({ name: "h2dGBps", value: t.hostLink.h2dGBps, min: 40, max: 64 });
-  out.push({ name: "d2hGBps", value: t.hostLink.d2hGBps, min: 40, max: 64 });
-  return out;
-}
-
-export function withValues(
-  t: CudaTarget,
-  names: readonly string[],
-  x: readonly number[],
-): CudaTarget {
-  const timing = { ...t.timing };
-  const hostLink = { ...t.hostLink };
-  names.forEach((n, i) => {
-    if (n === "h2dGBps" || n === "d2hGBps") hostLink[n] = x[i]!;
-    else timing[n as CudaTimingName] = x[i]!;
-  });
-  return { ...t, timing, hostLink };
-}
-
-/** Fits on `train` minimising the mean squared log ratio; returns the fitted values. */
-export function fitCuda(
-  train: readonly Compared[],
-  base: CudaTarget,
-  bounds: ReturnType<typeof cudaFitBounds>,
-): { values: number[]; evals: number } {
-  const names = bounds.map((b) => b.name);
-  const f = (logx: readonly number[]): number => {
-    const t = withValues(base, names, logx.map(Math.exp));
-    let s = 0;
-    for (const r of train) {
-      const p = predictCuda(r.program, t);
-      const d = p.ok ? Math.log(p.timeUs / r.run.medianUs) : 10;
-      s += d * d;
-    }
-    return s / train.length;
-  };
-  const r = minimise(
-    f,
-    bounds.map((b) => Math.log(b.value)),
-    bounds.map((b) => Math.log(b.min)),
-    bounds.map((b) => Math.log(b.max)),
-    { maxEvals: 3000, minStep: 1e-3 },
-  );
-  return { values: r.x.map(Math.exp), evals: r.evals };
 }

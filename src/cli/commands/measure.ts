@@ -10,19 +10,18 @@ import type { Command } from "commander";
 import { formatTime } from "../../util/format-time.js";
 import {
   compileRun,
-  cudaFitBounds,
   fastestAgreement,
-  fitCuda,
   fitSizes,
   median,
   parseVariants,
   predictAll,
   relErr,
   resultsProblem,
-  withValues,
   type Compared,
   type ResultsDoc,
 } from "../../backend/cuda/measure.js";
+import { cudaFitBounds, fitCuda, fittedTargetJson, withValues } from "../../backend/cuda/fit.js";
+import { smCheckCell, smCheckJson, smSummary, smSummaryText } from "../../backend/cuda/sm-check.js";
 import { writeOutputOrReport } from "../write-output.js";
 import { diag, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import { cudaOf } from "../../target/cuda-target.js";
@@ -55,8 +54,9 @@ function table(rows: readonly Compared[], fitted: Set<number> | undefined): stri
   ];
   for (const r of rows) {
     const tag = fitted === undefined ? "" : fitted.has(r.run.totalBytes) ? "  fit" : "  held out";
+    const sm = r.run.smCheck ? `  ${smCheckCell(r.run.smCheck, formatTime)}` : "";
     lines.push(
-      `${r.run.example.padEnd(24)}${r.run.variant.padEnd(11)}${String(r.run.totalBytes).padStart(12)}${formatTime(r.run.medianUs).padStart(13)}${formatTime(r.predictedUs).padStart(13)}${`${(relErr(r) * 100).toFixed(1)}%`.padStart(8)}${tag}`,
+      `${r.run.example.padEnd(24)}${r.run.variant.padEnd(11)}${String(r.run.totalBytes).padStart(12)}${formatTime(r.run.medianUs).padStart(13)}${formatTime(r.predictedUs).padStart(13)}${`${(relErr(r) * 100).toFixed(1)}%`.padStart(8)}${tag}${sm}`,
     );
   }
   return lines.join("\n") + "\n";
@@ -66,6 +66,7 @@ function table(rows: readonly Compared[], fitted: Set<number> | undefined): stri
 interface Summary {
   readonly runs: number;
   readonly medianError: number;
+  readonly maxError: number;
   readonly fastest: ReturnType<typeof fastestAgreement>;
 }
 
@@ -73,6 +74,7 @@ function summarise(rows: readonly Compared[]): Summary {
   return {
     runs: rows.length,
     medianError: median(rows.map(relErr)),
+    maxError: rows.length ? Math.max(...rows.map(relErr)) : NaN,
     fastest: fastestAgreement(rows),
   };
 }
@@ -82,10 +84,14 @@ function summaryText(label: string, s: Summary): string {
   const misses = f.misses.map(
     (m) => `${m.example} ${m.totalBytes}: measured ${m.measured}, predicted ${m.predicted}`,
   );
-  return `${label}: median error ${(s.medianError * 100).toFixed(1)}% over ${s.runs} runs; fastest variant predicted fastest at ${f.agree} of ${f.total} (example, size) pairs (${f.strict} exactly, the others within 5 % of the fastest measured)${misses.length ? ` (misses: ${misses.join("; ")})` : ""}\n`;
+  return `${label}: median error ${(s.medianError * 100).toFixed(1)}% over ${s.runs} runs (max ${(s.maxError * 100).toFixed(1)}%); fastest variant predicted fastest at ${f.agree} of ${f.total} (example, size) pairs (${f.strict} exactly, the others within 5 % of the fastest measured)${misses.length ? ` (misses: ${misses.join("; ")})` : ""}\n`;
 }
 
-const summaryJson = (s: Summary) => ({ ...s, medianError: jsonNumber(s.medianError) });
+const summaryJson = (s: Summary) => ({
+  ...s,
+  medianError: jsonNumber(s.medianError),
+  maxError: jsonNumber(s.maxError),
+});
 
 /** The runs read and recompiled, or the exit code of the diagnostics that stopped it. */
 type Loaded =
@@ -139,6 +145,8 @@ interface Report {
   readonly predicted: readonly number[];
   /** The text report's stdout; nothing with --format json. */
   readonly out: (text: string) => void;
+  /** The full-SM check's summary line, when some runs have one (printed after the table). */
+  readonly smLine: string;
   /** The document's fields about the results file and the target. */
   readonly fields: Readonly<Record<string, unknown>>;
 }
@@ -148,6 +156,7 @@ export function runMeasure(path: string, opts: MeasureOptions, ctx: CliContext):
   if ("code" in loaded) return loaded.code;
   const { doc, rows, target } = loaded;
   predictAll(rows, cudaOf(target)!);
+  const sm = smSummary(rows.map((row) => row.run));
   const out = opts.format === "json" ? () => undefined : ctx.streams.out;
   const r: Report = {
     ctx,
@@ -155,12 +164,25 @@ export function runMeasure(path: string, opts: MeasureOptions, ctx: CliContext):
     rows,
     predicted: rows.map((row) => row.predictedUs),
     out,
+    smLine: sm ? smSummaryText(sm) : "",
     fields: {
       device: doc.device,
       driver: doc.driver,
       cuda: doc.cuda,
       date: doc.date,
       target: target.name,
+      ...(sm
+        ? {
+            smCheck: {
+              ...sm,
+              ratio: {
+                median: jsonNumber(sm.ratio.median),
+                min: jsonNumber(sm.ratio.min),
+                max: jsonNumber(sm.ratio.max),
+              },
+            },
+          }
+        : {}),
     },
   };
   out(`${doc.device}, driver ${doc.driver}, ${doc.cuda}, ${doc.date}; target ${target.name}\n`);
@@ -182,6 +204,7 @@ function runsJson(r: Report, fitted: Set<number> | undefined): unknown[] {
     ...(fitted
       ? { fittedUs: jsonNumber(row.predictedUs), heldOut: !fitted.has(row.run.totalBytes) }
       : {}),
+    ...(row.run.smCheck ? { smCheck: smCheckJson(row.run.smCheck) } : {}),
   }));
 }
 
@@ -190,6 +213,7 @@ function reportAll(r: Report): number {
   const all = summarise(r.rows);
   r.out(table(r.rows, undefined));
   r.out(summaryText("all sizes", all));
+  r.out(r.smLine);
   if (r.opts.format !== "json") return reportDiagnostics(r.ctx, [], r.opts);
   const fields = { ...r.fields, runs: runsJson(r, undefined), before: { all: summaryJson(all) } };
   return reportJson(r.ctx, fields, []);
@@ -213,12 +237,16 @@ function reportFit(r: Report, target: Target, path: string): number {
   out(table(rows, fitted));
   out(summaryText("after the fit, fitted sizes", trainAfter));
   out(summaryText("after the fit, held-out sizes", heldAfter));
+  out(r.smLine);
   out(
     `fitted (${fit.evals} evaluations): ${names.map((n, i) => `${n} ${fit.values[i]!.toPrecision(4)}`).join(", ")}\n`,
   );
+  const unconstrained = names.filter((_, i) => fit.flat[i]);
+  if (unconstrained.length)
+    out(`not constrained by these runs (kept as given): ${unconstrained.join(", ")}\n`);
   const diagnostics: Diagnostic[] = [];
   if (opts.output !== undefined) {
-    const text = fittedJson(target, names, fit.values, path);
+    const text = fittedTargetJson(target, names, fit, path);
     const problem = writeOutputOrReport(opts.output, text, { inputs: [path] });
     if (problem) diagnostics.push(problem);
   }
@@ -232,38 +260,10 @@ function reportFit(r: Report, target: Target, path: string): number {
     // As the fitted target has them (4 significant digits).
     fitted: Object.fromEntries(names.map((n, i) => [n, Number(fit.values[i]!.toPrecision(4))])),
     search: { evals: fit.evals },
+    unconstrained,
     ...(wrote ? { out: opts.output } : {}),
   };
   return reportJson(r.ctx, fields, diagnostics);
-}
-
-/** The target file with the fitted values (and where they came from) written in. */
-function fittedJson(
-  target: Target,
-  names: readonly string[],
-  values: readonly number[],
-  from: string,
-): string {
-  const json = JSON.parse(
-    JSON.stringify({
-      ...target,
-      cuda: undefined,
-      engines: undefined,
-      recommendedEngine: undefined,
-      limits: undefined,
-    }),
-  ) as Record<string, Record<string, Record<string, unknown>>>;
-  names.forEach((n, i) => {
-    const v = Number(values[i]!.toPrecision(4));
-    if (n === "h2dGBps" || n === "d2hGBps") json["hostLink"]![n] = v as never;
-    else {
-      const e = json["timing"]![n]!;
-      e["value"] = v;
-      e["source"] =
-        `fitted by \`dmac calibrate ${from}\` on every other size (docs/calibrate.md, CUDA targets)`;
-    }
-  });
-  return JSON.stringify(json, null, 2) + "\n";
 }
 
 export function registerMeasure(program: Command, ctx: CliContext): void {

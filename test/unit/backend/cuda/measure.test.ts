@@ -71,7 +71,7 @@ describe("runner results", () => {
     const r = await dmac("calibrate", RESULTS);
     expect(r.code).toBe(0);
     const m =
-      /after the fit, held-out sizes: median error ([\d.]+)% over 70 runs; fastest variant predicted fastest at (\d+) of (\d+)/.exec(
+      /after the fit, held-out sizes: median error ([\d.]+)% over 70 runs \(max [\d.]+%\); fastest variant predicted fastest at (\d+) of (\d+)/.exec(
         r.out,
       );
     expect(m).not.toBeNull();

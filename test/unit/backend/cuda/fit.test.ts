@@ -1,0 +1,76 @@
+// Fitting a CUDA target (src/backend/cuda/fit.ts): the NVLink bandwidth is fittable when the
+// target gives it a range, constants the runs do not constrain keep their value and source, and
+// the 2x H200 peer run (issue 19) refits to the numbers bench/hardware/2026-11-24-h200x2 quotes.
+
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { cudaFitBounds, withValues } from "../../../../src/backend/cuda/fit.js";
+import { cudaOf, parseCudaTarget } from "../../../../src/target/cuda-target.js";
+import { builtinTarget } from "../../../../src/target/target.js";
+import { dmac } from "../../../helpers/cli.js";
+
+const DIR = "bench/hardware/2026-11-24-h200x2";
+const raw = (path: string) => JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
+
+describe("fitting a CUDA target", () => {
+  it("nvlink.perDirectionGBps is fittable within nvlink.fit; without a range it is not", () => {
+    const t = parseCudaTarget(raw(`${DIR}/target.json`), "target.json");
+    const peer = cudaFitBounds(t).find((b) => b.name === "peerGBps");
+    expect(peer).toEqual({ name: "peerGBps", value: 450, min: 150, max: 450 });
+    const json = raw(`${DIR}/target.json`);
+    const nvlink = json["nvlink"] as Record<string, unknown>;
+    delete nvlink["fit"];
+    const none = parseCudaTarget(json, "x");
+    expect(cudaFitBounds(none).map((b) => b.name)).not.toContain("peerGBps");
+    expect(withValues(cudaOf(t)!, ["peerGBps"], [380]).peerGBps).toBe(380);
+  });
+
+  it("a fit range must hold the value", () => {
+    const json = raw(`${DIR}/target.json`);
+    (json["nvlink"] as Record<string, unknown>)["fit"] = { min: 100, max: 400 };
+    expect(() => parseCudaTarget(json, "t.json")).toThrow(/nvlink\.fit.*min <= value <= max/);
+    const timing = raw(`${DIR}/target.json`);
+    const launch = (timing["timing"] as Record<string, Record<string, unknown>>)["launchUs"]!;
+    launch["fit"] = { min: 0 };
+    expect(() => parseCudaTarget(timing, "t.json")).toThrow(/timing\.launchUs\.fit/);
+  });
+
+  it("the 2x H200 peer run: held-out median 4.2 % (was 11.0 % with the datasheet's 450 GB/s), NVLink 380 GB/s", async () => {
+    const out = join(mkdtempSync(join(tmpdir(), "dmac-fit-")), "fitted.json");
+    const args = ["measure", `${DIR}/results.json`, "--target", `${DIR}/target.json`];
+    args.push("--variants", "runtime/cuda/variants-peer.tsv", "--fit", "-o", out);
+    const r = await dmac(...args);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(
+      /after the fit, held-out sizes: median error 4\.2% over 42 runs \(max 19\.5%\);/,
+    );
+    expect(r.out).toMatch(/peerGBps 380\.0/);
+    // With two ranks a batch holds one copy (a plain copy), and there are no host copies.
+    expect(r.out).toMatch(
+      /not constrained by these runs \(kept as given\): hostBatchItemUs, batchItemUs, h2dGBps, d2hGBps/,
+    );
+    const fitted = raw(out);
+    const timing = fitted["timing"] as Record<string, { value: number; source: string }>;
+    expect((fitted["nvlink"] as { perDirectionGBps: number }).perDirectionGBps).toBe(380);
+    expect(timing["batchItemUs"]!.source).toMatch(/h100/);
+    expect(timing["launchUs"]!.source).toMatch(/fitted by/);
+    // The committed fitted target is this command's output.
+    expect(fitted["timing"]).toEqual(raw(`${DIR}/target.fitted.json`)["timing"]);
+  });
+
+  it("targets/h200.json has the peer-fitted constants and says which are still the H100's", () => {
+    const h200 = cudaOf(builtinTarget("h200")!)!;
+    const fitted = raw(`${DIR}/target.fitted.json`);
+    const ft = fitted["timing"] as Record<string, { value: number }>;
+    expect(h200.peerGBps).toBe((fitted["nvlink"] as { perDirectionGBps: number }).perDirectionGBps);
+    for (const k of ["hostCallUs", "launchUs", "copyStartUs", "flagUs", "waitReleaseUs"] as const)
+      expect(h200.timing[k], k).toBe(ft[k]!.value);
+    const json = raw("targets/h200.json");
+    const src = (k: string) => (json["timing"] as Record<string, { source: string }>)[k]!.source;
+    expect(src("launchUs")).toMatch(/2x H200.*2026-11-24.*peer.*4\.2 %/);
+    expect(src("batchItemUs")).toMatch(/h100/);
+    expect((json["hostLink"] as { source: string }).source).toMatch(/H100/);
+  });
+});
