@@ -45,7 +45,8 @@ export function createIntIntervalMap(size: number, initial: number): IntInterval
 export function seek(m: IntIntervalMap, x: number): void {
   const b = m.b;
   const j = m.j;
-  if (b < m.first.length && j < m.count[b]!) {
+  const blocks = m.first.length;
+  if (b < blocks && j < m.count[b]!) {
     const s = m.starts[b]!;
     if (s[j]! <= x) {
       const count = m.count[b]!;
@@ -56,6 +57,11 @@ export function seek(m: IntIntervalMap, x: number): void {
           return;
         }
       } else if (x < segmentEnd(m, b, j)) return;
+    }
+    // Still in the cursor's block (several writers interleaving near one another): search it alone.
+    if (m.first[b]! <= x && (b + 1 >= blocks || x < m.first[b + 1]!)) {
+      m.j = entryOf(m, b, x);
+      return;
     }
   }
   const block = blockOf(m, x);

@@ -396,8 +396,10 @@ function signal(x: ExecState, q: number, e: number, kind: number): void {
   const afterPacket = x.now + T.enginePacketUs;
   const width = kind === ATOMIC ? C.aux[e]! : kind === TIMESTAMP ? 64 : 32;
   const bytes = width / 8;
-  const i = regionOf(mem, addr, bytes, x.hints[q * HINTS + 3]!);
-  if (i >= 0) x.hints[q * HINTS + 3] = i;
+  // ATOMICs (completion slots) and FENCEs (sync words) of a queue alternate: a hint each.
+  const h = q * HINTS + (kind === ATOMIC ? 5 : 3);
+  const i = regionOf(mem, addr, bytes, x.hints[h]!);
+  if (i >= 0) x.hints[h] = i;
   const align = kind === TIMESTAMP ? 8 : width === 64 ? 8 : 4;
   const okKind = i >= 0 && (kind === TIMESTAMP ? x.timestampSlot[i] : x.signalWord[i]) === 1;
   if (addr % align !== 0) {

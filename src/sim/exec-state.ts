@@ -7,13 +7,14 @@ import { diag, type Diagnostic } from "../diagnostics/diagnostic.js";
 import type { DiagnosticCode } from "../diagnostics/codes.js";
 import { EventHeap } from "./heap.js";
 import { createFlowSet, type Flow, type FlowLoad, type FlowSet } from "./flows.js";
-import { createMemory, type Memory } from "./memory.js";
+import { createMemory, regionOf, type Memory } from "./memory.js";
 import { bytesPerUs, type MachineModel } from "./model.js";
-import { BAD, CMD_KINDS, type Commands, type PackedProgram } from "./program.js";
+import { BAD, CMD_KINDS, POLL, type Commands, type PackedProgram } from "./program.js";
 import { REGION_CODE, REGION_KINDS } from "./regions.js";
 
 const BUFFER = REGION_CODE.buffer;
 const SYNC = REGION_CODE.sync;
+const SIGNAL = REGION_CODE.signal;
 const TIMESTAMP_SLOT = REGION_CODE.timestamp;
 const COMPLETION = REGION_CODE.completion;
 import type { Semantics } from "./semantics.js";
@@ -108,7 +109,7 @@ export interface PendingWrites {
 }
 
 /** Region hints per queue (ExecState.hints). */
-export const HINTS = 5;
+export const HINTS = 6;
 
 /** A pending write's kind: SET stores the value, ADD adds it. */
 export const SET = 0;
@@ -151,15 +152,20 @@ export interface ExecState {
   readonly timestampSlot: Uint8Array;
   readonly completionSlot: Uint8Array;
   /**
-   * Per queue, HINTS entries: the region each data operand (0-2), the last signal write (3) and
-   * the last poll (4) hit last (regionOf tries it first).
+   * Per queue, HINTS entries: the region each data operand (0-2), the last FENCE or TIMESTAMP
+   * write (3), the last poll (4) and the last ATOMIC (5) hit last (regionOf gallops from it).
    */
   readonly hints: Int32Array;
   /** The queues whose ring is known (writes into a ring are refused, DMAC6009). */
   readonly rings: readonly PackedProgram["queues"][number][];
   readonly pending: PendingWrites;
-  /** Per word region: the queues polling it. */
-  readonly waiting: (number[] | undefined)[];
+  /**
+   * The queues polling each word region, in the order they began to wait: a list through
+   * `waitNext` (a queue waits on one word at a time) from `waitHead` to `waitTail` (-1: none).
+   */
+  readonly waitHead: Int32Array;
+  readonly waitTail: Int32Array;
+  readonly waitNext: Int32Array;
   /** Per region: the value the host waits for (NaN: not a completion slot), when it got there. */
   readonly completionDone: Float64Array;
   readonly completionSeen: Float64Array;
@@ -182,7 +188,11 @@ export interface ExecState {
 export function createExecState(
   p: PackedProgram,
   model: MachineModel,
-  opts: { readonly record?: boolean | undefined; readonly maxRaces?: number | undefined },
+  opts: {
+    readonly record?: boolean | undefined;
+    readonly maxRaces?: number | undefined;
+    readonly syncTrace?: boolean | undefined;
+  },
 ): ExecState {
   const C = p.cmds;
   const T = model.timing;
@@ -224,6 +234,7 @@ export function createExecState(
     if (kind === TIMESTAMP_SLOT) timestampSlot[i] = 1;
     if (kind === COMPLETION) completionSlot[i] = 1;
   }
+  markClocksRead(mem, C, opts.syncTrace === true);
   return {
     p,
     C,
@@ -293,7 +304,9 @@ export function createExecState(
       queue: [],
       free: [],
     },
-    waiting: new Array<number[] | undefined>(R),
+    waitHead: new Int32Array(R).fill(-1),
+    waitTail: new Int32Array(R).fill(-1),
+    waitNext: new Int32Array(Q).fill(-1),
     completionDone: new Float64Array(R).fill(NaN),
     completionSeen: new Float64Array(R).fill(NaN),
     HBM,
@@ -306,6 +319,24 @@ export function createExecState(
     loadCache: [],
     lastSample: new Float64Array(G * G),
   };
+}
+
+/**
+ * The words whose clock anything reads (Words.clockRead): those a POLL row reads, user signals
+ * (the meaning checks) and, with the sync trace, every word.
+ */
+function markClocksRead(mem: Memory, C: Commands, all: boolean): void {
+  const read = mem.words.clockRead;
+  for (let i = 0; i < read.length; i++)
+    if (all || mem.kind[i] === SIGNAL) read[i] = mem.words.isWord[i]!;
+  let hint = -1;
+  for (let e = 0; e < C.n; e++) {
+    if (C.kind[e] !== POLL) continue;
+    const i = regionOf(mem, C.a[e]!, 4, hint);
+    if (i < 0) continue;
+    hint = i;
+    read[i] = 1;
+  }
 }
 
 // ---- reporting ---------------------------------------------------------------------------------

@@ -52,12 +52,15 @@ export function submit(x: ExecState): { hostSubmitUs: number; doorbells: Doorbel
       timeline.host.push({ queue: -1, name: "trigger store", start: 0, end: hostT, args: {} });
     return { hostSubmitUs: hostT, doorbells };
   }
-  let hint = -1;
+  // A hint per kind: a queue's ATOMICs (completion slots) and FENCEs (sync words) alternate.
+  const hint = [-1, -1];
   /** Whether command row e signals the host (a FENCE/ATOMIC on a completion slot). */
   const signalsHost = (e: number): boolean => {
-    if (C.kind[e] !== FENCE && C.kind[e] !== ATOMIC) return false;
-    const i = regionOf(x.mem, C.a[e]!, 4, hint);
-    if (i >= 0) hint = i;
+    const kind = C.kind[e];
+    if (kind !== FENCE && kind !== ATOMIC) return false;
+    const h = kind === ATOMIC ? 1 : 0;
+    const i = regionOf(x.mem, C.a[e]!, 4, hint[h]);
+    if (i >= 0) hint[h] = i;
     return i >= 0 && x.completionSlot[i] === 1;
   };
   for (let q = 0; q < x.Q; q++) {

@@ -35,6 +35,13 @@ import { REGION_KINDS, regionMap, type RegionMap } from "./regions.js";
  */
 export interface Words {
   readonly isWord: Uint8Array;
+  /**
+   * 1 where the word's clock can be read: a POLL reads the word, the meaning checks read it (user
+   * signals) or the sync trace records it (createExecState sets it). Elsewhere (a million
+   * completion slots nothing polls) the clock is never kept, so no writer's snapshot outlives the
+   * write's flight.
+   */
+  readonly clockRead: Uint8Array;
   readonly value: Float64Array;
   readonly vc: (Int32Array | null)[];
   readonly first: (ArrayLike<number> | null)[];
@@ -106,6 +113,7 @@ export function createMemory(p: SimProgram, commandQueue: Int32Array): Memory {
   const R = map.starts.length;
   const words: Words = {
     isWord: new Uint8Array(R),
+    clockRead: new Uint8Array(R),
     value: new Float64Array(R),
     vc: new Array<Int32Array | null>(R).fill(null),
     first: new Array<ArrayLike<number> | null>(R).fill(null),
@@ -166,6 +174,7 @@ export function wordWriteClock(
   queue: number,
   clock: number,
 ): void {
+  if (w.clockRead[i] !== 1) return;
   let own = w.vc[i]!;
   if (own === null) {
     const first = w.first[i]!;
@@ -208,20 +217,38 @@ export function regionIndex(m: Memory, addr: number): number {
 
 /**
  * Index of the region holding all of [addr, addr + bytes), or -1 (resolve() says why). `hint`
- * is a guess (the region the caller found last time): it and the region after it are tried
- * before the binary search, since a queue's consecutive packets touch neighbouring regions.
+ * is a guess (the region the caller found last time): the search gallops forward from it, since a
+ * queue's consecutive packets touch the same or later regions (a few strides on).
  */
 export function regionOf(m: Memory, addr: number, bytes: number, hint = -1): number {
   const s = m.starts;
-  let i = -1;
-  if (hint >= 0 && hint < s.length && s[hint]! <= addr) {
-    if (hint + 1 >= s.length || addr < s[hint + 1]!) i = hint;
-    else if (hint + 2 >= s.length || addr < s[hint + 2]!) i = hint + 1;
-  }
-  if (i < 0) i = regionIndex(m, addr);
+  const i =
+    hint >= 0 && hint < s.length && s[hint]! <= addr ? gallop(s, hint, addr) : regionIndex(m, addr);
   if (i < 0) return -1;
   // Integers below 2^53: the same test as offset + bytes <= region bytes.
   return addr + bytes <= m.ends[i]! ? i : -1;
+}
+
+/** The last index at or after `from` (where s[from] <= x) whose start is <= x. */
+function gallop(s: Float64Array, from: number, x: number): number {
+  let a = from;
+  let step = 1;
+  let z: number;
+  for (;;) {
+    const c = a + step;
+    if (c >= s.length || s[c]! > x) {
+      z = Math.min(c, s.length) - 1;
+      break;
+    }
+    a = c;
+    step *= 2;
+  }
+  while (a < z) {
+    const mid = (a + z + 1) >> 1;
+    if (s[mid]! <= x) a = mid;
+    else z = mid - 1;
+  }
+  return a;
 }
 
 /** The region containing [addr, addr + bytes), or why there is none. */
@@ -377,8 +404,8 @@ export function recordAccess(
     visitAccess(map, lo, hi, checkPiece);
     assignAccess(map, lo, hi, newRow(m.table, cmd, NONE));
   } else {
-    // One pass: updateAccess visits the same pieces in the same order as visitAccess would
-    // (after splitting at lo and hi), and each piece is checked against its old row first.
+    // One pass: updateAccess visits the same pieces in the same order as visitAccess would, and
+    // each piece is checked against its old row before its new (fresh) row is made.
     updateAccess(map, lo, hi, checkAndAddRead);
   }
   const conflict = found;

@@ -88,19 +88,31 @@ export function applyWrite(x: ExecState, w: number): void {
 
 /** Schedules a re-check of every poll waiting on word i, at its next grid point. */
 function wake(x: ExecState, i: number): void {
-  const list = x.waiting[i];
-  if (!list || list.length === 0) return;
-  x.waiting[i] = undefined;
-  for (const q of list) {
+  let q = x.waitHead[i]!;
+  if (q < 0) return;
+  x.waitHead[i] = -1;
+  x.waitTail[i] = -1;
+  while (q >= 0) {
     const r = x.runs[q]!;
     const k = Math.ceil((x.now - r.pollStart) / r.pollPeriod - 1e-9);
     x.heap.push(r.pollStart + Math.max(0, k) * r.pollPeriod, EV_POLL_CHECK, q);
+    const next = x.waitNext[q]!;
+    x.waitNext[q] = -1;
+    q = next;
   }
 }
 
-/** Queue q waits for word i to change. */
+/** Queue q waits for word i to change (after the queues already waiting on it). */
 export function waitOn(x: ExecState, i: number, q: number): void {
-  const list = x.waiting[i];
-  if (list) list.push(q);
-  else x.waiting[i] = [q];
+  const tail = x.waitTail[i]!;
+  if (tail < 0) x.waitHead[i] = q;
+  else x.waitNext[tail] = q;
+  x.waitTail[i] = q;
+}
+
+/** The queues waiting on word i, in order (tests and reports). */
+export function waiters(x: ExecState, i: number): number[] {
+  const out: number[] = [];
+  for (let q = x.waitHead[i]!; q >= 0; q = x.waitNext[q]!) out.push(q);
+  return out;
 }

@@ -1,6 +1,7 @@
-// The race detector's specialised access map must behave exactly like the generic interval map
-// (ir/interval-map.ts) used with never-merged integer values: same segments after every
-// operation, same pieces visited. Random operations, enough segments to split blocks.
+// The race detector's access map must behave exactly like the generic interval map
+// (ir/interval-map.ts) under the detector's use: every write and every piece a read touches gets
+// a fresh row, so no two segments are equal: same segments after every operation, same pieces
+// visited. Random operations, enough segments to split blocks.
 
 import { describe, expect, it } from "vitest";
 import {
@@ -47,10 +48,13 @@ function run(seed: number, size: number, granule: number, steps: number): void {
       assignAccess(a, lo, hi, row);
       assignRange(b, lo, hi, [{ start: lo, end: hi, value: row }]);
     } else if (op === 1) {
+      // Fresh rows, one per piece, in the order the pieces come (both maps visit them in order).
       const base = next;
-      next += 1000;
-      updateAccess(a, lo, hi, (v, s) => base + ((v + s) % 997));
-      updateRange(b, lo, hi, (v, s) => base + ((v + s) % 997));
+      let k = 0;
+      updateAccess(a, lo, hi, () => base + k++);
+      k = 0;
+      updateRange(b, lo, hi, () => base + k++);
+      next += k;
     } else {
       expect(pieces((f) => visitAccess(a, lo, hi, f))).toEqual(
         pieces((f) => forEachPiece(b, lo, hi, f)),
