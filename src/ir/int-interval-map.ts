@@ -10,7 +10,7 @@
 // segments removed or visited; a million segments in one buffer stay near-linear in any order.
 
 import { blockOf, entryOf, segmentEnd, splitBlock } from "../util/blocked-starts.js";
-import { invariant } from "../util/internal-error.js";
+import { InternalError, invariant } from "../util/internal-error.js";
 
 /** Entries per block at most (a full block is split, see splitBlockAt). */
 const BLOCK = 256;
@@ -120,10 +120,9 @@ const newVal = new Int32Array(3);
  * continue each other when equal (neighbours equal to `value` absorb it).
  */
 export function assign(m: IntIntervalMap, lo: number, hi: number, value: number): void {
-  invariant(
-    0 <= lo && lo < hi && hi <= m.size,
-    () => `assign [${lo}, ${hi}) outside [0, ${m.size})`,
-  );
+  // (Tested inline: invariant()'s message closure would be made on every call.)
+  if (!(0 <= lo && lo < hi && hi <= m.size))
+    throw new InternalError(`assign [${lo}, ${hi}) outside [0, ${m.size})`);
   seek(m, lo);
   const b = m.b;
   const j = m.j;

@@ -1,13 +1,19 @@
 // The race detector's map over the bytes [0, size) of one buffer instance: the range is tiled by
-// segments, each naming a row of the access table (memory.ts). It is an integer interval map
-// (ir/int-interval-map.ts: blocks of typed arrays, a cursor that finds the next access near the
-// last one without a search). That map joins equal neighbours; the race detector makes a fresh
-// row for every write and for every piece a read touches, so no two segments are ever equal and
-// the segments are exactly the boundaries its accesses made: only added (at the ends of an
-// access) or removed (inside a write).
+// segments, each naming a row of the access table (memory.ts). The detector makes a fresh row for
+// every write and for every piece a read touches, so no two neighbouring segments are equal and
+// a segment is a maximal run of bytes with one row.
 //
-// Cost: O(1) to find a byte near the last one, O(log n) elsewhere, O(BLOCK) to insert or remove a
-// boundary, O(k) to visit k segments.
+// Two forms, the same segments:
+// - granular (the usual one): a row per granule of g bytes (a power of two), where every access
+//   so far started and ended on a granule boundary (or at the end of the buffer). An access of a
+//   granule or a few costs O(1): no search, no boundary shifted, nothing allocated. An access that
+//   is not aligned to g makes the granules finer (each row repeated), as long as there are at most
+//   MAX_GRANULES of them;
+// - intervals (ir/int-interval-map.ts: blocks of typed arrays and a cursor) for the rest: accesses
+//   at odd offsets in a large buffer.
+//
+// Cost: granular, O(granules touched); intervals, O(1) near the last access and O(log n)
+// elsewhere to find a byte, O(BLOCK) to insert or remove a boundary, O(k) to visit k segments.
 
 import {
   assign,
@@ -21,10 +27,59 @@ import {
   type IntIntervalMap,
 } from "../ir/int-interval-map.js";
 
-export type AccessMap = IntIntervalMap;
+/** Granules per buffer instance at most (4 MiB of rows); finer accesses use the intervals. */
+const MAX_GRANULES = 1 << 20;
+
+export interface AccessMap {
+  readonly size: number;
+  /** Granule bytes (granular form). */
+  g: number;
+  /** The row of each granule (granular form; the last granule may be partial). */
+  rows: Int32Array;
+  /** The interval form, once an access did not fit any granule size allowed. */
+  map: IntIntervalMap | undefined;
+}
 
 export function createAccessMap(size: number, row: number): AccessMap {
-  return createIntIntervalMap(size, row);
+  let g = 1;
+  while (g < size) g *= 2;
+  return { size, g, rows: Int32Array.of(row), map: undefined };
+}
+
+/**
+ * Makes lo and hi granule boundaries (hi may be the end of the buffer): true when the map is
+ * granular afterwards, false when it is (now) the interval form.
+ */
+function fit(m: AccessMap, lo: number, hi: number): boolean {
+  if (m.map !== undefined) return false;
+  let g = m.g;
+  if (lo % g === 0 && (hi % g === 0 || hi === m.size)) return true;
+  while (lo % g !== 0 || (hi % g !== 0 && hi !== m.size)) g /= 2;
+  const n = Math.ceil(m.size / g);
+  if (n > MAX_GRANULES) {
+    m.map = intervalsOf(m);
+    m.rows = new Int32Array(0);
+    return false;
+  }
+  const ratio = m.g / g;
+  const rows = new Int32Array(n);
+  for (let k = 0; k < m.rows.length; k++) rows.fill(m.rows[k]!, k * ratio, (k + 1) * ratio);
+  m.g = g;
+  m.rows = rows;
+  return true;
+}
+
+/** The granular map's segments as an interval map. */
+function intervalsOf(m: AccessMap): IntIntervalMap {
+  const { g, rows, size } = m;
+  const map = createIntIntervalMap(size, rows[0]!);
+  let start = 0;
+  for (let k = 1; k <= rows.length; k++)
+    if (k === rows.length || rows[k] !== rows[start]) {
+      if (start > 0) assign(map, start * g, Math.min(k * g, size), rows[start]!);
+      start = k;
+    }
+  return map;
 }
 
 /** Calls visit(start, end, row) for every segment overlapping [lo, hi), clipped to it. */
@@ -35,13 +90,28 @@ export function visitAccess(
   visit: (start: number, end: number, row: number) => void,
 ): void {
   if (lo >= hi) return;
-  seek(m, lo);
-  for (;;) {
-    const start = pieceStart(m);
-    const end = pieceEnd(m);
-    visit(start > lo ? start : lo, end < hi ? end : hi, pieceValue(m));
-    if (end >= hi || !nextPiece(m)) return;
+  if (!fit(m, lo, hi)) {
+    const map = m.map!;
+    seek(map, lo);
+    for (;;) {
+      const start = pieceStart(map);
+      const end = pieceEnd(map);
+      visit(start > lo ? start : lo, end < hi ? end : hi, pieceValue(map));
+      if (end >= hi || !nextPiece(map)) return;
+    }
   }
+  const { g, rows } = m;
+  const last = hi === m.size ? rows.length : hi / g;
+  let k = lo / g;
+  let start = lo;
+  let row = rows[k]!;
+  for (k++; k < last; k++)
+    if (rows[k] !== row) {
+      visit(start, k * g, row);
+      start = k * g;
+      row = rows[k]!;
+    }
+  visit(start, hi, row);
 }
 
 // The pieces of a range an update reads before it writes any (module scratch, grown on demand).
@@ -49,8 +119,9 @@ let pieceAt = new Float64Array(64);
 let pieceRow = new Int32Array(64);
 
 /**
- * Replaces the row of every segment in [lo, hi) by f(row, start, end) (clipped), splitting at lo
- * and hi. f must return a row no segment holds (a fresh one): equal neighbours would be joined.
+ * Replaces the row of every segment in [lo, hi) by f(row, start, end) (clipped), in order,
+ * splitting at lo and hi. f must return a row no segment holds (a fresh one): equal neighbours
+ * would be one segment.
  */
 export function updateAccess(
   m: AccessMap,
@@ -59,23 +130,44 @@ export function updateAccess(
   f: (row: number, start: number, end: number) => number,
 ): void {
   if (lo >= hi) return;
-  seek(m, lo);
-  if (pieceEnd(m) >= hi) {
-    assign(m, lo, hi, f(pieceValue(m), lo, hi)); // inside one segment: the common case
+  if (!fit(m, lo, hi)) return updateIntervals(m.map!, lo, hi, f);
+  const { g, rows } = m;
+  const last = hi === m.size ? rows.length : hi / g;
+  let from = lo / g;
+  let start = lo;
+  for (let k = from + 1; k <= last; k++)
+    if (k === last || rows[k] !== rows[from]) {
+      const row = f(rows[from]!, start, k === last ? hi : k * g);
+      if (k === from + 1) rows[from] = row;
+      else rows.fill(row, from, k);
+      from = k;
+      start = k * g;
+    }
+}
+
+function updateIntervals(
+  map: IntIntervalMap,
+  lo: number,
+  hi: number,
+  f: (row: number, start: number, end: number) => number,
+): void {
+  seek(map, lo);
+  if (pieceEnd(map) >= hi) {
+    assign(map, lo, hi, f(pieceValue(map), lo, hi)); // inside one segment: the common case
     return;
   }
   let n = 0;
   for (;;) {
     if (n === pieceAt.length) growPieces();
-    const start = pieceStart(m);
+    const start = pieceStart(map);
     pieceAt[n] = start > lo ? start : lo;
-    pieceRow[n++] = pieceValue(m);
-    if (pieceEnd(m) >= hi || !nextPiece(m)) break;
+    pieceRow[n++] = pieceValue(map);
+    if (pieceEnd(map) >= hi || !nextPiece(map)) break;
   }
   for (let k = 0; k < n; k++)
     pieceRow[k] = f(pieceRow[k]!, pieceAt[k]!, k + 1 < n ? pieceAt[k + 1]! : hi);
   for (let k = 0; k < n; k++)
-    assign(m, pieceAt[k]!, k + 1 < n ? pieceAt[k + 1]! : hi, pieceRow[k]!);
+    assign(map, pieceAt[k]!, k + 1 < n ? pieceAt[k + 1]! : hi, pieceRow[k]!);
 }
 
 function growPieces(): void {
@@ -89,10 +181,16 @@ function growPieces(): void {
 
 /** Makes [lo, hi) one segment with `row` (a fresh row: see updateAccess). */
 export function assignAccess(m: AccessMap, lo: number, hi: number, row: number): void {
-  if (lo < hi) assign(m, lo, hi, row);
+  if (lo >= hi) return;
+  if (!fit(m, lo, hi)) assign(m.map!, lo, hi, row);
+  else if (hi - lo <= m.g) m.rows[lo / m.g] = row;
+  else m.rows.fill(row, lo / m.g, hi === m.size ? m.rows.length : hi / m.g);
 }
 
 /** Number of segments (tests). */
 export function accessSegments(m: AccessMap): number {
-  return segmentCount(m);
+  if (m.map !== undefined) return segmentCount(m.map);
+  let n = 1;
+  for (let k = 1; k < m.rows.length; k++) if (m.rows[k] !== m.rows[k - 1]) n++;
+  return n;
 }

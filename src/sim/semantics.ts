@@ -321,13 +321,16 @@ function createChecker(
     `${m.signals[Math.floor(key / ranks)]?.name ?? "signal"}@${key % ranks}`;
 
   // ---- signals: words, notifies, the writes each notify announces ------------------------
-  const sigOfRegion = new Int32Array(R).fill(-1);
+  // Per word region: its signal key (>= 0), its completion slot k (as -2 - k), or -1. One column,
+  // so that a write looks up one cache line: with a million completion slots, the lookups missed
+  // the cache and were most of these hooks' time.
+  const roleOf = new Int32Array(R).fill(-1);
   const regionOfSig = new Int32Array(m.signals.length * ranks).fill(-1);
   for (const s of meaning.signals) {
     const i = regionAt(s.addr);
     if (i < 0 || isSignal[i] !== 1 || s.signal < 0 || s.signal >= m.signals.length) continue;
     if (s.rank < 0 || s.rank >= ranks) continue;
-    sigOfRegion[i] = s.signal * ranks + s.rank;
+    roleOf[i] = s.signal * ranks + s.rank;
     regionOfSig[s.signal * ranks + s.rank] = i;
   }
   const sigKeyOf = (o: number): number => t.signal[o]! * ranks + t.sigRank[o]!;
@@ -541,17 +544,21 @@ function createChecker(
   const unmapped = new Set<number>(); // queues already reported for a missing source map
 
   // ---- completion slots ----------------------------------------------------------------------
-  const slotOfRegion = new Int32Array(R).fill(-1);
   p.completions.forEach((c, k) => {
     const i = regionAt(c.addr);
-    if (i >= 0 && isCompletion[i] === 1) slotOfRegion[i] = k;
+    if (i >= 0 && isCompletion[i] === 1) roleOf[i] = -2 - k;
   });
-  const slotWrites = new Int32Array(p.completions.length);
-  const slotFirst = new Int32Array(p.completions.length).fill(-1);
+  // Per slot k: the command that wrote it first (-1: none yet) at 2k, its owner queue at 2k + 1
+  // (-2: the manifest names none), side by side for the same reason.
+  const slotInfo = new Int32Array(2 * p.completions.length);
+  for (let k = 0; k < p.completions.length; k++) {
+    slotInfo[2 * k] = -1;
+    slotInfo[2 * k + 1] = meaning.slotOwner?.[k] ?? -2;
+  }
 
   return {
     observed(q, region, value, clock) {
-      if (sigOfRegion[region]! < 0) return;
+      if (roleOf[region]! < 0) return;
       let list = obs[region];
       if (!list) obs[region] = list = [];
       list.push(value, q, clock);
@@ -624,7 +631,7 @@ function createChecker(
     wordWriteIssued(q, entry, region, vc) {
       const e = cmdBase[q]! + entry;
       const kind = C.kind[e]!;
-      const sig = sigOfRegion[region]!;
+      const sig = roleOf[region]!;
       if (sig >= 0) {
         const name = sigName(sig);
         if (notifies[sig]!.length === 0) {
@@ -657,20 +664,20 @@ function createChecker(
         if (t.guard[n0]! >= 0) checkGuards(n0, q, vc, entry);
         return;
       }
-      const slot = slotOfRegion[region]!;
-      if (slot < 0) return;
+      if (sig === -1) return;
+      const slot = -2 - sig;
       (lastSlotVc[q] ??= new Int32Array(vc.length)).set(vc);
-      const prev = slotFirst[slot]!;
-      if (++slotWrites[slot]! > 1) {
+      const prev = slotInfo[2 * slot]!;
+      if (prev >= 0) {
         report(
           where(q, entry),
-          `writes completion slot ${slot} again (first written by ${prev >= 0 ? cmdWhere(prev) : "?"}): each slot reaches its final value exactly once`,
+          `writes completion slot ${slot} again (first written by ${cmdWhere(prev)}): each slot reaches its final value exactly once`,
         );
         return;
       }
-      slotFirst[slot] = cmdBase[q]! + entry;
-      const owner = meaning.slotOwner?.[slot];
-      if (owner !== undefined && owner !== q) {
+      slotInfo[2 * slot] = cmdBase[q]! + entry;
+      const owner = slotInfo[2 * slot + 1]!;
+      if (owner !== -2 && owner !== q) {
         report(
           where(q, entry),
           `writes completion slot ${slot}, which the manifest gives to ${owner >= 0 ? p.queues[owner]!.name : "no queue"}`,
@@ -701,7 +708,7 @@ function createChecker(
     },
 
     wordLanded(region, queue, add, operand) {
-      const sig = sigOfRegion[region]!;
+      const sig = roleOf[region]!;
       if (sig < 0 || queue >= Q || !add || operand !== 1) return;
       const list = notifies[sig]!;
       if (list.length === 0) return;

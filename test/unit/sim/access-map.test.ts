@@ -29,7 +29,7 @@ function pieces(visit: (f: (s: number, e: number, v: number) => void) => void): 
   return out;
 }
 
-function run(seed: number, size: number, granule: number, steps: number): void {
+function run(seed: number, size: number, granule: number, steps: number, fineAfter = steps): void {
   let x = seed;
   const rnd = (n: number): number => {
     x = (x * 1103515245 + 12345) % 2147483648;
@@ -39,6 +39,7 @@ function run(seed: number, size: number, granule: number, steps: number): void {
   const b: IntervalMap<number> = createIntervalMap(size, 0, OPS);
   let next = 1;
   for (let i = 0; i < steps; i++) {
+    if (i === fineAfter) granule = 1;
     const lo = granule * rnd(size / granule);
     const len = granule * (1 + (rnd(10) === 0 ? rnd(size / granule) : rnd(4)));
     const hi = Math.min(size, lo + len);
@@ -74,5 +75,10 @@ describe("access map", () => {
 
   it("matches it across block splits and multi-block writes", () => {
     for (let seed = 1; seed <= 4; seed++) run(seed, 1 << 20, 16, 6000);
+  });
+
+  it("matches it when the granules get finer, and as intervals past the granule limit", () => {
+    for (let seed = 1; seed <= 4; seed++) run(seed, 1 << 16, 4096, 2000, 1000);
+    for (let seed = 1; seed <= 2; seed++) run(seed, 1 << 22, 256, 3000, 1500);
   });
 });
