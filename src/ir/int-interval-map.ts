@@ -220,6 +220,12 @@ function replace(m: IntIntervalMap, b: number, j: number, lastB: number, last: n
 
 /** Moves entries [from, to) of one block to start at `at` (a short loop beats copyWithin). */
 function move(s: Float64Array, v: Int32Array, at: number, from: number, to: number): void {
+  if (to - from > 32) {
+    // A long move (a write behind others in a block: the executor's slower queues) is a memmove.
+    s.copyWithin(at, from, to);
+    v.copyWithin(at, from, to);
+    return;
+  }
   if (at < from) {
     for (let k = from; k < to; k++) {
       s[at + k - from] = s[k]!;

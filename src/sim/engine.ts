@@ -25,12 +25,17 @@ import {
   EV_WORD_WRITE,
   HINTS,
   QState,
+  regionNear,
   report,
   SET,
+  W_HOST,
+  W_HOST_SYNC,
+  W_SIGNAL,
+  W_TIMESTAMP,
   whereCmd,
   type ExecState,
 } from "./exec-state.js";
-import { describeRegion, hex, joinWordClock, regionOf, resolve } from "./memory.js";
+import { describeRegion, hex, joinWordClock, resolve } from "./memory.js";
 import {
   ATOMIC,
   BAD,
@@ -307,8 +312,8 @@ function startPoll(x: ExecState, q: number, e: number): void {
   const r = x.runs[q]!;
   const T = x.T;
   const addr = x.C.a[e]!;
-  const w = wordAt(x, addr, x.hints[q * HINTS + 4]!);
-  if (w >= 0) x.hints[q * HINTS + 4] = w;
+  const i = regionNear(x, q * HINTS + 4, addr, 4);
+  const w = i >= 0 && x.mem.words.isWord[i] === 1 ? i : -1; // (wordAt)
   if (w < 0 || addr % 4 !== 0) {
     const res = resolve(x.mem, addr, 4);
     const detail =
@@ -326,7 +331,8 @@ function startPoll(x: ExecState, q: number, e: number): void {
   }
   const afterPacket = x.now + T.enginePacketUs;
   r.pollStart = afterPacket;
-  r.pollPeriod = (x.C.bytes[e]! * 16) / T.sdmaClockMHz + x.pollRepoll[w]!;
+  const repoll = (x.wordFlags[w]! & W_HOST_SYNC) !== 0 ? x.model.hostWordPollUs : T.pollRepollUs;
+  r.pollPeriod = (x.C.bytes[e]! * 16) / T.sdmaClockMHz + repoll;
   if (r.pollPeriod <= 0) r.pollPeriod = 1e-3;
   r.pollRetries = x.C.c[e]! < 0 ? Infinity : x.C.c[e]!;
   r.state = QState.Polling;
@@ -398,10 +404,10 @@ function signal(x: ExecState, q: number, e: number, kind: number): void {
   const bytes = width / 8;
   // ATOMICs (completion slots) and FENCEs (sync words) of a queue alternate: a hint each.
   const h = q * HINTS + (kind === ATOMIC ? 5 : 3);
-  const i = regionOf(mem, addr, bytes, x.hints[h]!);
-  if (i >= 0) x.hints[h] = i;
+  const i = regionNear(x, h, addr, bytes);
   const align = kind === TIMESTAMP ? 8 : width === 64 ? 8 : 4;
-  const okKind = i >= 0 && (kind === TIMESTAMP ? x.timestampSlot[i] : x.signalWord[i]) === 1;
+  const flags = i >= 0 ? x.wordFlags[i]! : 0;
+  const okKind = (flags & (kind === TIMESTAMP ? W_TIMESTAMP : W_SIGNAL)) !== 0;
   if (addr % align !== 0) {
     misaligned(x, q, e, `${cmdName(x, e)} address ${hex(addr)} is not ${align}-byte aligned`);
   } else if (i < 0) {
@@ -421,7 +427,7 @@ function signal(x: ExecState, q: number, e: number, kind: number): void {
     r.clock++;
     r.vc[q] = r.clock;
     if (r.snap === null) r.snap = snapshot(r.vc);
-    const latency = x.regionGpu[i] === -1 ? T.hostSignalLatencyUs : T.gpuSignalLatencyUs;
+    const latency = (flags & W_HOST) !== 0 ? T.hostSignalLatencyUs : T.gpuSignalLatencyUs;
     const w =
       kind === TIMESTAMP
         ? pendingWrite(x, i, 0, SET, Math.floor(afterPacket * 100), 64, r.snap, r.clock, q)

@@ -107,8 +107,11 @@ const IS_WORD_KIND = Uint8Array.from(REGION_KINDS, (k) =>
     : 0,
 );
 
-/** `commands`: the number of commands of all queues (global command ids are 0 .. commands-1). */
-export function createMemory(p: SimProgram, commandQueue: Int32Array): Memory {
+/**
+ * `commandQueue`: the queue of each command (global command ids index it); `writes`: about how
+ * many ranges the data commands write (the provenance rows to allocate up front).
+ */
+export function createMemory(p: SimProgram, commandQueue: Int32Array, writes: number): Memory {
   const map = regionMap(p);
   const R = map.starts.length;
   const words: Words = {
@@ -135,8 +138,8 @@ export function createMemory(p: SimProgram, commandQueue: Int32Array): Memory {
   return {
     ...map,
     words,
-    // (About a row per command: most commands write one range or none.)
-    prov: createProvenance(p.gpus, p.bufferSizes, commandQueue.length),
+    // (About a row per range written: most data commands write one range of one piece.)
+    prov: createProvenance(p.gpus, p.bufferSizes, writes),
     access: [],
     buffers: p.bufferSizes.length,
     epochQueue: commandQueue,

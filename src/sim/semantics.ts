@@ -321,16 +321,18 @@ function createChecker(
     `${m.signals[Math.floor(key / ranks)]?.name ?? "signal"}@${key % ranks}`;
 
   // ---- signals: words, notifies, the writes each notify announces ------------------------
-  // Per word region: its signal key (>= 0), its completion slot k (as -2 - k), or -1. One column,
-  // so that a write looks up one cache line: with a million completion slots, the lookups missed
-  // the cache and were most of these hooks' time.
-  const roleOf = new Int32Array(R).fill(-1);
+  // Per word region i, side by side so that a write looks up one cache line (with a million
+  // completion slots, separate columns missed the cache and were most of these hooks' time):
+  // at 3i its signal key (>= 0), its completion slot k (as -2 - k), or -1; for a slot, at 3i + 1
+  // the command that wrote it first (-1: none yet) and at 3i + 2 its owner queue (-2: the
+  // manifest names none).
+  const info = new Int32Array(3 * R).fill(-1);
   const regionOfSig = new Int32Array(m.signals.length * ranks).fill(-1);
   for (const s of meaning.signals) {
     const i = regionAt(s.addr);
     if (i < 0 || isSignal[i] !== 1 || s.signal < 0 || s.signal >= m.signals.length) continue;
     if (s.rank < 0 || s.rank >= ranks) continue;
-    roleOf[i] = s.signal * ranks + s.rank;
+    info[3 * i] = s.signal * ranks + s.rank;
     regionOfSig[s.signal * ranks + s.rank] = i;
   }
   const sigKeyOf = (o: number): number => t.signal[o]! * ranks + t.sigRank[o]!;
@@ -546,19 +548,14 @@ function createChecker(
   // ---- completion slots ----------------------------------------------------------------------
   p.completions.forEach((c, k) => {
     const i = regionAt(c.addr);
-    if (i >= 0 && isCompletion[i] === 1) roleOf[i] = -2 - k;
+    if (i < 0 || isCompletion[i] !== 1) return;
+    info[3 * i] = -2 - k;
+    info[3 * i + 2] = meaning.slotOwner?.[k] ?? -2;
   });
-  // Per slot k: the command that wrote it first (-1: none yet) at 2k, its owner queue at 2k + 1
-  // (-2: the manifest names none), side by side for the same reason.
-  const slotInfo = new Int32Array(2 * p.completions.length);
-  for (let k = 0; k < p.completions.length; k++) {
-    slotInfo[2 * k] = -1;
-    slotInfo[2 * k + 1] = meaning.slotOwner?.[k] ?? -2;
-  }
 
   return {
     observed(q, region, value, clock) {
-      if (roleOf[region]! < 0) return;
+      if (info[3 * region]! < 0) return;
       let list = obs[region];
       if (!list) obs[region] = list = [];
       list.push(value, q, clock);
@@ -631,7 +628,7 @@ function createChecker(
     wordWriteIssued(q, entry, region, vc) {
       const e = cmdBase[q]! + entry;
       const kind = C.kind[e]!;
-      const sig = roleOf[region]!;
+      const sig = info[3 * region]!;
       if (sig >= 0) {
         const name = sigName(sig);
         if (notifies[sig]!.length === 0) {
@@ -667,7 +664,7 @@ function createChecker(
       if (sig === -1) return;
       const slot = -2 - sig;
       (lastSlotVc[q] ??= new Int32Array(vc.length)).set(vc);
-      const prev = slotInfo[2 * slot]!;
+      const prev = info[3 * region + 1]!;
       if (prev >= 0) {
         report(
           where(q, entry),
@@ -675,8 +672,8 @@ function createChecker(
         );
         return;
       }
-      slotInfo[2 * slot] = cmdBase[q]! + entry;
-      const owner = slotInfo[2 * slot + 1]!;
+      info[3 * region + 1] = cmdBase[q]! + entry;
+      const owner = info[3 * region + 2]!;
       if (owner !== -2 && owner !== q) {
         report(
           where(q, entry),
@@ -708,7 +705,7 @@ function createChecker(
     },
 
     wordLanded(region, queue, add, operand) {
-      const sig = roleOf[region]!;
+      const sig = info[3 * region]!;
       if (sig < 0 || queue >= Q || !add || operand !== 1) return;
       const list = notifies[sig]!;
       if (list.length === 0) return;

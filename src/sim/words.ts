@@ -4,7 +4,7 @@
 // named by its region index; `half` is 4 for the high dword of a 64-bit word.
 
 import { regionIndex, regionOf, wordWriteClock } from "./memory.js";
-import { ADD, EV_POLL_CHECK, SET, type ExecState } from "./exec-state.js";
+import { ADD, EV_POLL_CHECK, SET, W_POLLED, W_WATCHED, type ExecState } from "./exec-state.js";
 import { recordLanding } from "./trace/recorder.js";
 
 /** The word region holding [addr, addr + 4), or -1 (hint: see regionOf). */
@@ -79,11 +79,11 @@ export function applyWrite(x: ExecState, w: number): void {
   const queue = pw.queue[w]!;
   words.value[i] = v0;
   wordWriteClock(words, i, pw.vc[w]!, queue, pw.clock[w]!);
-  const c = x.completionDone[i]!; // NaN unless a completion slot
-  if (!Number.isNaN(c)) x.completionSeen[i] = v0 === c ? x.now : NaN;
+  const flags = x.wordFlags[i]!;
+  if ((flags & W_WATCHED) !== 0) x.completion[2 * i + 1] = v0 === x.completion[2 * i] ? x.now : NaN;
   x.sem?.wordLanded(w, i, queue, pw.kind[w] === ADD, value);
   if (x.timeline) recordLanding(x, x.timeline.sync, w, i);
-  if (v0 !== before) wake(x, i);
+  if (v0 !== before && (flags & W_POLLED) !== 0) wake(x, i);
 }
 
 /** Schedules a re-check of every poll waiting on word i, at its next grid point. */
