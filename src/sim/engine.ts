@@ -28,6 +28,7 @@ import {
   regionNear,
   report,
   SET,
+  W_CLOCK,
   W_HOST,
   W_HOST_SYNC,
   W_SIGNAL,
@@ -54,6 +55,9 @@ import { endFlow, loadOf, route } from "./transfers.js";
 import { halfOf, pendingWrite, read32, waitOn, wordAt } from "./words.js";
 import { recordIssue, recordPollSatisfied, recordPollStart } from "./trace/recorder.js";
 import type { FlowLoad } from "./flows.js";
+
+/** The clock a write to a word whose clock nobody reads carries (never read). */
+const NO_CLOCK: readonly number[] = [];
 
 /** A plain-array copy of a vector clock (allocating a small array is far cheaper than a typed one). */
 function snapshot(vc: Int32Array): number[] {
@@ -426,14 +430,16 @@ function signal(x: ExecState, q: number, e: number, kind: number): void {
     // the queue's whole history: advance the queue's own clock component.
     r.clock++;
     r.vc[q] = r.clock;
-    if (r.snap === null) r.snap = snapshot(r.vc);
+    // The write carries the queue's clock only to a word whose clock is kept (memory.ts).
+    if (r.snap === null && (flags & W_CLOCK) !== 0) r.snap = snapshot(r.vc);
+    const snap = (flags & W_CLOCK) !== 0 ? r.snap! : NO_CLOCK;
     const latency = (flags & W_HOST) !== 0 ? T.hostSignalLatencyUs : T.gpuSignalLatencyUs;
     const w =
       kind === TIMESTAMP
-        ? pendingWrite(x, i, 0, SET, Math.floor(afterPacket * 100), 64, r.snap, r.clock, q)
+        ? pendingWrite(x, i, 0, SET, Math.floor(afterPacket * 100), 64, snap, r.clock, q)
         : kind === FENCE
-          ? pendingWrite(x, i, halfOf(x, i, addr), SET, C.value[e]! >>> 0, 32, r.snap, r.clock, q)
-          : pendingWrite(x, i, 0, ADD, C.value[e]!, width, r.snap, r.clock, q);
+          ? pendingWrite(x, i, halfOf(x, i, addr), SET, C.value[e]! >>> 0, 32, snap, r.clock, q)
+          : pendingWrite(x, i, 0, ADD, C.value[e]!, width, snap, r.clock, q);
     if (x.sem && kind !== TIMESTAMP) x.sem.wordWriteIssued(q, r.pc, i, r.vc, w);
     if (x.timeline) recordIssue(x.timeline.sync, w, q, e, afterPacket);
     x.heap.push(afterPacket + latency, EV_WORD_WRITE, w);

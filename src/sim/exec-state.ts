@@ -145,6 +145,8 @@ export const W_WATCHED = 16;
 export const W_POLLED = 32;
 /** A sync word in host memory: a poll re-checks it after hostWordPollUs. */
 export const W_HOST_SYNC = 64;
+/** Its clock is kept (Words.clockRead): a write to any other word needs no snapshot. */
+export const W_CLOCK = 128;
 
 export interface ExecState {
   readonly p: PackedProgram;
@@ -369,6 +371,7 @@ function markClocksRead(mem: Memory, C: Commands, flags: Uint8Array, all: boolea
     read[i] = 1;
     flags[i]! |= W_POLLED;
   }
+  for (let i = 0; i < read.length; i++) if (read[i] === 1) flags[i]! |= W_CLOCK;
 }
 
 /**

@@ -71,7 +71,8 @@ export interface Memory extends RegionMap {
 
 /**
  * Access-table rows: the last write (a command id, -1 none) and the reads since it. One read
- * lives in read0; a row with two or more reads keeps them all in `more` instead.
+ * lives in read0; a row with two or more reads keeps them all in `more` instead (read0 = MORE,
+ * so that the map is looked up only for those).
  */
 interface AccessTable {
   write: Int32Array;
@@ -81,6 +82,7 @@ interface AccessTable {
 }
 
 const NONE = -1;
+const MORE = -2;
 
 function newRow(t: AccessTable, write: number, read0: number): number {
   if (t.n === t.write.length) {
@@ -341,14 +343,13 @@ function checkPiece(start: number, end: number, row: number): void {
     return;
   }
   if (!curWrites) return;
-  const more = t.more.get(row);
-  if (more === undefined) {
-    const r = t.read0[row]!;
-    if (r !== NONE && !ordered(r) && r !== curCmd)
-      found = { earlier: epochOf(r), earlierWrites: false, start, end };
+  const r0 = t.read0[row]!;
+  if (r0 !== MORE) {
+    if (r0 !== NONE && !ordered(r0) && r0 !== curCmd)
+      found = { earlier: epochOf(r0), earlierWrites: false, start, end };
     return;
   }
-  for (const r of more)
+  for (const r of t.more.get(row)!)
     if (!ordered(r) && r !== curCmd) {
       found = { earlier: epochOf(r), earlierWrites: false, start, end };
       return;
@@ -364,19 +365,18 @@ function checkAndAddRead(row: number, start: number, end: number): number {
 function addRead(row: number): number {
   const t = curMem.table;
   const write = t.write[row]!;
-  const more = t.more.get(row);
-  if (more === undefined) {
-    const r = t.read0[row]!;
-    if (r === NONE || ordered(r)) return newRow(t, write, curCmd);
-    const out = newRow(t, write, NONE);
-    t.more.set(out, [r, curCmd]);
+  const r0 = t.read0[row]!;
+  if (r0 !== MORE) {
+    if (r0 === NONE || ordered(r0)) return newRow(t, write, curCmd);
+    const out = newRow(t, write, MORE);
+    t.more.set(out, [r0, curCmd]);
     return out;
   }
   const kept: number[] = [];
-  for (const r of more) if (!ordered(r)) kept.push(r);
+  for (const r of t.more.get(row)!) if (!ordered(r)) kept.push(r);
   if (kept.length === 0) return newRow(t, write, curCmd);
   kept.push(curCmd);
-  const out = newRow(t, write, NONE);
+  const out = newRow(t, write, MORE);
   t.more.set(out, kept);
   return out;
 }
