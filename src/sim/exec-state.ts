@@ -130,6 +130,18 @@ const WORD_WRITE_KIND = Uint8Array.from(REGION_KINDS, (k) =>
   k === "signal" || k === "sync" || k === "completion" || k === "trigger" ? 1 : 0,
 );
 
+/** Ranges a data command writes and accesses (reads + writes), by command kind. */
+const RANGES_WRITTEN = new Uint8Array(CMD_KINDS.length);
+const RANGES_ACCESSED = new Uint8Array(CMD_KINDS.length);
+RANGES_WRITTEN[COPY] = 1;
+RANGES_ACCESSED[COPY] = 2;
+RANGES_WRITTEN[BCAST] = 2;
+RANGES_ACCESSED[BCAST] = 3;
+RANGES_WRITTEN[SWAP] = 2;
+RANGES_ACCESSED[SWAP] = 2;
+RANGES_WRITTEN[FILL] = 1;
+RANGES_ACCESSED[FILL] = 1;
+
 // ExecState.wordFlags bits.
 /** A FENCE or ATOMIC may write it (a signal, sync, completion or trigger word). */
 export const W_SIGNAL = 1;
@@ -191,10 +203,9 @@ export interface ExecState {
   readonly pending: PendingWrites;
   /**
    * The queues polling each word region, in the order they began to wait: a list through
-   * `waitNext` (a queue waits on one word at a time) from `waitHead` to `waitTail` (-1: none).
+   * `waitNext` (a queue waits on one word at a time) from `waitHead` (-1: none).
    */
   readonly waitHead: Int32Array;
-  readonly waitTail: Int32Array;
   readonly waitNext: Int32Array;
   /**
    * Per region i (W_WATCHED), side by side: at 2i the value the host waits for, at 2i + 1 when the
@@ -236,12 +247,12 @@ export function createExecState(
   const commandQueue = new Int32Array(C.n);
   for (let q = 0; q < Q; q++) commandQueue.fill(q, cmdBase[q]!, cmdBase[q]! + p.queues[q]!.count);
   let writes = 0;
+  let accesses = 0;
   for (let e = 0; e < C.n; e++) {
-    const kind = C.kind[e]!;
-    if (kind === COPY || kind === FILL) writes++;
-    else if (kind === BCAST || kind === SWAP) writes += 2;
+    writes += RANGES_WRITTEN[C.kind[e]!]!;
+    accesses += RANGES_ACCESSED[C.kind[e]!]!;
   }
-  const mem = createMemory(p, commandQueue, writes);
+  const mem = createMemory(p, commandQueue, writes, accesses);
   const R = mem.starts.length;
   const HBM = G * G;
   const PCIE = G * G + G;
@@ -339,7 +350,6 @@ export function createExecState(
       free: [],
     },
     waitHead: new Int32Array(R).fill(-1),
-    waitTail: new Int32Array(R).fill(-1),
     waitNext: new Int32Array(Q).fill(-1),
     completion: new Float64Array(p.completions.length > 0 ? 2 * R : 0).fill(NaN),
     HBM,

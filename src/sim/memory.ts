@@ -110,10 +110,16 @@ const IS_WORD_KIND = Uint8Array.from(REGION_KINDS, (k) =>
 );
 
 /**
- * `commandQueue`: the queue of each command (global command ids index it); `writes`: about how
- * many ranges the data commands write (the provenance rows to allocate up front).
+ * `commandQueue`: the queue of each command (global command ids index it); `writes` and
+ * `accesses`: about how many ranges the data commands write and access (the provenance and access
+ * rows to allocate up front instead of growing them by doubling).
  */
-export function createMemory(p: SimProgram, commandQueue: Int32Array, writes: number): Memory {
+export function createMemory(
+  p: SimProgram,
+  commandQueue: Int32Array,
+  writes: number,
+  accesses: number,
+): Memory {
   const map = regionMap(p);
   const R = map.starts.length;
   const words: Words = {
@@ -130,9 +136,10 @@ export function createMemory(p: SimProgram, commandQueue: Int32Array, writes: nu
     words.isWord[i] = 1;
     words.value[i] = map.initial[i]!;
   }
+  const rows = Math.max(1024, Math.min(accesses + 1, 1 << 26));
   const table: AccessTable = {
-    write: new Int32Array(1024),
-    read0: new Int32Array(1024),
+    write: new Int32Array(rows),
+    read0: new Int32Array(rows),
     more: new Map(),
     n: 0,
   };

@@ -395,7 +395,9 @@ function createChecker(
   };
 
   // ---- guards -------------------------------------------------------------------------------
-  const obs: (number[] | undefined)[] = new Array<number[] | undefined>(R); // value, queue, clock
+  // Per user-signal region: value, queue, clock of each observation (a map: a program has few
+  // signals and may have a million words).
+  const obs = new Map<number, number[]>();
   const guardOk = new Set<number>(); // wait * Q + queue
   const guardReported = new Set<number>();
   /** Checks every `when` around op o for a command of queue q with clock vc; reports. */
@@ -406,7 +408,7 @@ function createChecker(
       const region = regionOfSig[sigKeyOf(w)] ?? -1;
       const func = COMPARE_OPS[t.cmp[w]!] ?? "==";
       const ref = t.value[w]!;
-      const list = region >= 0 ? obs[region] : undefined;
+      const list = region >= 0 ? obs.get(region) : undefined;
       let ok = false;
       if (list)
         for (let j = 0; j < list.length && !ok; j += 3)
@@ -556,8 +558,8 @@ function createChecker(
   return {
     observed(q, region, value, clock) {
       if (info[3 * region]! < 0) return;
-      let list = obs[region];
-      if (!list) obs[region] = list = [];
+      let list = obs.get(region);
+      if (!list) obs.set(region, (list = []));
       list.push(value, q, clock);
     },
 

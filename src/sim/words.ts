@@ -91,7 +91,6 @@ function wake(x: ExecState, i: number): void {
   let q = x.waitHead[i]!;
   if (q < 0) return;
   x.waitHead[i] = -1;
-  x.waitTail[i] = -1;
   while (q >= 0) {
     const r = x.runs[q]!;
     const k = Math.ceil((x.now - r.pollStart) / r.pollPeriod - 1e-9);
@@ -102,12 +101,15 @@ function wake(x: ExecState, i: number): void {
   }
 }
 
-/** Queue q waits for word i to change (after the queues already waiting on it). */
+/** Queue q waits for word i to change (after the queues already waiting on it: lists are short). */
 export function waitOn(x: ExecState, i: number, q: number): void {
-  const tail = x.waitTail[i]!;
-  if (tail < 0) x.waitHead[i] = q;
-  else x.waitNext[tail] = q;
-  x.waitTail[i] = q;
+  let tail = x.waitHead[i]!;
+  if (tail < 0) {
+    x.waitHead[i] = q;
+    return;
+  }
+  while (x.waitNext[tail]! >= 0) tail = x.waitNext[tail]!;
+  x.waitNext[tail] = q;
 }
 
 /** The queues waiting on word i, in order (tests and reports). */
