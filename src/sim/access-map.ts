@@ -179,6 +179,16 @@ function growPieces(): void {
   pieceRow = row;
 }
 
+/**
+ * The granule that [lo, hi) is exactly (its row is m.rows[k], one segment's clipped to it), or -1:
+ * the common access, which callers handle without visiting pieces.
+ */
+export function granuleOf(m: AccessMap, lo: number, hi: number): number {
+  if (m.map !== undefined || lo % m.g !== 0) return -1;
+  const k = lo / m.g;
+  return hi - lo === m.g || (hi === m.size && k === m.rows.length - 1) ? k : -1;
+}
+
 /** Makes [lo, hi) one segment with `row` (a fresh row: see updateAccess). */
 export function assignAccess(m: AccessMap, lo: number, hi: number, row: number): void {
   if (lo >= hi) return;

@@ -17,6 +17,7 @@
 import {
   assignAccess,
   createAccessMap,
+  granuleOf,
   updateAccess,
   visitAccess,
   type AccessMap,
@@ -410,7 +411,13 @@ export function recordAccess(
   curCmd = cmd;
   curWrites = writes;
   found = undefined;
-  if (writes) {
+  const k = granuleOf(map, lo, hi);
+  if (k >= 0) {
+    // One granule: its row is the one piece (what the visits below would do, without them).
+    const row = map.rows[k]!;
+    checkPiece(lo, hi, row);
+    map.rows[k] = writes ? newRow(m.table, cmd, NONE) : addRead(row);
+  } else if (writes) {
     visitAccess(map, lo, hi, checkPiece);
     assignAccess(map, lo, hi, newRow(m.table, cmd, NONE));
   } else {
