@@ -27,8 +27,8 @@ import {
   type IntIntervalMap,
 } from "../ir/int-interval-map.js";
 
-/** Granules per buffer instance at most (4 MiB of rows); finer accesses use the intervals. */
-const MAX_GRANULES = 1 << 20;
+/** Granules per buffer instance at most (2 MiB of rows); finer accesses use the intervals. */
+const MAX_GRANULES = 1 << 19;
 
 export interface AccessMap {
   readonly size: number;
