@@ -10,7 +10,7 @@
 // segments removed or visited; a million segments in one buffer stay near-linear in any order.
 
 import { blockOf, entryOf, segmentEnd, splitBlock } from "../util/blocked-starts.js";
-import { invariant } from "../util/internal-error.js";
+import { InternalError, invariant } from "../util/internal-error.js";
 
 /** Entries per block at most (a full block is split, see splitBlockAt). */
 const BLOCK = 256;
@@ -45,7 +45,8 @@ export function createIntIntervalMap(size: number, initial: number): IntInterval
 export function seek(m: IntIntervalMap, x: number): void {
   const b = m.b;
   const j = m.j;
-  if (b < m.first.length && j < m.count[b]!) {
+  const blocks = m.first.length;
+  if (b < blocks && j < m.count[b]!) {
     const s = m.starts[b]!;
     if (s[j]! <= x) {
       const count = m.count[b]!;
@@ -56,6 +57,11 @@ export function seek(m: IntIntervalMap, x: number): void {
           return;
         }
       } else if (x < segmentEnd(m, b, j)) return;
+    }
+    // Still in the cursor's block (several writers interleaving near one another): search it alone.
+    if (m.first[b]! <= x && (b + 1 >= blocks || x < m.first[b + 1]!)) {
+      m.j = entryOf(m, b, x);
+      return;
     }
   }
   const block = blockOf(m, x);
@@ -114,10 +120,9 @@ const newVal = new Int32Array(3);
  * continue each other when equal (neighbours equal to `value` absorb it).
  */
 export function assign(m: IntIntervalMap, lo: number, hi: number, value: number): void {
-  invariant(
-    0 <= lo && lo < hi && hi <= m.size,
-    () => `assign [${lo}, ${hi}) outside [0, ${m.size})`,
-  );
+  // (Tested inline: invariant()'s message closure would be made on every call.)
+  if (!(0 <= lo && lo < hi && hi <= m.size))
+    throw new InternalError(`assign [${lo}, ${hi}) outside [0, ${m.size})`);
   seek(m, lo);
   const b = m.b;
   const j = m.j;
@@ -215,6 +220,12 @@ function replace(m: IntIntervalMap, b: number, j: number, lastB: number, last: n
 
 /** Moves entries [from, to) of one block to start at `at` (a short loop beats copyWithin). */
 function move(s: Float64Array, v: Int32Array, at: number, from: number, to: number): void {
+  if (to - from > 32) {
+    // A long move (a write behind others in a block: the executor's slower queues) is a memmove.
+    s.copyWithin(at, from, to);
+    v.copyWithin(at, from, to);
+    return;
+  }
   if (at < from) {
     for (let k = from; k < to; k++) {
       s[at + k - from] = s[k]!;

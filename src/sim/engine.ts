@@ -25,12 +25,18 @@ import {
   EV_WORD_WRITE,
   HINTS,
   QState,
+  regionNear,
   report,
   SET,
+  W_CLOCK,
+  W_HOST,
+  W_HOST_SYNC,
+  W_SIGNAL,
+  W_TIMESTAMP,
   whereCmd,
   type ExecState,
 } from "./exec-state.js";
-import { describeRegion, hex, joinWordClock, regionOf, resolve } from "./memory.js";
+import { describeRegion, hex, joinWordClock, resolve } from "./memory.js";
 import {
   ATOMIC,
   BAD,
@@ -49,6 +55,9 @@ import { endFlow, loadOf, route } from "./transfers.js";
 import { halfOf, pendingWrite, read32, waitOn, wordAt } from "./words.js";
 import { recordIssue, recordPollSatisfied, recordPollStart } from "./trace/recorder.js";
 import type { FlowLoad } from "./flows.js";
+
+/** The clock a write to a word whose clock nobody reads carries (never read). */
+const NO_CLOCK: readonly number[] = [];
 
 /** A plain-array copy of a vector clock (allocating a small array is far cheaper than a typed one). */
 function snapshot(vc: Int32Array): number[] {
@@ -307,8 +316,8 @@ function startPoll(x: ExecState, q: number, e: number): void {
   const r = x.runs[q]!;
   const T = x.T;
   const addr = x.C.a[e]!;
-  const w = wordAt(x, addr, x.hints[q * HINTS + 4]!);
-  if (w >= 0) x.hints[q * HINTS + 4] = w;
+  const i = regionNear(x, q * HINTS + 4, addr, 4);
+  const w = i >= 0 && x.mem.words.isWord[i] === 1 ? i : -1; // (wordAt)
   if (w < 0 || addr % 4 !== 0) {
     const res = resolve(x.mem, addr, 4);
     const detail =
@@ -326,7 +335,8 @@ function startPoll(x: ExecState, q: number, e: number): void {
   }
   const afterPacket = x.now + T.enginePacketUs;
   r.pollStart = afterPacket;
-  r.pollPeriod = (x.C.bytes[e]! * 16) / T.sdmaClockMHz + x.pollRepoll[w]!;
+  const repoll = (x.wordFlags[w]! & W_HOST_SYNC) !== 0 ? x.model.hostWordPollUs : T.pollRepollUs;
+  r.pollPeriod = (x.C.bytes[e]! * 16) / T.sdmaClockMHz + repoll;
   if (r.pollPeriod <= 0) r.pollPeriod = 1e-3;
   r.pollRetries = x.C.c[e]! < 0 ? Infinity : x.C.c[e]!;
   r.state = QState.Polling;
@@ -396,10 +406,12 @@ function signal(x: ExecState, q: number, e: number, kind: number): void {
   const afterPacket = x.now + T.enginePacketUs;
   const width = kind === ATOMIC ? C.aux[e]! : kind === TIMESTAMP ? 64 : 32;
   const bytes = width / 8;
-  const i = regionOf(mem, addr, bytes, x.hints[q * HINTS + 3]!);
-  if (i >= 0) x.hints[q * HINTS + 3] = i;
+  // ATOMICs (completion slots) and FENCEs (sync words) of a queue alternate: a hint each.
+  const h = q * HINTS + (kind === ATOMIC ? 5 : 3);
+  const i = regionNear(x, h, addr, bytes);
   const align = kind === TIMESTAMP ? 8 : width === 64 ? 8 : 4;
-  const okKind = i >= 0 && (kind === TIMESTAMP ? x.timestampSlot[i] : x.signalWord[i]) === 1;
+  const flags = i >= 0 ? x.wordFlags[i]! : 0;
+  const okKind = (flags & (kind === TIMESTAMP ? W_TIMESTAMP : W_SIGNAL)) !== 0;
   if (addr % align !== 0) {
     misaligned(x, q, e, `${cmdName(x, e)} address ${hex(addr)} is not ${align}-byte aligned`);
   } else if (i < 0) {
@@ -418,14 +430,16 @@ function signal(x: ExecState, q: number, e: number, kind: number): void {
     // the queue's whole history: advance the queue's own clock component.
     r.clock++;
     r.vc[q] = r.clock;
-    if (r.snap === null) r.snap = snapshot(r.vc);
-    const latency = x.regionGpu[i] === -1 ? T.hostSignalLatencyUs : T.gpuSignalLatencyUs;
+    // The write carries the queue's clock only to a word whose clock is kept (memory.ts).
+    if (r.snap === null && (flags & W_CLOCK) !== 0) r.snap = snapshot(r.vc);
+    const snap = (flags & W_CLOCK) !== 0 ? r.snap! : NO_CLOCK;
+    const latency = (flags & W_HOST) !== 0 ? T.hostSignalLatencyUs : T.gpuSignalLatencyUs;
     const w =
       kind === TIMESTAMP
-        ? pendingWrite(x, i, 0, SET, Math.floor(afterPacket * 100), 64, r.snap, r.clock, q)
+        ? pendingWrite(x, i, 0, SET, Math.floor(afterPacket * 100), 64, snap, r.clock, q)
         : kind === FENCE
-          ? pendingWrite(x, i, halfOf(x, i, addr), SET, C.value[e]! >>> 0, 32, r.snap, r.clock, q)
-          : pendingWrite(x, i, 0, ADD, C.value[e]!, width, r.snap, r.clock, q);
+          ? pendingWrite(x, i, halfOf(x, i, addr), SET, C.value[e]! >>> 0, 32, snap, r.clock, q)
+          : pendingWrite(x, i, 0, ADD, C.value[e]!, width, snap, r.clock, q);
     if (x.sem && kind !== TIMESTAMP) x.sem.wordWriteIssued(q, r.pc, i, r.vc, w);
     if (x.timeline) recordIssue(x.timeline.sync, w, q, e, afterPacket);
     x.heap.push(afterPacket + latency, EV_WORD_WRITE, w);

@@ -7,13 +7,24 @@ import { diag, type Diagnostic } from "../diagnostics/diagnostic.js";
 import type { DiagnosticCode } from "../diagnostics/codes.js";
 import { EventHeap } from "./heap.js";
 import { createFlowSet, type Flow, type FlowLoad, type FlowSet } from "./flows.js";
-import { createMemory, type Memory } from "./memory.js";
+import { createMemory, regionOf, type Memory } from "./memory.js";
 import { bytesPerUs, type MachineModel } from "./model.js";
-import { BAD, CMD_KINDS, type Commands, type PackedProgram } from "./program.js";
+import {
+  BAD,
+  BCAST,
+  CMD_KINDS,
+  COPY,
+  FILL,
+  POLL,
+  SWAP,
+  type Commands,
+  type PackedProgram,
+} from "./program.js";
 import { REGION_CODE, REGION_KINDS } from "./regions.js";
 
 const BUFFER = REGION_CODE.buffer;
 const SYNC = REGION_CODE.sync;
+const SIGNAL = REGION_CODE.signal;
 const TIMESTAMP_SLOT = REGION_CODE.timestamp;
 const COMPLETION = REGION_CODE.completion;
 import type { Semantics } from "./semantics.js";
@@ -108,7 +119,7 @@ export interface PendingWrites {
 }
 
 /** Region hints per queue (ExecState.hints). */
-export const HINTS = 5;
+export const HINTS = 6;
 
 /** A pending write's kind: SET stores the value, ADD adds it. */
 export const SET = 0;
@@ -118,6 +129,36 @@ export const ADD = 1;
 const WORD_WRITE_KIND = Uint8Array.from(REGION_KINDS, (k) =>
   k === "signal" || k === "sync" || k === "completion" || k === "trigger" ? 1 : 0,
 );
+
+/** Ranges a data command writes and accesses (reads + writes), by command kind. */
+const RANGES_WRITTEN = new Uint8Array(CMD_KINDS.length);
+const RANGES_ACCESSED = new Uint8Array(CMD_KINDS.length);
+RANGES_WRITTEN[COPY] = 1;
+RANGES_ACCESSED[COPY] = 2;
+RANGES_WRITTEN[BCAST] = 2;
+RANGES_ACCESSED[BCAST] = 3;
+RANGES_WRITTEN[SWAP] = 2;
+RANGES_ACCESSED[SWAP] = 2;
+RANGES_WRITTEN[FILL] = 1;
+RANGES_ACCESSED[FILL] = 1;
+
+// ExecState.wordFlags bits.
+/** A FENCE or ATOMIC may write it (a signal, sync, completion or trigger word). */
+export const W_SIGNAL = 1;
+/** A timestamp slot (TIMESTAMP writes it). */
+export const W_TIMESTAMP = 2;
+/** A completion slot. */
+export const W_COMPLETION = 4;
+/** In host memory (a write lands after hostSignalLatencyUs). */
+export const W_HOST = 8;
+/** A completion slot the host waits for (ExecState.completion). */
+export const W_WATCHED = 16;
+/** Some POLL reads it (only these can have waiting queues). */
+export const W_POLLED = 32;
+/** A sync word in host memory: a poll re-checks it after hostWordPollUs. */
+export const W_HOST_SYNC = 64;
+/** Its clock is kept (Words.clockRead): a write to any other word needs no snapshot. */
+export const W_CLOCK = 128;
 
 export interface ExecState {
   readonly p: PackedProgram;
@@ -142,27 +183,35 @@ export interface ExecState {
   readonly maxRaces: number;
   readonly runs: QueueRun[];
   readonly running: Running[];
-  // Per region: its GPU (-1: host memory), whether FENCE/ATOMIC may write it, is it a timestamp
-  // slot, a completion slot.
+  /** Per region: its GPU (-1: host memory; mem.gpu). */
   readonly regionGpu: Int32Array;
-  /** Per word region: the re-check latency of a poll on it (host sync words: hostWordPollUs). */
-  readonly pollRepoll: Float64Array;
-  readonly signalWord: Uint8Array;
-  readonly timestampSlot: Uint8Array;
-  readonly completionSlot: Uint8Array;
   /**
-   * Per queue, HINTS entries: the region each data operand (0-2), the last signal write (3) and
-   * the last poll (4) hit last (regionOf tries it first).
+   * Per region, the W_* bits: what a signal write, a poll and a landing need to know of a word,
+   * in one byte (a million words are each touched a few times, far apart: each column read
+   * was a cache miss).
+   */
+  readonly wordFlags: Uint8Array;
+  /**
+   * Per queue, HINTS entries: the region each data operand (0-2), the last FENCE or TIMESTAMP
+   * write (3), the last poll (4) and the last ATOMIC (5) hit last (regionOf gallops from it).
    */
   readonly hints: Int32Array;
+  /** Per hint: how many regions on the last region found from it was (regionNear tries that). */
+  readonly hintStep: Int32Array;
   /** The queues whose ring is known (writes into a ring are refused, DMAC6009). */
   readonly rings: readonly PackedProgram["queues"][number][];
   readonly pending: PendingWrites;
-  /** Per word region: the queues polling it. */
-  readonly waiting: (number[] | undefined)[];
-  /** Per region: the value the host waits for (NaN: not a completion slot), when it got there. */
-  readonly completionDone: Float64Array;
-  readonly completionSeen: Float64Array;
+  /**
+   * The queues polling each word region, in the order they began to wait: a list through
+   * `waitNext` (a queue waits on one word at a time) from `waitHead` (-1: none).
+   */
+  readonly waitHead: Int32Array;
+  readonly waitNext: Int32Array;
+  /**
+   * Per region i (W_WATCHED), side by side: at 2i the value the host waits for, at 2i + 1 when the
+   * slot got there (NaN: not yet, or not since it changed again).
+   */
+  readonly completion: Float64Array;
   // Resources: per-direction links s*G+d (d != s), then HBM of each GPU (at HBM + g), then each
   // GPU's host link, upload at PCIE + 2g, download at PCIE + 2g + 1.
   readonly HBM: number;
@@ -182,7 +231,11 @@ export interface ExecState {
 export function createExecState(
   p: PackedProgram,
   model: MachineModel,
-  opts: { readonly record?: boolean | undefined; readonly maxRaces?: number | undefined },
+  opts: {
+    readonly record?: boolean | undefined;
+    readonly maxRaces?: number | undefined;
+    readonly syncTrace?: boolean | undefined;
+  },
 ): ExecState {
   const C = p.cmds;
   const T = model.timing;
@@ -193,7 +246,13 @@ export function createExecState(
   cmdBase[Q] = C.n;
   const commandQueue = new Int32Array(C.n);
   for (let q = 0; q < Q; q++) commandQueue.fill(q, cmdBase[q]!, cmdBase[q]! + p.queues[q]!.count);
-  const mem = createMemory(p, commandQueue);
+  let writes = 0;
+  let accesses = 0;
+  for (let e = 0; e < C.n; e++) {
+    writes += RANGES_WRITTEN[C.kind[e]!]!;
+    accesses += RANGES_ACCESSED[C.kind[e]!]!;
+  }
+  const mem = createMemory(p, commandQueue, writes, accesses);
   const R = mem.starts.length;
   const HBM = G * G;
   const PCIE = G * G + G;
@@ -207,23 +266,22 @@ export function createExecState(
   const pcieCap = model.pcie ? bytesPerUs(model.pcie.usableGBps) : 0;
   for (let k = 0; k < 2 * G; k++) capacity[PCIE + k] = pcieCap;
   const bufferHost = new Uint8Array(p.bufferSizes.length);
-  const regionGpu = new Int32Array(R);
-  const signalWord = new Uint8Array(R);
-  const timestampSlot = new Uint8Array(R);
-  const completionSlot = new Uint8Array(R);
-  const pollRepoll = new Float64Array(R);
+  const wordFlags = new Uint8Array(R);
   for (let i = 0; i < R; i++) {
     const kind = mem.kind[i]!;
-    regionGpu[i] = mem.gpu[i]!;
-    pollRepoll[i] = kind === SYNC && mem.gpu[i] === -1 ? model.hostWordPollUs : T.pollRepollUs;
+    const host = mem.gpu[i] === -1;
     if (kind === BUFFER) {
       const r = mem.region(i); // (buffers are objects: a program has few)
       if (r.host && r.buffer !== undefined) bufferHost[r.buffer] = 1;
     }
-    signalWord[i] = WORD_WRITE_KIND[kind]!;
-    if (kind === TIMESTAMP_SLOT) timestampSlot[i] = 1;
-    if (kind === COMPLETION) completionSlot[i] = 1;
+    wordFlags[i] =
+      (WORD_WRITE_KIND[kind] === 1 ? W_SIGNAL : 0) |
+      (kind === TIMESTAMP_SLOT ? W_TIMESTAMP : 0) |
+      (kind === COMPLETION ? W_COMPLETION : 0) |
+      (host ? W_HOST : 0) |
+      (kind === SYNC && host ? W_HOST_SYNC : 0);
   }
+  markClocksRead(mem, C, wordFlags, opts.syncTrace === true);
   return {
     p,
     C,
@@ -275,12 +333,10 @@ export function createExecState(
       cap: 0,
       name: "",
     })),
-    regionGpu,
-    pollRepoll,
-    signalWord,
-    timestampSlot,
-    completionSlot,
+    regionGpu: mem.gpu,
+    wordFlags,
     hints: new Int32Array(Q * HINTS).fill(-1),
+    hintStep: new Int32Array(Q * HINTS),
     rings: p.queues.filter((queue) => queue.ring !== undefined),
     pending: {
       region: [],
@@ -293,9 +349,9 @@ export function createExecState(
       queue: [],
       free: [],
     },
-    waiting: new Array<number[] | undefined>(R),
-    completionDone: new Float64Array(R).fill(NaN),
-    completionSeen: new Float64Array(R).fill(NaN),
+    waitHead: new Int32Array(R).fill(-1),
+    waitNext: new Int32Array(Q).fill(-1),
+    completion: new Float64Array(p.completions.length > 0 ? 2 * R : 0).fill(NaN),
     HBM,
     PCIE,
     bufferHost,
@@ -306,6 +362,51 @@ export function createExecState(
     loadCache: [],
     lastSample: new Float64Array(G * G),
   };
+}
+
+/**
+ * The words whose clock anything reads (Words.clockRead): those a POLL row reads (W_POLLED too),
+ * user signals (the meaning checks) and, with the sync trace, every word.
+ */
+function markClocksRead(mem: Memory, C: Commands, flags: Uint8Array, all: boolean): void {
+  const read = mem.words.clockRead;
+  for (let i = 0; i < read.length; i++)
+    if (all || mem.kind[i] === SIGNAL) read[i] = mem.words.isWord[i]!;
+  let hint = -1;
+  for (let e = 0; e < C.n; e++) {
+    if (C.kind[e] !== POLL) continue;
+    const i = regionOf(mem, C.a[e]!, 4, hint);
+    if (i < 0) continue;
+    hint = i;
+    read[i] = 1;
+    flags[i]! |= W_POLLED;
+  }
+  for (let i = 0; i < read.length; i++) if (read[i] === 1) flags[i]! |= W_CLOCK;
+}
+
+/**
+ * regionOf(addr, bytes) from hint h (x.hints), trying first the region as many regions on as the
+ * last step from this hint went: a queue's completion slots and sync words come at a stride
+ * (every 14th slot, say), which the gallop of regionOf would take ~8 probes to find.
+ */
+export function regionNear(x: ExecState, h: number, addr: number, bytes: number): number {
+  const { starts, ends } = x.mem;
+  const last = x.hints[h]!;
+  const guess = last + x.hintStep[h]!;
+  let i: number;
+  if (
+    last >= 0 &&
+    guess < starts.length &&
+    starts[guess]! <= addr &&
+    (guess + 1 === starts.length || addr < starts[guess + 1]!)
+  )
+    i = addr + bytes <= ends[guess]! ? guess : -1; // (what regionOf decides at that region)
+  else i = regionOf(x.mem, addr, bytes, last);
+  if (i >= 0) {
+    x.hintStep[h] = last >= 0 ? i - last : 0;
+    x.hints[h] = i;
+  }
+  return i;
 }
 
 // ---- reporting ---------------------------------------------------------------------------------

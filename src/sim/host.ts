@@ -2,10 +2,19 @@
 // and ringing doorbells, or one prelaunch trigger store), the producer of external signals, and
 // at the end the host's scan of its completion slots.
 
+import { grown } from "../util/arrays.js";
 import { externalTarget, type ExternalWait } from "./external-signals.js";
 import { regionOf } from "./memory.js";
 import { ATOMIC, FENCE, POLL, POLL_FUNC_CODES } from "./program.js";
-import { EV_EXT_SIGNAL, EV_STEP, EV_WORD_WRITE, SET, type ExecState } from "./exec-state.js";
+import {
+  EV_EXT_SIGNAL,
+  EV_STEP,
+  EV_WORD_WRITE,
+  SET,
+  W_COMPLETION,
+  W_WATCHED,
+  type ExecState,
+} from "./exec-state.js";
 import { applyWrite, halfOf, pendingWrite, read32, regionAtStart, wordAt } from "./words.js";
 import { doorbellSpan, HOST_WRITER, recordHostSlot, recordIssue } from "./trace/recorder.js";
 
@@ -15,11 +24,39 @@ import { doorbellSpan, HOST_WRITER, recordHostSlot, recordIssue } from "./trace/
  * first, as it did when they were the first events pushed).
  */
 export interface Doorbells {
-  readonly queue: number[];
+  readonly queue: Int32Array;
   /** The queue's commands submitted up to (exclusive). */
-  readonly upTo: number[];
+  readonly upTo: Int32Array;
   /** When the engine sees it. */
-  readonly time: number[];
+  readonly time: Float64Array;
+}
+
+/** Doorbells as they are rung (typed columns: there may be one per completion, a million). */
+class DoorbellList {
+  n = 0;
+  queue = new Int32Array(64);
+  upTo = new Int32Array(64);
+  time = new Float64Array(64);
+
+  push(queue: number, upTo: number, time: number): void {
+    if (this.n === this.time.length) {
+      this.queue = grown(this.queue, this.n * 2);
+      this.upTo = grown(this.upTo, this.n * 2);
+      this.time = grown(this.time, this.n * 2);
+    }
+    this.queue[this.n] = queue;
+    this.upTo[this.n] = upTo;
+    this.time[this.n++] = time;
+  }
+
+  done(): Doorbells {
+    const n = this.n;
+    return {
+      queue: this.queue.subarray(0, n),
+      upTo: this.upTo.subarray(0, n),
+      time: this.time.subarray(0, n),
+    };
+  }
 }
 
 /**
@@ -31,7 +68,7 @@ export interface Doorbells {
  */
 export function submit(x: ExecState): { hostSubmitUs: number; doorbells: Doorbells } {
   const { p, C, T, timeline } = x;
-  const doorbells: Doorbells = { queue: [], upTo: [], time: [] };
+  const doorbells = new DoorbellList();
   let hostT = 0;
   if (p.trigger) {
     for (let q = 0; q < x.Q; q++) {
@@ -50,15 +87,18 @@ export function submit(x: ExecState): { hostSubmitUs: number; doorbells: Doorbel
     }
     if (timeline)
       timeline.host.push({ queue: -1, name: "trigger store", start: 0, end: hostT, args: {} });
-    return { hostSubmitUs: hostT, doorbells };
+    return { hostSubmitUs: hostT, doorbells: doorbells.done() };
   }
-  let hint = -1;
+  // A hint per kind: a queue's ATOMICs (completion slots) and FENCEs (sync words) alternate.
+  const hint = [-1, -1];
   /** Whether command row e signals the host (a FENCE/ATOMIC on a completion slot). */
   const signalsHost = (e: number): boolean => {
-    if (C.kind[e] !== FENCE && C.kind[e] !== ATOMIC) return false;
-    const i = regionOf(x.mem, C.a[e]!, 4, hint);
-    if (i >= 0) hint = i;
-    return i >= 0 && x.completionSlot[i] === 1;
+    const kind = C.kind[e];
+    if (kind !== FENCE && kind !== ATOMIC) return false;
+    const h = kind === ATOMIC ? 1 : 0;
+    const i = regionOf(x.mem, C.a[e]!, 4, hint[h]);
+    if (i >= 0) hint[h] = i;
+    return i >= 0 && (x.wordFlags[i]! & W_COMPLETION) !== 0;
   };
   for (let q = 0; q < x.Q; q++) {
     const { first, count } = p.queues[q]!;
@@ -69,9 +109,7 @@ export function submit(x: ExecState): { hostSubmitUs: number; doorbells: Doorbel
       if (i === count - 1 || signalsHost(e)) {
         hostT += T.hostDoorbellUs;
         if (timeline) timeline.host.push(doorbellSpan(x, q, i + 1, hostT));
-        doorbells.queue.push(q);
-        doorbells.upTo.push(i + 1);
-        doorbells.time.push(hostT + T.doorbellLatencyUs);
+        doorbells.push(q, i + 1, hostT + T.doorbellLatencyUs);
       }
     }
     if (timeline && count > 0)
@@ -83,7 +121,7 @@ export function submit(x: ExecState): { hostSubmitUs: number; doorbells: Doorbel
         args: { packets: count },
       });
   }
-  return { hostSubmitUs: hostT, doorbells };
+  return { hostSubmitUs: hostT, doorbells: doorbells.done() };
 }
 
 /**
@@ -147,7 +185,10 @@ export function watchCompletions(x: ExecState): void {
   for (const c of x.p.completions) {
     const i = regionAtStart(x, c.addr, lastSlot);
     if (i >= 0) lastSlot = i;
-    if (i >= 0 && x.completionSlot[i] === 1) x.completionDone[i] = c.done;
+    if (i >= 0 && (x.wordFlags[i]! & W_COMPLETION) !== 0) {
+      x.completion[2 * i] = c.done;
+      x.wordFlags[i]! |= W_WATCHED;
+    }
   }
 }
 
@@ -165,7 +206,7 @@ export function completionScan(x: ExecState, hostSubmitUs: number): number {
   for (const c of x.p.completions) {
     const i = regionAtStart(x, c.addr, lastSlot);
     if (i >= 0) lastSlot = i;
-    const landed = i >= 0 ? x.completionSeen[i]! : NaN;
+    const landed = i >= 0 && x.completion.length > 0 ? x.completion[2 * i + 1]! : NaN;
     const from = t;
     if (!Number.isNaN(landed) && landed > t) t += Math.ceil((landed - t) / P - 1e-9) * P;
     t += x.T.hostSlotReadUs;

@@ -17,6 +17,7 @@
 import {
   assignAccess,
   createAccessMap,
+  granuleOf,
   updateAccess,
   visitAccess,
   type AccessMap,
@@ -35,6 +36,13 @@ import { REGION_KINDS, regionMap, type RegionMap } from "./regions.js";
  */
 export interface Words {
   readonly isWord: Uint8Array;
+  /**
+   * 1 where the word's clock can be read: a POLL reads the word, the meaning checks read it (user
+   * signals) or the sync trace records it (createExecState sets it). Elsewhere (a million
+   * completion slots nothing polls) the clock is never kept, so no writer's snapshot outlives the
+   * write's flight.
+   */
+  readonly clockRead: Uint8Array;
   readonly value: Float64Array;
   readonly vc: (Int32Array | null)[];
   readonly first: (ArrayLike<number> | null)[];
@@ -64,7 +72,8 @@ export interface Memory extends RegionMap {
 
 /**
  * Access-table rows: the last write (a command id, -1 none) and the reads since it. One read
- * lives in read0; a row with two or more reads keeps them all in `more` instead.
+ * lives in read0; a row with two or more reads keeps them all in `more` instead (read0 = MORE,
+ * so that the map is looked up only for those).
  */
 interface AccessTable {
   write: Int32Array;
@@ -74,6 +83,7 @@ interface AccessTable {
 }
 
 const NONE = -1;
+const MORE = -2;
 
 function newRow(t: AccessTable, write: number, read0: number): number {
   if (t.n === t.write.length) {
@@ -100,12 +110,22 @@ const IS_WORD_KIND = Uint8Array.from(REGION_KINDS, (k) =>
     : 0,
 );
 
-/** `commands`: the number of commands of all queues (global command ids are 0 .. commands-1). */
-export function createMemory(p: SimProgram, commandQueue: Int32Array): Memory {
+/**
+ * `commandQueue`: the queue of each command (global command ids index it); `writes` and
+ * `accesses`: about how many ranges the data commands write and access (the provenance and access
+ * rows to allocate up front instead of growing them by doubling).
+ */
+export function createMemory(
+  p: SimProgram,
+  commandQueue: Int32Array,
+  writes: number,
+  accesses: number,
+): Memory {
   const map = regionMap(p);
   const R = map.starts.length;
   const words: Words = {
     isWord: new Uint8Array(R),
+    clockRead: new Uint8Array(R),
     value: new Float64Array(R),
     vc: new Array<Int32Array | null>(R).fill(null),
     first: new Array<ArrayLike<number> | null>(R).fill(null),
@@ -117,9 +137,10 @@ export function createMemory(p: SimProgram, commandQueue: Int32Array): Memory {
     words.isWord[i] = 1;
     words.value[i] = map.initial[i]!;
   }
+  const rows = Math.max(1024, Math.min(accesses + 1, 1 << 26));
   const table: AccessTable = {
-    write: new Int32Array(1024),
-    read0: new Int32Array(1024),
+    write: new Int32Array(rows),
+    read0: new Int32Array(rows),
     more: new Map(),
     n: 0,
   };
@@ -127,8 +148,8 @@ export function createMemory(p: SimProgram, commandQueue: Int32Array): Memory {
   return {
     ...map,
     words,
-    // (About a row per command: most commands write one range or none.)
-    prov: createProvenance(p.gpus, p.bufferSizes, commandQueue.length),
+    // (About a row per range written: most data commands write one range of one piece.)
+    prov: createProvenance(p.gpus, p.bufferSizes, writes),
     access: [],
     buffers: p.bufferSizes.length,
     epochQueue: commandQueue,
@@ -166,6 +187,7 @@ export function wordWriteClock(
   queue: number,
   clock: number,
 ): void {
+  if (w.clockRead[i] !== 1) return;
   let own = w.vc[i]!;
   if (own === null) {
     const first = w.first[i]!;
@@ -208,20 +230,38 @@ export function regionIndex(m: Memory, addr: number): number {
 
 /**
  * Index of the region holding all of [addr, addr + bytes), or -1 (resolve() says why). `hint`
- * is a guess (the region the caller found last time): it and the region after it are tried
- * before the binary search, since a queue's consecutive packets touch neighbouring regions.
+ * is a guess (the region the caller found last time): the search gallops forward from it, since a
+ * queue's consecutive packets touch the same or later regions (a few strides on).
  */
 export function regionOf(m: Memory, addr: number, bytes: number, hint = -1): number {
   const s = m.starts;
-  let i = -1;
-  if (hint >= 0 && hint < s.length && s[hint]! <= addr) {
-    if (hint + 1 >= s.length || addr < s[hint + 1]!) i = hint;
-    else if (hint + 2 >= s.length || addr < s[hint + 2]!) i = hint + 1;
-  }
-  if (i < 0) i = regionIndex(m, addr);
+  const i =
+    hint >= 0 && hint < s.length && s[hint]! <= addr ? gallop(s, hint, addr) : regionIndex(m, addr);
   if (i < 0) return -1;
   // Integers below 2^53: the same test as offset + bytes <= region bytes.
   return addr + bytes <= m.ends[i]! ? i : -1;
+}
+
+/** The last index at or after `from` (where s[from] <= x) whose start is <= x. */
+function gallop(s: Float64Array, from: number, x: number): number {
+  let a = from;
+  let step = 1;
+  let z: number;
+  for (;;) {
+    const c = a + step;
+    if (c >= s.length || s[c]! > x) {
+      z = Math.min(c, s.length) - 1;
+      break;
+    }
+    a = c;
+    step *= 2;
+  }
+  while (a < z) {
+    const mid = (a + z + 1) >> 1;
+    if (s[mid]! <= x) a = mid;
+    else z = mid - 1;
+  }
+  return a;
 }
 
 /** The region containing [addr, addr + bytes), or why there is none. */
@@ -311,14 +351,13 @@ function checkPiece(start: number, end: number, row: number): void {
     return;
   }
   if (!curWrites) return;
-  const more = t.more.get(row);
-  if (more === undefined) {
-    const r = t.read0[row]!;
-    if (r !== NONE && !ordered(r) && r !== curCmd)
-      found = { earlier: epochOf(r), earlierWrites: false, start, end };
+  const r0 = t.read0[row]!;
+  if (r0 !== MORE) {
+    if (r0 !== NONE && !ordered(r0) && r0 !== curCmd)
+      found = { earlier: epochOf(r0), earlierWrites: false, start, end };
     return;
   }
-  for (const r of more)
+  for (const r of t.more.get(row)!)
     if (!ordered(r) && r !== curCmd) {
       found = { earlier: epochOf(r), earlierWrites: false, start, end };
       return;
@@ -334,19 +373,18 @@ function checkAndAddRead(row: number, start: number, end: number): number {
 function addRead(row: number): number {
   const t = curMem.table;
   const write = t.write[row]!;
-  const more = t.more.get(row);
-  if (more === undefined) {
-    const r = t.read0[row]!;
-    if (r === NONE || ordered(r)) return newRow(t, write, curCmd);
-    const out = newRow(t, write, NONE);
-    t.more.set(out, [r, curCmd]);
+  const r0 = t.read0[row]!;
+  if (r0 !== MORE) {
+    if (r0 === NONE || ordered(r0)) return newRow(t, write, curCmd);
+    const out = newRow(t, write, MORE);
+    t.more.set(out, [r0, curCmd]);
     return out;
   }
   const kept: number[] = [];
-  for (const r of more) if (!ordered(r)) kept.push(r);
+  for (const r of t.more.get(row)!) if (!ordered(r)) kept.push(r);
   if (kept.length === 0) return newRow(t, write, curCmd);
   kept.push(curCmd);
-  const out = newRow(t, write, NONE);
+  const out = newRow(t, write, MORE);
   t.more.set(out, kept);
   return out;
 }
@@ -373,12 +411,18 @@ export function recordAccess(
   curCmd = cmd;
   curWrites = writes;
   found = undefined;
-  if (writes) {
+  const k = granuleOf(map, lo, hi);
+  if (k >= 0) {
+    // One granule: its row is the one piece (what the visits below would do, without them).
+    const row = map.rows[k]!;
+    checkPiece(lo, hi, row);
+    map.rows[k] = writes ? newRow(m.table, cmd, NONE) : addRead(row);
+  } else if (writes) {
     visitAccess(map, lo, hi, checkPiece);
     assignAccess(map, lo, hi, newRow(m.table, cmd, NONE));
   } else {
-    // One pass: updateAccess visits the same pieces in the same order as visitAccess would
-    // (after splitting at lo and hi), and each piece is checked against its old row first.
+    // One pass: updateAccess visits the same pieces in the same order as visitAccess would, and
+    // each piece is checked against its old row before its new (fresh) row is made.
     updateAccess(map, lo, hi, checkAndAddRead);
   }
   const conflict = found;

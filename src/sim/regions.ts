@@ -89,6 +89,49 @@ export interface RegionMap {
   readonly region: (i: number) => SimRegion;
 }
 
+/** Runs of word regions merged instead of sorted: more than this, and they are sorted. */
+const MAX_RUNS = 16;
+
+/**
+ * The indices 0 .. R-1 stably sorted by addrOf. The word regions (from N on) are a few sorted
+ * runs (sync words, completion slots, timestamp slots: a million entries), the named ones few:
+ * those are sorted and the runs merged, in O(R x runs) instead of a sort with a comparator.
+ */
+function stableOrder(R: number, N: number, addrOf: (j: number) => number): Int32Array {
+  const runStart: number[] = [];
+  for (let j = N; j < R; j++) if (j === N || addrOf(j) < addrOf(j - 1)) runStart.push(j);
+  if (runStart.length > MAX_RUNS)
+    return Int32Array.from(
+      Array.from({ length: R }, (_, j) => j).sort((a, b) => addrOf(a) - addrOf(b)),
+    );
+  const named = Array.from({ length: N }, (_, j) => j).sort((a, b) => addrOf(a) - addrOf(b));
+  // Heads: the named list first, then each run, in index order (so a tie goes to the lower index).
+  const k = runStart.length;
+  const at = new Int32Array(k + 1);
+  const end = new Int32Array(k + 1);
+  at[0] = 0;
+  end[0] = N;
+  for (let r = 0; r < k; r++) {
+    at[r + 1] = runStart[r]!;
+    end[r + 1] = r + 1 < k ? runStart[r + 1]! : R;
+  }
+  const out = new Int32Array(R);
+  for (let i = 0; i < R; i++) {
+    let best = -1;
+    let bestAddr = Infinity;
+    for (let h = 0; h <= k; h++) {
+      if (at[h]! >= end[h]!) continue;
+      const a = addrOf(h === 0 ? named[at[h]!]! : at[h]!);
+      if (best < 0 || a < bestAddr) {
+        best = h;
+        bestAddr = a;
+      }
+    }
+    out[i] = best === 0 ? named[at[0]!++]! : at[best]!++;
+  }
+  return out;
+}
+
 export function regionMap(p: Pick<ProgramBase, "regions" | "wordRegions">): RegionMap {
   const named = p.regions;
   const words = p.wordRegions;
@@ -98,9 +141,7 @@ export function regionMap(p: Pick<ProgramBase, "regions" | "wordRegions">): Regi
   let sorted = true;
   for (let j = 1; j < R && sorted; j++) sorted = addrOf(j - 1) <= addrOf(j);
   // Sorted position -> index in regions ++ wordRegions (a stable sort: ties keep their order).
-  const order = sorted
-    ? undefined
-    : Int32Array.from(Array.from({ length: R }, (_, j) => j).sort((a, b) => addrOf(a) - addrOf(b)));
+  const order = sorted ? undefined : stableOrder(R, N, addrOf);
   const at = (i: number): number => (order ? order[i]! : i);
   const starts = new Float64Array(R);
   const ends = new Float64Array(R);

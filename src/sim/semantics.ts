@@ -321,13 +321,18 @@ function createChecker(
     `${m.signals[Math.floor(key / ranks)]?.name ?? "signal"}@${key % ranks}`;
 
   // ---- signals: words, notifies, the writes each notify announces ------------------------
-  const sigOfRegion = new Int32Array(R).fill(-1);
+  // Per word region i, side by side so that a write looks up one cache line (with a million
+  // completion slots, separate columns missed the cache and were most of these hooks' time):
+  // at 3i its signal key (>= 0), its completion slot k (as -2 - k), or -1; for a slot, at 3i + 1
+  // the command that wrote it first (-1: none yet) and at 3i + 2 its owner queue (-2: the
+  // manifest names none).
+  const info = new Int32Array(3 * R).fill(-1);
   const regionOfSig = new Int32Array(m.signals.length * ranks).fill(-1);
   for (const s of meaning.signals) {
     const i = regionAt(s.addr);
     if (i < 0 || isSignal[i] !== 1 || s.signal < 0 || s.signal >= m.signals.length) continue;
     if (s.rank < 0 || s.rank >= ranks) continue;
-    sigOfRegion[i] = s.signal * ranks + s.rank;
+    info[3 * i] = s.signal * ranks + s.rank;
     regionOfSig[s.signal * ranks + s.rank] = i;
   }
   const sigKeyOf = (o: number): number => t.signal[o]! * ranks + t.sigRank[o]!;
@@ -390,7 +395,9 @@ function createChecker(
   };
 
   // ---- guards -------------------------------------------------------------------------------
-  const obs: (number[] | undefined)[] = new Array<number[] | undefined>(R); // value, queue, clock
+  // Per user-signal region: value, queue, clock of each observation (a map: a program has few
+  // signals and may have a million words).
+  const obs = new Map<number, number[]>();
   const guardOk = new Set<number>(); // wait * Q + queue
   const guardReported = new Set<number>();
   /** Checks every `when` around op o for a command of queue q with clock vc; reports. */
@@ -401,7 +408,7 @@ function createChecker(
       const region = regionOfSig[sigKeyOf(w)] ?? -1;
       const func = COMPARE_OPS[t.cmp[w]!] ?? "==";
       const ref = t.value[w]!;
-      const list = region >= 0 ? obs[region] : undefined;
+      const list = region >= 0 ? obs.get(region) : undefined;
       let ok = false;
       if (list)
         for (let j = 0; j < list.length && !ok; j += 3)
@@ -541,19 +548,18 @@ function createChecker(
   const unmapped = new Set<number>(); // queues already reported for a missing source map
 
   // ---- completion slots ----------------------------------------------------------------------
-  const slotOfRegion = new Int32Array(R).fill(-1);
   p.completions.forEach((c, k) => {
     const i = regionAt(c.addr);
-    if (i >= 0 && isCompletion[i] === 1) slotOfRegion[i] = k;
+    if (i < 0 || isCompletion[i] !== 1) return;
+    info[3 * i] = -2 - k;
+    info[3 * i + 2] = meaning.slotOwner?.[k] ?? -2;
   });
-  const slotWrites = new Int32Array(p.completions.length);
-  const slotFirst = new Int32Array(p.completions.length).fill(-1);
 
   return {
     observed(q, region, value, clock) {
-      if (sigOfRegion[region]! < 0) return;
-      let list = obs[region];
-      if (!list) obs[region] = list = [];
+      if (info[3 * region]! < 0) return;
+      let list = obs.get(region);
+      if (!list) obs.set(region, (list = []));
       list.push(value, q, clock);
     },
 
@@ -624,7 +630,7 @@ function createChecker(
     wordWriteIssued(q, entry, region, vc) {
       const e = cmdBase[q]! + entry;
       const kind = C.kind[e]!;
-      const sig = sigOfRegion[region]!;
+      const sig = info[3 * region]!;
       if (sig >= 0) {
         const name = sigName(sig);
         if (notifies[sig]!.length === 0) {
@@ -657,20 +663,20 @@ function createChecker(
         if (t.guard[n0]! >= 0) checkGuards(n0, q, vc, entry);
         return;
       }
-      const slot = slotOfRegion[region]!;
-      if (slot < 0) return;
+      if (sig === -1) return;
+      const slot = -2 - sig;
       (lastSlotVc[q] ??= new Int32Array(vc.length)).set(vc);
-      const prev = slotFirst[slot]!;
-      if (++slotWrites[slot]! > 1) {
+      const prev = info[3 * region + 1]!;
+      if (prev >= 0) {
         report(
           where(q, entry),
-          `writes completion slot ${slot} again (first written by ${prev >= 0 ? cmdWhere(prev) : "?"}): each slot reaches its final value exactly once`,
+          `writes completion slot ${slot} again (first written by ${cmdWhere(prev)}): each slot reaches its final value exactly once`,
         );
         return;
       }
-      slotFirst[slot] = cmdBase[q]! + entry;
-      const owner = meaning.slotOwner?.[slot];
-      if (owner !== undefined && owner !== q) {
+      info[3 * region + 1] = cmdBase[q]! + entry;
+      const owner = info[3 * region + 2]!;
+      if (owner !== -2 && owner !== q) {
         report(
           where(q, entry),
           `writes completion slot ${slot}, which the manifest gives to ${owner >= 0 ? p.queues[owner]!.name : "no queue"}`,
@@ -701,7 +707,7 @@ function createChecker(
     },
 
     wordLanded(region, queue, add, operand) {
-      const sig = sigOfRegion[region]!;
+      const sig = info[3 * region]!;
       if (sig < 0 || queue >= Q || !add || operand !== 1) return;
       const list = notifies[sig]!;
       if (list.length === 0) return;

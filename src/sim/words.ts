@@ -4,7 +4,7 @@
 // named by its region index; `half` is 4 for the high dword of a 64-bit word.
 
 import { regionIndex, regionOf, wordWriteClock } from "./memory.js";
-import { ADD, EV_POLL_CHECK, SET, type ExecState } from "./exec-state.js";
+import { ADD, EV_POLL_CHECK, SET, W_POLLED, W_WATCHED, type ExecState } from "./exec-state.js";
 import { recordLanding } from "./trace/recorder.js";
 
 /** The word region holding [addr, addr + 4), or -1 (hint: see regionOf). */
@@ -79,28 +79,42 @@ export function applyWrite(x: ExecState, w: number): void {
   const queue = pw.queue[w]!;
   words.value[i] = v0;
   wordWriteClock(words, i, pw.vc[w]!, queue, pw.clock[w]!);
-  const c = x.completionDone[i]!; // NaN unless a completion slot
-  if (!Number.isNaN(c)) x.completionSeen[i] = v0 === c ? x.now : NaN;
+  const flags = x.wordFlags[i]!;
+  if ((flags & W_WATCHED) !== 0) x.completion[2 * i + 1] = v0 === x.completion[2 * i] ? x.now : NaN;
   x.sem?.wordLanded(w, i, queue, pw.kind[w] === ADD, value);
   if (x.timeline) recordLanding(x, x.timeline.sync, w, i);
-  if (v0 !== before) wake(x, i);
+  if (v0 !== before && (flags & W_POLLED) !== 0) wake(x, i);
 }
 
 /** Schedules a re-check of every poll waiting on word i, at its next grid point. */
 function wake(x: ExecState, i: number): void {
-  const list = x.waiting[i];
-  if (!list || list.length === 0) return;
-  x.waiting[i] = undefined;
-  for (const q of list) {
+  let q = x.waitHead[i]!;
+  if (q < 0) return;
+  x.waitHead[i] = -1;
+  while (q >= 0) {
     const r = x.runs[q]!;
     const k = Math.ceil((x.now - r.pollStart) / r.pollPeriod - 1e-9);
     x.heap.push(r.pollStart + Math.max(0, k) * r.pollPeriod, EV_POLL_CHECK, q);
+    const next = x.waitNext[q]!;
+    x.waitNext[q] = -1;
+    q = next;
   }
 }
 
-/** Queue q waits for word i to change. */
+/** Queue q waits for word i to change (after the queues already waiting on it: lists are short). */
 export function waitOn(x: ExecState, i: number, q: number): void {
-  const list = x.waiting[i];
-  if (list) list.push(q);
-  else x.waiting[i] = [q];
+  let tail = x.waitHead[i]!;
+  if (tail < 0) {
+    x.waitHead[i] = q;
+    return;
+  }
+  while (x.waitNext[tail]! >= 0) tail = x.waitNext[tail]!;
+  x.waitNext[tail] = q;
+}
+
+/** The queues waiting on word i, in order (tests and reports). */
+export function waiters(x: ExecState, i: number): number[] {
+  const out: number[] = [];
+  for (let q = x.waitHead[i]!; q >= 0; q = x.waitNext[q]!) out.push(q);
+  return out;
 }

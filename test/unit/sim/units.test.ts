@@ -18,7 +18,7 @@ import { completionScan, submit, watchCompletions } from "../../../src/sim/host.
 import { packProgram, type SimCmd } from "../../../src/sim/program.js";
 import { REGION_CODE } from "../../../src/sim/regions.js";
 import { route } from "../../../src/sim/transfers.js";
-import { applyWrite, pendingWrite, read32, wordAt } from "../../../src/sim/words.js";
+import { applyWrite, pendingWrite, read32, waiters, wordAt } from "../../../src/sim/words.js";
 import type { FlowLoad } from "../../../src/sim/flows.js";
 import { bufAddr, model, program, slotAddr, syncAddr } from "./node.js";
 
@@ -84,7 +84,7 @@ describe("engine: the queue state machine", () => {
     expect(drain(x)).toEqual([[T.enginePacketUs, EV_POLL_CHECK, 0]]);
     x.now = T.enginePacketUs;
     pollCheck(x, 0);
-    expect(x.waiting[wordAt(x, syncAddr(0, 0))]).toEqual([0]);
+    expect(waiters(x, wordAt(x, syncAddr(0, 0)))).toEqual([0]);
     // The word is raised: the waiting poll is woken at its next grid point and finishes.
     const w = wordAt(x, syncAddr(0, 0));
     x.now = 1;
@@ -120,8 +120,8 @@ describe("host", () => {
       1,
     );
     const { hostSubmitUs, doorbells } = submit(x);
-    expect(doorbells.queue).toEqual([0, 0, 1]);
-    expect(doorbells.upTo).toEqual([2, 3, 1]);
+    expect(Array.from(doorbells.queue)).toEqual([0, 0, 1]);
+    expect(Array.from(doorbells.upTo)).toEqual([2, 3, 1]);
     expect(hostSubmitUs).toBeCloseTo(4 * T.hostPacketUs + 3 * T.hostDoorbellUs, 9);
     expect(doorbells.time.at(-1)).toBeCloseTo(hostSubmitUs + T.doorbellLatencyUs, 9);
   });
