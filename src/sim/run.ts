@@ -36,6 +36,7 @@ import {
   QueueStreamCheck,
   validateManifest,
   validateManifestInputs,
+  validateManifestModule,
   validateTrace,
 } from "./validate-input.js";
 import { scanCleanStream } from "./scan-packets.js";
@@ -73,8 +74,20 @@ export type SimInput =
        * only what the streams and the module add is checked again (validateManifestInputs).
        */
       readonly validated?: boolean | undefined;
+      /**
+       * With `validated`: the module (and its reference run) still being built, on a helper
+       * thread (cli/commands/sim-helper.ts). simulate() takes it once it has built the program,
+       * and reads neither `module` nor the reference before; the checks keep their order.
+       */
+      readonly frontEnd?: DeferredModule | undefined;
     }
   | { readonly trace: Trace; readonly module?: IrModule | undefined };
+
+/** An IR module that comes later, and the reference semantics' final state of it. */
+export interface DeferredModule {
+  module(): IrModule | undefined;
+  reference(): ProvenanceState | undefined;
+}
 
 export interface SimulateOptions extends Omit<ExecOptions, "model"> {
   readonly target: Target;
@@ -129,24 +142,32 @@ export function simulate(input: SimInput, opts: SimulateOptions): SimResult {
   if (!m.ok) return fail([diag("DMAC5006", undefined, [opts.target.name, m.error])]);
   const model = m.model;
   // A hand-edited or corrupt document is reported before anything is built from it.
+  const deferred = "manifest" in input && input.validated === true ? input.frontEnd : undefined;
+  let module = deferred ? undefined : input.module;
   const invalid =
     "manifest" in input
       ? (input.validated === true ? validateManifestInputs : validateManifest)(input.manifest, {
           file: opts.inputFile,
           streams: input.streams,
-          module: input.module,
+          module,
         })
-      : validateTrace(input.trace, { file: opts.inputFile, module: input.module });
+      : validateTrace(input.trace, { file: opts.inputFile, module });
   if (invalid) return fail([invalid], model);
   const built =
     "manifest" in input
       ? packedFromManifest(input.manifest, input.streams, opts.inputFile)
       : packedFromTrace(input.trace);
+  if (deferred && "manifest" in input) {
+    // Built meanwhile; its check against the manifest still comes before the build's errors.
+    module = deferred.module();
+    const late = module && validateManifestModule(input.manifest, { file: opts.inputFile, module });
+    if (late) return fail([late], model);
+  }
   if ("error" in built) return fail([built.error], model);
-  const program = input.module
+  const program = module
     ? withMeaning(
         built.program,
-        input.module,
+        module,
         "manifest" in input ? input.manifest.memory : input.trace.memory,
         "manifest" in input ? input.manifest : undefined,
       )
@@ -160,8 +181,8 @@ export function simulate(input: SimInput, opts: SimulateOptions): SimResult {
   const ex = execute(program, { ...opts, model });
   const diagnostics = [...ex.diagnostics];
   let postcondition: SimResult["postcondition"] = "unchecked";
-  if (input.module && ex.completed) {
-    const d = checkFinalState(input.module, ex.prov, program);
+  if (module && ex.completed) {
+    const d = checkFinalState(module, ex.prov, program, deferred?.reference());
     pushAll(diagnostics, d);
     postcondition = d.length === 0 ? "holds" : "fails";
   }
@@ -172,12 +193,12 @@ export function simulate(input: SimInput, opts: SimulateOptions): SimResult {
       peerBytes: ex.stats.peerBytes,
       localBytes: ex.stats.localBytes,
     },
-    input.module ?? opts.sizedBy,
+    module ?? opts.sizedBy,
   );
   const errors = diagnostics.some((d) => d.severity === "error");
   return {
     // Each report that cites a queue position gets that command's statement as its span.
-    diagnostics: withSourceFrames(diagnostics, program, input.module),
+    diagnostics: withSourceFrames(diagnostics, program, module),
     verified: !errors && ex.completed && postcondition === "holds",
     postcondition,
     deadlockOnExternal: ex.deadlockOnExternal,
@@ -798,8 +819,14 @@ function describeSource(m: IrModule, s: Source, len: number): string {
  * Compares the executor's final provenance of every buffer instance with the reference
  * semantics' final state; reports the first differing range of each buffer instance (DMAC6001).
  */
-export function checkFinalState(m: IrModule, got: ProvenanceState, p: PackedProgram): Diagnostic[] {
-  const want = runReference(m);
+export function checkFinalState(
+  m: IrModule,
+  got: ProvenanceState,
+  p: PackedProgram,
+  /** The reference run of `m`, when it was made elsewhere (a helper thread). */
+  reference?: ProvenanceState,
+): Diagnostic[] {
+  const want = reference ?? runReference(m);
   const out: Diagnostic[] = [];
   for (const b of m.buffers) {
     for (let rank = 0; rank < m.ranks; rank++) {
