@@ -75,18 +75,17 @@ export type SimInput =
        */
       readonly validated?: boolean | undefined;
       /**
-       * With `validated`: the module (and its reference run) still being built, on a helper
-       * thread (cli/commands/sim-helper.ts). simulate() takes it once it has built the program,
-       * and reads neither `module` nor the reference before; the checks keep their order.
+       * With `validated`: the module still being built, on a helper thread
+       * (cli/commands/sim-helper.ts). simulate() takes it once it has built the program and
+       * does not read `module` before; the checks keep their order.
        */
       readonly frontEnd?: DeferredModule | undefined;
     }
   | { readonly trace: Trace; readonly module?: IrModule | undefined };
 
-/** An IR module that comes later, and the reference semantics' final state of it. */
+/** An IR module that comes later. */
 export interface DeferredModule {
   module(): IrModule | undefined;
-  reference(): ProvenanceState | undefined;
 }
 
 export interface SimulateOptions extends Omit<ExecOptions, "model"> {
@@ -182,7 +181,7 @@ export function simulate(input: SimInput, opts: SimulateOptions): SimResult {
   const diagnostics = [...ex.diagnostics];
   let postcondition: SimResult["postcondition"] = "unchecked";
   if (module && ex.completed) {
-    const d = checkFinalState(module, ex.prov, program, deferred?.reference());
+    const d = checkFinalState(module, ex.prov, program);
     pushAll(diagnostics, d);
     postcondition = d.length === 0 ? "holds" : "fails";
   }
@@ -819,14 +818,8 @@ function describeSource(m: IrModule, s: Source, len: number): string {
  * Compares the executor's final provenance of every buffer instance with the reference
  * semantics' final state; reports the first differing range of each buffer instance (DMAC6001).
  */
-export function checkFinalState(
-  m: IrModule,
-  got: ProvenanceState,
-  p: PackedProgram,
-  /** The reference run of `m`, when it was made elsewhere (a helper thread). */
-  reference?: ProvenanceState,
-): Diagnostic[] {
-  const want = reference ?? runReference(m);
+export function checkFinalState(m: IrModule, got: ProvenanceState, p: PackedProgram): Diagnostic[] {
+  const want = runReference(m);
   const out: Diagnostic[] = [];
   for (const b of m.buffers) {
     for (let rank = 0; rank < m.ranks; rank++) {

@@ -1,9 +1,7 @@
 // The IR that `dmac sim` checks a compiled output against: the source its manifest or trace
-// names, rebuilt through the front end (no lowering), and the reference semantics' final state
-// of that IR (ir/interp.ts), which the final-state check compares the run with. Both depend only
-// on the source, never on the streams, so `dmac sim DIR` has them built on a helper thread
-// (sim-helper.ts) while it reads the streams and runs them; a FrontEndJob is either that or the
-// same work done here, on the calling thread.
+// names, rebuilt through the front end (no lowering). It depends only on the source, never on
+// the streams, so `dmac sim DIR` has it built on a helper thread (sim-helper.ts) while it reads
+// the streams; a FrontEndJob is either that or the same work done here, on the calling thread.
 
 import { dirname } from "node:path";
 import { checkBuffersFit } from "../../backend/sdma/layout.js";
@@ -12,7 +10,6 @@ import { checkSource } from "../../check/check-source.js";
 import { selectSchedule } from "../../check/select-schedule.js";
 import { diag, hasErrors, sortDiagnostics, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import { DEFAULT_MAX_SOURCE_BYTES } from "../../frontend/parse.js";
-import { runReference, type ReferenceState } from "../../ir/interp.js";
 import type { IrModule } from "../../ir/ir.js";
 import { analyzeSchedule } from "../../pipeline.js";
 import { countDataPackets } from "../../queues/lower.js";
@@ -63,27 +60,18 @@ export function buildSourceModule(req: SourceRequest): SourceModule {
   };
 }
 
-/**
- * The source module of a request and its reference final state, as they become known: `module()`
- * and `reference()` wait for them (on a helper thread) or compute them (here), each at most once.
- */
+/** The source module of a request, as it becomes known: `module()` waits for it (on a helper
+ * thread) or has it already (built on the calling thread). */
 export interface FrontEndJob {
   /** The source's path as shown in messages, known at once. */
   readonly shown: string | undefined;
   module(): SourceModule;
-  /** The reference run of module().module (undefined without a module). */
-  reference(): ReferenceState | undefined;
 }
 
-/** The job done on the calling thread: the module now (as before threads), the reference when asked. */
+/** The job done on the calling thread, now (as before threads). */
 export function inlineFrontEnd(req: SourceRequest): FrontEndJob {
   const source = buildSourceModule(req);
-  let reference: ReferenceState | undefined;
-  return {
-    shown: req.shown,
-    module: () => source,
-    reference: () => (reference ??= source.module && runReference(source.module)),
-  };
+  return { shown: req.shown, module: () => source };
 }
 
 /**

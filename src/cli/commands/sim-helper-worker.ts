@@ -1,7 +1,6 @@
-// The helper thread's side of sim-helper.ts: builds a source's IR and its reference run, and
-// sends both back with every typed array's memory transferred, not copied.
+// The helper thread's side of sim-helper.ts: builds a source's IR and sends it back, its typed
+// arrays' memory transferred, not copied.
 
-import { runReference } from "../../ir/interp.js";
 import { buildSourceModule, type SourceRequest } from "./sim-front-end.js";
 import type { HelperReply } from "./sim-helper.js";
 
@@ -10,8 +9,7 @@ export function serveFrontEnd(
   post: (reply: HelperReply, transfer: ArrayBuffer[]) => void,
 ): void {
   const source = buildSourceModule(req);
-  const reference = source.module && runReference(source.module);
-  post({ kind: "frontEnd", source, reference }, buffersOf([source.module, reference]));
+  post({ kind: "module", source }, buffersOf(source.module));
 }
 
 /** The ArrayBuffers under `root`'s typed arrays (plain objects and arrays walked), once each. */

@@ -1,10 +1,13 @@
 // A helper thread for `dmac sim DIR` (node:worker_threads). Two pieces of its work depend on
-// nothing the executor produces: the SHA-256 that binds manifest.sidecar to manifest.json
-// (240 MB at 10^6 operations: reading and hashing it is ~0.4 s) and the IR rebuilt from the
-// source with its reference run (~0.6 s). The helper does them while this thread reads the
-// streams, builds the program and runs it. This thread stays synchronous: it blocks on a
-// shared counter (Atomics.wait) only when it needs a result, and takes it with
-// receiveMessageOnPort.
+// nothing in the streams: the SHA-256 that binds manifest.sidecar to manifest.json (240 MB at
+// 10^6 operations: reading and hashing it is ~0.4 s) and the IR rebuilt from the source
+// (~0.3 s). The helper does them while this thread reads the streams and builds the program.
+// This thread stays synchronous: it blocks on a shared counter (Atomics.wait) only when it needs
+// a result, and takes it with receiveMessageOnPort.
+//
+// The reference run (ir/interp.ts) stays here, after the run: its final state is the executor's
+// provenance structure, thousands of small typed arrays at 10^6 operations, which took as long
+// to receive from the thread (~0.2 s) as to compute here (~0.27 s).
 //
 // The thread runs the same code as this one: the bundle (dist/bundle/dmac.cjs, through its code
 // cache, as bin/load-bundle.js runs it) or the compiled dist/ modules. From the TypeScript
@@ -18,9 +21,8 @@ import {
   Worker,
   type MessagePort,
 } from "node:worker_threads";
-import type { ReferenceState } from "../../ir/interp.js";
 import {
-  inlineFrontEnd,
+  buildSourceModule,
   type FrontEndJob,
   type SourceModule,
   type SourceRequest,
@@ -35,11 +37,7 @@ const START_LIMIT_MS = 5000;
 /** What the thread sends back, in the order it was asked. */
 export type HelperReply =
   | { readonly kind: "hash"; readonly digest: Uint8Array | null }
-  | {
-      readonly kind: "frontEnd";
-      readonly source: SourceModule;
-      readonly reference: ReferenceState | undefined;
-    }
+  | { readonly kind: "module"; readonly source: SourceModule }
   | {
       readonly kind: "error";
       readonly name: string;
@@ -118,7 +116,7 @@ const BOOT = `"use strict";
 
 /**
  * The smallest manifest.json worth a thread: starting one costs ~0.1 s (loading dmac again); the
- * work it takes off this thread is ~0.4 s per 100 MB of manifest (hash, front end, reference).
+ * work it takes off this thread is ~0.3 s per 100 MB of manifest (the hash, the front end).
  */
 export const HELPER_MIN_BYTES = 8 << 20;
 
@@ -190,27 +188,24 @@ export class SimHelper {
     };
   }
 
-  /** The front end and reference run of `req`, built on the thread (its last request). */
+  /** The front end of `req`, built on the thread (its last request). */
   frontEnd(req: SourceRequest): FrontEndJob {
     this.port.postMessage(req);
     this.asked = true;
-    let done: Omit<FrontEndJob, "shown"> | undefined;
-    const reply = (): Omit<FrontEndJob, "shown"> => {
-      if (!done) {
-        const r = this.take();
-        this.close();
-        if (r === undefined)
-          done = inlineFrontEnd(req); // (it never started)
-        else if (r.kind !== "frontEnd")
-          throw new Error(`sim helper: a ${r.kind} reply instead of the module`);
-        else done = { module: () => r.source, reference: () => r.reference };
-      }
-      return done;
-    };
+    let source: SourceModule | undefined;
     return {
       shown: req.shown,
-      module: () => reply().module(),
-      reference: () => reply().reference(),
+      module: () => {
+        if (source === undefined) {
+          const r = this.take();
+          this.close();
+          if (r !== undefined && r.kind !== "module")
+            throw new Error(`sim helper: a ${r.kind} reply instead of the module`);
+          // (Undefined: the thread never started. Built here then.)
+          source = r === undefined ? buildSourceModule(req) : r.source;
+        }
+        return source;
+      },
     };
   }
 

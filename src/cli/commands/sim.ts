@@ -253,7 +253,6 @@ function moduleFor(
   const none = (source: SourceModule): FrontEndJob => ({
     shown: source.shown,
     module: () => source,
-    reference: () => undefined,
   });
   if (!sourceFile) return none({ unchecked: "it does not name its source file" });
   const candidates = sourceCandidates(sourceFile, docDir, relativeToDoc);
@@ -466,9 +465,7 @@ function loadJsonInput(
           manifest: shown,
           streams,
           validated: true,
-          ...(job && {
-            frontEnd: { module: () => job.module().module, reference: () => job.reference() },
-          }),
+          ...(job && { frontEnd: { module: () => job.module().module } }),
           get module() {
             return job?.module().module;
           },
