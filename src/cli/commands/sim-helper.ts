@@ -115,10 +115,12 @@ const BOOT = `"use strict";
 `;
 
 /**
- * The smallest manifest.json worth a thread: starting one costs ~0.1 s (loading dmac again); the
- * work it takes off this thread is ~0.3 s per 100 MB of manifest (the hash, the front end).
+ * The smallest manifest.json worth a thread. Starting one costs ~0.15 s of CPU (loading dmac
+ * again), which only a free core hides; the work it takes off this thread is ~0.25 s per 100 MB
+ * of manifest (the hash, the front end). The 262,144-copy all-to-all (29 MB) ran 0.1-0.2 s
+ * slower with a thread on the shared 2-core machine, the 10^6-op forward program (240 MB) gains.
  */
-export const HELPER_MIN_BYTES = 8 << 20;
+export const HELPER_MIN_BYTES = 64 << 20;
 
 /**
  * Where the thread finds dmac's code, or undefined: no thread (see the file comment). The
