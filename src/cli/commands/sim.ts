@@ -236,10 +236,10 @@ function sourceCandidates(recorded: string, docDir: string, relativeToDoc: boole
 
 /**
  * The IR of the source named by a manifest/trace, built with its parameters and schedule (and
- * the target file it was compiled with, if any), for the postcondition, with its reference run:
- * found here, built on the helper thread when there is one (sim-helper.ts). Nothing found, a file
- * that is not a regular file or too large, or a source that no longer compiles that way: no
- * module, and the reason (dmac sim then fails unless --no-verify).
+ * the target file it was compiled with, if any), for the postcondition: found here, built on the
+ * helper thread when there is one (sim-helper.ts). Nothing found, a file that is not a regular
+ * file or too large, or a source that no longer compiles that way: no module, and the reason
+ * (dmac sim then fails unless --no-verify).
  */
 function moduleFor(
   sourceFile: string | null | undefined,
@@ -355,7 +355,7 @@ export function loadSimInput(
         ),
       ],
     };
-  // manifest.json (DIR): a helper thread hashes it for its sidecar and rebuilds the IR.
+  // A large manifest.json (DIR): a helper thread hashes it for its sidecar and rebuilds the IR.
   const helper = basename(p) === "manifest.json" ? SimHelper.start(fileBytes(p), true) : undefined;
   const read = readJsonInput(p, MAX_SIM_JSON_BYTES, helper);
   const first = loadJsonInput(p, read, opts, helper);

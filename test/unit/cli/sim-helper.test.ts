@@ -44,6 +44,14 @@ function compiled(name: string, ...args: string[]): string {
   return dir;
 }
 
+function readOrNone(path: string): string | undefined {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return undefined;
+  }
+}
+
 function same(via: Via, args: readonly string[]): void {
   const without = run(via, "0", args);
   expect(run(via, "1", args)).toEqual(without);
@@ -55,6 +63,28 @@ describe.each<Via>(["bin", "dist"])("through %s: the same as without the thread"
     same(via, ["sim", dir]);
     same(via, ["sim", dir, "--format", "json"]);
     same(via, ["sim", dir, "--no-verify"]);
+  });
+
+  it("the Chrome trace (-o) and a hang snapshot (--snapshot): the same files", () => {
+    // A producer that never signals (as test/unit/forensics/postmortem.test.ts): a deadlock.
+    const src = join(scratch, `hang-${via}.dmac`);
+    writeFileSync(
+      src,
+      "target mi300x\nschedule hang(n: bytes = 4KiB) {\n  buffer a: n\n  buffer b: n\n" +
+        "  signal go\n  copy a@0 -> b@1\n  when go@0 == 1 {\n    copy a@0 -> b@2\n  }\n" +
+        "  copy b@1 -> a@3\n}\n",
+    );
+    const dir = mkdtempSync(join(scratch, "hang-"));
+    expect(run("bin", "0", ["compile", src, "-o", dir, "--breadcrumbs"]).status).toBe(0);
+    const write = (helper: "0" | "1") => {
+      const trace = join(scratch, `trace-${via}-${helper}.json`);
+      const snap = join(scratch, `snap-${via}-${helper}.json`);
+      const r = run(via, helper, ["sim", dir, "-o", trace, "--hold-signals", "--snapshot", snap]);
+      return { r, files: [trace, snap].map(readOrNone) };
+    };
+    const without = write("0");
+    expect(without.files[1]).toContain("queues"); // (the snapshot was written)
+    expect(write("1")).toEqual(without);
   });
 
   it("a stale sidecar (manifest.json edited), and none", () => {
