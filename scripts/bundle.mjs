@@ -72,7 +72,10 @@ async function bundle() {
     stdin: {
       contents:
         `export { main } from "./dist/cli/main.js";\n` +
-        `export { installOutputErrorHandlers } from "./dist/cli/io.js";\n`,
+        `export { installOutputErrorHandlers } from "./dist/cli/io.js";\n` +
+        // The helper thread of `dmac sim DIR` (src/cli/commands/sim-helper.ts) runs this
+        // bundle too; its module is evaluated only there.
+        `export const simHelperWorker = () => import("./dist/cli/commands/sim-helper-worker.js");\n`,
       resolveDir: ROOT,
       sourcefile: "dmac-bundle-entry.js",
     },

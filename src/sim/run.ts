@@ -36,6 +36,7 @@ import {
   QueueStreamCheck,
   validateManifest,
   validateManifestInputs,
+  validateManifestModule,
   validateTrace,
 } from "./validate-input.js";
 import { scanCleanStream } from "./scan-packets.js";
@@ -73,8 +74,19 @@ export type SimInput =
        * only what the streams and the module add is checked again (validateManifestInputs).
        */
       readonly validated?: boolean | undefined;
+      /**
+       * With `validated`: the module still being built, on a helper thread
+       * (cli/commands/sim-helper.ts). simulate() takes it once it has built the program and
+       * does not read `module` before; the checks keep their order.
+       */
+      readonly frontEnd?: DeferredModule | undefined;
     }
   | { readonly trace: Trace; readonly module?: IrModule | undefined };
+
+/** An IR module that comes later. */
+export interface DeferredModule {
+  module(): IrModule | undefined;
+}
 
 export interface SimulateOptions extends Omit<ExecOptions, "model"> {
   readonly target: Target;
@@ -129,24 +141,32 @@ export function simulate(input: SimInput, opts: SimulateOptions): SimResult {
   if (!m.ok) return fail([diag("DMAC5006", undefined, [opts.target.name, m.error])]);
   const model = m.model;
   // A hand-edited or corrupt document is reported before anything is built from it.
+  const deferred = "manifest" in input && input.validated === true ? input.frontEnd : undefined;
+  let module = deferred ? undefined : input.module;
   const invalid =
     "manifest" in input
       ? (input.validated === true ? validateManifestInputs : validateManifest)(input.manifest, {
           file: opts.inputFile,
           streams: input.streams,
-          module: input.module,
+          module,
         })
-      : validateTrace(input.trace, { file: opts.inputFile, module: input.module });
+      : validateTrace(input.trace, { file: opts.inputFile, module });
   if (invalid) return fail([invalid], model);
   const built =
     "manifest" in input
       ? packedFromManifest(input.manifest, input.streams, opts.inputFile)
       : packedFromTrace(input.trace);
+  if (deferred && "manifest" in input) {
+    // Built meanwhile; its check against the manifest still comes before the build's errors.
+    module = deferred.module();
+    const late = module && validateManifestModule(input.manifest, { file: opts.inputFile, module });
+    if (late) return fail([late], model);
+  }
   if ("error" in built) return fail([built.error], model);
-  const program = input.module
+  const program = module
     ? withMeaning(
         built.program,
-        input.module,
+        module,
         "manifest" in input ? input.manifest.memory : input.trace.memory,
         "manifest" in input ? input.manifest : undefined,
       )
@@ -160,8 +180,8 @@ export function simulate(input: SimInput, opts: SimulateOptions): SimResult {
   const ex = execute(program, { ...opts, model });
   const diagnostics = [...ex.diagnostics];
   let postcondition: SimResult["postcondition"] = "unchecked";
-  if (input.module && ex.completed) {
-    const d = checkFinalState(input.module, ex.prov, program);
+  if (module && ex.completed) {
+    const d = checkFinalState(module, ex.prov, program);
     pushAll(diagnostics, d);
     postcondition = d.length === 0 ? "holds" : "fails";
   }
@@ -172,12 +192,12 @@ export function simulate(input: SimInput, opts: SimulateOptions): SimResult {
       peerBytes: ex.stats.peerBytes,
       localBytes: ex.stats.localBytes,
     },
-    input.module ?? opts.sizedBy,
+    module ?? opts.sizedBy,
   );
   const errors = diagnostics.some((d) => d.severity === "error");
   return {
     // Each report that cites a queue position gets that command's statement as its span.
-    diagnostics: withSourceFrames(diagnostics, program, input.module),
+    diagnostics: withSourceFrames(diagnostics, program, module),
     verified: !errors && ex.completed && postcondition === "holds",
     postcondition,
     deadlockOnExternal: ex.deadlockOnExternal,

@@ -448,14 +448,27 @@ export function validateManifestInputs(
 ): Diagnostic | undefined {
   return run(opts.file ?? "manifest.json", () => {
     d.queues.forEach((q, i) => streamOf(q, `$.queues[${i}]`, opts.streams));
-    if (opts.module) {
-      // (matches() reads the buffers and signals alone: not the other areas, a million words.)
-      const c = new Checker(d);
-      c.buffersOf(d.memory.buffers);
-      c.signalsOf(d.memory.signals);
-      c.matches(opts.module);
-    }
+    if (opts.module) matchesModule(d, opts.module);
   });
+}
+
+/**
+ * validateManifestInputs' check of the module alone, for a module that comes after the streams
+ * were checked (built on a helper thread: src/cli/commands/sim-helper.ts).
+ */
+export function validateManifestModule(
+  d: Manifest,
+  opts: ValidateOptions & { readonly module: IrModule },
+): Diagnostic | undefined {
+  return run(opts.file ?? "manifest.json", () => matchesModule(d, opts.module));
+}
+
+function matchesModule(d: Manifest, module: IrModule): void {
+  // (matches() reads the buffers and signals alone: not the other areas, a million words.)
+  const c = new Checker(d);
+  c.buffersOf(d.memory.buffers);
+  c.signalsOf(d.memory.signals);
+  c.matches(module);
 }
 
 /**

@@ -188,6 +188,38 @@ export type SidecarRead =
  * are views of `sidecar`'s memory where aligned (a copy otherwise).
  */
 export function readSidecar(json: Uint8Array, sidecar: Uint8Array): SidecarRead {
+  const r = readSidecarUnbound({ length: json.length, byteAt: (i) => json[i]! }, sidecar);
+  if (!("arrays" in r)) return r;
+  if (!sha256(json).equals(r.sha256))
+    return { stale: "written for another manifest.json (its SHA-256 differs)" };
+  if (r.problem) return { problem: r.problem };
+  return { skeleton: skeletonOf(json, r.arrays), arrays: r.arrays };
+}
+
+/** manifest.json as readSidecarUnbound needs it: its length and a byte (the spans' brackets). */
+export interface JsonBytes {
+  readonly length: number;
+  byteAt(i: number): number;
+}
+
+/**
+ * readSidecar without the SHA-256 binding, for a reader that hashes manifest.json elsewhere (on
+ * another thread, sim-helper.ts) and reads only the text between the spans: the header's version
+ * (stale) and magic (a problem), then the table. The binding comes first in readSidecar's order,
+ * so a `problem` found here stands only once the hash matches `sha256` (a stale sidecar is
+ * ignored, whatever is wrong with it).
+ */
+export function readSidecarUnbound(
+  json: JsonBytes,
+  sidecar: Uint8Array,
+):
+  | { readonly stale: string }
+  | { readonly problem: SidecarProblem }
+  | {
+      readonly sha256: Buffer;
+      readonly arrays: readonly SidecarArray[];
+      readonly problem?: SidecarProblem | undefined;
+    } {
   // Typed views need 8-byte alignment (a small file read into Node's buffer pool lacks it).
   let b = Buffer.from(sidecar.buffer, sidecar.byteOffset, sidecar.byteLength);
   if (b.byteOffset % 8 !== 0) {
@@ -199,25 +231,25 @@ export function readSidecar(json: Uint8Array, sidecar: Uint8Array): SidecarRead 
   const version = b.readUInt32LE(8);
   if (version !== SIDECAR_VERSION)
     return { stale: `sidecar version ${version} (this dmac reads ${SIDECAR_VERSION})` };
-  if (!sha256(json).equals(b.subarray(16, 48)))
-    return { stale: "written for another manifest.json (its SHA-256 differs)" };
+  const hash = b.subarray(16, 48);
   const n = b.readUInt32LE(12);
-  if (HEADER_BYTES + ENTRY_BYTES * n > b.length)
-    return { problem: { path: "header", detail: `${n} entries, but the file ends inside them` } };
   const arrays: SidecarArray[] = [];
+  const failed = (problem: SidecarProblem) => ({ sha256: hash, arrays, problem });
+  if (HEADER_BYTES + ENTRY_BYTES * n > b.length)
+    return failed({ path: "header", detail: `${n} entries, but the file ends inside them` });
   const seen = new Set<number>();
   let prevEnd = 0;
   for (let k = 0; k < n; k++) {
     const r = readEntry(b, json, k, prevEnd);
-    if ("problem" in r) return r;
+    if ("problem" in r) return failed(r.problem);
     const key = r.field * U32_LIMIT + r.index;
     if (seen.has(key))
-      return { problem: { path: `entry ${k}`, detail: `a second array for ${fieldPath(r)}` } };
+      return failed({ path: `entry ${k}`, detail: `a second array for ${fieldPath(r)}` });
     seen.add(key);
     prevEnd = r.end;
     arrays.push(r);
   }
-  return { skeleton: skeletonOf(json, arrays), arrays };
+  return { sha256: hash, arrays };
 }
 
 function fieldPath(a: { readonly field: SidecarField; readonly index: number }): string {
@@ -227,7 +259,7 @@ function fieldPath(a: { readonly field: SidecarField; readonly index: number }):
 /** Table entry k, checked (see readSidecar). */
 function readEntry(
   b: Buffer,
-  json: Uint8Array,
+  json: JsonBytes,
   k: number,
   prevEnd: number,
 ): SidecarArray | { problem: SidecarProblem } {
@@ -251,7 +283,7 @@ function readEntry(
     );
   if (!Number.isInteger(start) || !Number.isInteger(end) || start < prevEnd || end > json.length)
     return bad(`span [${start}, ${end}) is not inside manifest.json after the previous one`);
-  if (end - start < 2 || json[start] !== 0x5b || json[end - 1] !== 0x5d)
+  if (end - start < 2 || json.byteAt(start) !== 0x5b || json.byteAt(end - 1) !== 0x5d)
     return bad(`span [${start}, ${end}) of manifest.json is not a JSON array`);
   const rowBytes = isRows ? pad8(4 * (rows + 1)) : 0;
   if (
@@ -315,12 +347,24 @@ function syncWordProblem(v: ArrayLike<number>): { word: number; detail: string }
 /** manifest.json's text with each array's span replaced by `[]`. */
 function skeletonOf(json: Uint8Array, arrays: readonly SidecarArray[]): string {
   const text = Buffer.from(json.buffer, json.byteOffset, json.byteLength);
+  return skeletonFrom(arrays, json.length, (from, to) => text.toString("utf8", from, to));
+}
+
+/**
+ * The skeleton from the text between the spans, `between(from, to)` (decoded alone: every span
+ * starts at '[' and ends at ']', so the cuts fall between characters).
+ */
+export function skeletonFrom(
+  arrays: readonly SidecarArray[],
+  length: number,
+  between: (from: number, to: number) => string,
+): string {
   const parts: string[] = [];
   let at = 0;
   for (const a of arrays) {
-    parts.push(text.toString("utf8", at, a.start), "[]");
+    parts.push(between(at, a.start), "[]");
     at = a.end;
   }
-  parts.push(text.toString("utf8", at));
+  parts.push(between(at, length));
   return parts.join("");
 }

@@ -21,16 +21,9 @@ import type { Command } from "commander";
 import {
   buildOutputs,
   compileToQueues,
-  DEFAULT_MAX_PACKETS,
   outputText,
   type OptimiseReport,
 } from "../../backend/compile-pipeline.js";
-import { checkBuffersFit } from "../../backend/sdma/layout.js";
-import { checkSource } from "../../check/check-source.js";
-import { selectSchedule } from "../../check/select-schedule.js";
-import { analyzeSchedule } from "../../pipeline.js";
-import { countDataPackets } from "../../queues/lower.js";
-import type { SourceFile } from "../../source/source-file.js";
 import type { Manifest } from "../../backend/sdma/manifest.js";
 import type { Trace } from "../../backend/trace/trace.js";
 import { diag, hasErrors, sortDiagnostics, type Diagnostic } from "../../diagnostics/diagnostic.js";
@@ -43,11 +36,12 @@ import { perfettoPage } from "../../sim/trace/perfetto-page.js";
 import { openInBrowser } from "../open-in-browser.js";
 import { simulate, type SimInput, type SimResult } from "../../sim/run.js";
 import { validateManifest, validateTrace } from "../../sim/validate-input.js";
-import { readJsonInput } from "./sim-json-input.js";
+import { readJsonInput, type JsonInput } from "./sim-json-input.js";
+import { inlineFrontEnd, type FrontEndJob, type SourceModule } from "./sim-front-end.js";
+import { SimHelper } from "./sim-helper.js";
 import { summaryJson, summaryLine, summaryText } from "../../sim/summary.js";
 import { makeSourceFile } from "../../source/source-file.js";
 import { builtinTarget, type SyncMode, type Target } from "../../target/target.js";
-import { DEFAULT_MAX_SOURCE_BYTES } from "../../frontend/parse.js";
 import { InputFileError, readInputFile, regularFileSize } from "../../util/read-input.js";
 import { countEntries } from "../../backend/sdma/decode.js";
 import type { CliContext } from "../main.js";
@@ -72,7 +66,7 @@ import {
   type DiagnosticOutput,
   type ScheduleCommandOptions,
 } from "../options.js";
-import { maxOf, pushAll } from "../../util/arrays.js";
+import { maxOf } from "../../util/arrays.js";
 import { jsonDiagnostics } from "../../diagnostics/render.js";
 import { planJson } from "../json-output.js";
 import { startProgress } from "../progress.js";
@@ -222,14 +216,6 @@ export const MAX_SIM_JSON_BYTES = 256 << 20;
 /** The largest packet stream file `dmac sim` reads: compile's default --max-stream-bytes. */
 export const MAX_SIM_STREAM_BYTES = 256 << 20;
 
-/** The IR recompiled from a manifest's or trace's source, or why there is none. */
-interface SourceModule {
-  readonly module?: IrModule | undefined;
-  readonly unchecked?: string | undefined;
-  /** The source path as shown in messages (relative to the working directory). */
-  readonly shown?: string | undefined;
-}
-
 /** A path for messages: relative to the working directory unless that climbs out of it. */
 function shownPath(path: string): string {
   const r = relative(process.cwd(), path);
@@ -250,9 +236,10 @@ function sourceCandidates(recorded: string, docDir: string, relativeToDoc: boole
 
 /**
  * The IR of the source named by a manifest/trace, built with its parameters and schedule (and
- * the target file it was compiled with, if any), for the postcondition. Nothing found, a file that
- * is not a regular file or too large, or a source that no longer compiles that way: no module,
- * and the reason (dmac sim then fails unless --no-verify).
+ * the target file it was compiled with, if any), for the postcondition: found here, built on the
+ * helper thread when there is one (sim-helper.ts). Nothing found, a file that is not a regular
+ * file or too large, or a source that no longer compiles that way: no module, and the reason
+ * (dmac sim then fails unless --no-verify).
  */
 function moduleFor(
   sourceFile: string | null | undefined,
@@ -261,8 +248,13 @@ function moduleFor(
   params: readonly { name: string; type: TypeName; value: number | boolean }[],
   schedule: string,
   target: Target | undefined,
-): SourceModule {
-  if (!sourceFile) return { unchecked: "it does not name its source file" };
+  helper: SimHelper | undefined,
+): FrontEndJob {
+  const none = (source: SourceModule): FrontEndJob => ({
+    shown: source.shown,
+    module: () => source,
+  });
+  if (!sourceFile) return none({ unchecked: "it does not name its source file" });
   const candidates = sourceCandidates(sourceFile, docDir, relativeToDoc);
   let path: string | undefined;
   for (const c of candidates) {
@@ -272,87 +264,22 @@ function moduleFor(
       break;
     } catch (e) {
       if (!(e instanceof InputFileError) || e.code !== "ENOENT")
-        return {
+        return none({
           unchecked: `cannot read its source ${shownPath(c)}: ${readErrorReason(e)}`,
           shown: shownPath(c),
-        };
+        });
     }
   }
   if (path === undefined)
-    return {
+    return none({
       unchecked: `its source ${JSON.stringify(sourceFile)} was not found (looked for ${candidates.map(shownPath).join(" and ")})`,
-    };
-  const shown = shownPath(path);
-  const read = readSourceFile(path, DEFAULT_MAX_SOURCE_BYTES);
-  if (!read.file)
-    return {
-      unchecked: `cannot read its source ${shown}: ${read.diagnostics[0]?.message ?? "unreadable"}`,
-      shown,
-    };
+    });
   // Each parameter as a constant of its own type: `B` marks byte counts.
   const defines = Object.fromEntries(
     params.map((p) => [p.name, p.type === "bytes" ? `${String(p.value)}B` : String(p.value)]),
   );
-  const q = frontEndModule(read.file, {
-    defines,
-    schedule,
-    baseDir: dirname(path),
-    targetOverride: target,
-  });
-  if (q.module) return { module: q.module, shown };
-  const first = q.diagnostics.find((d) => d.severity === "error");
-  return {
-    unchecked: `its source ${shown} does not compile with the recorded schedule and parameters${
-      first ? ` (${first.code} ${first.message})` : ""
-    }`,
-    shown,
-  };
-}
-
-/**
- * The IR of a source as `dmac compile` would build it, without lowering or passes: the executor
- * only needs the module (reference semantics, meaning checks). The checks `compileToQueues` makes
- * after the front end without building anything (buffers fit a GPU's window, the data packets
- * lowering would make are within the default --max-packets) are kept, so a source that no longer
- * compiles is refused with the same first error as before. Dependency edges are not inferred, so
- * compile's bound on them (DMAC3024) is the one check not repeated here.
- */
-function frontEndModule(
-  file: SourceFile,
-  opts: {
-    readonly defines: Record<string, string>;
-    readonly schedule: string;
-    readonly baseDir: string;
-    readonly targetOverride: Target | undefined;
-  },
-): { module: IrModule | undefined; diagnostics: Diagnostic[] } {
-  const diagnostics: Diagnostic[] = [];
-  const done = (module?: IrModule) => ({ module, diagnostics: sortDiagnostics(diagnostics) });
-  const checked = checkSource(file, opts);
-  pushAll(diagnostics, checked.diagnostics);
-  if (hasErrors(diagnostics)) return done();
-  const selected = selectSchedule(checked.schedules, opts.schedule);
-  pushAll(diagnostics, selected.diagnostics);
-  if (!selected.schedule || hasErrors(diagnostics)) return done();
-  // No dependency edges: the executor's checks never read them (src/pipeline.ts).
-  const analyzed = analyzeSchedule(selected.schedule, { edges: false });
-  pushAll(diagnostics, analyzed.diagnostics);
-  const module = analyzed.module;
-  if (!module || hasErrors(diagnostics)) return done();
-  pushAll(diagnostics, checkBuffersFit(module, file));
-  if (hasErrors(diagnostics)) return done();
-  const target = selected.schedule.target;
-  const count = countDataPackets(module, target, {}, DEFAULT_MAX_PACKETS);
-  if (count.over !== undefined) {
-    const stmt = module.stmts[module.ops.stmt[count.over]!];
-    diagnostics.push(
-      diag("DMAC4010", stmt ? { file, span: stmt.span } : undefined, [
-        `the schedule lowers to more than ${DEFAULT_MAX_PACKETS} data packets (copies split at ${String(target.limits.maxCopyBytes)} bytes); this operation crosses the limit (--max-packets raises it)`,
-      ]),
-    );
-    return done();
-  }
-  return done(module);
+  const req = { path, shown: shownPath(path), defines, schedule, target };
+  return helper ? helper.frontEnd(req) : inlineFrontEnd(req);
 }
 
 /**
@@ -413,7 +340,6 @@ export function loadSimInput(
       diagnostics: [diag("DMAC5001", undefined, [path, readErrorReason(e)])],
     };
   }
-  const verify = opts.verify !== false;
   if (p.endsWith(".dmac")) {
     const read = readSourceFile(p);
     if (!read.file) return { loaded: undefined, diagnostics: read.diagnostics };
@@ -429,7 +355,36 @@ export function loadSimInput(
         ),
       ],
     };
-  const { json, bytes, sidecar, diagnostics } = readJsonInput(p, MAX_SIM_JSON_BYTES);
+  // A large manifest.json (DIR): a helper thread hashes it for its sidecar and rebuilds the IR.
+  const helper = basename(p) === "manifest.json" ? SimHelper.start(fileBytes(p), true) : undefined;
+  const read = readJsonInput(p, MAX_SIM_JSON_BYTES, helper);
+  const first = loadJsonInput(p, read, opts, helper);
+  // (The binding first: the thread reads manifest.json until it has replied.)
+  const fresh = read.confirm === undefined || read.confirm();
+  if (helper && (!fresh || !helper.asked)) helper.close();
+  if (fresh) return first;
+  // The sidecar was stale after all: everything again, read without it.
+  return loadJsonInput(p, readJsonInput(p, MAX_SIM_JSON_BYTES), opts, undefined);
+}
+
+/** The size of a file, 0 if it cannot be statted (its reader says why). */
+function fileBytes(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}
+
+/** loadSimInput for a manifest or trace, read (readJsonInput). */
+function loadJsonInput(
+  p: string,
+  read: JsonInput,
+  opts: SimCompileOptions & { readonly verify?: boolean | undefined },
+  helper: SimHelper | undefined,
+): { loaded: LoadedInput | undefined; diagnostics: Diagnostic[] } {
+  const verify = opts.verify !== false;
+  const { json, bytes, sidecar, diagnostics } = read;
   if (json === undefined) return { loaded: undefined, diagnostics };
   const kind =
     typeof json === "object" && json !== null ? (json as { kind?: unknown }).kind : undefined;
@@ -487,7 +442,8 @@ export function loadSimInput(
           diagnostics: [tooManyPackets(`the streams of ${p} hold`, maxPackets)],
         };
     }
-    const source = verify
+    // The IR comes later (helper thread): simulate() takes it once it has built the program.
+    const job = verify
       ? moduleFor(
           manifest.sourceMap.file,
           dir,
@@ -495,19 +451,30 @@ export function loadSimInput(
           manifest.params,
           manifest.schedule,
           recorded.target,
+          helper,
         )
-      : { unchecked: "--no-verify" };
+      : undefined;
     // Source positions in reports name the file as found from here, not as recorded.
     const shown =
-      source.shown !== undefined
-        ? { ...manifest, sourceMap: { ...manifest.sourceMap, file: source.shown } }
+      job?.shown !== undefined
+        ? { ...manifest, sourceMap: { ...manifest.sourceMap, file: job.shown } }
         : manifest;
     return {
       loaded: {
-        input: { manifest: shown, streams, module: source.module, validated: true },
+        input: {
+          manifest: shown,
+          streams,
+          validated: true,
+          ...(job && { frontEnd: { module: () => job.module().module } }),
+          get module() {
+            return job?.module().module;
+          },
+        },
         target,
         file: p,
-        unchecked: source.unchecked,
+        get unchecked() {
+          return job ? job.module().unchecked : "--no-verify";
+        },
         reads: namedFiles(manifest, dir),
       },
       diagnostics: [],
@@ -536,7 +503,8 @@ export function loadSimInput(
           trace.params,
           trace.schedule,
           recorded.target,
-        )
+          undefined,
+        ).module()
       : { unchecked: "--no-verify" };
     return {
       loaded: {
@@ -648,7 +616,8 @@ export function runSim(
       maxEvents: maxEvents.value,
       maxSimTimeUs: maxSim.value,
       record: wantsTrace(opts),
-      sizedBy: load.loaded.input.module,
+      // (Only without the input's own module; reading it would wait for the helper thread.)
+      sizedBy: opts.verify === false ? load.loaded.input.module : undefined,
       onProgress: (done, total) => progress.update(`${path}: packets`, done, total),
     });
     progress.end();

@@ -1,0 +1,246 @@
+// A helper thread for `dmac sim DIR` (node:worker_threads). Two pieces of its work depend on
+// nothing in the streams: the SHA-256 that binds manifest.sidecar to manifest.json (240 MB at
+// 10^6 operations: reading and hashing it is ~0.4 s) and the IR rebuilt from the source
+// (~0.3 s). The helper does them while this thread reads the streams and builds the program.
+// This thread stays synchronous: it blocks on a shared counter (Atomics.wait) only when it needs
+// a result, and takes it with receiveMessageOnPort.
+//
+// The reference run (ir/interp.ts) stays here, after the run: its final state is the executor's
+// provenance structure, thousands of small typed arrays at 10^6 operations, which took as long
+// to receive from the thread (~0.2 s) as to compute here (~0.27 s).
+//
+// The thread runs the same code as this one: the bundle (dist/bundle/dmac.cjs, through its code
+// cache, as bin/load-bundle.js runs it) or the compiled dist/ modules. From the TypeScript
+// sources (vitest) there is no file to start it on, and DMAC_SIM_HELPER=0 turns it off (to
+// measure): the work is then done on this thread, with the same results.
+
+import { fileURLToPath } from "node:url";
+import {
+  MessageChannel,
+  receiveMessageOnPort,
+  Worker,
+  type MessagePort,
+} from "node:worker_threads";
+import {
+  buildSourceModule,
+  type FrontEndJob,
+  type SourceModule,
+  type SourceRequest,
+} from "./sim-front-end.js";
+
+/**
+ * How long a thread may take to start (evaluate BOOT) before this one stops waiting for it and
+ * does the work itself: a thread that cannot start at all must not hang the run.
+ */
+const START_LIMIT_MS = 5000;
+
+/** What the thread sends back, in the order it was asked. */
+export type HelperReply =
+  | { readonly kind: "hash"; readonly digest: Uint8Array | null }
+  | { readonly kind: "module"; readonly source: SourceModule }
+  | {
+      readonly kind: "error";
+      readonly name: string;
+      readonly message: string;
+      readonly stack?: string;
+    };
+
+/**
+ * The thread's first code: hashes on request, then loads dmac and serves the front end. It is
+ * evaluated as CommonJS or, when this process runs with --input-type=module (a worker inherits
+ * its flags), as a module: so it names nothing but globals and imports what it needs.
+ */
+const BOOT = `"use strict";
+(async () => {
+  const { workerData: d } = await import("node:worker_threads");
+  const fs = await import("node:fs");
+  const { createHash } = await import("node:crypto");
+  const post = (m, transfer) => {
+    try {
+      d.port.postMessage(m, transfer);
+    } catch {
+      d.port.postMessage(m); // a buffer that cannot be transferred (a pooled one): copied
+    }
+    Atomics.add(d.flag, 0, 1);
+    Atomics.notify(d.flag, 0);
+  };
+  const fail = (e) =>
+    post({ kind: "error", name: String(e?.name ?? "Error"), message: String(e?.message ?? e), stack: e?.stack });
+  process.on("uncaughtException", fail);
+  const hash = (fd, bytes) => {
+    try {
+      const h = createHash("sha256");
+      const buf = Buffer.allocUnsafe(Math.max(1, Math.min(bytes, 1 << 24)));
+      for (let at = 0; at < bytes; ) {
+        const n = fs.readSync(fd, buf, 0, Math.min(buf.length, bytes - at), at);
+        if (n === 0) break;
+        h.update(buf.subarray(0, n));
+        at += n;
+      }
+      return { kind: "hash", digest: h.digest() };
+    } catch {
+      return { kind: "hash", digest: null };
+    }
+  };
+  // As bin/load-bundle.js runs it (the same text, so that the code cache applies).
+  const loadBundle = async (file) => {
+    const { Script } = await import("node:vm");
+    const { createRequire } = await import("node:module");
+    const { dirname } = await import("node:path");
+    let cachedData;
+    try { cachedData = fs.readFileSync(file + ".cache"); } catch {}
+    const script = new Script(
+      "(function (exports, require, module, __filename, __dirname) {" + fs.readFileSync(file, "latin1") + "\\n})",
+      { filename: file, ...(cachedData ? { cachedData } : {}) },
+    );
+    const module = { exports: {} };
+    script.runInThisContext()(module.exports, createRequire(file), module, file, dirname(file));
+    return module.exports.simHelperWorker();
+  };
+  let code;
+  const load = () => (code ??= d.bundle ? loadBundle(d.bundle) : import(d.url));
+  // Loaded ahead of the request; a failure is reported when the request comes.
+  const preload = () => void load().catch(() => {});
+  d.port.on("message", (m) => {
+    if (m.kind === "hash") {
+      post(hash(m.fd, m.bytes));
+      preload();
+      return;
+    }
+    load().then((w) => w.serveFrontEnd(m, post)).catch(fail).finally(() => d.port.close());
+  });
+  Atomics.store(d.flag, 1, 1);
+  if (!d.hashFirst) preload();
+})();
+`;
+
+/**
+ * The smallest manifest.json worth a thread. Starting one costs ~0.15 s of CPU (loading dmac
+ * again), which only a free core hides; the work it takes off this thread is ~0.25 s per 100 MB
+ * of manifest (the hash, the front end). The 262,144-copy all-to-all (29 MB) ran 0.1-0.2 s
+ * slower with a thread on the shared 2-core machine, the 10^6-op forward program (240 MB) gains.
+ */
+export const HELPER_MIN_BYTES = 64 << 20;
+
+/**
+ * Where the thread finds dmac's code, or undefined: no thread (see the file comment). The
+ * variable DMAC_SIM_HELPER=0 turns the thread off, =1 starts it for any manifest (tests).
+ */
+function helperCode(manifestBytes: number): { bundle: string } | { url: string } | undefined {
+  const setting = process.env["DMAC_SIM_HELPER"];
+  if (setting === "0" || (setting !== "1" && manifestBytes < HELPER_MIN_BYTES)) return undefined;
+  const here = import.meta.url;
+  if (here.endsWith(".cjs")) return { bundle: fileURLToPath(here) };
+  if (here.endsWith(".js")) return { url: new URL("./sim-helper-worker.js", here).href };
+  return undefined;
+}
+
+export class SimHelper {
+  private seen = 0;
+  private closed = false;
+  /** frontEnd() was called: the thread ends by itself after its reply. */
+  asked = false;
+
+  private constructor(
+    private readonly worker: Worker,
+    private readonly port: MessagePort,
+    private readonly flag: Int32Array,
+  ) {}
+
+  /**
+   * A started helper for a manifest of `manifestBytes`; `hashFirst`: its first request will be
+   * hash(). Undefined: none (not worth it, or not possible here).
+   */
+  static start(manifestBytes: number, hashFirst: boolean): SimHelper | undefined {
+    const code = helperCode(manifestBytes);
+    if (!code) return undefined;
+    const { port1, port2 } = new MessageChannel();
+    // [0]: replies posted; [1]: 1 once the thread has started.
+    const flag = new Int32Array(new SharedArrayBuffer(8));
+    let worker: Worker;
+    try {
+      worker = new Worker(BOOT, {
+        eval: true,
+        workerData: { port: port2, flag, hashFirst, ...code },
+        transferList: [port2],
+      });
+    } catch {
+      return undefined;
+    }
+    // Never what keeps the process alive: a run that ends (or fails) early just exits.
+    worker.unref();
+    return new SimHelper(worker, port1, flag);
+  }
+
+  /**
+   * The SHA-256 of the first `bytes` bytes of the open file `fd` (null: it could not be read).
+   * The descriptor must stay open until the digest is taken.
+   */
+  hash(fd: number, bytes: number): () => Uint8Array | null {
+    this.port.postMessage({ kind: "hash", fd, bytes });
+    let digest: Uint8Array | null | undefined;
+    return () => {
+      if (digest === undefined) {
+        const r = this.take();
+        if (r !== undefined && r.kind !== "hash")
+          throw new Error(`sim helper: a ${r.kind} reply instead of the hash`);
+        digest = r?.digest ?? null;
+      }
+      return digest;
+    };
+  }
+
+  /** The front end of `req`, built on the thread (its last request). */
+  frontEnd(req: SourceRequest): FrontEndJob {
+    this.port.postMessage(req);
+    this.asked = true;
+    let source: SourceModule | undefined;
+    return {
+      shown: req.shown,
+      module: () => {
+        if (source === undefined) {
+          const r = this.take();
+          this.close();
+          if (r !== undefined && r.kind !== "module")
+            throw new Error(`sim helper: a ${r.kind} reply instead of the module`);
+          // (Undefined: the thread never started. Built here then.)
+          source = r === undefined ? buildSourceModule(req) : r.source;
+        }
+        return source;
+      },
+    };
+  }
+
+  /** Lets the thread end (it ends by itself after the front end). */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.port.close();
+    void this.worker.terminate();
+  }
+
+  /**
+   * The next reply, waiting for it; an exception on the thread is thrown here (exit 2).
+   * Undefined: the thread did not start within START_LIMIT_MS.
+   */
+  private take(): HelperReply | undefined {
+    const since = performance.now();
+    for (;;) {
+      const m = receiveMessageOnPort(this.port);
+      if (m) {
+        const r = m.message as HelperReply;
+        if (r.kind === "error") {
+          const e = new Error(r.message);
+          e.name = r.name;
+          if (r.stack !== undefined) e.stack = r.stack;
+          throw e;
+        }
+        return r;
+      }
+      if (Atomics.load(this.flag, 1) === 1) Atomics.wait(this.flag, 0, this.seen);
+      else if (performance.now() - since > START_LIMIT_MS) return undefined;
+      else Atomics.wait(this.flag, 0, this.seen, 20);
+      this.seen = Atomics.load(this.flag, 0);
+    }
+  }
+}
