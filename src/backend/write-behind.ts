@@ -70,6 +70,9 @@ export class WriteBehind {
     this.errors = port1;
     this.worker = new Worker(WORKER_SOURCE, {
       eval: true,
+      // Not this process's flags: with --input-type=module the source would be evaluated as a
+      // module (no require), and a worker that never starts would leave write() waiting.
+      execArgv: [],
       workerData: { busy: this.busy.buffer, ring: this.ring, errors: port2 },
       transferList: [port2],
     });

@@ -1,6 +1,7 @@
 // The second-thread writer of big outputs: bytes land in order and whole, a caller may reuse its
 // buffer at once, a write error (no space left) reaches the main thread with its code, and a big
 // output directory written through it equals the one written directly.
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -108,5 +109,24 @@ describe("writeOutputDir of a big output", () => {
       true,
     );
     expect(readFileSync(join(d, "out", "note.txt"), "utf8")).toBe("text\n");
+  });
+});
+
+describe("the writer thread and the process's flags", () => {
+  it("starts under --input-type=module (a worker inherits the flags of its process)", () => {
+    const d = scratch();
+    const output = join(process.cwd(), "dist/backend/output.js");
+    const r = spawnSync(
+      process.execPath,
+      [
+        "--input-type=module",
+        "-e",
+        `import { writeOutputDir } from ${JSON.stringify(output)};
+         writeOutputDir(${JSON.stringify(join(d, "out"))}, [{ name: "a.bin", data: new Uint8Array(9 << 20).fill(7) }]);`,
+      ],
+      { encoding: "utf8", timeout: 60_000 },
+    );
+    expect(r.status, r.stderr).toBe(0);
+    expect(readFileSync(join(d, "out", "a.bin")).length).toBe(9 << 20);
   });
 });
