@@ -11,8 +11,12 @@
 
 import { spawnSync } from "node:child_process";
 import {
+  closeSync,
   cpSync,
   existsSync,
+  ftruncateSync,
+  openSync,
+  truncateSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
@@ -188,6 +192,22 @@ describe("special files are never read", () => {
     const r = dmac("check", EXAMPLE, "--target", big);
     expect(r.code).toBe(1);
     expect(r.err).toMatch(/DMAC5001 .*is 1048577 bytes, more than the limit of 1 MiB for a target/);
+  });
+
+  it("a manifest past 500 MiB is refused unread (sparse: no disk used); one below is read", () => {
+    const big = join(root, "big-manifest.json");
+    const fd = openSync(big, "w");
+    ftruncateSync(fd, (500 << 20) + 1);
+    closeSync(fd);
+    const r = dmac("sim", big);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/DMAC5001 .*is 524288001 bytes, more than the limit of 500 MiB/);
+    // 320 MB, what compile's default --max-packets can make: not refused for its size.
+    truncateSync(big, 320e6);
+    const under = dmac("sim", big);
+    expect(under.code).toBe(1);
+    expect(under.err).not.toMatch(/more than the limit/);
+    rmSync(big);
   });
 });
 

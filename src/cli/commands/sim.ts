@@ -211,8 +211,12 @@ export function compileForSim(
   };
 }
 
-/** The largest manifest.json or trace.json `dmac sim` reads (see docs/safety.md). */
-export const MAX_SIM_JSON_BYTES = 256 << 20;
+/**
+ * The largest manifest.json or trace.json `dmac sim` reads (see docs/safety.md): what compile's
+ * default limits can produce (4M packets with conservative sync: ~320-480 MB), below V8's
+ * longest string (2^29 - 24 characters), which a manifest without its sidecar is parsed as.
+ */
+export const MAX_SIM_JSON_BYTES = 500 << 20;
 /** The largest packet stream file `dmac sim` reads: compile's default --max-stream-bytes. */
 export const MAX_SIM_STREAM_BYTES = 256 << 20;
 
