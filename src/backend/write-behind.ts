@@ -10,7 +10,7 @@
 // The worker is evaluated from source and uses node's modules only: dmac ships as one bundled
 // file, and this needs no entry point of its own.
 
-import { closeSync } from "node:fs";
+import { closeSync, writeSync } from "node:fs";
 import {
   MessageChannel,
   Worker,
@@ -24,27 +24,39 @@ import {
 const SLOT = 4 << 20;
 const SLOTS = 8;
 
-// busy[k]: 1 while slot k holds bytes the worker has not written yet.
+// busy[k]: 1 while slot k holds bytes the worker has not written yet. busy[SLOTS]: the worker's
+// state (STARTING, RUNNING, or ABANDONED by the main thread, which then writes for itself).
+// Dynamic imports only: the source is evaluated as CommonJS or, when NODE_OPTIONS says
+// --input-type=module (execArgv does not override it), as a module.
+const STARTING = 0;
+const RUNNING = 1;
+const ABANDONED = 2;
 const WORKER_SOURCE = `
-const { parentPort, workerData } = require("node:worker_threads");
-const { writeSync } = require("node:fs");
-const busy = new Int32Array(workerData.busy);
-const ring = workerData.ring;
-const errors = workerData.errors;
-let failed = false;
-parentPort.on("message", (m) => {
-  try {
-    const bytes = new Uint8Array(ring, m.slot * ${SLOT}, m.length);
-    if (!failed) for (let at = 0; at < bytes.length; )
-      at += writeSync(m.fd, bytes, at, bytes.length - at);
-  } catch (e) {
-    if (!failed) errors.postMessage({ message: String((e && e.message) || e), code: e && e.code });
-    failed = true;
-  }
-  Atomics.store(busy, m.slot, 0);
-  Atomics.notify(busy, m.slot);
-});
+(async () => {
+  const { parentPort, workerData } = await import("node:worker_threads");
+  const { writeSync } = await import("node:fs");
+  const busy = new Int32Array(workerData.busy);
+  const ring = workerData.ring;
+  const errors = workerData.errors;
+  if (Atomics.compareExchange(busy, ${SLOTS}, ${STARTING}, ${RUNNING}) !== ${STARTING}) return;
+  let failed = false;
+  parentPort.on("message", (m) => {
+    try {
+      const bytes = new Uint8Array(ring, m.slot * ${SLOT}, m.length);
+      if (!failed) for (let at = 0; at < bytes.length; )
+        at += writeSync(m.fd, bytes, at, bytes.length - at);
+    } catch (e) {
+      if (!failed) errors.postMessage({ message: String((e && e.message) || e), code: e && e.code });
+      failed = true;
+    }
+    Atomics.store(busy, m.slot, 0);
+    Atomics.notify(busy, m.slot);
+  });
+})();
 `;
+
+/** How long the worker may take to start before the main thread writes for itself. */
+const START_LIMIT_MS = Number(process.env["DMAC_WRITE_BEHIND_START_MS"] ?? 5000);
 
 /** An error of the worker's write, with its code (ENOSPC, EIO...). */
 class WriteError extends Error {
@@ -58,7 +70,12 @@ class WriteError extends Error {
 
 export class WriteBehind {
   private readonly ring = new SharedArrayBuffer(SLOT * SLOTS);
-  private readonly busy = new Int32Array(new SharedArrayBuffer(4 * SLOTS));
+  private readonly busy = new Int32Array(new SharedArrayBuffer(4 * (SLOTS + 1)));
+  /** What each busy slot holds (for writing it here if the worker never starts). */
+  private readonly meta: { fd: number; length: number }[] = [];
+  private readonly born = performance.now();
+  /** The worker never started: every write is made here. */
+  private direct = false;
   private next = 0;
   private readonly worker: Worker;
   private readonly errors: MessagePort;
@@ -76,6 +93,9 @@ export class WriteBehind {
       workerData: { busy: this.busy.buffer, ring: this.ring, errors: port2 },
       transferList: [port2],
     });
+    // A worker that fails to start (or dies) must not end the process once the event loop runs:
+    // its writes are made here instead (waitFree).
+    this.worker.on("error", () => {});
     // Neither the worker nor its port keeps the process alive (dispose() stops it anyway).
     this.worker.unref();
     port1.unref();
@@ -86,9 +106,18 @@ export class WriteBehind {
   write(fd: number, bytes: Uint8Array): void {
     for (let at = 0; at < bytes.length; at += SLOT) {
       const piece = bytes.subarray(at, Math.min(bytes.length, at + SLOT));
+      if (this.direct) {
+        for (let k = 0; k < piece.length;) k += writeSync(fd, piece, k, piece.length - k);
+        continue;
+      }
       const slot = this.next;
       this.waitFree(slot);
       this.raise();
+      if (this.direct) {
+        for (let k = 0; k < piece.length;) k += writeSync(fd, piece, k, piece.length - k);
+        continue;
+      }
+      this.meta[slot] = { fd, length: piece.length };
       new Uint8Array(this.ring, slot * SLOT, piece.length).set(piece);
       Atomics.store(this.busy, slot, 1);
       this.worker.postMessage({ fd, slot, length: piece.length });
@@ -127,7 +156,34 @@ export class WriteBehind {
   }
 
   private waitFree(slot: number): void {
-    while (Atomics.load(this.busy, slot) !== 0) Atomics.wait(this.busy, slot, 1, 1000);
+    while (Atomics.load(this.busy, slot) !== 0) {
+      Atomics.wait(this.busy, slot, 1, 100);
+      if (
+        Atomics.load(this.busy, SLOTS) === STARTING &&
+        performance.now() - this.born > START_LIMIT_MS &&
+        Atomics.compareExchange(this.busy, SLOTS, STARTING, ABANDONED) === STARTING
+      )
+        this.writeHere();
+    }
+  }
+
+  /** The worker never started (and now never will): the queued slots, oldest first, written
+   * here; every later write too. */
+  private writeHere(): void {
+    this.direct = true;
+    for (let j = 0; j < SLOTS; j++) {
+      const slot = (this.next + j) % SLOTS;
+      if (Atomics.load(this.busy, slot) === 0) continue;
+      const { fd, length } = this.meta[slot]!;
+      const bytes = new Uint8Array(this.ring, slot * SLOT, length);
+      try {
+        if (!this.failure) for (let k = 0; k < length;) k += writeSync(fd, bytes, k, length - k);
+      } catch (e) {
+        const err = e as { message?: string; code?: string };
+        this.failure ??= new WriteError(String(err.message ?? e), err.code);
+      }
+      Atomics.store(this.busy, slot, 0);
+    }
   }
 
   private closeAll(): void {

@@ -32,7 +32,7 @@ import {
  * How long a thread may take to start (evaluate BOOT) before this one stops waiting for it and
  * does the work itself: a thread that cannot start at all must not hang the run.
  */
-const START_LIMIT_MS = 5000;
+const START_LIMIT_MS = Number(process.env["DMAC_SIM_HELPER_START_MS"] ?? 5000);
 
 /** What the thread sends back, in the order it was asked. */
 export type HelperReply =
@@ -52,6 +52,7 @@ export type HelperReply =
  */
 const BOOT = `"use strict";
 (async () => {
+  if (process.env.DMAC_SIM_HELPER_BOOT_DELAY) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, Number(process.env.DMAC_SIM_HELPER_BOOT_DELAY));
   const { workerData: d } = await import("node:worker_threads");
   const fs = await import("node:fs");
   const { createHash } = await import("node:crypto");
@@ -138,6 +139,8 @@ function helperCode(manifestBytes: number): { bundle: string } | { url: string }
 export class SimHelper {
   private seen = 0;
   private closed = false;
+  /** The thread did not start in time: given up, every later reply is undefined (done here). */
+  private abandoned = false;
   /** frontEnd() was called: the thread ends by itself after its reply. */
   asked = false;
 
@@ -167,7 +170,9 @@ export class SimHelper {
     } catch {
       return undefined;
     }
-    // Never what keeps the process alive: a run that ends (or fails) early just exits.
+    // Never what keeps the process alive: a run that ends (or fails) early just exits. A thread
+    // that fails to start is done without (take()); its error event must not end the process.
+    worker.on("error", () => {});
     worker.unref();
     return new SimHelper(worker, port1, flag);
   }
@@ -224,6 +229,7 @@ export class SimHelper {
    * Undefined: the thread did not start within START_LIMIT_MS.
    */
   private take(): HelperReply | undefined {
+    if (this.abandoned) return undefined;
     const since = performance.now();
     for (;;) {
       const m = receiveMessageOnPort(this.port);
@@ -238,8 +244,12 @@ export class SimHelper {
         return r;
       }
       if (Atomics.load(this.flag, 1) === 1) Atomics.wait(this.flag, 0, this.seen);
-      else if (performance.now() - since > START_LIMIT_MS) return undefined;
-      else Atomics.wait(this.flag, 0, this.seen, 20);
+      else if (performance.now() - since > START_LIMIT_MS) {
+        // Its replies, should it start later, would answer requests already done here.
+        this.abandoned = true;
+        this.close();
+        return undefined;
+      } else Atomics.wait(this.flag, 0, this.seen, 20);
       this.seen = Atomics.load(this.flag, 0);
     }
   }

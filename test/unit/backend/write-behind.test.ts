@@ -2,7 +2,7 @@
 // buffer at once, a write error (no space left) reaches the main thread with its code, and a big
 // output directory written through it equals the one written directly.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -128,5 +128,43 @@ describe("the writer thread and the process's flags", () => {
     );
     expect(r.status, r.stderr).toBe(0);
     expect(readFileSync(join(d, "out", "a.bin")).length).toBe(9 << 20);
+  });
+});
+
+describe("a writer thread that cannot start", () => {
+  const script = (out: string) => `import { writeOutputDir } from ${JSON.stringify(
+    join(process.cwd(), "dist/backend/output.js"),
+  )};
+  writeOutputDir(${JSON.stringify(out)}, [{ name: "a.bin", data: new Uint8Array(9 << 20).fill(7) }]);`;
+
+  it("starts under NODE_OPTIONS=--input-type=module (which execArgv does not override)", () => {
+    const d = scratch();
+    const r = spawnSync(process.execPath, ["--input-type=module", "-e", script(join(d, "out"))], {
+      encoding: "utf8",
+      timeout: 60_000,
+      env: { ...process.env, NODE_OPTIONS: "--input-type=module" },
+    });
+    expect(r.status, r.stderr).toBe(0);
+    expect(readFileSync(join(d, "out", "a.bin")).length).toBe(9 << 20);
+  });
+
+  it("is written for by the main thread, in full, and its error does not end the process", () => {
+    const d = scratch();
+    const hook = join(d, "no-workers.cjs");
+    writeFileSync(
+      hook,
+      'if (!require("node:worker_threads").isMainThread) throw new Error("no workers here");\n',
+    );
+    const r = spawnSync(process.execPath, ["--input-type=module", "-e", script(join(d, "out"))], {
+      encoding: "utf8",
+      timeout: 60_000,
+      env: {
+        ...process.env,
+        NODE_OPTIONS: `--require ${hook}`,
+        DMAC_WRITE_BEHIND_START_MS: "200",
+      },
+    });
+    expect(r.status, r.stderr).toBe(0);
+    expect(readFileSync(join(d, "out", "a.bin")).equals(Buffer.alloc(9 << 20, 7))).toBe(true);
   });
 });

@@ -22,7 +22,12 @@ const DIST_CLI = `
 
 type Via = "bin" | "dist";
 
-function run(via: Via, helper: "0" | "1", args: readonly string[]) {
+function run(
+  via: Via,
+  helper: "0" | "1",
+  args: readonly string[],
+  env: Record<string, string> = {},
+) {
   const argv =
     via === "bin"
       ? [join(ROOT, "bin/dmac.js"), ...args]
@@ -30,7 +35,7 @@ function run(via: Via, helper: "0" | "1", args: readonly string[]) {
   const r = spawnSync(process.execPath, argv, {
     cwd: ROOT,
     encoding: "utf8",
-    env: { ...process.env, DMAC_SIM_HELPER: helper },
+    env: { ...process.env, DMAC_SIM_HELPER: helper, ...env },
     timeout: 60_000,
   });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
@@ -125,5 +130,38 @@ describe.each<Via>(["bin", "dist"])("through %s: the same as without the thread"
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/DMAC6020/);
     same(via, ["sim", src]);
+  });
+});
+
+describe("a thread that starts late or never", () => {
+  it("started after the hash gave up waiting: its late hash reply is not taken for the module", () => {
+    const dir = compiled("gather.dmac");
+    const side = join(dir, "manifest.sidecar");
+    const b = readFileSync(side);
+    b.writeUInt32LE(99, 8); // a sidecar version this dmac does not read: stale
+    writeFileSync(side, b);
+    const without = run("bin", "0", ["sim", dir]);
+    for (const delay of ["130", "160", "200"])
+      expect(
+        run("bin", "1", ["sim", dir], {
+          DMAC_SIM_HELPER_START_MS: "100",
+          DMAC_SIM_HELPER_BOOT_DELAY: delay,
+        }),
+      ).toEqual(without);
+  });
+
+  it("that cannot start: the same results, and its error event does not end the process", () => {
+    const dir = compiled("gather.dmac");
+    const hook = join(scratch, "no-workers.cjs");
+    writeFileSync(
+      hook,
+      'if (!require("node:worker_threads").isMainThread) throw new Error("no workers here");\n',
+    );
+    const without = run("bin", "0", ["sim", dir]);
+    const r = run("bin", "1", ["sim", dir], {
+      NODE_OPTIONS: `--require ${hook}`,
+      DMAC_SIM_HELPER_START_MS: "200",
+    });
+    expect(r).toEqual(without);
   });
 });
