@@ -273,7 +273,12 @@ const WRITE_BEHIND_BYTES = 8 << 20;
 function writeBehindFor(files: readonly OutputFile[]): WriteBehind | undefined {
   let n = 0;
   for (const f of files) if (f.data instanceof Uint8Array) n += f.data.length;
-  return n >= WRITE_BEHIND_BYTES ? new WriteBehind() : undefined;
+  if (n < WRITE_BEHIND_BYTES) return undefined;
+  try {
+    return new WriteBehind();
+  } catch {
+    return undefined; // no worker threads here (node's permission model): written directly
+  }
 }
 
 /** Replaces directory `dir` with one holding exactly `files` (and the marker). */

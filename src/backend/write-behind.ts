@@ -186,8 +186,17 @@ export class WriteBehind {
     }
   }
 
+  /** Closes every file, all of them even when one close fails (its error is thrown after). */
   private closeAll(): void {
-    for (const fd of this.toClose.splice(0)) closeSync(fd);
+    let first: unknown;
+    for (const fd of this.toClose.splice(0)) {
+      try {
+        closeSync(fd);
+      } catch (e) {
+        first ??= e;
+      }
+    }
+    if (first !== undefined) throw first;
   }
 
   private raise(): void {

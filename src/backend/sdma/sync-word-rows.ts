@@ -83,7 +83,7 @@ export function writeSyncWordRows(out: TextSink, rows: SyncWordRows, depth: numb
   // The end of a word from its address on: by kind and queues (a few hundred distinct ones).
   const tails = new Map<number, Uint8Array>();
   const tail = (kind: number, a: number, b: number): Uint8Array => {
-    const key = (kind * 4096 + a) * 4096 + b;
+    const key = (kind * 65536 + a) * 65536 + b; // queue indices are < 65536 (gpus x engines)
     let t = tails.get(key);
     if (t === undefined) {
       const name = (q: number) => JSON.stringify(rows.queueNames[q]);
