@@ -362,11 +362,21 @@ export function loadSimInput(
   // A large manifest.json (DIR): a helper thread hashes it for its sidecar and rebuilds the IR.
   const helper = basename(p) === "manifest.json" ? SimHelper.start(fileBytes(p), true) : undefined;
   const read = readJsonInput(p, MAX_SIM_JSON_BYTES, helper);
-  const first = loadJsonInput(p, read, opts, helper);
+  // A sidecar not yet known to be bound: what it gives is only kept once the binding holds, so an
+  // exception from a stale one must not end the run either.
+  let first: ReturnType<typeof loadJsonInput> | undefined;
+  let thrown: unknown;
+  try {
+    first = loadJsonInput(p, read, opts, helper);
+  } catch (e) {
+    if (read.confirm === undefined) throw e;
+    thrown = e;
+  }
   // (The binding first: the thread reads manifest.json until it has replied.)
   const fresh = read.confirm === undefined || read.confirm();
   if (helper && (!fresh || !helper.asked)) helper.close();
-  if (fresh) return first;
+  if (fresh && thrown !== undefined) throw thrown;
+  if (fresh) return first!;
   // The sidecar was stale after all: everything again, read without it.
   return loadJsonInput(p, readJsonInput(p, MAX_SIM_JSON_BYTES), opts, undefined);
 }
