@@ -45,6 +45,8 @@ lap("parse..lower");
 const out = buildOutputs(src, q.compiled, { emit: dump ? ["sdma", "dump"] : ["sdma"], dump });
 if (!out.files) throw new Error(out.diagnostics.map((d) => d.message).join("\n"));
 lap("layout+emit+manifest+listing");
+// (manifest.json, its sidecar and dump.txt are streamed outputs: formatted as they are written,
+// so their formatting counts in "write", and `bytes` counts the streams only.)
 writeOutputDir(outDir, out.files);
 lap("write");
 const bytes = out.files.reduce((a, f) => a + (f.data.length ?? 0), 0);
