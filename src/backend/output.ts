@@ -27,14 +27,13 @@ import {
   rmSync,
   realpathSync,
   writeFileSync,
-  writeSync,
   type Stats,
 } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { basename, dirname, join, resolve, sep } from "node:path";
 import type { OutputFile } from "./compile-pipeline.js";
 import { StreamedData } from "./streamed-data.js";
-import { WriteBehind } from "./write-behind.js";
+import { WriteBehind, writeAll } from "./write-behind.js";
 
 export class OutputError extends Error {
   override readonly name = "OutputError";
@@ -247,9 +246,7 @@ function writeNewFile(path: string, data: OutputFile["data"], behind?: WriteBehi
   }
   const fd = openSync(path, "wx", 0o666);
   try {
-    data.writeTo((chunk) => {
-      for (let at = 0; at < chunk.length;) at += writeSync(fd, chunk, at, chunk.length - at);
-    });
+    data.writeTo((chunk) => writeAll(fd, chunk));
   } finally {
     closeSync(fd);
   }

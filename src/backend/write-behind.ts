@@ -106,15 +106,11 @@ export class WriteBehind {
   write(fd: number, bytes: Uint8Array): void {
     for (let at = 0; at < bytes.length; at += SLOT) {
       const piece = bytes.subarray(at, Math.min(bytes.length, at + SLOT));
-      if (this.direct) {
-        for (let k = 0; k < piece.length;) k += writeSync(fd, piece, k, piece.length - k);
-        continue;
-      }
       const slot = this.next;
-      this.waitFree(slot);
+      if (!this.direct) this.waitFree(slot); // (which may find the worker never started)
       this.raise();
       if (this.direct) {
-        for (let k = 0; k < piece.length;) k += writeSync(fd, piece, k, piece.length - k);
+        writeAll(fd, piece);
         continue;
       }
       this.meta[slot] = { fd, length: piece.length };
@@ -177,7 +173,7 @@ export class WriteBehind {
       const { fd, length } = this.meta[slot]!;
       const bytes = new Uint8Array(this.ring, slot * SLOT, length);
       try {
-        if (!this.failure) for (let k = 0; k < length;) k += writeSync(fd, bytes, k, length - k);
+        if (!this.failure) writeAll(fd, bytes);
       } catch (e) {
         const err = e as { message?: string; code?: string };
         this.failure ??= new WriteError(String(err.message ?? e), err.code);
@@ -207,4 +203,9 @@ export class WriteBehind {
     }
     if (this.failure) throw this.failure;
   }
+}
+
+/** Writes all of `bytes` to `fd` (a write may take fewer bytes than it was given). */
+export function writeAll(fd: number, bytes: Uint8Array): void {
+  for (let at = 0; at < bytes.length;) at += writeSync(fd, bytes, at, bytes.length - at);
 }

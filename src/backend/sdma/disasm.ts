@@ -350,13 +350,7 @@ export class TextSink {
           this.buf[this.len++] = 0x20;
         }
         const x = v[i]!;
-        if (x >= 0 && x <= 0x7fffffff && (x | 0) === x) this.int32Digits(x);
-        else if (Number.isSafeInteger(x) && x >= 0) {
-          // Addresses (~48-bit): the digits above 10^9, then the low nine, in int32 arithmetic.
-          const hi = Math.floor(x / 1e9);
-          this.int32Digits(hi);
-          this.nineDigits(x - hi * 1e9);
-        } else {
+        if (!this.safeDigits(x)) {
           this.text(String(x));
           this.room(WIDEST * (to - i));
         }
@@ -415,18 +409,22 @@ export class TextSink {
   }
   /** String(v) for a non-negative safe integer, else via String. */
   decimal(v: number): void {
-    if (v >= 0 && v <= 0x7fffffff && (v | 0) === v) {
-      // Small integers (nearly every number of a manifest): int32 arithmetic only.
-      this.room(10);
-      this.int32Digits(v);
-    } else if (Number.isSafeInteger(v) && v >= 0) {
-      // Larger safe integers (addresses and addends of a manifest): the digits above 10^9,
-      // then the low nine digits, both in int32 arithmetic.
-      const hi = Math.floor(v / 1e9);
-      this.room(16);
+    this.room(16);
+    if (!this.safeDigits(v)) this.text(String(v));
+  }
+  /**
+   * The digits of a non-negative safe integer (the caller made room for 16), false for any other
+   * number. Small integers (nearly every number of a manifest) in int32 arithmetic; larger ones
+   * (~48-bit addresses) as the digits above 10^9, then the low nine, both in int32 arithmetic.
+   */
+  private safeDigits(x: number): boolean {
+    if (x >= 0 && x <= 0x7fffffff && (x | 0) === x) this.int32Digits(x);
+    else if (Number.isSafeInteger(x) && x >= 0) {
+      const hi = Math.floor(x / 1e9);
       this.int32Digits(hi);
-      this.nineDigits(v - hi * 1e9);
-    } else this.text(String(v));
+      this.nineDigits(x - hi * 1e9);
+    } else return false;
+    return true;
   }
   /** hex(v) (0x, no leading zeros) for a non-negative safe integer, else via hex(). */
   hexNumber(v: number): void {

@@ -28,18 +28,13 @@ export class SyncWordRows {
     const n = this.numbers;
     const o = SYNC_WORD_NUMBERS * k;
     const kind = SYNC_WORD_KINDS[n[o + 1]!]!;
+    const id = n[o]!;
     const gpu = n[o + 2] === NULL_GPU ? null : n[o + 2]!;
-    const common = { id: n[o]!, gpu, address: n[o + 3]! };
+    const address = n[o + 3]!;
+    const a = this.queueNames[n[o + 4]!]!;
     return kind === "progress"
-      ? {
-          id: common.id,
-          kind,
-          gpu,
-          address: common.address,
-          producer: this.queueNames[n[o + 4]!]!,
-          consumer: this.queueNames[n[o + 5]!]!,
-        }
-      : { id: common.id, kind, gpu, address: common.address, queue: this.queueNames[n[o + 4]!]! };
+      ? { id, kind, gpu, address, producer: a, consumer: this.queueNames[n[o + 5]!]! }
+      : { id, kind, gpu, address, queue: a };
   }
   toArray(): ManifestSyncWord[] {
     return Array.from({ length: this.length }, (_, k) => this.at(k));
