@@ -1,11 +1,10 @@
-// The executor's checks on each access, as a data command starts and ends: operands resolve to
-// a buffer instance (bounds, DMAC6002), writes stay out of every known ring (DMAC6009), a
-// packet's ranges do not overlap (DMAC6012), alignment (DMAC6006), and races between accesses
-// nothing orders (DMAC6003, vector clocks: memory.ts). The schedule-meaning checks are in
-// semantics.ts.
+// The executor's checks on each access as a data command starts: operands resolve to a buffer
+// instance (bounds, DMAC6002), writes stay out of every known ring (DMAC6009), a packet's ranges
+// do not overlap (DMAC6012), alignment (DMAC6006). These decide whether the command runs, so
+// they are the event loop's; races (DMAC6003) and the schedule's meaning are checker.ts's.
 
-import { describeRegion, hex, recordAccess, regionOf, resolve, type Conflict } from "./memory.js";
-import { cmdName, HINTS, report, where, whereCmd, type ExecState } from "./exec-state.js";
+import { describeRegion, hex, regionOf, resolve } from "./memory.js";
+import { cmdName, HINTS, report, whereCmd, type ExecState } from "./exec-state.js";
 
 /**
  * Resolves operand `k` of the data command (row e) queue q is starting to a buffer instance
@@ -103,46 +102,4 @@ export function overlapping(
     "the engine's result is undefined when a packet's ranges overlap; split the transfer so they are disjoint",
   );
   return true;
-}
-
-/** Records the access of operand k of the command `cmd` (row) queue q runs; reports a race. */
-export function touch(x: ExecState, q: number, cmd: number, k: number, writes: boolean): void {
-  const run = x.running[q]!;
-  const buffer = run.buffer[k]!;
-  const lo = run.offset[k]!;
-  const c = recordAccess(
-    x.mem,
-    run.gpu[k]!,
-    buffer,
-    x.p.bufferSizes[buffer]!,
-    lo,
-    lo + run.bytes,
-    cmd,
-    x.runs[q]!.vc,
-    writes,
-  );
-  if (c) race(x, q, cmd, k, c, writes);
-}
-
-function race(x: ExecState, q: number, e: number, k: number, c: Conflict, writes: boolean): void {
-  x.races++;
-  if (x.races > x.maxRaces) return;
-  const run = x.running[q]!;
-  const eq = c.earlier.queue;
-  const other =
-    eq < x.Q
-      ? where(x, eq, x.C.at[c.earlier.cmd]!)
-      : eq === x.HOST
-        ? "the host"
-        : "the signal producer";
-  const buffer = run.buffer[k]!;
-  const name = x.p.bufferNames[buffer] ?? `buffer ${buffer}`;
-  report(
-    x,
-    "DMAC6003",
-    [
-      `${whereCmd(x, q, e)} ${writes ? "writes" : "reads"} ${name}@${run.gpu[k]!}[${c.start} .. ${c.end}) while ${other} ${c.earlierWrites ? "writes" : "reads"} it, and nothing orders the two`,
-    ],
-    "order them with a fence on the first queue and a poll on the second, or make them touch different bytes",
-  );
 }

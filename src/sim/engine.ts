@@ -14,8 +14,7 @@
 // Each packet costs enginePacketUs; data commands then wait copyStartupUs (or run back to back
 // behind the previous one) and move their bytes as a flow (docs/model.md).
 
-import { copyRange, fillRange, swapRanges } from "../ir/provenance.js";
-import { dataOperand, misaligned, overlapping, ringHit, touch } from "./checks.js";
+import { dataOperand, misaligned, overlapping, ringHit } from "./checks.js";
 import {
   ADD,
   cmdName,
@@ -28,7 +27,6 @@ import {
   regionNear,
   report,
   SET,
-  W_CLOCK,
   W_HOST,
   W_HOST_SYNC,
   W_SIGNAL,
@@ -36,7 +34,7 @@ import {
   whereCmd,
   type ExecState,
 } from "./exec-state.js";
-import { describeRegion, hex, joinWordClock, resolve } from "./memory.js";
+import { describeRegion, hex, resolve } from "./memory.js";
 import {
   ATOMIC,
   BAD,
@@ -55,16 +53,6 @@ import { endFlow, loadOf, route } from "./transfers.js";
 import { halfOf, pendingWrite, read32, waitOn, wordAt } from "./words.js";
 import { recordIssue, recordPollSatisfied, recordPollStart } from "./trace/recorder.js";
 import type { FlowLoad } from "./flows.js";
-
-/** The clock a write to a word whose clock nobody reads carries (never read). */
-const NO_CLOCK: readonly number[] = [];
-
-/** A plain-array copy of a vector clock (allocating a small array is far cheaper than a typed one). */
-function snapshot(vc: Int32Array): number[] {
-  const out = new Array<number>(vc.length);
-  for (let i = 0; i < vc.length; i++) out[i] = vc[i]!;
-  return out;
-}
 
 /** A doorbell: the host submitted queue q's commands up to `upTo`; an idle engine wakes. */
 export function doorbell(x: ExecState, q: number, upTo: number): void {
@@ -259,20 +247,15 @@ function skipData(x: ExecState, q: number): void {
 }
 
 /**
- * Queue q's flow-done event (EV_FLOW_DONE): unless stale, the data command's effect applies (race
- * checks, then the provenance move, then the meaning checks) and the command finishes.
+ * Queue q's flow-done event (EV_FLOW_DONE): unless stale, the data command's effect applies (the
+ * checks: races, the provenance move, the meaning; checker.ts) and the command finishes.
  */
 export function dataDone(x: ExecState, q: number): void {
   if (!endFlow(x, q)) return;
   const r = x.runs[q]!;
   const run = x.running[q]!;
   const cmd = x.cmdBase[q]! + r.pc;
-  r.clock++;
-  x.mem.epochClock[cmd] = r.clock;
-  for (let k = 0; k < run.n; k++) if (!run.writes[k]) touch(x, q, cmd, k, false);
-  for (let k = 0; k < run.n; k++) if (run.writes[k]) touch(x, q, cmd, k, true);
-  moveBytes(x, q, cmd);
-  x.sem?.dataDone(q, r.pc, cmd, run.gpu, run.buffer, run.offset, r.vc);
+  x.chk.data(q, cmd, run.n, run.gpu, run.buffer, run.offset);
   r.prevFlowStart = r.flowStartedAt; // the next command, if a data packet, ran back to back
   finish(
     x,
@@ -280,33 +263,6 @@ export function dataDone(x: ExecState, q: number): void {
     x.now,
     x.timeline && { name: run.name, args: { bytes: run.bytes, at: x.C.at[cmd]! } },
   );
-}
-
-/** The provenance move of data command `cmd` (operands resolved in running[q]). */
-function moveBytes(x: ExecState, q: number, cmd: number): void {
-  const run = x.running[q]!;
-  const st = x.mem.prov;
-  const g = run.gpu;
-  const b = run.buffer;
-  const o = run.offset;
-  const n = run.bytes;
-  const kind = x.C.kind[cmd]!;
-  switch (kind) {
-    case COPY:
-      copyRange(st, g[0]!, b[0]!, o[0]!, n, g[1]!, b[1]!, o[1]!, cmd);
-      break;
-    case BCAST:
-      copyRange(st, g[0]!, b[0]!, o[0]!, n, g[1]!, b[1]!, o[1]!, cmd, g[2]!, b[2]!, o[2]!);
-      break;
-    case SWAP:
-      swapRanges(st, g[0]!, b[0]!, o[0]!, g[1]!, b[1]!, o[1]!, n, cmd);
-      break;
-    case FILL:
-      fillRange(st, g[0]!, b[0]!, o[0]!, n, x.C.value[cmd]! & 0xff, cmd);
-      break;
-    default:
-      throw new Error(`flow for ${kind}`);
-  }
 }
 
 // ---- polls -----------------------------------------------------------------------------------
@@ -359,12 +315,7 @@ export function pollCheck(x: ExecState, q: number): void {
   const v = (raw & C.b[e]!) >>> 0;
   const func = POLL_FUNC_CODES[C.aux[e]!]!;
   if (holds(func, v, C.value[e]! >>> 0)) {
-    if (joinWordClock(r.vc, x.mem.words, w)) r.snap = null;
-    if (x.sem?.observes(w)) {
-      // Seeing a user signal is an event `when` guards are ordered after: a fresh epoch.
-      r.clock++;
-      x.sem.observed(q, w, raw, r.clock);
-    }
+    x.chk.poll(q, w, raw);
     if (x.timeline) recordPollSatisfied(x, x.timeline.sync, q, e, w, halfOf(x, w, addr));
     // A poll's packet cost is busy time; the wait is not.
     r.cmdStart = x.now - x.T.enginePacketUs;
@@ -401,7 +352,6 @@ function signal(x: ExecState, q: number, e: number, kind: number): void {
   const C = x.C;
   const T = x.T;
   const mem = x.mem;
-  const r = x.runs[q]!;
   const addr = C.a[e]!;
   const afterPacket = x.now + T.enginePacketUs;
   const width = kind === ATOMIC ? C.aux[e]! : kind === TIMESTAMP ? 64 : 32;
@@ -426,21 +376,14 @@ function signal(x: ExecState, q: number, e: number, kind: number): void {
       `${cmdName(x, e)} writes ${describeRegion(mem.region(i))} at ${hex(addr)}, not ${wantRegion}; not executed`,
     ]);
   } else if (!ringHit(x, addr, bytes, q, e)) {
-    // The write waits for all earlier work of the queue (sequential here), so it publishes
-    // the queue's whole history: advance the queue's own clock component.
-    r.clock++;
-    r.vc[q] = r.clock;
-    // The write carries the queue's clock only to a word whose clock is kept (memory.ts).
-    if (r.snap === null && (flags & W_CLOCK) !== 0) r.snap = snapshot(r.vc);
-    const snap = (flags & W_CLOCK) !== 0 ? r.snap! : NO_CLOCK;
     const latency = (flags & W_HOST) !== 0 ? T.hostSignalLatencyUs : T.gpuSignalLatencyUs;
     const w =
       kind === TIMESTAMP
-        ? pendingWrite(x, i, 0, SET, Math.floor(afterPacket * 100), 64, snap, r.clock, q)
+        ? pendingWrite(x, i, 0, SET, Math.floor(afterPacket * 100), 64, q)
         : kind === FENCE
-          ? pendingWrite(x, i, halfOf(x, i, addr), SET, C.value[e]! >>> 0, 32, snap, r.clock, q)
-          : pendingWrite(x, i, 0, ADD, C.value[e]!, width, snap, r.clock, q);
-    if (x.sem && kind !== TIMESTAMP) x.sem.wordWriteIssued(q, r.pc, i, r.vc, w);
+          ? pendingWrite(x, i, halfOf(x, i, addr), SET, C.value[e]! >>> 0, 32, q)
+          : pendingWrite(x, i, 0, ADD, C.value[e]!, width, q);
+    x.chk.signal(q, e, i, w);
     if (x.timeline) recordIssue(x.timeline.sync, w, q, e, afterPacket);
     x.heap.push(afterPacket + latency, EV_WORD_WRITE, w);
   }

@@ -27,7 +27,7 @@ const SYNC = REGION_CODE.sync;
 const SIGNAL = REGION_CODE.signal;
 const TIMESTAMP_SLOT = REGION_CODE.timestamp;
 const COMPLETION = REGION_CODE.completion;
-import type { Semantics } from "./semantics.js";
+import type { CheckSink } from "./checker.js";
 import type { Timeline } from "./execute.js";
 import { newSyncRecording } from "./trace/recorder.js";
 
@@ -58,8 +58,6 @@ export interface QueueRun {
   pc: number;
   submitted: number;
   state: QState;
-  vc: Int32Array;
-  clock: number;
   busy: number;
   packets: number;
   /** Start of the running command (for spans and busy time). */
@@ -81,12 +79,6 @@ export interface QueueRun {
   flowActive: boolean;
   flowDue: number;
   flowVer: number;
-  /**
-   * A copy of vc taken since the last join that changed it, shared by the word writes issued
-   * meanwhile (null: take a new one). Only vc[own queue] moves between joins (fences advance
-   * it), so a write carries (snapshot, clock) instead of a copy of its own.
-   */
-  snap: number[] | null;
 }
 
 /** The data command a queue is running: its operands (up to three) and its flow's inputs. */
@@ -112,8 +104,6 @@ export interface PendingWrites {
   readonly kind: number[];
   readonly value: number[];
   readonly width: number[];
-  readonly vc: ArrayLike<number>[];
-  readonly clock: number[];
   readonly queue: number[];
   readonly free: number[];
 }
@@ -175,12 +165,13 @@ export interface ExecState {
   readonly mem: Memory;
   readonly heap: EventHeap;
   readonly diagnostics: Diagnostic[];
+  /** Per diagnostic: how many calls the checks had been told of then (merging: execute.ts). */
+  readonly diagAt: number[];
   readonly timeline: Timeline | undefined;
-  sem: Semantics | undefined;
+  /** Where the checks learn what happened (checker.ts); set by execute() before the run. */
+  chk: CheckSink;
   /** Simulated time of the event being handled (us). */
   now: number;
-  races: number;
-  readonly maxRaces: number;
   readonly runs: QueueRun[];
   readonly running: Running[];
   /** Per region: its GPU (-1: host memory; mem.gpu). */
@@ -227,6 +218,19 @@ export interface ExecState {
   /** Each link's last sampled rate (timeline counters). */
   readonly lastSample: Float64Array;
 }
+
+/** Until execute() sets the checks: none (a state built alone, in tests, checks nothing). */
+const NO_CHECKS: CheckSink = {
+  calls: 0,
+  data: () => {},
+  signal: () => {},
+  trigger: () => {},
+  produce: () => {},
+  landed: () => {},
+  poll: () => {},
+  eventsDone: () => {},
+  finish: () => ({ finalState: undefined, prov: undefined, syncTrace: undefined }),
+};
 
 export function createExecState(
   p: PackedProgram,
@@ -295,20 +299,17 @@ export function createExecState(
     mem,
     heap: new EventHeap(),
     diagnostics: [],
+    diagAt: [],
     timeline:
       opts.record === true
         ? { spans: [], instants: [], counters: [], host: [], sync: newSyncRecording() }
         : undefined,
-    sem: undefined,
+    chk: NO_CHECKS,
     now: 0,
-    races: 0,
-    maxRaces: opts.maxRaces ?? 20,
     runs: p.queues.map((_, q) => ({
       pc: 0,
       submitted: 0,
       state: QState.Idle,
-      vc: new Int32Array(Q + 2),
-      clock: 0,
       busy: 0,
       packets: 0,
       cmdStart: 0,
@@ -321,7 +322,6 @@ export function createExecState(
       flowActive: false,
       flowDue: 0,
       flowVer: -1,
-      snap: null,
     })),
     running: p.queues.map(() => ({
       n: 0,
@@ -344,8 +344,6 @@ export function createExecState(
       kind: [],
       value: [],
       width: [],
-      vc: [],
-      clock: [],
       queue: [],
       free: [],
     },
@@ -429,6 +427,7 @@ export function report(
   hint?: string,
 ): void {
   x.diagnostics.push(diag(code as "DMAC6002", undefined, args as [string, string], { hint }));
+  x.diagAt.push(x.chk.calls);
 }
 
 /** The command of row e as reports name it. */

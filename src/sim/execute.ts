@@ -10,7 +10,10 @@
 //   the host's completion scan;
 // - transfers.ts + flows.ts: the bytes of data commands as flows sharing links and HBM;
 // - words.ts: signal writes in flight, landing, and the polls they wake;
-// - checks.ts: bounds, rings, overlap, alignment and races; semantics.ts: the schedule's meaning.
+// - checks.ts: bounds, rings, overlap and alignment (whether a data command runs);
+// - checker.ts: what never changes the timing (races, provenance, the schedule's meaning in
+//   semantics.ts, the final state), told through a CheckSink: here, or on another thread
+//   replaying a log of the run (check-log.ts).
 //
 // Model (docs/model.md has every constant):
 // - Host: without a trigger it builds each queue's packets (hostPacketUs each) and rings the
@@ -61,7 +64,8 @@ import {
 import { hex } from "./memory.js";
 import type { MachineModel } from "./model.js";
 import { packProgram, POLL_FUNC_CODES, type SimProgram } from "./program.js";
-import { createSemantics, type SyncTrace } from "./semantics.js";
+import type { SyncTrace } from "./semantics.js";
+import { createCheckState, inlineChecks, type CheckSink, type FinalCheck } from "./checker.js";
 import { startFlow } from "./transfers.js";
 import type { SyncRecording } from "./trace/recorder.js";
 import { applyWrite, halfOf, read32, regionAtStart, wordAt } from "./words.js";
@@ -85,6 +89,13 @@ export interface ExecOptions {
    * every PROGRESS_EVENTS events. The event loop pays nothing for it per event (see runEvents).
    */
   readonly onProgress?: ((packets: number, total: number) => void) | undefined;
+  /** The final state against the reference run (run.ts), checked when the run completed. */
+  readonly finalCheck?: FinalCheck | undefined;
+  /**
+   * The checks somewhere else (check-log.ts: on another thread); undefined: on this thread. Not
+   * used with `record` or `syncTrace`, whose hooks need the checks here.
+   */
+  readonly checks?: ((x: ExecState) => CheckSink | undefined) | undefined;
 }
 
 export interface Span {
@@ -150,7 +161,10 @@ export interface ExecStats {
 export interface ExecResult {
   readonly diagnostics: Diagnostic[];
   readonly stats: ExecStats;
-  readonly prov: ProvenanceState;
+  /** The provenance of every byte, when the checks ran on this thread. */
+  readonly prov: ProvenanceState | undefined;
+  /** The final state against the reference run (ExecOptions.finalCheck); undefined: unchecked. */
+  readonly finalState: Diagnostic[] | undefined;
   /** True if every queue drained and the host saw every completion. */
   readonly completed: boolean;
   /**
@@ -173,28 +187,24 @@ const MAX_SIM_US = 1e9;
 export function execute(program: SimProgram, opts: ExecOptions): ExecResult {
   const p = packProgram(program);
   const x = createExecState(p, opts.model, opts);
-  // The schedule's meaning (notify, when, completion slots: semantics.ts), when the IR is known.
-  x.sem = createSemantics({
-    p,
-    mem: x.mem,
-    cmdBase: x.cmdBase,
-    report: (at, detail, hint) => report(x, "DMAC6013", [at, detail], hint),
-    where: (q, at) => where(x, q, at),
-    meaning: p.meaning,
-    record: opts.syncTrace === true,
-  });
+  x.chk = checksFor(x, opts);
   watchCompletions(x);
   const { hostSubmitUs, doorbells } = submit(x);
   const producer = startProducer(x, opts.signalPeriodUs, opts.holdSignals === true);
   const { events, stopped } = runEvents(x, doorbells, producer, opts);
-  if (x.races > x.maxRaces) report(x, "DMAC6003", [`${x.races - x.maxRaces} more races not shown`]);
+  x.chk.eventsDone();
   const { completed, deadlockOnExternal } = endOfRun(x, stopped, producer);
   const hung = x.diagnostics.some((d) => d.code === "DMAC6004" || d.code === "DMAC6008");
   const snapshot = hung
     ? snapshotOf(x, stopped !== undefined ? "watchdog" : "deadlock")
     : undefined;
-  // What only the end can tell: notifies missing, operations not moved exactly once.
-  x.sem?.finish(completed && !x.diagnostics.some((d) => d.severity === "error"));
+  // What only the end can tell: notifies missing, operations not moved exactly once; the final
+  // state. Findings made elsewhere join the loop's in event order (check-log.ts).
+  const checked = x.chk.finish(
+    completed,
+    x.diagnostics.some((d) => d.severity === "error"),
+  );
+  const diagnostics = checked.found ? mergeFound(x, checked.found) : x.diagnostics;
   // Host detection: the first point of its poll grid at or after the last completion landed.
   let total = x.now;
   if (completed) {
@@ -204,15 +214,54 @@ export function execute(program: SimProgram, opts: ExecOptions): ExecResult {
       x.timeline.instants.push({ queue: -1, name: "host saw every completion", t: total });
   }
   return {
-    diagnostics: x.diagnostics,
+    diagnostics,
     stats: statsOf(x, total, hostSubmitUs, events),
-    prov: x.mem.prov,
+    prov: checked.prov,
+    finalState: checked.finalState,
     completed,
     deadlockOnExternal,
     timeline: x.timeline,
-    syncTrace: x.sem?.trace,
+    syncTrace: checked.syncTrace,
     snapshot,
   };
+}
+
+/** The checks of this run: on another thread when offered and the run records nothing. */
+function checksFor(x: ExecState, opts: ExecOptions): CheckSink {
+  const away = opts.record === true || opts.syncTrace === true ? undefined : opts.checks?.(x);
+  if (away) return away;
+  return inlineChecks(
+    createCheckState({
+      p: x.p,
+      mem: x.mem,
+      cmdBase: x.cmdBase,
+      maxRaces: opts.maxRaces ?? 20,
+      syncTrace: opts.syncTrace === true,
+      report: (code, args, hint) => report(x, code, args, hint),
+      where: (q, at) => where(x, q, at),
+      finalCheck: opts.finalCheck,
+    }),
+  );
+}
+
+/**
+ * The loop's findings and those made elsewhere, in event order: a finding of the loop made after
+ * `k` calls to the checks comes before what the checks found in call k (x.diagAt: check-log.ts).
+ */
+function mergeFound(
+  x: ExecState,
+  found: { readonly diagnostics: Diagnostic[]; readonly at: number[] },
+): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  const mine = x.diagnostics;
+  let j = 0;
+  for (let i = 0; i < mine.length; i++) {
+    const at = x.diagAt[i] ?? Infinity;
+    while (j < found.diagnostics.length && found.at[j]! < at) out.push(found.diagnostics[j++]!);
+    out.push(mine[i]!);
+  }
+  while (j < found.diagnostics.length) out.push(found.diagnostics[j++]!);
+  return out;
 }
 
 /**

@@ -78,10 +78,9 @@ export function submit(x: ExecState): { hostSubmitUs: number; doorbells: Doorbel
     hostT = T.triggerStoreUs;
     const tw = wordAt(x, p.trigger.addr);
     if (tw >= 0) {
-      const vc = new Int32Array(x.Q + 2);
-      vc[x.HOST] = 1;
       const half = halfOf(x, tw, p.trigger.addr);
-      const w = pendingWrite(x, tw, half, SET, p.trigger.value, 32, vc, 0, x.HOST);
+      const w = pendingWrite(x, tw, half, SET, p.trigger.value, 32, x.HOST);
+      x.chk.trigger(w);
       if (timeline) recordIssue(timeline.sync, w, HOST_WRITER, -1, hostT);
       x.heap.push(hostT + T.gpuSignalLatencyUs, EV_WORD_WRITE, w);
     }
@@ -133,7 +132,6 @@ export interface Producer {
   readonly addrs: readonly number[];
   /** Address -> the value the producer raises it to. */
   readonly need: ReadonlyMap<number, number>;
-  readonly vc: Int32Array;
   readonly period: number | undefined;
 }
 
@@ -149,7 +147,7 @@ export function startProducer(x: ExecState, period: number | undefined, hold = f
           ?.push({ func: POLL_FUNC_CODES[C.aux[e]!]!, value: C.value[e]!, mask: C.b[e]! });
   const need = new Map<number, number>();
   for (const [addr, list] of waits) need.set(addr, externalTarget(list));
-  const pr: Producer = { addrs: [...need.keys()], need, vc: new Int32Array(x.Q + 2), period };
+  const pr: Producer = { addrs: [...need.keys()], need, period };
   pr.addrs.forEach((addr, i) => {
     const to = need.get(addr)!;
     if (to === 0 || hold) return;
@@ -164,8 +162,8 @@ function raise(x: ExecState, pr: Producer, i: number, to: number): void {
   const addr = pr.addrs[i]!;
   const w = wordAt(x, addr);
   if (w < 0) return;
-  pr.vc[x.PRODUCER]!++;
-  const row = pendingWrite(x, w, halfOf(x, w, addr), SET, to, 32, pr.vc.slice(), 0, x.PRODUCER);
+  const row = pendingWrite(x, w, halfOf(x, w, addr), SET, to, 32, x.PRODUCER);
+  x.chk.produce(row);
   applyWrite(x, row);
   x.pending.free.push(row);
 }

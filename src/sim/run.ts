@@ -177,13 +177,16 @@ export function simulate(input: SimInput, opts: SimulateOptions): SimResult {
     opts.inputFile ?? ("manifest" in input ? "manifest.json" : "trace.json"),
   );
   if (misfit) return fail([misfit], model);
-  const ex = execute(program, { ...opts, model });
+  const ex = execute(program, {
+    ...opts,
+    model,
+    finalCheck: module && ((prov, p) => checkFinalState(module!, prov, p)),
+  });
   const diagnostics = [...ex.diagnostics];
   let postcondition: SimResult["postcondition"] = "unchecked";
-  if (module && ex.completed) {
-    const d = checkFinalState(module, ex.prov, program);
-    pushAll(diagnostics, d);
-    postcondition = d.length === 0 ? "holds" : "fails";
+  if (ex.finalState) {
+    pushAll(diagnostics, ex.finalState);
+    postcondition = ex.finalState.length === 0 ? "holds" : "fails";
   }
   const bandwidth = bandwidthOf(
     {

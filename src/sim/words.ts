@@ -3,7 +3,7 @@
 // host's completion slots, the meaning checks), and waking the polls waiting on it. A word is
 // named by its region index; `half` is 4 for the high dword of a 64-bit word.
 
-import { regionIndex, regionOf, wordWriteClock } from "./memory.js";
+import { regionIndex, regionOf } from "./memory.js";
 import { ADD, EV_POLL_CHECK, SET, W_POLLED, W_WATCHED, type ExecState } from "./exec-state.js";
 import { recordLanding } from "./trace/recorder.js";
 
@@ -37,8 +37,6 @@ export function pendingWrite(
   kind: number,
   value: number,
   width: number,
-  vc: ArrayLike<number>,
-  clock: number,
   queue: number,
 ): number {
   const pw = x.pending;
@@ -48,8 +46,6 @@ export function pendingWrite(
   pw.kind[i] = kind;
   pw.value[i] = value;
   pw.width[i] = width;
-  pw.vc[i] = vc;
-  pw.clock[i] = clock;
   pw.queue[i] = queue;
   return i;
 }
@@ -78,10 +74,9 @@ export function applyWrite(x: ExecState, w: number): void {
   }
   const queue = pw.queue[w]!;
   words.value[i] = v0;
-  wordWriteClock(words, i, pw.vc[w]!, queue, pw.clock[w]!);
   const flags = x.wordFlags[i]!;
   if ((flags & W_WATCHED) !== 0) x.completion[2 * i + 1] = v0 === x.completion[2 * i] ? x.now : NaN;
-  x.sem?.wordLanded(w, i, queue, pw.kind[w] === ADD, value);
+  x.chk.landed(w, i, queue, pw.kind[w] === ADD, value);
   if (x.timeline) recordLanding(x, x.timeline.sync, w, i);
   if (v0 !== before && (flags & W_POLLED) !== 0) wake(x, i);
 }

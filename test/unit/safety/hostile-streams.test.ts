@@ -48,7 +48,7 @@ function runCmds(cmds: readonly SimCmd[], ring?: { addr: number; bytes: number }
 
 /** True if no byte of buffer 0 on `rank` was ever written. */
 function untouched(r: ReturnType<typeof runCmds>, rank: number): boolean {
-  return readRange(r.prov, rank, 0, 0, SIZE).every((s) => s.writer === -1);
+  return readRange(r.prov!, rank, 0, 0, SIZE).every((s) => s.writer === -1);
 }
 
 describe("hostile streams: out-of-bounds copies (DMAC6002)", () => {

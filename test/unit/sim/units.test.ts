@@ -88,7 +88,7 @@ describe("engine: the queue state machine", () => {
     // The word is raised: the waiting poll is woken at its next grid point and finishes.
     const w = wordAt(x, syncAddr(0, 0));
     x.now = 1;
-    applyWrite(x, pendingWrite(x, w, 0, SET, 1, 32, new Int32Array(x.Q + 2), 0, x.HOST));
+    applyWrite(x, pendingWrite(x, w, 0, SET, 1, 32, x.HOST));
     const [[t, kind]] = drain(x) as [[number, number, number]];
     expect(kind).toBe(EV_POLL_CHECK);
     expect(t).toBeGreaterThanOrEqual(1);
@@ -159,7 +159,7 @@ describe("transfers and checks", () => {
   it("words: a 32-bit SET into the high half keeps the low half", () => {
     const x = state([{ gpu: 0, engine: 14, cmds: [] }], 1);
     const i = x.mem.kind.indexOf(REGION_CODE.completion);
-    applyWrite(x, pendingWrite(x, i, 4, SET, 7, 32, new Int32Array(x.Q + 2), 0, x.HOST));
+    applyWrite(x, pendingWrite(x, i, 4, SET, 7, 32, x.HOST));
     expect(read32(x, i, 4)).toBe(7);
     expect(read32(x, i, 0)).toBe(1);
   });
