@@ -14,7 +14,6 @@
 // findings are the same either way.
 
 import type { DiagnosticCode } from "../diagnostics/codes.js";
-import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import { copyRange, fillRange, swapRanges, type ProvenanceState } from "../ir/provenance.js";
 import {
   joinWordClock,
@@ -66,22 +65,33 @@ export interface CheckSink {
   finish(completed: boolean, mainErrors: boolean): CheckResult;
 }
 
+/** A finding as report() was given it (made on another thread, formatted here: check-log.ts). */
+export interface RawReport {
+  readonly code: DiagnosticCode;
+  readonly args: readonly string[];
+  readonly hint: string | undefined;
+}
+
 export interface CheckResult {
   /**
-   * Findings made away from the event loop, each with the number of calls made before the one
-   * that found it (`at`), to be merged with the loop's own in event order (check-log.ts).
-   * Undefined: they were reported into the loop's list as they were found (inline).
+   * Findings made away from the event loop, each with the number of the call that found it
+   * (`at`), to be merged with the loop's own in event order (execute.ts). Undefined: they were
+   * reported into the loop's list as they were found (inline).
    */
-  readonly found?: { readonly diagnostics: Diagnostic[]; readonly at: number[] } | undefined;
-  /** The final state against the reference run (undefined: not checked). */
-  readonly finalState: Diagnostic[] | undefined;
+  readonly found?: { readonly reports: RawReport[]; readonly at: number[] } | undefined;
+  /** The final state against the reference run: DMAC6001's arguments (undefined: unchecked). */
+  readonly finalState: string[] | undefined;
   /** The provenance of every byte (inline only: a thread's stays there). */
   readonly prov: ProvenanceState | undefined;
   readonly syncTrace: SyncTrace | undefined;
 }
 
-/** The final-state check (run.ts checkFinalState, given the IR), run when the run completed. */
-export type FinalCheck = (prov: ProvenanceState, p: PackedProgram) => Diagnostic[];
+/** The final-state check (run.ts finalStateProblems, given the IR), run when the run completed. */
+export type FinalCheck = (
+  prov: ProvenanceState,
+  p: PackedProgram,
+  where: (q: number, at: number) => string,
+) => string[];
 
 /** The checks' state: the clocks, the memory's provenance and accesses, the meaning checks. */
 export interface CheckState {
@@ -112,6 +122,8 @@ export interface CheckState {
   readonly sem: Semantics | undefined;
   races: number;
   readonly maxRaces: number;
+  /** The number of the call being checked (replayed: check-log.ts), from 0; -1 before any. */
+  call: number;
   readonly report: (code: DiagnosticCode, args: readonly string[], hint?: string) => void;
   /** A queue position as reports show it (exec-state.ts where). */
   readonly where: (q: number, at: number) => string;
@@ -167,6 +179,7 @@ export function createCheckState(opts: {
     }),
     races: 0,
     maxRaces: opts.maxRaces,
+    call: -1,
     report,
     where,
     finalCheck: opts.finalCheck,
@@ -368,7 +381,7 @@ export function checkEnd(
 ): Pick<CheckResult, "finalState" | "syncTrace"> {
   s.sem?.finish(clean);
   return {
-    finalState: completed && s.finalCheck ? s.finalCheck(s.mem.prov, s.p) : undefined,
+    finalState: completed && s.finalCheck ? s.finalCheck(s.mem.prov, s.p, s.where) : undefined,
     syncTrace: s.sem?.trace,
   };
 }

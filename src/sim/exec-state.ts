@@ -245,18 +245,7 @@ export function createExecState(
   const T = model.timing;
   const G = p.gpus;
   const Q = p.queues.length;
-  const cmdBase = new Int32Array(Q + 1);
-  for (let q = 0; q < Q; q++) cmdBase[q] = p.queues[q]!.first;
-  cmdBase[Q] = C.n;
-  const commandQueue = new Int32Array(C.n);
-  for (let q = 0; q < Q; q++) commandQueue.fill(q, cmdBase[q]!, cmdBase[q]! + p.queues[q]!.count);
-  let writes = 0;
-  let accesses = 0;
-  for (let e = 0; e < C.n; e++) {
-    writes += RANGES_WRITTEN[C.kind[e]!]!;
-    accesses += RANGES_ACCESSED[C.kind[e]!]!;
-  }
-  const mem = createMemory(p, commandQueue, writes, accesses);
+  const { cmdBase, mem } = memoryOf(p);
   const R = mem.starts.length;
   const HBM = G * G;
   const PCIE = G * G + G;
@@ -360,6 +349,34 @@ export function createExecState(
     loadCache: [],
     lastSample: new Float64Array(G * G),
   };
+}
+
+/** Each queue's first row (cmdBase[Q] = rows) and the program's memory (createMemory). */
+function memoryOf(p: PackedProgram): { cmdBase: Int32Array; mem: Memory } {
+  const C = p.cmds;
+  const Q = p.queues.length;
+  const cmdBase = new Int32Array(Q + 1);
+  for (let q = 0; q < Q; q++) cmdBase[q] = p.queues[q]!.first;
+  cmdBase[Q] = C.n;
+  const commandQueue = new Int32Array(C.n);
+  for (let q = 0; q < Q; q++) commandQueue.fill(q, cmdBase[q]!, cmdBase[q]! + p.queues[q]!.count);
+  let writes = 0;
+  let accesses = 0;
+  for (let e = 0; e < C.n; e++) {
+    writes += RANGES_WRITTEN[C.kind[e]!]!;
+    accesses += RANGES_ACCESSED[C.kind[e]!]!;
+  }
+  return { cmdBase, mem: createMemory(p, commandQueue, writes, accesses) };
+}
+
+/**
+ * The memory the checks keep on another thread (check-thread.ts): as createExecState's, with
+ * the clocks of the same words kept.
+ */
+export function checkMemory(p: PackedProgram): { cmdBase: Int32Array; mem: Memory } {
+  const m = memoryOf(p);
+  markClocksRead(m.mem, p.cmds, new Uint8Array(m.mem.starts.length), false);
+  return m;
 }
 
 /**

@@ -63,9 +63,17 @@ import {
 } from "./host.js";
 import { hex } from "./memory.js";
 import type { MachineModel } from "./model.js";
-import { packProgram, POLL_FUNC_CODES, type SimProgram } from "./program.js";
+import { packProgram, POLL_FUNC_CODES, type PackedProgram, type SimProgram } from "./program.js";
 import type { SyncTrace } from "./semantics.js";
-import { createCheckState, inlineChecks, type CheckSink, type FinalCheck } from "./checker.js";
+import {
+  createCheckState,
+  inlineChecks,
+  type CheckSink,
+  type FinalCheck,
+  type RawReport,
+} from "./checker.js";
+import { placeTokens } from "./check-log.js";
+import { diag } from "../diagnostics/diagnostic.js";
 import { startFlow } from "./transfers.js";
 import type { SyncRecording } from "./trace/recorder.js";
 import { applyWrite, halfOf, read32, regionAtStart, wordAt } from "./words.js";
@@ -95,7 +103,7 @@ export interface ExecOptions {
    * The checks somewhere else (check-log.ts: on another thread); undefined: on this thread. Not
    * used with `record` or `syncTrace`, whose hooks need the checks here.
    */
-  readonly checks?: ((x: ExecState) => CheckSink | undefined) | undefined;
+  readonly checks?: ((p: PackedProgram, maxRaces: number) => CheckSink | undefined) | undefined;
 }
 
 export interface Span {
@@ -180,14 +188,21 @@ export interface ExecResult {
 }
 
 const MAX_EVENTS = 200_000_000;
+/** Races reported before the rest are only counted (ExecOptions.maxRaces). */
+const MAX_RACES = 20;
 /** Events between two onProgress calls (a power of two; about 20 ms of a large run). */
 const PROGRESS_EVENTS = 1 << 16;
 const MAX_SIM_US = 1e9;
 
 export function execute(program: SimProgram, opts: ExecOptions): ExecResult {
   const p = packProgram(program);
+  // (Asked before the state is built: the checks' thread builds its own meanwhile.)
+  const away =
+    opts.record === true || opts.syncTrace === true
+      ? undefined
+      : opts.checks?.(p, opts.maxRaces ?? MAX_RACES);
   const x = createExecState(p, opts.model, opts);
-  x.chk = checksFor(x, opts);
+  x.chk = away ?? inlineChecksOf(x, opts);
   watchCompletions(x);
   const { hostSubmitUs, doorbells } = submit(x);
   const producer = startProducer(x, opts.signalPeriodUs, opts.holdSignals === true);
@@ -205,6 +220,9 @@ export function execute(program: SimProgram, opts: ExecOptions): ExecResult {
     x.diagnostics.some((d) => d.severity === "error"),
   );
   const diagnostics = checked.found ? mergeFound(x, checked.found) : x.diagnostics;
+  const finalState = checked.finalState?.map((a) =>
+    diag("DMAC6001", undefined, [placeTokens(a, (q, at) => where(x, q, at))]),
+  );
   // Host detection: the first point of its poll grid at or after the last completion landed.
   let total = x.now;
   if (completed) {
@@ -217,7 +235,7 @@ export function execute(program: SimProgram, opts: ExecOptions): ExecResult {
     diagnostics,
     stats: statsOf(x, total, hostSubmitUs, events),
     prov: checked.prov,
-    finalState: checked.finalState,
+    finalState,
     completed,
     deadlockOnExternal,
     timeline: x.timeline,
@@ -226,16 +244,14 @@ export function execute(program: SimProgram, opts: ExecOptions): ExecResult {
   };
 }
 
-/** The checks of this run: on another thread when offered and the run records nothing. */
-function checksFor(x: ExecState, opts: ExecOptions): CheckSink {
-  const away = opts.record === true || opts.syncTrace === true ? undefined : opts.checks?.(x);
-  if (away) return away;
+/** The checks of this run on this thread. */
+function inlineChecksOf(x: ExecState, opts: ExecOptions): CheckSink {
   return inlineChecks(
     createCheckState({
       p: x.p,
       mem: x.mem,
       cmdBase: x.cmdBase,
-      maxRaces: opts.maxRaces ?? 20,
+      maxRaces: opts.maxRaces ?? MAX_RACES,
       syncTrace: opts.syncTrace === true,
       report: (code, args, hint) => report(x, code, args, hint),
       where: (q, at) => where(x, q, at),
@@ -250,17 +266,24 @@ function checksFor(x: ExecState, opts: ExecOptions): CheckSink {
  */
 function mergeFound(
   x: ExecState,
-  found: { readonly diagnostics: Diagnostic[]; readonly at: number[] },
+  found: { readonly reports: readonly RawReport[]; readonly at: readonly number[] },
 ): Diagnostic[] {
+  const place = (s: string) => placeTokens(s, (q, at) => where(x, q, at));
+  const theirs = (j: number): Diagnostic => {
+    const r = found.reports[j]!;
+    return diag(r.code as "DMAC6002", undefined, r.args.map(place) as [string, string], {
+      hint: r.hint,
+    });
+  };
   const out: Diagnostic[] = [];
   const mine = x.diagnostics;
   let j = 0;
   for (let i = 0; i < mine.length; i++) {
-    const at = x.diagAt[i] ?? Infinity;
-    while (j < found.diagnostics.length && found.at[j]! < at) out.push(found.diagnostics[j++]!);
+    const at = x.diagAt[i]!;
+    while (j < found.reports.length && found.at[j]! < at) out.push(theirs(j++));
     out.push(mine[i]!);
   }
-  while (j < found.diagnostics.length) out.push(found.diagnostics[j++]!);
+  while (j < found.reports.length) out.push(theirs(j++));
   return out;
 }
 

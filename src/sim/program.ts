@@ -235,6 +235,18 @@ export interface Commands {
   readonly detail: ReadonlyMap<number, string>;
 }
 
+/**
+ * A typed array like `x` of n elements in shared memory: the columns of a large run go to the
+ * thread that runs its checks (check-thread.ts) without being copied.
+ */
+export function shared<T extends Uint8Array | Uint32Array | Int32Array | Float64Array>(
+  x: T,
+  n: number,
+): T {
+  const ctor = x.constructor as new (b: SharedArrayBuffer) => T;
+  return new ctor(new SharedArrayBuffer(n * x.BYTES_PER_ELEMENT));
+}
+
 /** Rows being filled (CommandWriter); finish() trims them into Commands. */
 export class CommandWriter {
   n = 0;
@@ -337,7 +349,7 @@ export class CommandWriter {
   /** Appends one IR op to the shared list. */
   pushOp(o: number): void {
     if (this.nOps === this.ops.length) {
-      const more = new Int32Array(this.ops.length * 2);
+      const more = shared(this.ops, this.ops.length * 2);
       more.set(this.ops);
       this.ops = more;
     }
@@ -388,7 +400,7 @@ export class CommandWriter {
 
   private grow(cap: number): void {
     const more = <T extends Uint8Array | Uint32Array | Int32Array | Float64Array>(x: T): T => {
-      const y = new (x.constructor as new (n: number) => T)(cap);
+      const y = shared(x, cap);
       y.set(x);
       return y;
     };
@@ -514,5 +526,5 @@ export interface Meaning {
    * Queue index that signals each completion slot (the manifest's `completionSlots`), -1 where
    * no queue claims it; undefined when the input does not say (a trace).
    */
-  readonly slotOwner?: readonly number[] | undefined;
+  readonly slotOwner?: ArrayLike<number> | undefined;
 }

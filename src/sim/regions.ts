@@ -44,11 +44,13 @@ export class WordRegionsBuilder {
   readonly gpu: Int32Array;
   readonly initial: Float64Array;
   constructor(readonly capacity: number) {
-    this.kind = new Uint8Array(capacity);
-    this.addr = new Float64Array(capacity);
-    this.bytes = new Float64Array(capacity);
-    this.gpu = new Int32Array(capacity);
-    this.initial = new Float64Array(capacity);
+    // (Shared memory: they go to the checks' thread uncopied, as the commands do: program.ts.)
+    const at = (bytes: number) => new SharedArrayBuffer(capacity * bytes);
+    this.kind = new Uint8Array(at(1));
+    this.addr = new Float64Array(at(8));
+    this.bytes = new Float64Array(at(8));
+    this.gpu = new Int32Array(at(4));
+    this.initial = new Float64Array(at(8));
   }
 
   add(kind: RegionKind, addr: number, bytes: number, gpu: number | null, initial?: number): void {

@@ -83,9 +83,13 @@ export type SimInput =
     }
   | { readonly trace: Trace; readonly module?: IrModule | undefined };
 
-/** An IR module that comes later. */
+/** An IR module that comes later, from a thread that can also run the checks (check-thread.ts). */
 export interface DeferredModule {
   module(): IrModule | undefined;
+  /** The checks of the run on that thread (ExecOptions.checks); undefined: here. */
+  readonly checks?: ExecOptions["checks"];
+  /** Called once simulate() is done with it: the thread may go. */
+  release?(): void;
 }
 
 export interface SimulateOptions extends Omit<ExecOptions, "model"> {
@@ -126,6 +130,14 @@ const EMPTY_STATS: ExecStats = {
 };
 
 export function simulate(input: SimInput, opts: SimulateOptions): SimResult {
+  try {
+    return simulateInput(input, opts);
+  } finally {
+    if ("manifest" in input) input.frontEnd?.release?.();
+  }
+}
+
+function simulateInput(input: SimInput, opts: SimulateOptions): SimResult {
   const fail = (d: Diagnostic[], model?: MachineModel): SimResult => ({
     diagnostics: d,
     verified: false,
@@ -180,7 +192,8 @@ export function simulate(input: SimInput, opts: SimulateOptions): SimResult {
   const ex = execute(program, {
     ...opts,
     model,
-    finalCheck: module && ((prov, p) => checkFinalState(module!, prov, p)),
+    checks: opts.checks ?? deferred?.checks,
+    finalCheck: module && ((prov, p, where) => finalStateProblems(module!, prov, p, where)),
   });
   const diagnostics = [...ex.diagnostics];
   let postcondition: SimResult["postcondition"] = "unchecked";
@@ -236,9 +249,9 @@ function withMeaning(
     signals.push({ addr: s.address, signal: s.id, rank: s.gpu });
     if (!notified.has(s.id * m.ranks + s.gpu)) external.push(s.address);
   }
-  let slotOwner: number[] | undefined;
+  let slotOwner: Int32Array | undefined;
   if (manifest) {
-    slotOwner = new Array<number>(manifest.memory.completionSignals.count).fill(-1);
+    slotOwner = new Int32Array(manifest.memory.completionSignals.count).fill(-1);
     manifest.queues.forEach((mq, qi) => {
       for (const k of mq.completionSlots) if (slotOwner![k] === -1) slotOwner![k] = qi;
     });
@@ -821,9 +834,19 @@ function describeSource(m: IrModule, s: Source, len: number): string {
  * Compares the executor's final provenance of every buffer instance with the reference
  * semantics' final state; reports the first differing range of each buffer instance (DMAC6001).
  */
-export function checkFinalState(m: IrModule, got: ProvenanceState, p: PackedProgram): Diagnostic[] {
-  const want = runReference(m);
-  const out: Diagnostic[] = [];
+/**
+ * The final state against the reference run: DMAC6001's argument for each buffer instance that
+ * differs (execute.ts reports them). `where` names a queue position (exec-state.ts where; on
+ * another thread a token stands in for it, check-log.ts).
+ */
+export function finalStateProblems(
+  m: IrModule,
+  got: ProvenanceState,
+  p: PackedProgram,
+  where: (q: number, at: number) => string = (q, at) => positionOf(p, q, at),
+  want: ProvenanceState = runReference(m),
+): string[] {
+  const out: string[] = [];
   for (const b of m.buffers) {
     for (let rank = 0; rank < m.ranks; rank++) {
       if (b.rank !== -1 && b.rank !== rank) continue;
@@ -846,12 +869,10 @@ export function checkFinalState(m: IrModule, got: ProvenanceState, p: PackedProg
           const len = end - pos;
           const writer =
             g.writer >= 0
-              ? ` (last written by ${describeWriter(p, g.writer)})`
+              ? ` (last written by ${describeWriter(p, g.writer, where)})`
               : " (never written)";
           out.push(
-            diag("DMAC6001", undefined, [
-              `${b.name}@${rank}[${pos} .. ${end}) holds ${describeSource(m, gsrc, len)}${writer}, but the schedule means it to hold ${describeSource(m, wsrc, len)}`,
-            ]),
+            `${b.name}@${rank}[${pos} .. ${end}) holds ${describeSource(m, gsrc, len)}${writer}, but the schedule means it to hold ${describeSource(m, wsrc, len)}`,
           );
           break;
         }
@@ -876,15 +897,22 @@ function sameSource(a: Source, b: Source): boolean {
   return b.kind === "byte" && a.value === b.value;
 }
 
-function describeWriter(p: PackedProgram, cmd: number): string {
+function describeWriter(
+  p: PackedProgram,
+  cmd: number,
+  where: (q: number, at: number) => string,
+): string {
   for (let q = 0; q < p.queues.length; q++) {
     const queue = p.queues[q]!;
-    if (cmd >= queue.first && cmd < queue.first + queue.count) {
-      const at = p.cmds.at[cmd]!;
-      const pos = queue.position === "byte" ? `+0x${at.toString(16)}` : `#${at}`;
-      const src = p.locate?.(q, at);
-      return `${queue.name} ${pos}${src ? ` (${src})` : ""}`;
-    }
+    if (cmd >= queue.first && cmd < queue.first + queue.count) return where(q, p.cmds.at[cmd]!);
   }
   return `command ${cmd}`;
+}
+
+/** A queue position as reports show it (as exec-state.ts where). */
+function positionOf(p: PackedProgram, q: number, at: number): string {
+  const queue = p.queues[q]!;
+  const pos = queue.position === "byte" ? `+0x${at.toString(16)}` : `#${at}`;
+  const src = p.locate?.(q, at);
+  return `${queue.name} ${pos}${src ? ` (${src})` : ""}`;
 }

@@ -14,6 +14,7 @@ import type { IrModule } from "../../ir/ir.js";
 import { analyzeSchedule } from "../../pipeline.js";
 import { countDataPackets } from "../../queues/lower.js";
 import type { SourceFile } from "../../source/source-file.js";
+import type { ExecOptions } from "../../sim/execute.js";
 import type { Target } from "../../target/target.js";
 import { pushAll } from "../../util/arrays.js";
 import { readSourceFile } from "../options.js";
@@ -66,6 +67,10 @@ export interface FrontEndJob {
   /** The source's path as shown in messages, known at once. */
   readonly shown: string | undefined;
   module(): SourceModule;
+  /** The run's checks on the thread that built the module (sim-helper.ts); absent: here. */
+  readonly checks?: ExecOptions["checks"];
+  /** The thread may go (the run is over). */
+  release?(): void;
 }
 
 /** The job done on the calling thread, now (as before threads). */

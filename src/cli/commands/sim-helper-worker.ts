@@ -1,15 +1,71 @@
-// The helper thread's side of sim-helper.ts: builds a source's IR and sends it back, its typed
-// arrays' memory transferred, not copied.
+// The helper thread's side of sim-helper.ts: builds a source's IR and sends it back, then runs
+// the checks of the run (src/sim/check-thread.ts) over it when asked.
 
+import type { IrModule } from "../../ir/ir.js";
+import { serveChecks, type ChecksRequest } from "../../sim/check-thread.js";
+import type { ProvenanceState } from "../../ir/provenance.js";
+import { runReference } from "../../ir/interp.js";
+import type { FinalCheck } from "../../sim/checker.js";
+import { finalStateProblems } from "../../sim/run.js";
 import { buildSourceModule, type SourceRequest } from "./sim-front-end.js";
 import type { HelperReply } from "./sim-helper.js";
 
+/** The IR built here, kept for the checks, and its reference run (ir/interp.ts). */
+let built: IrModule | undefined;
+let reference: ProvenanceState | undefined;
+
+/**
+ * The module goes to the calling thread with its typed arrays in shared memory when the checks
+ * may follow (`keep`: both threads read the same IR, nothing is copied but once here), else with
+ * their memory transferred.
+ */
 export function serveFrontEnd(
-  req: SourceRequest,
+  req: SourceRequest & { readonly keep?: boolean },
   post: (reply: HelperReply, transfer: ArrayBuffer[]) => void,
 ): void {
   const source = buildSourceModule(req);
-  post({ kind: "module", source }, buffersOf(source.module));
+  if (req.keep === true) {
+    built = source.module;
+    shareArrays(built);
+    post({ kind: "module", source }, []);
+    // While the other thread decodes the streams: the final state it will be checked against.
+    if (built) reference = runReference(built);
+  } else post({ kind: "module", source }, buffersOf(source.module));
+}
+
+/** Every typed array under `root` (plain objects and arrays walked) moved to shared memory. */
+function shareArrays(root: unknown): void {
+  const seen = new Set<object>();
+  const stack: unknown[] = [root];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (typeof v !== "object" || v === null || seen.has(v)) continue;
+    seen.add(v);
+    const o = v as Record<string, unknown>;
+    for (const key of Object.keys(o)) {
+      const x = o[key];
+      if (ArrayBuffer.isView(x) && !(x instanceof DataView) && x.buffer instanceof ArrayBuffer) {
+        const t = x as unknown as Float64Array;
+        const copy = new (t.constructor as Float64ArrayConstructor)(
+          new SharedArrayBuffer(t.byteLength),
+        );
+        copy.set(t);
+        o[key] = copy;
+      } else stack.push(x);
+    }
+  }
+}
+
+/** The checks of a run, over the module built here. */
+export function serveCheckRequest(
+  req: ChecksRequest,
+  post: (reply: HelperReply, transfer: ArrayBuffer[]) => void,
+): void {
+  const m = built;
+  const want = reference;
+  const finalCheck: FinalCheck | undefined =
+    m && want && ((prov, p, where) => finalStateProblems(m, prov, p, where, want));
+  post(serveChecks(req, m, finalCheck), []);
 }
 
 /** The ArrayBuffers under `root`'s typed arrays (plain objects and arrays walked), once each. */

@@ -27,6 +27,10 @@ import {
   type SourceModule,
   type SourceRequest,
 } from "./sim-front-end.js";
+import { CheckLog, newLogMemory } from "../../sim/check-log.js";
+import { checksRequest, type ChecksReply } from "../../sim/check-thread.js";
+import type { CheckSink } from "../../sim/checker.js";
+import type { PackedProgram } from "../../sim/program.js";
 
 /**
  * How long a thread may take to start (evaluate BOOT) before this one stops waiting for it and
@@ -38,6 +42,7 @@ const START_LIMIT_MS = Number(process.env["DMAC_SIM_HELPER_START_MS"] ?? 5000);
 export type HelperReply =
   | { readonly kind: "hash"; readonly digest: Uint8Array | null }
   | { readonly kind: "module"; readonly source: SourceModule }
+  | ChecksReply
   | {
       readonly kind: "error";
       readonly name: string;
@@ -102,13 +107,28 @@ const BOOT = `"use strict";
   const load = () => (code ??= d.bundle ? loadBundle(d.bundle) : import(d.url));
   // Loaded ahead of the request; a failure is reported when the request comes.
   const preload = () => void load().catch(() => {});
+  // A run whose log nobody reads any more: its writer must stop waiting for room (check-log.ts).
+  const stopLog = (log) => {
+    const h = new Int32Array(log.header);
+    Atomics.store(h, 2, 1);
+    Atomics.notify(h, 1);
+  };
   d.port.on("message", (m) => {
     if (m.kind === "hash") {
       post(hash(m.fd, m.bytes));
       preload();
       return;
     }
-    load().then((w) => w.serveFrontEnd(m, post)).catch(fail).finally(() => d.port.close());
+    if (m.kind === "close") return d.port.close();
+    if (m.kind === "checks") {
+      load()
+        .then((w) => w.serveCheckRequest(m, post))
+        .catch((e) => (stopLog(m.log), fail(e)))
+        .finally(() => d.port.close());
+      return;
+    }
+    // The module; the checks of the run may follow (the port stays open until "close").
+    load().then((w) => w.serveFrontEnd(m, post)).catch(fail);
   });
   Atomics.store(d.flag, 1, 1);
   if (!d.hashFirst) preload();
@@ -141,7 +161,7 @@ export class SimHelper {
   private closed = false;
   /** The thread did not start in time: given up, every later reply is undefined (done here). */
   private abandoned = false;
-  /** frontEnd() was called: the thread ends by itself after its reply. */
+  /** frontEnd() was called: the thread serves the checks next, or is closed. */
   asked = false;
 
   private constructor(
@@ -195,9 +215,12 @@ export class SimHelper {
     };
   }
 
-  /** The front end of `req`, built on the thread (its last request). */
+  /**
+   * The front end of `req`, built on the thread; the thread keeps the module for the run's checks
+   * (checks), its last request.
+   */
   frontEnd(req: SourceRequest): FrontEndJob {
-    this.port.postMessage(req);
+    this.port.postMessage({ ...req, keep: true });
     this.asked = true;
     let source: SourceModule | undefined;
     return {
@@ -205,7 +228,6 @@ export class SimHelper {
       module: () => {
         if (source === undefined) {
           const r = this.take();
-          this.close();
           if (r !== undefined && r.kind !== "module")
             throw new Error(`sim helper: a ${r.kind} reply instead of the module`);
           // (Undefined: the thread never started. Built here then.)
@@ -213,7 +235,31 @@ export class SimHelper {
         }
         return source;
       },
+      checks: (p, maxRaces) => this.checks(p, maxRaces),
+      release: () => this.close(),
     };
+  }
+
+  /**
+   * The run's checks on the thread (check-thread.ts), over the module it built: a log this thread
+   * writes and the thread replays. Undefined (checks here): the thread is gone or never started.
+   */
+  private checks(p: PackedProgram, maxRaces: number): CheckSink | undefined {
+    if (this.abandoned || this.closed) return undefined;
+    const log = newLogMemory();
+    this.port.postMessage(checksRequest(p, log, maxRaces));
+    return new CheckLog(log, () => {
+      const r = this.take();
+      this.close();
+      if (r === undefined || r.kind !== "checks")
+        throw new Error(`sim helper: a ${r?.kind ?? "missing"} reply instead of the checks`);
+      return {
+        found: { reports: r.reports, at: r.at },
+        finalState: r.finalState,
+        prov: undefined,
+        syncTrace: undefined,
+      };
+    });
   }
 
   /** Lets the thread end (it ends by itself after the front end). */

@@ -479,7 +479,13 @@ function loadJsonInput(
           manifest: shown,
           streams,
           validated: true,
-          ...(job && { frontEnd: { module: () => job.module().module } }),
+          ...(job && {
+            frontEnd: {
+              module: () => job.module().module,
+              checks: job.checks,
+              release: () => job.release?.(),
+            },
+          }),
           get module() {
             return job?.module().module;
           },

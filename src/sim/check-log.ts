@@ -1,0 +1,300 @@
+// The checks of a large run on another thread (checker.ts): the event loop writes each CheckSink
+// call as a record into a ring of doubles in shared memory (CheckLog), and the other thread
+// replays the records in order into the same check functions (replayChecks). Neither waits for
+// the other except when the ring is full or empty, so on two cores the checks cost the event loop
+// only the writing of its records.
+//
+// A finding cannot be formatted there: it names queue positions (with their source lines, which
+// only this thread's program can say). So the other thread sends each finding as its code and
+// arguments, with each position as a token (whereToken), and the number of the record that found
+// it; this thread puts the positions in and merges the findings with its own in record order
+// (execute.ts), which is the order the inline checks would have reported them in.
+//
+// Records (doubles): DATA q cmd n (gpu buffer offset)*n | SIGNAL q cmd region row | TRIGGER row |
+// PRODUCE row | LANDED row region queue add operand | POLL q region raw | EVENTS_DONE |
+// END completed mainErrors.
+
+import {
+  checkData,
+  checkEventsDone,
+  checkLanded,
+  checkPoll,
+  checkProduce,
+  checkSignal,
+  checkTrigger,
+  type CheckResult,
+  type CheckSink,
+  type CheckState,
+} from "./checker.js";
+
+const DATA = 1;
+const SIGNAL = 2;
+const TRIGGER = 3;
+const PRODUCE = 4;
+const LANDED = 5;
+const POLL = 6;
+const EVENTS_DONE = 7;
+const END = 8;
+
+/** Ring size in doubles (16 MiB): a power of two, far below 2^30 (positions wrap at 2^30). */
+export const RING_DOUBLES = 1 << 21;
+const WRAP = (1 << 30) - 1;
+/** Positions are published (and consumed positions returned) every this many doubles. */
+const BATCH = 1 << 13;
+
+// Header (Int32Array): the writer's published position, the reader's, and a flag the reader
+// raises when it stopped (failed or done) so that a writer waiting for room stops waiting.
+const H_WRITTEN = 0;
+const H_READ = 1;
+const H_STOPPED = 2;
+export const HEADER_INTS = 4;
+
+/** The shared memory of one log (sent to the other thread). */
+export interface LogMemory {
+  readonly ring: SharedArrayBuffer;
+  readonly header: SharedArrayBuffer;
+}
+
+export function newLogMemory(): LogMemory {
+  return {
+    ring: new SharedArrayBuffer(RING_DOUBLES * 8),
+    header: new SharedArrayBuffer(HEADER_INTS * 4),
+  };
+}
+
+/** A queue position as a token (the other thread cannot format it); see placeTokens. */
+export const whereToken = (q: number, at: number): string => `\u0000${q},${at}\u0000`;
+
+const TOKEN = /\u0000(\d+),([^\u0000]+)\u0000/g;
+
+/** `text` with every position token replaced by `where(q, at)`. */
+export function placeTokens(text: string, where: (q: number, at: number) => string): string {
+  return text.includes("\u0000")
+    ? text.replace(TOKEN, (_, q: string, at: string) => where(Number(q), Number(at)))
+    : text;
+}
+
+/**
+ * The event loop's side: each call is a record in the ring. `finish` writes END and waits for
+ * the other thread's findings (`result`: blocks until they come, or throws its error).
+ */
+export class CheckLog implements CheckSink {
+  calls = 0;
+  private readonly ring: Float64Array;
+  private readonly header: Int32Array;
+  /** Doubles written (absolute), published, and the reader's position last seen (absolute). */
+  private w = 0;
+  private published = 0;
+  private readSeen = 0;
+
+  constructor(
+    memory: LogMemory,
+    private readonly result: (completed: boolean, mainErrors: boolean) => CheckResult,
+  ) {
+    this.ring = new Float64Array(memory.ring);
+    this.header = new Int32Array(memory.header);
+  }
+
+  data(
+    q: number,
+    cmd: number,
+    n: number,
+    gpu: Int32Array,
+    buffer: Int32Array,
+    offset: Float64Array,
+  ): void {
+    const at = this.room(4 + 3 * n);
+    const d = this.ring;
+    const M = RING_DOUBLES - 1;
+    d[at & M] = DATA;
+    d[(at + 1) & M] = q;
+    d[(at + 2) & M] = cmd;
+    d[(at + 3) & M] = n;
+    for (let k = 0; k < n; k++) {
+      d[(at + 4 + 3 * k) & M] = gpu[k]!;
+      d[(at + 5 + 3 * k) & M] = buffer[k]!;
+      d[(at + 6 + 3 * k) & M] = offset[k]!;
+    }
+    this.done(at + 4 + 3 * n);
+  }
+
+  signal(q: number, cmd: number, region: number, row: number): void {
+    this.put4(SIGNAL, q, cmd, region, row);
+  }
+
+  trigger(row: number): void {
+    this.put4(TRIGGER, row, 0, 0, 0);
+  }
+
+  produce(row: number): void {
+    this.put4(PRODUCE, row, 0, 0, 0);
+  }
+
+  landed(row: number, region: number, queue: number, add: boolean, operand: number): void {
+    const at = this.room(6);
+    const d = this.ring;
+    const M = RING_DOUBLES - 1;
+    d[at & M] = LANDED;
+    d[(at + 1) & M] = row;
+    d[(at + 2) & M] = region;
+    d[(at + 3) & M] = queue;
+    d[(at + 4) & M] = add ? 1 : 0;
+    d[(at + 5) & M] = operand;
+    this.done(at + 6);
+  }
+
+  poll(q: number, region: number, raw: number): void {
+    this.put4(POLL, q, region, raw, 0);
+  }
+
+  eventsDone(): void {
+    this.put4(EVENTS_DONE, 0, 0, 0, 0);
+  }
+
+  finish(completed: boolean, mainErrors: boolean): CheckResult {
+    this.put4(END, completed ? 1 : 0, mainErrors ? 1 : 0, 0, 0);
+    this.publish();
+    return this.result(completed, mainErrors);
+  }
+
+  /** A record of a kind and four fields (unused fields are written, never read). */
+  private put4(kind: number, a: number, b: number, c: number, e: number): void {
+    const at = this.room(5);
+    const d = this.ring;
+    const M = RING_DOUBLES - 1;
+    d[at & M] = kind;
+    d[(at + 1) & M] = a;
+    d[(at + 2) & M] = b;
+    d[(at + 3) & M] = c;
+    d[(at + 4) & M] = e;
+    this.done(at + 5);
+  }
+
+  /** The position of a record of `n` doubles, once the ring has room for it. */
+  private room(n: number): number {
+    if (this.w + n - this.readSeen > RING_DOUBLES) this.waitForRoom(n);
+    return this.w;
+  }
+
+  private done(end: number): void {
+    this.w = end;
+    this.calls++;
+    if (end - this.published >= BATCH) this.publish();
+  }
+
+  private publish(): void {
+    this.published = this.w;
+    Atomics.store(this.header, H_WRITTEN, this.w & WRAP);
+    Atomics.notify(this.header, H_WRITTEN);
+  }
+
+  private waitForRoom(n: number): void {
+    this.publish();
+    for (;;) {
+      const r = Atomics.load(this.header, H_READ);
+      this.readSeen = this.w - ((this.w - r) & WRAP);
+      if (this.w + n - this.readSeen <= RING_DOUBLES) return;
+      // The reader stopped (an exception there): its error is thrown by finish's wait.
+      if (Atomics.load(this.header, H_STOPPED) !== 0) {
+        this.readSeen = this.w; // (records are dropped from here on)
+        return;
+      }
+      Atomics.wait(this.header, H_READ, r, 100);
+    }
+  }
+}
+
+/**
+ * The other thread's side: replays the records into the checks on `s` until END, and returns
+ * END's fields. While record k is replayed, s.call is k (its findings are numbered by it).
+ */
+export function replayChecks(
+  memory: LogMemory,
+  s: CheckState,
+): { completed: boolean; mainErrors: boolean } {
+  const d = new Float64Array(memory.ring);
+  const header = new Int32Array(memory.header);
+  const M = RING_DOUBLES - 1;
+  const gpu = new Int32Array(3);
+  const buffer = new Int32Array(3);
+  const offset = new Float64Array(3);
+  let r = 0; // absolute
+  let avail = 0; // absolute end of what was published
+  let returned = 0;
+  try {
+    for (;;) {
+      if (r === avail) {
+        if (r - returned >= BATCH) {
+          returned = r;
+          Atomics.store(header, H_READ, r & WRAP);
+          Atomics.notify(header, H_READ);
+        }
+        let w = Atomics.load(header, H_WRITTEN);
+        while (((w - r) & WRAP) === 0) {
+          // Nothing new: the reader's position goes back first (the writer may wait for room).
+          returned = r;
+          Atomics.store(header, H_READ, r & WRAP);
+          Atomics.notify(header, H_READ);
+          Atomics.wait(header, H_WRITTEN, w);
+          w = Atomics.load(header, H_WRITTEN);
+        }
+        avail = r + ((w - r) & WRAP);
+      }
+      s.call++;
+      const kind = d[r & M]!;
+      switch (kind) {
+        case DATA: {
+          const q = d[(r + 1) & M]!;
+          const cmd = d[(r + 2) & M]!;
+          const n = d[(r + 3) & M]!;
+          for (let k = 0; k < n; k++) {
+            gpu[k] = d[(r + 4 + 3 * k) & M]!;
+            buffer[k] = d[(r + 5 + 3 * k) & M]!;
+            offset[k] = d[(r + 6 + 3 * k) & M]!;
+          }
+          r += 4 + 3 * n;
+          checkData(s, q, cmd, n, gpu, buffer, offset);
+          break;
+        }
+        case SIGNAL:
+          checkSignal(s, d[(r + 1) & M]!, d[(r + 2) & M]!, d[(r + 3) & M]!, d[(r + 4) & M]!);
+          r += 5;
+          break;
+        case TRIGGER:
+          checkTrigger(s, d[(r + 1) & M]!);
+          r += 5;
+          break;
+        case PRODUCE:
+          checkProduce(s, d[(r + 1) & M]!);
+          r += 5;
+          break;
+        case LANDED:
+          checkLanded(
+            s,
+            d[(r + 1) & M]!,
+            d[(r + 2) & M]!,
+            d[(r + 3) & M]!,
+            d[(r + 4) & M] === 1,
+            d[(r + 5) & M]!,
+          );
+          r += 6;
+          break;
+        case POLL:
+          checkPoll(s, d[(r + 1) & M]!, d[(r + 2) & M]!, d[(r + 3) & M]!);
+          r += 5;
+          break;
+        case EVENTS_DONE:
+          checkEventsDone(s);
+          r += 5;
+          break;
+        case END:
+          return { completed: d[(r + 1) & M] === 1, mainErrors: d[(r + 2) & M] === 1 };
+        default:
+          throw new Error(`check log: record kind ${kind} at ${r}`);
+      }
+    }
+  } finally {
+    Atomics.store(header, H_STOPPED, 1);
+    Atomics.notify(header, H_READ);
+  }
+}

@@ -1,0 +1,95 @@
+// The checks of a run on another thread (checker.ts, check-log.ts): what the event loop sends that
+// thread (its program without functions, the log's shared memory) and what the thread does with
+// it. Plain data both ways: the thread itself is the CLI's (cli/commands/sim-helper.ts), which
+// already holds the run's IR.
+
+import { DIAGNOSTICS } from "../diagnostics/codes.js";
+import type { IrModule } from "../ir/ir.js";
+import { checkEnd, createCheckState, type FinalCheck, type RawReport } from "./checker.js";
+import { replayChecks, whereToken, type LogMemory } from "./check-log.js";
+import { checkMemory } from "./exec-state.js";
+import type { Meaning, PackedProgram } from "./program.js";
+import type { WordRegions } from "./regions.js";
+
+/** The program as sent: no source locator, no word-region namer, the meaning without its IR. */
+export type SentProgram = Omit<PackedProgram, "locate" | "meaning" | "wordRegions"> & {
+  readonly wordRegions: Omit<WordRegions, "region"> | undefined;
+  readonly meaning: Omit<Meaning, "module"> | undefined;
+};
+
+export interface ChecksRequest {
+  readonly kind: "checks";
+  readonly program: SentProgram;
+  readonly log: LogMemory;
+  readonly maxRaces: number;
+}
+
+export interface ChecksReply {
+  readonly kind: "checks";
+  readonly reports: RawReport[];
+  readonly at: number[];
+  readonly finalState: string[] | undefined;
+}
+
+/** The request for p's run (its typed arrays are copied by postMessage, or shared). */
+export function checksRequest(p: PackedProgram, log: LogMemory, maxRaces: number): ChecksRequest {
+  const { locate: _l, meaning, wordRegions, ...rest } = p;
+  let words: SentProgram["wordRegions"];
+  if (wordRegions) {
+    const { region: _r, ...columns } = wordRegions;
+    words = columns;
+  }
+  return {
+    kind: "checks",
+    program: {
+      ...rest,
+      wordRegions: words,
+      meaning: meaning && { signals: meaning.signals, slotOwner: meaning.slotOwner },
+    },
+    log,
+    maxRaces,
+  };
+}
+
+/**
+ * Replays the log of `req` into checks over the program and `module` (the IR, when the run's
+ * meaning is known) until the run's end; `finalCheck`: the final state's check, given the IR.
+ */
+export function serveChecks(
+  req: ChecksRequest,
+  module: IrModule | undefined,
+  finalCheck: FinalCheck | undefined,
+): ChecksReply {
+  const sent = req.program;
+  const p: PackedProgram = {
+    ...sent,
+    wordRegions: sent.wordRegions && {
+      ...sent.wordRegions,
+      region: () => {
+        throw new Error("check thread: word regions are named on the event loop's thread");
+      },
+    },
+    meaning: sent.meaning && module ? { ...sent.meaning, module } : undefined,
+  };
+  const { cmdBase, mem } = checkMemory(p);
+  const reports: RawReport[] = [];
+  const at: number[] = [];
+  const s = createCheckState({
+    p,
+    mem,
+    cmdBase,
+    maxRaces: req.maxRaces,
+    syncTrace: false,
+    report: (code, args, hint) => {
+      reports.push({ code, args: [...args], hint });
+      at.push(s.call);
+    },
+    where: whereToken,
+    finalCheck: p.meaning ? finalCheck : undefined,
+  });
+  const end = replayChecks(req.log, s);
+  // The loop's errors and the checks' own make the run unclean, as inline (checker.ts).
+  const own = reports.some((r) => DIAGNOSTICS[r.code].severity === "error");
+  const { finalState } = checkEnd(s, end.completed, end.completed && !end.mainErrors && !own);
+  return { kind: "checks", reports, at, finalState };
+}

@@ -1,0 +1,112 @@
+// `dmac sim DIR` with the run's checks on the helper thread (src/sim/check-thread.ts; forced on
+// small outputs with DMAC_SIM_HELPER=1) against the same run with every check on the event loop's
+// thread (DMAC_SIM_HELPER=0). The outputs are edited so that the checks find something: races,
+// schedule-meaning errors, a final state that differs, more races than are shown, and findings of
+// both threads mixed (an out-of-bounds copy the event loop refuses, among races the checks find).
+// Each must give the same stdout, stderr and exit code both ways: the findings made on the thread
+// are merged back in event order. Needs `npm run build`.
+
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+import { assemble, cloneQueues, explode, type EditQueues } from "../../../fuzz/stream-edit.js";
+import { decodeStream } from "../../../src/backend/sdma/decode.js";
+import { example } from "../../helpers/cli.js";
+import { compileFile, type Compiled } from "../sim/compile-helper.js";
+
+const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+const scratch = mkdtempSync(join(tmpdir(), "dmac-sim-checks-"));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+const api = { decodeStream };
+
+/** The edited output written as a compile would (manifest.json and its streams; no sidecar). */
+function written(c: Compiled, qs: EditQueues): string {
+  const dir = mkdtempSync(join(scratch, "out-"));
+  const { manifest, streams } = assemble(api, c.manifest, qs);
+  writeFileSync(join(dir, "manifest.json"), JSON.stringify(manifest));
+  for (const [file, words] of streams) writeFileSync(join(dir, file), words);
+  return dir;
+}
+
+function sim(helper: "0" | "1", args: readonly string[]) {
+  const r = spawnSync(process.execPath, [join(ROOT, "bin/dmac.js"), "sim", ...args], {
+    cwd: ROOT,
+    encoding: "utf8",
+    env: { ...process.env, DMAC_SIM_HELPER: helper, NO_COLOR: "1" },
+    timeout: 60_000,
+  });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** The run both ways: the same; returns it (for what the case expects to be found). */
+function same(dir: string, ...args: string[]): { status: number | null; stderr: string } {
+  const inline = sim("0", [dir, ...args]);
+  expect(sim("1", [dir, ...args])).toEqual(inline);
+  return inline;
+}
+
+const PAG = compileFile(example("pipelined_all_gather.dmac"));
+const RING = compileFile(example("ring_all_gather.dmac"));
+const edit = (c: Compiled): EditQueues => cloneQueues(explode(api, c.manifest, c.streams));
+
+/** Every queue's packets of `kind` removed. */
+function dropAll(qs: EditQueues, kind: string): EditQueues {
+  for (const [name, pks] of qs)
+    qs.set(
+      name,
+      pks.filter((p) => p.kind !== kind),
+    );
+  return qs;
+}
+
+describe("the checks on the helper thread: the same findings, in the same order", () => {
+  it("an unedited output: verified both ways", () => {
+    const r = same(written(PAG, edit(PAG)));
+    expect(r.status).toBe(0);
+  });
+
+  it("a `when` poll removed: a race and a schedule-meaning error", () => {
+    const qs = edit(PAG);
+    const q = qs.get("gpu7.sdma14")!;
+    q.splice(
+      q.findIndex((p) => p.kind === "poll_mem"),
+      1,
+    );
+    const r = same(written(PAG, qs));
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/DMAC6013/);
+  });
+
+  it("a copy dropped: the final state differs (DMAC6001), coverage fails (DMAC6013)", () => {
+    const qs = edit(RING);
+    const [name, pks] = [...qs].find(([, p]) => p.some((k) => k.kind === "copy_linear"))!;
+    pks.splice(
+      pks.findIndex((p) => p.kind === "copy_linear"),
+      1,
+    );
+    qs.set(name, pks);
+    const r = same(written(RING, qs));
+    expect(r.stderr).toMatch(/DMAC6001/);
+    expect(r.stderr).toMatch(/DMAC6013/);
+  });
+
+  it("every poll removed: more races than are shown", () => {
+    const r = same(written(RING, dropAll(edit(RING), "poll_mem")), "--format", "json");
+    expect(r.status).toBe(1);
+  });
+
+  it("an out-of-bounds copy (the event loop's DMAC6002) among the checks' races", () => {
+    const qs = dropAll(edit(RING), "poll_mem");
+    const pks = [...qs.values()].find((p) => p.some((k) => k.kind === "copy_linear"))!;
+    const i = pks.findIndex((p) => p.kind === "copy_linear");
+    const words = [...pks[i]!.words];
+    words[6] = (words[6]! + 0x1000) >>> 0; // the destination's high dword: unmapped
+    pks[i] = { ...pks[i]!, words };
+    const r = same(written(RING, qs));
+    expect(r.stderr).toMatch(/DMAC6002/);
+    expect(r.stderr).toMatch(/DMAC6003/);
+  });
+});
