@@ -181,12 +181,13 @@ export function producerTick(x: ExecState, pr: Producer, i: number): void {
 
 /** Marks the completion slots with the value the host waits for (before the run). */
 export function watchCompletions(x: ExecState): void {
+  const { count, addr, done } = x.p.completions;
   let lastSlot = -1;
-  for (const c of x.p.completions) {
-    const i = regionAtStart(x, c.addr, lastSlot);
+  for (let k = 0; k < count; k++) {
+    const i = regionAtStart(x, addr[k]!, lastSlot);
     if (i >= 0) lastSlot = i;
     if (i >= 0 && (x.wordFlags[i]! & W_COMPLETION) !== 0) {
-      x.completion[2 * i] = c.done;
+      x.completion[2 * i] = done[k]!;
       x.wordFlags[i]! |= W_WATCHED;
     }
   }
@@ -202,15 +203,16 @@ export function watchCompletions(x: ExecState): void {
 export function completionScan(x: ExecState, hostSubmitUs: number): number {
   const P = x.T.hostPollIntervalUs;
   let t = hostSubmitUs;
+  const { count, addr, done } = x.p.completions;
   let lastSlot = -1;
-  for (const c of x.p.completions) {
-    const i = regionAtStart(x, c.addr, lastSlot);
+  for (let k = 0; k < count; k++) {
+    const i = regionAtStart(x, addr[k]!, lastSlot);
     if (i >= 0) lastSlot = i;
     const landed = i >= 0 && x.completion.length > 0 ? x.completion[2 * i + 1]! : NaN;
     const from = t;
     if (!Number.isNaN(landed) && landed > t) t += Math.ceil((landed - t) / P - 1e-9) * P;
     t += x.T.hostSlotReadUs;
-    if (x.timeline && i >= 0) recordHostSlot(x, x.timeline.sync, i, c.done, from, t);
+    if (x.timeline && i >= 0) recordHostSlot(x, x.timeline.sync, i, done[k]!, from, t);
   }
   return t;
 }

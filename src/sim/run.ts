@@ -47,9 +47,11 @@ import { withSourceFrames } from "./report-frames.js";
 import {
   ATOMIC,
   CommandWriter,
+  completionColumns,
   FENCE,
   NOP,
   unpackProgram,
+  type Completions,
   type ListProgram,
   type PackedProgram,
   type PackedQueue,
@@ -480,24 +482,23 @@ function completionsOf(
   queues: readonly PackedQueue[],
   cmds: CommandWriter,
   done: number,
-): PackedProgram["completions"] {
+): Completions {
   const cs = mem.completionSignals;
+  const out = completionColumns(cs.count);
   // Slot k's owner: the last queue with a FENCE/ATOMIC on slot k's 8-byte word (by index, not
   // a map keyed by address: there may be one slot per packet).
-  const owner: (string | undefined)[] = new Array<string | undefined>(cs.count);
-  for (const q of queues)
-    for (let i = q.first; i < q.first + q.count; i++)
+  for (let q = 0; q < queues.length; q++) {
+    const { first, count } = queues[q]!;
+    for (let i = first; i < first + count; i++)
       if (cmds.kind[i] === FENCE || cmds.kind[i] === ATOMIC) {
         const addr = cmds.a[i]!;
         const word = addr - (addr % 8);
         const k = (word - cs.base) / cs.stride;
-        if (Number.isInteger(k) && k >= 0 && k < cs.count) owner[k] = q.name;
+        if (Number.isInteger(k) && k >= 0 && k < cs.count) out.queue[k] = q;
       }
-  const out: { addr: number; done: number; queue: string }[] = [];
-  for (let k = 0; k < cs.count; k++) {
-    const addr = cs.base + k * cs.stride;
-    out.push({ addr, done, queue: owner[k] ?? "no queue" });
   }
+  out.done.fill(done);
+  for (let k = 0; k < cs.count; k++) out.addr[k] = cs.base + k * cs.stride;
   return out;
 }
 

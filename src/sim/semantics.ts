@@ -548,12 +548,12 @@ function createChecker(
   const unmapped = new Set<number>(); // queues already reported for a missing source map
 
   // ---- completion slots ----------------------------------------------------------------------
-  p.completions.forEach((c, k) => {
-    const i = regionAt(c.addr);
-    if (i < 0 || isCompletion[i] !== 1) return;
+  for (let k = 0; k < p.completions.count; k++) {
+    const i = regionAt(p.completions.addr[k]!);
+    if (i < 0 || isCompletion[i] !== 1) continue;
     info[3 * i] = -2 - k;
     info[3 * i + 2] = meaning.slotOwner?.[k] ?? -2;
-  });
+  }
 
   return {
     observed(q, region, value, clock) {
@@ -751,7 +751,7 @@ function createChecker(
     },
 
     finish(clean) {
-      const seen = clean && p.completions.length > 0 ? published() : undefined;
+      const seen = clean && p.completions.count > 0 ? published() : undefined;
       if (seen)
         for (let q = 0; q < Q; q++)
           if (lastData[q]! > seen[q]!)
