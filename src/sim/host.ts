@@ -34,9 +34,17 @@ export interface Doorbells {
 /** Doorbells as they are rung (typed columns: there may be one per completion, a million). */
 class DoorbellList {
   n = 0;
-  queue = new Int32Array(64);
-  upTo = new Int32Array(64);
-  time = new Float64Array(64);
+  queue: Int32Array;
+  upTo: Int32Array;
+  time: Float64Array;
+
+  /** `expected`: about as many as will be rung (growing past it copies the columns). */
+  constructor(expected: number) {
+    const cap = Math.max(64, expected);
+    this.queue = new Int32Array(cap);
+    this.upTo = new Int32Array(cap);
+    this.time = new Float64Array(cap);
+  }
 
   push(queue: number, upTo: number, time: number): void {
     if (this.n === this.time.length) {
@@ -68,7 +76,8 @@ class DoorbellList {
  */
 export function submit(x: ExecState): { hostSubmitUs: number; doorbells: Doorbells } {
   const { p, C, T, timeline } = x;
-  const doorbells = new DoorbellList();
+  // One per completion signal and one per queue, the usual count.
+  const doorbells = new DoorbellList(p.trigger ? 0 : p.completions.count + x.Q);
   let hostT = 0;
   if (p.trigger) {
     for (let q = 0; q < x.Q; q++) {
