@@ -46,10 +46,13 @@ import { syncWordColumns } from "./sync-words.js";
 import { withSourceFrames } from "./report-frames.js";
 import {
   ATOMIC,
+  COPY,
   CommandWriter,
   completionColumns,
   FENCE,
   NOP,
+  POLL,
+  POLL_FUNC_CODES,
   unpackProgram,
   type Completions,
   type ListProgram,
@@ -349,6 +352,61 @@ export const POLL_FUNCS: Readonly<Record<Exclude<PacketPollFunc, "reserved7">, P
   gt: ">",
 };
 
+/** A memory poll's compare function as the row's `aux` (program.ts POLL_FUNC_CODES). */
+const POLL_FUNC_ROW: ReadonlyMap<string, number> = new Map(
+  Object.entries(POLL_FUNCS).map(([f, op]) => [f, POLL_FUNC_CODES.indexOf(op)]),
+);
+
+/**
+ * Writes packet pk into row i as simCmdOfPacket reads it. The packets a program has by the
+ * million (linear copies, FENCEs, memory polls, ATOMIC adds) go straight into the columns: a
+ * SimCmd in between, read back by kind name, was a third of building the program. Anything else,
+ * or any of these with a field the executor does not model, goes through simCmdOfPacket.
+ */
+function writePacket(w: CommandWriter, i: number, pk: Packet): void {
+  switch (pk.kind) {
+    case "copy_linear":
+      if (unsupportedFields(pk) !== undefined) break;
+      w.kind[i] = COPY;
+      w.a[i] = pk.src;
+      w.b[i] = pk.dst;
+      w.bytes[i] = pk.bytes;
+      return;
+    case "fence":
+      if (unsupportedFields(pk) !== undefined) break;
+      w.kind[i] = FENCE;
+      w.a[i] = pk.addr;
+      w.value[i] = pk.data;
+      return;
+    case "poll_mem": {
+      const func = POLL_FUNC_ROW.get(pk.func);
+      if (func === undefined || unsupportedFields(pk) !== undefined) break;
+      w.kind[i] = POLL;
+      w.a[i] = pk.addr;
+      w.b[i] = pk.mask;
+      w.c[i] = pk.retryCount === POLL_RETRY_FOREVER ? -1 : pk.retryCount;
+      w.bytes[i] = pk.interval;
+      w.value[i] = pk.value;
+      w.aux[i] = func;
+      return;
+    }
+    case "atomic": {
+      if (unsupportedFields(pk) !== undefined) break;
+      const width = pk.op === "add64" ? 64 : pk.op === "add32" ? 32 : 0;
+      if (width === 0) break;
+      w.kind[i] = ATOMIC;
+      w.a[i] = pk.addr;
+      // (-1, the completion signal's add, without BigInt arithmetic.)
+      w.value[i] = pk.src === ALL_ONES ? -1 : Number(BigInt.asIntN(width, pk.src));
+      w.aux[i] = width;
+      return;
+    }
+  }
+  w.cmd(i, simCmdOfPacket(pk));
+}
+
+const ALL_ONES = 0xffff_ffff_ffff_ffffn;
+
 /** ROCr's HDP flush (sdma-gfx942.md 2.10): a register poll the firmware recognises, verbatim. */
 function isRocrHdpFlush(pk: Extract<Packet, { kind: "poll_reg" }>): boolean {
   return (
@@ -491,8 +549,8 @@ function completionsOf(
     const { first, count } = queues[q]!;
     for (let i = first; i < first + count; i++)
       if (cmds.kind[i] === FENCE || cmds.kind[i] === ATOMIC) {
-        const addr = cmds.a[i]!;
-        const word = addr - (addr % 8);
+        // (The 8-byte word by a division by 8, exact on a double, not `%`: a million of them.)
+        const word = Math.floor(cmds.a[i]! / 8) * 8;
         const k = (word - cs.base) / cs.stride;
         if (Number.isInteger(k) && k >= 0 && k < cs.count) out.queue[k] = q;
       }
@@ -567,7 +625,7 @@ export function packedFromManifest(
     const clean = scanCleanStream(words, (offset, packet) => {
       check.packet(offset, packet);
       const i = w.row(NOP, offset);
-      w.cmd(i, simCmdOfPacket(packet));
+      writePacket(w, i, packet);
       opsAt(i, offset);
     });
     // Anything irregular: the stream again, every problem described (scanStream).
@@ -590,7 +648,7 @@ export function packedFromManifest(
           return;
         }
         const i = w.row(NOP, d.offset);
-        w.cmd(i, simCmdOfPacket(d.packet));
+        writePacket(w, i, d.packet);
         opsAt(i, d.offset);
       });
     }
