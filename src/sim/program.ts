@@ -564,5 +564,5 @@ export interface Meaning {
    * Queue index that signals each completion slot (the manifest's `completionSlots`), -1 where
    * no queue claims it; undefined when the input does not say (a trace).
    */
-  readonly slotOwner?: readonly number[] | undefined;
+  readonly slotOwner?: ArrayLike<number> | undefined;
 }

@@ -238,12 +238,14 @@ function withMeaning(
     signals.push({ addr: s.address, signal: s.id, rank: s.gpu });
     if (!notified.has(s.id * m.ranks + s.gpu)) external.push(s.address);
   }
-  let slotOwner: number[] | undefined;
+  let slotOwner: Int32Array | undefined;
   if (manifest) {
-    slotOwner = new Array<number>(manifest.memory.completionSignals.count).fill(-1);
+    const owner = new Int32Array(manifest.memory.completionSignals.count).fill(-1);
     manifest.queues.forEach((mq, qi) => {
-      for (const k of mq.completionSlots) if (slotOwner![k] === -1) slotOwner![k] = qi;
+      const slots = mq.completionSlots;
+      for (let j = 0; j < slots.length; j++) if (owner[slots[j]!] === -1) owner[slots[j]!] = qi;
     });
+    slotOwner = owner;
   }
   return {
     ...p,

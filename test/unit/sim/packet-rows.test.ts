@@ -68,7 +68,7 @@ describe("packet rows", () => {
     expect(cmds.n).toBe(PACKETS.length);
     decoded.packets.forEach((d, i) => {
       expect(cmds.at[i]).toBe(d.offset);
-      expect(cmdAt(cmds, i)).toEqual(simCmdOfPacket(d.packet));
+      expect(cmdAt(cmds, i)).toEqual(simCmdOfPacket(d.packet as Packet));
     });
   });
 });
