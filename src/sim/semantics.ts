@@ -797,8 +797,11 @@ function commandsOfOps(
   n: number,
   wanted: (o: number) => boolean,
 ): { opStart: Int32Array; opCmd: Int32Array } {
-  let pairOp = new Int32Array(1024);
-  let pairCmd = new Int32Array(1024);
+  // Sized for one op per data row, the usual count (more grows the pairs).
+  let rows = 0;
+  for (let cmd = 0; cmd < C.n; cmd++) if (isDataKind(C.kind[cmd]!)) rows++;
+  let pairOp = new Int32Array(Math.max(16, rows));
+  let pairCmd = new Int32Array(pairOp.length);
   let pairs = 0;
   let lo = -1;
   let hi = -1;
