@@ -725,6 +725,9 @@ export class QueueStreamCheck {
   /** Packets seen, and the index of the first whose offset packetStarts does not give. */
   private packets = 0;
   private wrongStart: readonly [packet: number, dword: number] | undefined;
+  // What every packet reads, looked up once.
+  private readonly starts: ManifestQueue["packetStarts"];
+  private readonly slots: Manifest["memory"]["completionSignals"];
 
   constructor(
     private readonly manifest: Manifest,
@@ -732,6 +735,8 @@ export class QueueStreamCheck {
     private readonly words: Uint32Array,
   ) {
     this.isAddr = new Uint8Array(words.length);
+    this.starts = manifest.queues[index]!.packetStarts;
+    this.slots = manifest.memory.completionSignals;
   }
 
   /** One decoded entry, in stream order, with the problems the decoder found at it. */
@@ -744,14 +749,15 @@ export class QueueStreamCheck {
   /** One decoded packet the decoder found no problem with, at byte offset `offset`. */
   packet(offset: number, pk: Packet): void {
     if (this.flagged) return;
-    const starts = this.manifest.queues[this.index]!.packetStarts;
-    if (starts !== undefined && this.packets < starts.length && starts[this.packets] !== offset / 4)
-      this.wrongStart ??= [this.packets, offset / 4];
+    const starts = this.starts;
+    const dword = offset / 4;
+    if (starts !== undefined && this.packets < starts.length && starts[this.packets] !== dword)
+      this.wrongStart ??= [this.packets, dword];
     this.packets++;
     const dws = ADDR_DWORDS.get(pk.kind);
-    if (dws !== undefined) for (const dw of dws) this.isAddr[offset / 4 + dw] = 1;
+    if (dws !== undefined) for (let j = 0; j < dws.length; j++) this.isAddr[dword + dws[j]!] = 1;
     if (pk.kind !== "fence" && pk.kind !== "atomic" && pk.kind !== "sem_mem_incr") return;
-    const slot = slotAt(this.manifest.memory.completionSignals, pk.addr);
+    const slot = slotAt(this.slots, pk.addr);
     if (slot === undefined) return;
     const protocol = this.manifest.completion.protocol;
     const ok =
