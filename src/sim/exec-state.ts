@@ -338,7 +338,7 @@ export function createExecState(
     },
     waitHead: new Int32Array(R).fill(-1),
     waitNext: new Int32Array(Q).fill(-1),
-    completion: new Float64Array(p.completions.length > 0 ? 2 * R : 0).fill(NaN),
+    completion: new Float64Array(p.completions.count > 0 ? 2 * R : 0).fill(NaN),
     HBM,
     PCIE,
     bufferHost,

@@ -227,7 +227,7 @@ export function execute(program: SimProgram, opts: ExecOptions): ExecResult {
   let total = x.now;
   if (completed) {
     total = completionScan(x, hostSubmitUs);
-    if (p.completions.length === 0) total = Math.max(x.now, hostSubmitUs);
+    if (p.completions.count === 0) total = Math.max(x.now, hostSubmitUs);
     if (x.timeline)
       x.timeline.instants.push({ queue: -1, name: "host saw every completion", t: total });
   }
@@ -431,20 +431,22 @@ function endOfRun(
     }
   }
   let hint = -1;
-  for (const c of p.completions) {
-    const wi = regionAtStart(x, c.addr, hint);
+  const cs = p.completions;
+  const words = x.mem.words;
+  for (let k = 0; k < cs.count; k++) {
+    const wi = regionAtStart(x, cs.addr[k]!, hint);
     if (wi >= 0) hint = wi;
-    const words = x.mem.words;
     const value = wi < 0 || words.isWord[wi] !== 1 ? undefined : words.value[wi];
-    if (value === c.done) continue;
-    const qi = p.queues.findIndex((y) => y.name === c.queue);
+    if (value === cs.done[k]) continue;
+    const qi = cs.queue[k]!;
     if (qi >= 0 && runs[qi]!.state !== QState.Done) continue; // already reported as stuck
     completed = false;
+    const queue = p.queues[qi]?.name ?? "no queue";
     report(
       x,
       "DMAC6005",
       [
-        `the host waits for completion signal ${hex(c.addr)} of ${c.queue} to reach ${c.done}, but it is ${value ?? "unmapped"} after ${c.queue} drained`,
+        `the host waits for completion signal ${hex(cs.addr[k]!)} of ${queue} to reach ${cs.done[k]!}, but it is ${value ?? "unmapped"} after ${queue} drained`,
       ],
       "every completion slot in the manifest needs one ATOMIC (or FENCE) packet that signals it",
     );

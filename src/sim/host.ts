@@ -34,9 +34,17 @@ export interface Doorbells {
 /** Doorbells as they are rung (typed columns: there may be one per completion, a million). */
 class DoorbellList {
   n = 0;
-  queue = new Int32Array(64);
-  upTo = new Int32Array(64);
-  time = new Float64Array(64);
+  queue: Int32Array;
+  upTo: Int32Array;
+  time: Float64Array;
+
+  /** `expected`: about as many as will be rung (growing past it copies the columns). */
+  constructor(expected: number) {
+    const cap = Math.max(64, expected);
+    this.queue = new Int32Array(cap);
+    this.upTo = new Int32Array(cap);
+    this.time = new Float64Array(cap);
+  }
 
   push(queue: number, upTo: number, time: number): void {
     if (this.n === this.time.length) {
@@ -68,7 +76,8 @@ class DoorbellList {
  */
 export function submit(x: ExecState): { hostSubmitUs: number; doorbells: Doorbells } {
   const { p, C, T, timeline } = x;
-  const doorbells = new DoorbellList();
+  // One per completion signal and one per queue, the usual count.
+  const doorbells = new DoorbellList(p.trigger ? 0 : p.completions.count + x.Q);
   let hostT = 0;
   if (p.trigger) {
     for (let q = 0; q < x.Q; q++) {
@@ -179,12 +188,13 @@ export function producerTick(x: ExecState, pr: Producer, i: number): void {
 
 /** Marks the completion slots with the value the host waits for (before the run). */
 export function watchCompletions(x: ExecState): void {
+  const { count, addr, done } = x.p.completions;
   let lastSlot = -1;
-  for (const c of x.p.completions) {
-    const i = regionAtStart(x, c.addr, lastSlot);
+  for (let k = 0; k < count; k++) {
+    const i = regionAtStart(x, addr[k]!, lastSlot);
     if (i >= 0) lastSlot = i;
     if (i >= 0 && (x.wordFlags[i]! & W_COMPLETION) !== 0) {
-      x.completion[2 * i] = c.done;
+      x.completion[2 * i] = done[k]!;
       x.wordFlags[i]! |= W_WATCHED;
     }
   }
@@ -200,15 +210,16 @@ export function watchCompletions(x: ExecState): void {
 export function completionScan(x: ExecState, hostSubmitUs: number): number {
   const P = x.T.hostPollIntervalUs;
   let t = hostSubmitUs;
+  const { count, addr, done } = x.p.completions;
   let lastSlot = -1;
-  for (const c of x.p.completions) {
-    const i = regionAtStart(x, c.addr, lastSlot);
+  for (let k = 0; k < count; k++) {
+    const i = regionAtStart(x, addr[k]!, lastSlot);
     if (i >= 0) lastSlot = i;
     const landed = i >= 0 && x.completion.length > 0 ? x.completion[2 * i + 1]! : NaN;
     const from = t;
     if (!Number.isNaN(landed) && landed > t) t += Math.ceil((landed - t) / P - 1e-9) * P;
     t += x.T.hostSlotReadUs;
-    if (x.timeline && i >= 0) recordHostSlot(x, x.timeline.sync, i, c.done, from, t);
+    if (x.timeline && i >= 0) recordHostSlot(x, x.timeline.sync, i, done[k]!, from, t);
   }
   return t;
 }

@@ -116,12 +116,6 @@ export interface ProgramBase {
   /** Buffer id -> size in bytes (the same on every GPU holding an instance). */
   readonly bufferSizes: readonly number[];
   readonly bufferNames: readonly string[];
-  /** Words the host waits on until they equal `done` (host completion signals). */
-  readonly completions: readonly {
-    readonly addr: number;
-    readonly done: number;
-    readonly queue: string;
-  }[];
   /** Prelaunch trigger, or null: the host submits every command and rings doorbells. */
   readonly trigger: { readonly addr: number; readonly value: number } | null;
   /** User signals no queue writes: raised by a modelled producer (a host, a compute kernel). */
@@ -135,9 +129,32 @@ export interface ProgramBase {
   readonly meaning?: Meaning | undefined;
 }
 
+/** A word the host waits on until it equals `done` (a host completion signal), as an object. */
+export interface SimCompletion {
+  readonly addr: number;
+  readonly done: number;
+  /** The queue that signals it (reports only); "no queue" when none does. */
+  readonly queue: string;
+}
+
+/**
+ * The host completion signals as columns (there may be one per packet: a million objects and
+ * their heap numbers were a tenth of the forward program's heap, marked by every collection).
+ * Slot k is the word at addr[k], awaited until it equals done[k], signalled by queue queue[k] of
+ * the program (-1: no queue; reports say "no queue").
+ */
+export interface Completions {
+  readonly count: number;
+  readonly addr: Float64Array;
+  readonly done: Float64Array;
+  readonly queue: Int32Array;
+}
+
 /** A program with one command list per queue. */
 export interface ListProgram extends ProgramBase {
   readonly queues: readonly SimQueue[];
+  /** Words the host waits on until they equal `done`, in the order it waits. */
+  readonly completions: readonly SimCompletion[];
 }
 
 /** A queue of a packed program: its commands are rows first .. first + count - 1 of `cmds`. */
@@ -155,6 +172,22 @@ export interface PackedQueue {
 export interface PackedProgram extends ProgramBase {
   readonly queues: readonly PackedQueue[];
   readonly cmds: Commands;
+  /** Words the host waits on until they equal `done`, in the order it waits. */
+  readonly completions: Completions;
+}
+
+/** The name of completion slot k's queue, as reports give it. */
+export const completionQueueName = (p: PackedProgram, k: number): string =>
+  p.queues[p.completions.queue[k]!]?.name ?? "no queue";
+
+/** Empty completion columns of `count` slots (queue -1) for a builder to fill. */
+export function completionColumns(count: number): Completions {
+  return {
+    count,
+    addr: new Float64Array(count),
+    done: new Float64Array(count),
+    queue: new Int32Array(count).fill(-1),
+  };
 }
 
 export type SimProgram = ListProgram | PackedProgram;
@@ -484,14 +517,31 @@ export function packProgram(p: SimProgram): PackedProgram {
       count: q.entries.length,
     };
   });
-  return { ...p, queues, cmds: w.finish() };
+  return { ...p, queues, cmds: w.finish(), completions: packCompletions(p) };
+}
+
+/** A list program's completions as columns; a queue name no queue has becomes -1. */
+function packCompletions(p: ListProgram): Completions {
+  const byName = new Map(p.queues.map((q, i) => [q.name, i]));
+  const out = completionColumns(p.completions.length);
+  p.completions.forEach((c, k) => {
+    out.addr[k] = c.addr;
+    out.done[k] = c.done;
+    out.queue[k] = byName.get(c.queue) ?? -1;
+  });
+  return out;
 }
 
 /** The list form of a packed program (tests and tools that edit commands). */
 export function unpackProgram(p: PackedProgram): ListProgram {
-  const { cmds, queues, ...base } = p;
+  const { cmds, queues, completions, ...base } = p;
   return {
     ...base,
+    completions: Array.from({ length: completions.count }, (_, k) => ({
+      addr: completions.addr[k]!,
+      done: completions.done[k]!,
+      queue: completionQueueName(p, k),
+    })),
     queues: queues.map((q) => {
       const entries: SimEntry[] = [];
       for (let i = q.first; i < q.first + q.count; i++)

@@ -46,10 +46,15 @@ import { syncWordColumns } from "./sync-words.js";
 import { withSourceFrames } from "./report-frames.js";
 import {
   ATOMIC,
+  COPY,
   CommandWriter,
+  completionColumns,
   FENCE,
   NOP,
+  POLL,
+  POLL_FUNC_CODES,
   unpackProgram,
+  type Completions,
   type ListProgram,
   type PackedProgram,
   type PackedQueue,
@@ -251,10 +256,12 @@ function withMeaning(
   }
   let slotOwner: Int32Array | undefined;
   if (manifest) {
-    slotOwner = new Int32Array(manifest.memory.completionSignals.count).fill(-1);
+    const owner = new Int32Array(manifest.memory.completionSignals.count).fill(-1);
     manifest.queues.forEach((mq, qi) => {
-      for (const k of mq.completionSlots) if (slotOwner![k] === -1) slotOwner![k] = qi;
+      const slots = mq.completionSlots;
+      for (let j = 0; j < slots.length; j++) if (owner[slots[j]!] === -1) owner[slots[j]!] = qi;
     });
+    slotOwner = owner;
   }
   return {
     ...p,
@@ -362,6 +369,61 @@ export const POLL_FUNCS: Readonly<Record<Exclude<PacketPollFunc, "reserved7">, P
   ge: ">=",
   gt: ">",
 };
+
+/** A memory poll's compare function as the row's `aux` (program.ts POLL_FUNC_CODES). */
+const POLL_FUNC_ROW: ReadonlyMap<string, number> = new Map(
+  Object.entries(POLL_FUNCS).map(([f, op]) => [f, POLL_FUNC_CODES.indexOf(op)]),
+);
+
+/**
+ * Writes packet pk into row i as simCmdOfPacket reads it. The packets a program has by the
+ * million (linear copies, FENCEs, memory polls, ATOMIC adds) go straight into the columns: a
+ * SimCmd in between, read back by kind name, was a third of building the program. Anything else,
+ * or any of these with a field the executor does not model, goes through simCmdOfPacket.
+ */
+function writePacket(w: CommandWriter, i: number, pk: Packet): void {
+  switch (pk.kind) {
+    case "copy_linear":
+      if (unsupportedFields(pk) !== undefined) break;
+      w.kind[i] = COPY;
+      w.a[i] = pk.src;
+      w.b[i] = pk.dst;
+      w.bytes[i] = pk.bytes;
+      return;
+    case "fence":
+      if (unsupportedFields(pk) !== undefined) break;
+      w.kind[i] = FENCE;
+      w.a[i] = pk.addr;
+      w.value[i] = pk.data;
+      return;
+    case "poll_mem": {
+      const func = POLL_FUNC_ROW.get(pk.func);
+      if (func === undefined || unsupportedFields(pk) !== undefined) break;
+      w.kind[i] = POLL;
+      w.a[i] = pk.addr;
+      w.b[i] = pk.mask;
+      w.c[i] = pk.retryCount === POLL_RETRY_FOREVER ? -1 : pk.retryCount;
+      w.bytes[i] = pk.interval;
+      w.value[i] = pk.value;
+      w.aux[i] = func;
+      return;
+    }
+    case "atomic": {
+      if (unsupportedFields(pk) !== undefined) break;
+      const width = pk.op === "add64" ? 64 : pk.op === "add32" ? 32 : 0;
+      if (width === 0) break;
+      w.kind[i] = ATOMIC;
+      w.a[i] = pk.addr;
+      // (-1, the completion signal's add, without BigInt arithmetic.)
+      w.value[i] = pk.src === ALL_ONES ? -1 : Number(BigInt.asIntN(width, pk.src));
+      w.aux[i] = width;
+      return;
+    }
+  }
+  w.cmd(i, simCmdOfPacket(pk));
+}
+
+const ALL_ONES = 0xffff_ffff_ffff_ffffn;
 
 /** ROCr's HDP flush (sdma-gfx942.md 2.10): a register poll the firmware recognises, verbatim. */
 function isRocrHdpFlush(pk: Extract<Packet, { kind: "poll_reg" }>): boolean {
@@ -496,24 +558,23 @@ function completionsOf(
   queues: readonly PackedQueue[],
   cmds: CommandWriter,
   done: number,
-): PackedProgram["completions"] {
+): Completions {
   const cs = mem.completionSignals;
+  const out = completionColumns(cs.count);
   // Slot k's owner: the last queue with a FENCE/ATOMIC on slot k's 8-byte word (by index, not
   // a map keyed by address: there may be one slot per packet).
-  const owner: (string | undefined)[] = new Array<string | undefined>(cs.count);
-  for (const q of queues)
-    for (let i = q.first; i < q.first + q.count; i++)
+  for (let q = 0; q < queues.length; q++) {
+    const { first, count } = queues[q]!;
+    for (let i = first; i < first + count; i++)
       if (cmds.kind[i] === FENCE || cmds.kind[i] === ATOMIC) {
-        const addr = cmds.a[i]!;
-        const word = addr - (addr % 8);
+        // (The 8-byte word by a division by 8, exact on a double, not `%`: a million of them.)
+        const word = Math.floor(cmds.a[i]! / 8) * 8;
         const k = (word - cs.base) / cs.stride;
-        if (Number.isInteger(k) && k >= 0 && k < cs.count) owner[k] = q.name;
+        if (Number.isInteger(k) && k >= 0 && k < cs.count) out.queue[k] = q;
       }
-  const out: { addr: number; done: number; queue: string }[] = [];
-  for (let k = 0; k < cs.count; k++) {
-    const addr = cs.base + k * cs.stride;
-    out.push({ addr, done, queue: owner[k] ?? "no queue" });
   }
+  out.done.fill(done);
+  for (let k = 0; k < cs.count; k++) out.addr[k] = cs.base + k * cs.stride;
   return out;
 }
 
@@ -582,7 +643,7 @@ export function packedFromManifest(
     const clean = scanCleanStream(words, (offset, packet) => {
       check.packet(offset, packet);
       const i = w.row(NOP, offset);
-      w.cmd(i, simCmdOfPacket(packet));
+      writePacket(w, i, packet);
       opsAt(i, offset);
     });
     // Anything irregular: the stream again, every problem described (scanStream).
@@ -605,7 +666,7 @@ export function packedFromManifest(
           return;
         }
         const i = w.row(NOP, d.offset);
-        w.cmd(i, simCmdOfPacket(d.packet));
+        writePacket(w, i, d.packet);
         opsAt(i, d.offset);
       });
     }

@@ -22,6 +22,7 @@
 
 import { COMPARE_OPS, OP_KIND_BY_CODE, OP_KINDS, type IrModule } from "../ir/ir.js";
 import { lineCol } from "../source/source-file.js";
+import { grown } from "../util/arrays.js";
 import { assertNever } from "../util/assert-never.js";
 import { wordClockAt, wordClockCopy, type Memory } from "./memory.js";
 import { REGION_CODE } from "./regions.js";
@@ -35,6 +36,7 @@ import {
   isDataKind,
   opsAt,
   SWAP,
+  type Commands,
   type Meaning,
   type PackedProgram,
   type PollFunc,
@@ -358,21 +360,7 @@ function createChecker(
   const overRaised = new Uint8Array(notifies.length);
 
   // ---- commands of each data op (CSR), from the entries' ops --------------------------------
-  const opStart = new Int32Array(n + 1);
-  const countFor = (fn: (o: number, cmd: number) => void): void => {
-    for (let cmd = 0; cmd < C.n; cmd++) {
-      if (!isDataKind(C.kind[cmd]!) || C.opsLo[cmd]! < 0) continue;
-      for (let j = C.opsLo[cmd]!; j < C.opsHi[cmd]!; j++) {
-        const o = C.ops[j]!;
-        if (validOp(o) && isData(t.kind[o]!)) fn(o, cmd);
-      }
-    }
-  };
-  countFor((o) => opStart[o + 1]!++);
-  for (let o = 0; o < n; o++) opStart[o + 1]! += opStart[o]!;
-  const opCmd = new Int32Array(opStart[n]!);
-  const fillAt = opStart.slice(0, n);
-  countFor((o, cmd) => (opCmd[fillAt[o]!++] = cmd));
+  const { opStart, opCmd } = commandsOfOps(C, n, (o) => validOp(o) && isData(t.kind[o]!));
 
   /**
    * The first command of op o that did not run or is not ordered before the clock `vc` (or,
@@ -548,12 +536,16 @@ function createChecker(
   const unmapped = new Set<number>(); // queues already reported for a missing source map
 
   // ---- completion slots ----------------------------------------------------------------------
-  p.completions.forEach((c, k) => {
-    const i = regionAt(c.addr);
-    if (i < 0 || isCompletion[i] !== 1) return;
+  // Slots come in address order, each the region after the last: tried before a binary search.
+  let lastSlot = -1;
+  for (let k = 0; k < p.completions.count; k++) {
+    const addr = p.completions.addr[k]!;
+    const i = mem.starts[lastSlot + 1] === addr ? lastSlot + 1 : regionAt(addr);
+    if (i >= 0) lastSlot = i;
+    if (i < 0 || isCompletion[i] !== 1) continue;
     info[3 * i] = -2 - k;
     info[3 * i + 2] = meaning.slotOwner?.[k] ?? -2;
-  });
+  }
 
   return {
     observed(q, region, value, clock) {
@@ -751,7 +743,7 @@ function createChecker(
     },
 
     finish(clean) {
-      const seen = clean && p.completions.length > 0 ? published() : undefined;
+      const seen = clean && p.completions.count > 0 ? published() : undefined;
       if (seen)
         for (let q = 0; q < Q; q++)
           if (lastData[q]! > seen[q]!)
@@ -793,6 +785,54 @@ function createChecker(
         ctx.report("end of run", `${reports - MAX_REPORTS} more schedule-meaning errors not shown`);
     },
   };
+}
+
+/**
+ * The data commands of each op `o` that `wanted` accepts, by row, as CSR: opCmd[opStart[o] ..
+ * opStart[o + 1]). One walk of the rows collects the (op, row) pairs, a counting sort orders
+ * them (the rows are millions; the pairs are read twice more, in order).
+ */
+function commandsOfOps(
+  C: Commands,
+  n: number,
+  wanted: (o: number) => boolean,
+): { opStart: Int32Array; opCmd: Int32Array } {
+  // Sized for one op per data row, the usual count (more grows the pairs).
+  let rows = 0;
+  for (let cmd = 0; cmd < C.n; cmd++) if (isDataKind(C.kind[cmd]!)) rows++;
+  let pairOp = new Int32Array(Math.max(16, rows));
+  let pairCmd = new Int32Array(pairOp.length);
+  let pairs = 0;
+  let lo = -1;
+  let hi = -1;
+  let from = 0; // the pairs of the last range [lo, hi): its wanted ops, reused by the next row
+  let to = 0;
+  for (let cmd = 0; cmd < C.n; cmd++) {
+    if (!isDataKind(C.kind[cmd]!) || C.opsLo[cmd]! < 0) continue;
+    const same = C.opsLo[cmd] === lo && C.opsHi[cmd] === hi;
+    const need = same ? to - from : C.opsHi[cmd]! - C.opsLo[cmd]!;
+    if (pairs + need > pairOp.length) {
+      pairOp = grown(pairOp, 2 * (pairs + need));
+      pairCmd = grown(pairCmd, 2 * (pairs + need));
+    }
+    const start = pairs;
+    if (same) for (let k = from; k < to; k++) pairOp[pairs++] = pairOp[k]!;
+    else
+      for (let j = C.opsLo[cmd]!; j < C.opsHi[cmd]!; j++)
+        if (wanted(C.ops[j]!)) pairOp[pairs++] = C.ops[j]!;
+    pairCmd.fill(cmd, start, pairs);
+    lo = C.opsLo[cmd]!;
+    hi = C.opsHi[cmd]!;
+    from = start;
+    to = pairs;
+  }
+  const opStart = new Int32Array(n + 1);
+  for (let k = 0; k < pairs; k++) opStart[pairOp[k]! + 1]!++;
+  for (let o = 0; o < n; o++) opStart[o + 1]! += opStart[o]!;
+  const opCmd = new Int32Array(pairs);
+  const fillAt = opStart.slice(0, n);
+  for (let k = 0; k < pairs; k++) opCmd[fillAt[pairOp[k]!]!++] = pairCmd[k]!;
+  return { opStart, opCmd };
 }
 
 /** Why the intervals an op's commands moved do not tile [0, len) exactly once, or undefined. */
