@@ -52,6 +52,8 @@ export function analyzeSchedule(
      * a run. The reference run keeps its own bound (DMAC3025), so the work stays bounded.
      */
     readonly edges?: boolean | undefined;
+    /** Keep verification's reference run for the executor (ir/interp.ts referenceRun). */
+    readonly keepReference?: boolean | undefined;
   } = {},
 ): { diagnostics: Diagnostic[]; module: IrModule | undefined } {
   const maxOps = opts.maxOps ?? DEFAULT_MAX_OPS;
@@ -78,7 +80,10 @@ export function analyzeSchedule(
   const module = deps.module;
   const diagnostics = [
     ...inst.diagnostics,
-    ...verifyModule(module, checked.file, { maxPieces: limit }),
+    ...verifyModule(module, checked.file, {
+      maxPieces: limit,
+      keepReference: opts.keepReference,
+    }),
   ];
   return { diagnostics, module: hasErrors(diagnostics) ? undefined : module };
 }

@@ -29,6 +29,22 @@ export interface ReferenceState extends ProvenanceState {
 }
 
 /**
+ * Complete reference runs kept for a later reader, by module: verification runs the reference
+ * anyway (ir/verify.ts), and `dmac sim` checks the executor's final state against the same run.
+ */
+const kept = new WeakMap<IrModule, ReferenceState>();
+
+/** Keeps `s`, m's complete reference run in program order, for referenceRun. */
+export function keepReference(m: IrModule, s: ReferenceState): void {
+  if (s.overAt === undefined) kept.set(m, s);
+}
+
+/** The reference run of m in program order: the one kept, or a new one. */
+export function referenceRun(m: IrModule): ReferenceState {
+  return kept.get(m) ?? runReference(m);
+}
+
+/**
  * Runs the ops (in program order, or `order`). `maxPieces` bounds the provenance pieces the copies
  * and swaps move (each source piece read counts one): copying a buffer fragmented into n pieces n
  * times moves n^2 of them and keeps them all, so past the limit the run stops and says where

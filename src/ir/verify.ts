@@ -13,7 +13,7 @@ import { lineCol } from "../source/source-file.js";
 import { diag, type Diagnostic, type Related } from "../diagnostics/diagnostic.js";
 import { assertNever } from "../util/assert-never.js";
 import { COLLECTIVES, expectedOf, isCollectiveName } from "./collectives.js";
-import { runReference } from "./interp.js";
+import { keepReference, runReference } from "./interp.js";
 import { formatRegion } from "./print.js";
 import {
   COMPARE_OPS,
@@ -52,11 +52,16 @@ interface WrongPiece {
 export function verifyModule(
   m: IrModule,
   file: SourceFile,
-  opts: { readonly maxPieces?: number | undefined } = {},
+  opts: {
+    readonly maxPieces?: number | undefined;
+    /** Keep the reference run for the executor's final-state check (interp.ts referenceRun). */
+    readonly keepReference?: boolean | undefined;
+  } = {},
 ): Diagnostic[] {
   const out = checkCircularWaits(m, file);
   if (m.collective === undefined && m.ensures.length === 0) return out;
   const state = runReference(m, undefined, opts.maxPieces ?? Infinity);
+  if (opts.keepReference === true) keepReference(m, state);
   if (state.overAt !== undefined) {
     const span = m.stmts[m.ops.stmt[state.overAt]!]?.span;
     out.push(

@@ -41,6 +41,8 @@ export const RING_DOUBLES = 1 << 21;
 const WRAP = (1 << 30) - 1;
 /** Positions are published (and consumed positions returned) every this many doubles. */
 const BATCH = 1 << 13;
+/** The reader replays at most this many doubles between returning its position. */
+const CHUNK = 1 << 16;
 
 // Header (Int32Array): the writer's published position, the reader's, and a flag the reader
 // raises when it stopped (failed or done) so that a writer waiting for room stops waiting.
@@ -214,87 +216,106 @@ export function replayChecks(
 ): { completed: boolean; mainErrors: boolean } {
   const d = new Float64Array(memory.ring);
   const header = new Int32Array(memory.header);
-  const M = RING_DOUBLES - 1;
-  const gpu = new Int32Array(3);
-  const buffer = new Int32Array(3);
-  const offset = new Float64Array(3);
-  let r = 0; // absolute
-  let avail = 0; // absolute end of what was published
-  let returned = 0;
+  const scratch: Operands = {
+    gpu: new Int32Array(3),
+    buffer: new Int32Array(3),
+    offset: new Float64Array(3),
+  };
+  let r = 0; // (absolute positions)
   try {
     for (;;) {
-      if (r === avail) {
-        if (r - returned >= BATCH) {
-          returned = r;
-          Atomics.store(header, H_READ, r & WRAP);
-          Atomics.notify(header, H_READ);
-        }
-        let w = Atomics.load(header, H_WRITTEN);
-        while (((w - r) & WRAP) === 0) {
-          // Nothing new: the reader's position goes back first (the writer may wait for room).
-          returned = r;
-          Atomics.store(header, H_READ, r & WRAP);
-          Atomics.notify(header, H_READ);
-          Atomics.wait(header, H_WRITTEN, w);
-          w = Atomics.load(header, H_WRITTEN);
-        }
-        avail = r + ((w - r) & WRAP);
+      // What was published; the reader's position goes back first (the writer may wait for it).
+      Atomics.store(header, H_READ, r & WRAP);
+      Atomics.notify(header, H_READ);
+      let w = Atomics.load(header, H_WRITTEN);
+      while (((w - r) & WRAP) === 0) {
+        Atomics.wait(header, H_WRITTEN, w);
+        w = Atomics.load(header, H_WRITTEN);
       }
-      s.call++;
-      const kind = d[r & M]!;
-      switch (kind) {
-        case DATA: {
-          const q = d[(r + 1) & M]!;
-          const cmd = d[(r + 2) & M]!;
-          const n = d[(r + 3) & M]!;
-          for (let k = 0; k < n; k++) {
-            gpu[k] = d[(r + 4 + 3 * k) & M]!;
-            buffer[k] = d[(r + 5 + 3 * k) & M]!;
-            offset[k] = d[(r + 6 + 3 * k) & M]!;
-          }
-          r += 4 + 3 * n;
-          checkData(s, q, cmd, n, gpu, buffer, offset);
-          break;
-        }
-        case SIGNAL:
-          checkSignal(s, d[(r + 1) & M]!, d[(r + 2) & M]!, d[(r + 3) & M]!, d[(r + 4) & M]!);
-          r += 5;
-          break;
-        case TRIGGER:
-          checkTrigger(s, d[(r + 1) & M]!);
-          r += 5;
-          break;
-        case PRODUCE:
-          checkProduce(s, d[(r + 1) & M]!);
-          r += 5;
-          break;
-        case LANDED:
-          checkLanded(
-            s,
-            d[(r + 1) & M]!,
-            d[(r + 2) & M]!,
-            d[(r + 3) & M]!,
-            d[(r + 4) & M] === 1,
-            d[(r + 5) & M]!,
-          );
-          r += 6;
-          break;
-        case POLL:
-          checkPoll(s, d[(r + 1) & M]!, d[(r + 2) & M]!, d[(r + 3) & M]!);
-          r += 5;
-          break;
-        case EVENTS_DONE:
-          checkEventsDone(s);
-          r += 5;
-          break;
-        case END:
-          return { completed: d[(r + 1) & M] === 1, mainErrors: d[(r + 2) & M] === 1 };
-        default:
-          throw new Error(`check log: record kind ${kind} at ${r}`);
+      // (At most a chunk at a time, so that room goes back to the writer as it is made.)
+      r = replayBatch(d, s, r, r + Math.min((w - r) & WRAP, CHUNK), scratch);
+      if (r < 0) {
+        const at = -r - 1;
+        return { completed: d[(at + 1) & MASK] === 1, mainErrors: d[(at + 2) & MASK] === 1 };
       }
     }
   } finally {
     Atomics.store(header, H_STOPPED, 1);
     Atomics.notify(header, H_READ);
   }
+}
+
+interface Operands {
+  readonly gpu: Int32Array;
+  readonly buffer: Int32Array;
+  readonly offset: Float64Array;
+}
+
+const MASK = RING_DOUBLES - 1;
+
+/**
+ * Replays the records in [r, end) (whole records: a batch is published at a record's end);
+ * returns `end`, or -1 - (END's position) when END came.
+ */
+function replayBatch(d: Float64Array, s: CheckState, r: number, end: number, o: Operands): number {
+  const M = MASK;
+  while (r < end) {
+    s.call++;
+    const kind = d[r & M]! | 0;
+    switch (kind) {
+      case DATA: {
+        const n = d[(r + 3) & M]! | 0;
+        for (let k = 0; k < n; k++) {
+          o.gpu[k] = d[(r + 4 + 3 * k) & M]!;
+          o.buffer[k] = d[(r + 5 + 3 * k) & M]!;
+          o.offset[k] = d[(r + 6 + 3 * k) & M]!;
+        }
+        checkData(s, d[(r + 1) & M]! | 0, d[(r + 2) & M]! | 0, n, o.gpu, o.buffer, o.offset);
+        r += 4 + 3 * n;
+        break;
+      }
+      case SIGNAL:
+        checkSignal(
+          s,
+          d[(r + 1) & M]! | 0,
+          d[(r + 2) & M]! | 0,
+          d[(r + 3) & M]! | 0,
+          d[(r + 4) & M]! | 0,
+        );
+        r += 5;
+        break;
+      case TRIGGER:
+        checkTrigger(s, d[(r + 1) & M]! | 0);
+        r += 5;
+        break;
+      case PRODUCE:
+        checkProduce(s, d[(r + 1) & M]! | 0);
+        r += 5;
+        break;
+      case LANDED:
+        checkLanded(
+          s,
+          d[(r + 1) & M]! | 0,
+          d[(r + 2) & M]! | 0,
+          d[(r + 3) & M]! | 0,
+          d[(r + 4) & M] === 1,
+          d[(r + 5) & M]!,
+        );
+        r += 6;
+        break;
+      case POLL:
+        checkPoll(s, d[(r + 1) & M]! | 0, d[(r + 2) & M]! | 0, d[(r + 3) & M]!);
+        r += 5;
+        break;
+      case EVENTS_DONE:
+        checkEventsDone(s);
+        r += 5;
+        break;
+      case END:
+        return -1 - r;
+      default:
+        throw new Error(`check log: record kind ${kind} at ${r}`);
+    }
+  }
+  return r;
 }

@@ -17,7 +17,7 @@ import {
 } from "../backend/sdma/packets.js";
 import type { Trace, TraceCmd } from "../backend/trace/trace.js";
 import { diag, type Diagnostic } from "../diagnostics/diagnostic.js";
-import { runReference } from "../ir/interp.js";
+import { referenceRun } from "../ir/interp.js";
 import { OP_KINDS, type IrModule } from "../ir/ir.js";
 import {
   coalesce,
@@ -905,7 +905,7 @@ export function finalStateProblems(
   got: ProvenanceState,
   p: PackedProgram,
   where: (q: number, at: number) => string = (q, at) => positionOf(p, q, at),
-  want: ProvenanceState = runReference(m),
+  want: ProvenanceState = referenceRun(m),
 ): string[] {
   const out: string[] = [];
   for (const b of m.buffers) {

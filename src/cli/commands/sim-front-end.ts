@@ -105,7 +105,8 @@ export function frontEndModule(
   pushAll(diagnostics, selected.diagnostics);
   if (!selected.schedule || hasErrors(diagnostics)) return done();
   // No dependency edges: the executor's checks never read them (src/pipeline.ts).
-  const analyzed = analyzeSchedule(selected.schedule, { edges: false });
+  // (Verification's reference run is kept: the final state is checked against it.)
+  const analyzed = analyzeSchedule(selected.schedule, { edges: false, keepReference: true });
   pushAll(diagnostics, analyzed.diagnostics);
   const module = analyzed.module;
   if (!module || hasErrors(diagnostics)) return done();

@@ -4,7 +4,7 @@
 import type { IrModule } from "../../ir/ir.js";
 import { serveChecks, type ChecksRequest } from "../../sim/check-thread.js";
 import type { ProvenanceState } from "../../ir/provenance.js";
-import { runReference } from "../../ir/interp.js";
+import { referenceRun } from "../../ir/interp.js";
 import type { FinalCheck } from "../../sim/checker.js";
 import { finalStateProblems } from "../../sim/run.js";
 import { buildSourceModule, type SourceRequest } from "./sim-front-end.js";
@@ -29,7 +29,7 @@ export function serveFrontEnd(
     shareArrays(built);
     post({ kind: "module", source }, []);
     // While the other thread decodes the streams: the final state it will be checked against.
-    if (built) reference = runReference(built);
+    if (built) reference = referenceRun(built);
   } else post({ kind: "module", source }, buffersOf(source.module));
 }
 
