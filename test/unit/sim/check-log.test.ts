@@ -1,0 +1,121 @@
+// The checks away from the event loop (src/sim/check-log.ts, check-thread.ts), in one process: the
+// run writes its log, and at its end the log is replayed by serveChecks over a structured clone of
+// the request (what postMessage would deliver). The findings, merged back, must be the inline
+// run's, in the same order (the CLI sorts its output; the API's list is in event order), with the
+// same verdict. The thread itself is covered through the CLI (test/unit/cli/sim-checks-thread.test.ts).
+
+import { describe, expect, it } from "vitest";
+import { assemble, cloneQueues, explode, type EditQueues } from "../../../fuzz/stream-edit.js";
+import { decodeStream } from "../../../src/backend/sdma/decode.js";
+import type { IrModule } from "../../../src/ir/ir.js";
+import { CheckLog, newLogMemory, placeTokens, whereToken } from "../../../src/sim/check-log.js";
+import { checksRequest, serveChecks } from "../../../src/sim/check-thread.js";
+import type { CheckSink } from "../../../src/sim/checker.js";
+import { finalStateProblems, simulate, type SimResult } from "../../../src/sim/run.js";
+import type { PackedProgram } from "../../../src/sim/program.js";
+import { example } from "../../helpers/cli.js";
+import { compileFile, type Compiled } from "./compile-helper.js";
+
+const api = { decodeStream };
+
+/** The checks "on another thread", emulated here: the log is replayed when the run ends. */
+function away(module: IrModule) {
+  return (p: PackedProgram, maxRaces: number): CheckSink => {
+    const log = newLogMemory();
+    const req = structuredClone(checksRequest(p, log, maxRaces));
+    return new CheckLog(log, () => {
+      const reply = serveChecks(req, module, (prov, q, where) =>
+        finalStateProblems(module, prov, q, where),
+      );
+      return {
+        found: { reports: reply.reports, at: reply.at },
+        finalState: reply.finalState,
+        prov: undefined,
+        syncTrace: undefined,
+      };
+    });
+  };
+}
+
+function both(c: Compiled, qs: EditQueues): { inline: SimResult; log: SimResult } {
+  const { manifest, streams } = assemble(api, c.manifest, qs);
+  const input = { manifest, streams, module: c.module };
+  return {
+    inline: simulate(input, { target: c.target }),
+    log: simulate(input, { target: c.target, checks: away(c.module) }),
+  };
+}
+
+const shown = (r: SimResult) => ({
+  diagnostics: r.diagnostics.map((d) => `${d.code} ${d.message} | ${d.hint ?? ""}`),
+  verified: r.verified,
+  postcondition: r.postcondition,
+  totalUs: r.stats.totalUs,
+});
+
+const RING = compileFile(example("ring_all_gather.dmac"));
+const PAG = compileFile(example("pipelined_all_gather.dmac"));
+const edit = (c: Compiled): EditQueues => cloneQueues(explode(api, c.manifest, c.streams));
+
+describe("the checks replayed from the log: the inline run's findings, in its order", () => {
+  it("an unedited output", () => {
+    const { inline, log } = both(RING, edit(RING));
+    expect(inline.verified).toBe(true);
+    expect(shown(log)).toEqual(shown(inline));
+  });
+
+  it("every poll removed: races past the limit, the final state, meaning errors", () => {
+    const qs = edit(RING);
+    for (const [name, pks] of qs)
+      qs.set(
+        name,
+        pks.filter((p) => p.kind !== "poll_mem"),
+      );
+    const { inline, log } = both(RING, qs);
+    expect(inline.diagnostics.filter((d) => d.code === "DMAC6003").length).toBeGreaterThan(20);
+    expect(shown(log)).toEqual(shown(inline));
+  });
+
+  it("the event loop's findings among the checks' (an out-of-bounds copy, then races)", () => {
+    const qs = edit(RING);
+    for (const [name, pks] of qs)
+      qs.set(
+        name,
+        pks.filter((p) => p.kind !== "poll_mem"),
+      );
+    const pks = [...qs.values()][3]!;
+    const i = pks.map((p) => p.kind).lastIndexOf("copy_linear");
+    const words = [...pks[i]!.words];
+    words[6] = (words[6]! + 0x1000) >>> 0;
+    pks[i] = { ...pks[i]!, words };
+    const { inline, log } = both(RING, qs);
+    const codes = inline.diagnostics.map((d) => d.code);
+    // Interleaved: a race is reported before the loop's DMAC6002, and one after it.
+    const oob = codes.indexOf("DMAC6002");
+    expect(codes.slice(0, oob)).toContain("DMAC6003");
+    expect(codes.slice(oob + 1)).toContain("DMAC6003");
+    expect(shown(log)).toEqual(shown(inline));
+  });
+
+  it("notify and `when` edits: the schedule-meaning findings", () => {
+    const qs = edit(PAG);
+    const q = qs.get("gpu7.sdma14")!;
+    q.splice(
+      q.findIndex((p) => p.kind === "poll_mem"),
+      1,
+    );
+    const dup = q.findIndex((p) => p.words[0] === 0x1e00000a); // a notify's ATOMIC add32
+    q.splice(dup, 0, { ...q[dup]!, words: [...q[dup]!.words] });
+    const { inline, log } = both(PAG, qs);
+    expect(inline.diagnostics.map((d) => d.code)).toContain("DMAC6013");
+    expect(shown(log)).toEqual(shown(inline));
+  });
+});
+
+describe("position tokens", () => {
+  it("a token stands for a queue position until it is placed", () => {
+    const t = `at ${whereToken(3, 0x1c)} and ${whereToken(0, 7)}`;
+    expect(placeTokens(t, (q, at) => `q${q}+${at}`)).toBe("at q3+28 and q0+7");
+    expect(placeTokens("no token", () => "x")).toBe("no token");
+  });
+});
