@@ -29,10 +29,10 @@
 //   changes, which is exactly when the spinning engine would see it.
 // - The host spin-polls its completion slots every hostPollIntervalUs from the end of submission.
 //
-// Happens-before: each queue keeps a vector clock. A data command's access is stamped with a
-// fresh clock value of its queue but ordered only after the queue's last FENCE/ATOMIC/TIMESTAMP
-// (consecutive data commands may overlap on the engine); fences publish the queue's clock into
-// the word, polls join the clock of the word they read.
+// Happens-before (kept by checker.ts): each queue has a vector clock. A data command's access is
+// stamped with a fresh clock value of its queue but ordered only after the queue's last
+// FENCE/ATOMIC/TIMESTAMP (consecutive data commands may overlap on the engine); fences publish
+// the queue's clock into the word, polls join the clock of the word they read.
 
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import type { ProvenanceState } from "../ir/provenance.js";
