@@ -1,13 +1,11 @@
-// A helper thread for `dmac sim DIR` (node:worker_threads). Two pieces of its work depend on
-// nothing in the streams: the SHA-256 that binds manifest.sidecar to manifest.json (240 MB at
-// 10^6 operations: reading and hashing it is ~0.4 s) and the IR rebuilt from the source
-// (~0.3 s). The helper does them while this thread reads the streams and builds the program.
-// This thread stays synchronous: it blocks on a shared counter (Atomics.wait) only when it needs
-// a result, and takes it with receiveMessageOnPort.
-//
-// The reference run (ir/interp.ts) stays here, after the run: its final state is the executor's
-// provenance structure, thousands of small typed arrays at 10^6 operations, which took as long
-// to receive from the thread (~0.2 s) as to compute here (~0.27 s).
+// A helper thread for `dmac sim DIR` (node:worker_threads). Three pieces of the work depend on
+// nothing this thread computes while it reads the streams and runs the events: the SHA-256 that
+// binds manifest.sidecar to manifest.json (240 MB at 10^6 operations: reading and hashing it is
+// ~0.4 s), the IR rebuilt from the source (~0.3 s; sent here in shared memory, kept there, with
+// verification's reference run), and the run's checks (races, provenance, the schedule's
+// meaning, the final state: src/sim/check-thread.ts), which replay a log this thread writes as
+// the events run. This thread stays synchronous: it blocks on a shared counter (Atomics.wait)
+// only when it needs a result, and takes it with receiveMessageOnPort.
 //
 // The thread runs the same code as this one: the bundle (dist/bundle/dmac.cjs, through its code
 // cache, as bin/load-bundle.js runs it) or the compiled dist/ modules. From the TypeScript
@@ -136,12 +134,14 @@ const BOOT = `"use strict";
 `;
 
 /**
- * The smallest manifest.json worth a thread. Starting one costs ~0.15 s of CPU (loading dmac
- * again), which only a free core hides; the work it takes off this thread is ~0.25 s per 100 MB
- * of manifest (the hash, the front end). The 262,144-copy all-to-all (29 MB) ran 0.1-0.2 s
- * slower with a thread on the shared 2-core machine, the 10^6-op forward program (240 MB) gains.
+ * The smallest manifest.json worth a thread. Starting one costs ~0.15-0.2 s of CPU (loading dmac
+ * again, its own memory map), which only a free core hides; it takes the hash, the front end and
+ * the run's checks off this thread. Measured on the 2-core machine with a free core (wall,
+ * without -> with the thread; docs/performance.md "Executor, sixth round"): a 6.9 MB manifest
+ * 0.49-0.50 -> 0.53-0.55 s, 22.5 MB 0.80-0.81 -> 0.72-0.77 s, 29 MB 0.99-1.01 -> 0.84-0.90 s,
+ * 240 MB 4.50-4.51 -> 2.78-2.89 s.
  */
-export const HELPER_MIN_BYTES = 64 << 20;
+export const HELPER_MIN_BYTES = 16 << 20;
 
 /**
  * Where the thread finds dmac's code, or undefined: no thread (see the file comment). The
