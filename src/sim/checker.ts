@@ -52,7 +52,10 @@ export interface CheckSink {
   trigger(row: number): void;
   /** The external-signal producer stored a value (pending `row`). */
   produce(row: number): void;
-  /** Pending `row` landed in word `region`; `queue` wrote it (>= Q: the host or the producer). */
+  /**
+   * Pending `row` landed in word `region`; `queue` wrote it (>= Q: the host or the producer).
+   * Only for a word whose clock is kept (Words.clockRead): for any other the checks do nothing.
+   */
   landed(row: number, region: number, queue: number, add: boolean, operand: number): void;
   /** Queue q's poll of word `region` was satisfied, reading `raw`. */
   poll(q: number, region: number, raw: number): void;

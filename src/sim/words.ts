@@ -4,7 +4,15 @@
 // named by its region index; `half` is 4 for the high dword of a 64-bit word.
 
 import { regionIndex, regionOf } from "./memory.js";
-import { ADD, EV_POLL_CHECK, SET, W_POLLED, W_WATCHED, type ExecState } from "./exec-state.js";
+import {
+  ADD,
+  EV_POLL_CHECK,
+  SET,
+  W_CLOCK,
+  W_POLLED,
+  W_WATCHED,
+  type ExecState,
+} from "./exec-state.js";
 import { recordLanding } from "./trace/recorder.js";
 
 /** The word region holding [addr, addr + 4), or -1 (hint: see regionOf). */
@@ -76,7 +84,9 @@ export function applyWrite(x: ExecState, w: number): void {
   words.value[i] = v0;
   const flags = x.wordFlags[i]!;
   if ((flags & W_WATCHED) !== 0) x.completion[2 * i + 1] = v0 === x.completion[2 * i] ? x.now : NaN;
-  x.chk.landed(w, i, queue, pw.kind[w] === ADD, value);
+  // (Only a word whose clock is kept matters to the checks: a polled word, a user signal, or
+  // every word with the sync trace. A million completion slots are not told of.)
+  if ((flags & W_CLOCK) !== 0) x.chk.landed(w, i, queue, pw.kind[w] === ADD, value);
   if (x.timeline) recordLanding(x, x.timeline.sync, w, i);
   if (v0 !== before && (flags & W_POLLED) !== 0) wake(x, i);
 }
