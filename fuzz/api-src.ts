@@ -20,12 +20,15 @@ export async function loadSrcApi(): Promise<{ api: DmacApi; missing: string[] }>
     throw new Error(`${name} is unavailable: ${e instanceof Error ? e.message : String(e)}`);
   };
   let simulate: DmacApi["simulate"];
+  let checksInProcess: DmacApi["checksInProcess"];
   let main: DmacApi["main"];
   try {
     simulate = (await import("../src/sim/run.js")).simulate;
+    checksInProcess = (await import("../src/sim/check-replay.js")).checksInProcess;
   } catch (e) {
     missing.push("simulate");
     simulate = unavailable("simulate", e);
+    checksInProcess = unavailable("checksInProcess", e);
   }
   try {
     main = (await import("../src/cli/main.js")).main;
@@ -44,6 +47,7 @@ export async function loadSrcApi(): Promise<{ api: DmacApi; missing: string[] }>
     encodePacket,
     renderDiagnostics,
     simulate,
+    checksInProcess,
     builtinTarget,
     main,
   };

@@ -12,6 +12,7 @@ import type { disassemble } from "../src/backend/sdma/disasm.js";
 import type { encodePacket } from "../src/backend/sdma/encode.js";
 import type { renderDiagnostics } from "../src/diagnostics/render.js";
 import type { simulate } from "../src/sim/run.js";
+import type { checksInProcess } from "../src/sim/check-replay.js";
 import type { builtinTarget } from "../src/target/target.js";
 import type { main } from "../src/cli/main.js";
 
@@ -26,6 +27,7 @@ export interface DmacApi {
   readonly encodePacket: typeof encodePacket;
   readonly renderDiagnostics: typeof renderDiagnostics;
   readonly simulate: typeof simulate;
+  readonly checksInProcess: typeof checksInProcess;
   readonly builtinTarget: typeof builtinTarget;
   readonly main: typeof main;
 }
@@ -42,6 +44,7 @@ export const API_MODULES = {
   encodePacket: "backend/sdma/encode.js",
   renderDiagnostics: "diagnostics/render.js",
   simulate: "sim/run.js",
+  checksInProcess: "sim/check-replay.js",
   builtinTarget: "target/target.js",
   main: "cli/main.js",
 } as const satisfies Record<keyof DmacApi, string>;

@@ -21,6 +21,8 @@
 //   equivalent   verified => the run means what the original means (fuzz/equivalence.ts: the
 //                same data packets, notifies, `when` guards and completion slots, by
 //                happens-before against the IR); a "verified" that differs is a false verify
+//   checks-log   (executor) the checks replayed from a log, as the helper thread runs them for a
+//                large `dmac sim DIR`, find what the inline checks find, in the same order
 // Every checker also times the case; exceeding the bound is a "hang" failure, since synchronous
 // JS cannot be preempted.
 
@@ -390,8 +392,41 @@ export function checkExecutor(
     );
     pushAll(failures, simFailures(r, expectVerified));
     if (r.verified) pushAll(failures, equivalent(api, seed, r.syncTrace, manifest));
+    pushAll(failures, checksAgree(api, { manifest, streams: mutant.streams, module: seed.module }));
   });
   return failures;
+}
+
+/**
+ * checks-log: the run with its checks replayed from a log (as the helper thread replays it for a
+ * large `dmac sim DIR`: src/sim/check-replay.ts) reports what the run with its checks inline
+ * reports, in the same order, with the same verdict and time.
+ */
+function checksAgree(
+  api: DmacApi,
+  input: { manifest: Manifest; streams: ReadonlyMap<string, Uint32Array>; module: IrModule },
+): Failure[] {
+  const target = api.builtinTarget("mi300x")!;
+  const shown = (r: ReturnType<DmacApi["simulate"]>): string =>
+    JSON.stringify([
+      r.diagnostics.map((d) => [d.code, d.message, d.hint ?? ""]),
+      r.verified,
+      r.postcondition,
+      r.stats.totalUs,
+      r.stats.events,
+    ]);
+  const inline = shown(api.simulate(input, { target, ...SIM_LIMITS }));
+  const logged = shown(
+    api.simulate(input, { target, ...SIM_LIMITS, checks: api.checksInProcess(input.module) }),
+  );
+  return inline === logged
+    ? []
+    : [
+        {
+          property: "checks-log",
+          detail: `inline ${inline.slice(0, 300)} vs log ${logged.slice(0, 300)}`,
+        },
+      ];
 }
 
 /**

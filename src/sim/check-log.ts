@@ -1,6 +1,6 @@
 // The checks of a large run on another thread (checker.ts): the event loop writes each CheckSink
 // call as a record into a ring of doubles in shared memory (CheckLog), and the other thread
-// replays the records in order into the same check functions (replayChecks). Neither waits for
+// replays the records in order into the same check functions (LogReader). Neither waits for
 // the other except when the ring is full or empty, so on two cores the checks cost the event loop
 // only the writing of its records.
 //
@@ -78,7 +78,9 @@ export function placeTokens(text: string, where: (q: number, at: number) => stri
 
 /**
  * The event loop's side: each call is a record in the ring. `finish` writes END and waits for
- * the other thread's findings (`result`: blocks until they come, or throws its error).
+ * the other thread's findings (`result`: blocks until they come, or throws its error). With
+ * `drain` (a reader in this same thread: check-replay.ts), a full ring is drained by it instead
+ * of waited on.
  */
 export class CheckLog implements CheckSink {
   calls = 0;
@@ -92,6 +94,7 @@ export class CheckLog implements CheckSink {
   constructor(
     memory: LogMemory,
     private readonly result: (completed: boolean, mainErrors: boolean) => CheckResult,
+    private readonly drain?: () => void,
   ) {
     this.ring = new Float64Array(memory.ring);
     this.header = new Int32Array(memory.header);
@@ -192,6 +195,7 @@ export class CheckLog implements CheckSink {
 
   private waitForRoom(n: number): void {
     this.publish();
+    this.drain?.();
     for (;;) {
       const r = Atomics.load(this.header, H_READ);
       this.readSeen = this.w - ((this.w - r) & WRAP);
@@ -206,42 +210,79 @@ export class CheckLog implements CheckSink {
   }
 }
 
+/** END's fields: how the run ended, as the event loop saw it. */
+export interface LogEnd {
+  readonly completed: boolean;
+  readonly mainErrors: boolean;
+}
+
 /**
- * The other thread's side: replays the records into the checks on `s` until END, and returns
- * END's fields. While record k is replayed, s.call is k (its findings are numbered by it).
+ * The reading side: replays the records into the checks on `s`, in order. While record k is
+ * replayed, s.call is k (its findings are numbered by it).
  */
-export function replayChecks(
-  memory: LogMemory,
-  s: CheckState,
-): { completed: boolean; mainErrors: boolean } {
-  const d = new Float64Array(memory.ring);
-  const header = new Int32Array(memory.header);
-  const scratch: Operands = {
+export class LogReader {
+  private readonly d: Float64Array;
+  private readonly header: Int32Array;
+  private readonly scratch: Operands = {
     gpu: new Int32Array(3),
     buffer: new Int32Array(3),
     offset: new Float64Array(3),
   };
-  let r = 0; // (absolute positions)
-  try {
-    for (;;) {
-      // What was published; the reader's position goes back first (the writer may wait for it).
-      Atomics.store(header, H_READ, r & WRAP);
-      Atomics.notify(header, H_READ);
-      let w = Atomics.load(header, H_WRITTEN);
-      while (((w - r) & WRAP) === 0) {
-        Atomics.wait(header, H_WRITTEN, w);
-        w = Atomics.load(header, H_WRITTEN);
+  /** Doubles read (absolute). */
+  private r = 0;
+  private end: LogEnd | undefined;
+
+  constructor(
+    memory: LogMemory,
+    private readonly s: CheckState,
+  ) {
+    this.d = new Float64Array(memory.ring);
+    this.header = new Int32Array(memory.header);
+  }
+
+  /** Replays until END, waiting for the writer (on another thread) as needed. */
+  toEnd(): LogEnd {
+    try {
+      for (;;) {
+        const w = this.published();
+        if (((w - this.r) & WRAP) === 0) Atomics.wait(this.header, H_WRITTEN, w);
+        else if (this.replay(w)) return this.end!;
       }
-      // (At most a chunk at a time, so that room goes back to the writer as it is made.)
-      r = replayBatch(d, s, r, r + Math.min((w - r) & WRAP, CHUNK), scratch);
-      if (r < 0) {
-        const at = -r - 1;
-        return { completed: d[(at + 1) & MASK] === 1, mainErrors: d[(at + 2) & MASK] === 1 };
-      }
+    } finally {
+      Atomics.store(this.header, H_STOPPED, 1);
+      Atomics.notify(this.header, H_READ);
     }
-  } finally {
-    Atomics.store(header, H_STOPPED, 1);
-    Atomics.notify(header, H_READ);
+  }
+
+  /** Replays what was published, without waiting; END's fields once it came. */
+  available(): LogEnd | undefined {
+    for (;;) {
+      const w = this.published();
+      if (((w - this.r) & WRAP) === 0 || this.replay(w)) return this.end;
+    }
+  }
+
+  /** The writer's published position; this reader's position goes back first (for room). */
+  private published(): number {
+    Atomics.store(this.header, H_READ, this.r & WRAP);
+    Atomics.notify(this.header, H_READ);
+    return Atomics.load(this.header, H_WRITTEN);
+  }
+
+  /** Replays a chunk of what was published up to w (so room goes back as it is made); END? */
+  private replay(w: number): boolean {
+    const r = this.r;
+    const next = replayBatch(this.d, this.s, r, r + Math.min((w - r) & WRAP, CHUNK), this.scratch);
+    if (next >= 0) {
+      this.r = next;
+      return false;
+    }
+    const at = -next - 1;
+    this.end = {
+      completed: this.d[(at + 1) & MASK] === 1,
+      mainErrors: this.d[(at + 2) & MASK] === 1,
+    };
+    return true;
   }
 }
 

@@ -5,8 +5,14 @@
 
 import { DIAGNOSTICS } from "../diagnostics/codes.js";
 import type { IrModule } from "../ir/ir.js";
-import { checkEnd, createCheckState, type FinalCheck, type RawReport } from "./checker.js";
-import { replayChecks, whereToken, type LogMemory } from "./check-log.js";
+import {
+  checkEnd,
+  createCheckState,
+  type CheckState,
+  type FinalCheck,
+  type RawReport,
+} from "./checker.js";
+import { LogReader, whereToken, type LogEnd, type LogMemory } from "./check-log.js";
 import { checkMemory } from "./exec-state.js";
 import type { Meaning, PackedProgram } from "./program.js";
 import type { WordRegions } from "./regions.js";
@@ -51,15 +57,23 @@ export function checksRequest(p: PackedProgram, log: LogMemory, maxRaces: number
   };
 }
 
+/** The checks of one run on the reading side: their state, the log's reader, what they found. */
+export interface ChecksSession {
+  readonly state: CheckState;
+  readonly reader: LogReader;
+  readonly reports: RawReport[];
+  readonly at: number[];
+}
+
 /**
- * Replays the log of `req` into checks over the program and `module` (the IR, when the run's
- * meaning is known) until the run's end; `finalCheck`: the final state's check, given the IR.
+ * The checks of `req`'s run over the program and `module` (the IR, when the run's meaning is
+ * known), reading its log; `finalCheck`: the final state's check, given the IR.
  */
-export function serveChecks(
+export function startChecks(
   req: ChecksRequest,
   module: IrModule | undefined,
   finalCheck: FinalCheck | undefined,
-): ChecksReply {
+): ChecksSession {
   const sent = req.program;
   const p: PackedProgram = {
     ...sent,
@@ -74,7 +88,7 @@ export function serveChecks(
   const { cmdBase, mem } = checkMemory(p);
   const reports: RawReport[] = [];
   const at: number[] = [];
-  const s = createCheckState({
+  const state = createCheckState({
     p,
     mem,
     cmdBase,
@@ -82,14 +96,28 @@ export function serveChecks(
     syncTrace: false,
     report: (code, args, hint) => {
       reports.push({ code, args: [...args], hint });
-      at.push(s.call);
+      at.push(state.call);
     },
     where: whereToken,
     finalCheck: p.meaning ? finalCheck : undefined,
   });
-  const end = replayChecks(req.log, s);
+  return { state, reader: new LogReader(req.log, state), reports, at };
+}
+
+/** The end of the run's checks, once the log's END was replayed. */
+export function endChecks(c: ChecksSession, end: LogEnd): ChecksReply {
   // The loop's errors and the checks' own make the run unclean, as inline (checker.ts).
-  const own = reports.some((r) => DIAGNOSTICS[r.code].severity === "error");
-  const { finalState } = checkEnd(s, end.completed, end.completed && !end.mainErrors && !own);
-  return { kind: "checks", reports, at, finalState };
+  const own = c.reports.some((r) => DIAGNOSTICS[r.code].severity === "error");
+  const { finalState } = checkEnd(c.state, end.completed, end.completed && !end.mainErrors && !own);
+  return { kind: "checks", reports: c.reports, at: c.at, finalState };
+}
+
+/** The checks of `req`'s run, replayed as the log comes (on the helper thread) to its end. */
+export function serveChecks(
+  req: ChecksRequest,
+  module: IrModule | undefined,
+  finalCheck: FinalCheck | undefined,
+): ChecksReply {
+  const c = startChecks(req, module, finalCheck);
+  return endChecks(c, c.reader.toEnd());
 }

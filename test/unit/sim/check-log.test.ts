@@ -1,48 +1,26 @@
-// The checks away from the event loop (src/sim/check-log.ts, check-thread.ts), in one process: the
-// run writes its log, and at its end the log is replayed by serveChecks over a structured clone of
-// the request (what postMessage would deliver). The findings, merged back, must be the inline
+// The checks away from the event loop (src/sim/check-log.ts, check-thread.ts), in one process
+// (check-replay.ts): the run writes its log, which is replayed over a structured clone of the
+// request (what postMessage would deliver) when the ring is full and at the end. The findings, merged back, must be the inline
 // run's, in the same order (the CLI sorts its output; the API's list is in event order), with the
 // same verdict. The thread itself is covered through the CLI (test/unit/cli/sim-checks-thread.test.ts).
 
 import { describe, expect, it } from "vitest";
 import { assemble, cloneQueues, explode, type EditQueues } from "../../../fuzz/stream-edit.js";
 import { decodeStream } from "../../../src/backend/sdma/decode.js";
-import type { IrModule } from "../../../src/ir/ir.js";
-import { CheckLog, newLogMemory, placeTokens, whereToken } from "../../../src/sim/check-log.js";
-import { checksRequest, serveChecks } from "../../../src/sim/check-thread.js";
-import type { CheckSink } from "../../../src/sim/checker.js";
-import { finalStateProblems, simulate, type SimResult } from "../../../src/sim/run.js";
-import type { PackedProgram } from "../../../src/sim/program.js";
+import { placeTokens, whereToken } from "../../../src/sim/check-log.js";
+import { checksInProcess } from "../../../src/sim/check-replay.js";
+import { simulate, type SimResult } from "../../../src/sim/run.js";
 import { example } from "../../helpers/cli.js";
-import { compileFile, type Compiled } from "./compile-helper.js";
+import { compileFile, compileText, type Compiled } from "./compile-helper.js";
 
 const api = { decodeStream };
-
-/** The checks "on another thread", emulated here: the log is replayed when the run ends. */
-function away(module: IrModule) {
-  return (p: PackedProgram, maxRaces: number): CheckSink => {
-    const log = newLogMemory();
-    const req = structuredClone(checksRequest(p, log, maxRaces));
-    return new CheckLog(log, () => {
-      const reply = serveChecks(req, module, (prov, q, where) =>
-        finalStateProblems(module, prov, q, where),
-      );
-      return {
-        found: { reports: reply.reports, at: reply.at },
-        finalState: reply.finalState,
-        prov: undefined,
-        syncTrace: undefined,
-      };
-    });
-  };
-}
 
 function both(c: Compiled, qs: EditQueues): { inline: SimResult; log: SimResult } {
   const { manifest, streams } = assemble(api, c.manifest, qs);
   const input = { manifest, streams, module: c.module };
   return {
     inline: simulate(input, { target: c.target }),
-    log: simulate(input, { target: c.target, checks: away(c.module) }),
+    log: simulate(input, { target: c.target, checks: checksInProcess(c.module) }),
   };
 }
 
@@ -110,6 +88,22 @@ describe("the checks replayed from the log: the inline run's findings, in its or
     expect(inline.diagnostics.map((d) => d.code)).toContain("DMAC6013");
     expect(shown(log)).toEqual(shown(inline));
   });
+});
+
+describe("a log longer than its ring, drained mid-run", () => {
+  it("a 480k-packet forward program with a poll removed: the inline findings", async () => {
+    const { forwardProgram } = (await import("../../../bench/gen.js")) as {
+      forwardProgram: (ops: number) => string;
+    };
+    const c = compileText("fwd.dmac", forwardProgram(160_000));
+    const qs = edit(c);
+    const pks = [...qs.values()].find((p) => p.filter((k) => k.kind === "poll_mem").length > 100)!;
+    const polls = pks.flatMap((p, i) => (p.kind === "poll_mem" ? [i] : []));
+    pks.splice(polls[Math.floor(polls.length * 0.8)]!, 1);
+    const { inline, log } = both(c, qs);
+    expect(inline.diagnostics.map((d) => d.code)).toContain("DMAC6003");
+    expect(shown(log)).toEqual(shown(inline));
+  }, 120_000);
 });
 
 describe("position tokens", () => {
