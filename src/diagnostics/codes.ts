@@ -1111,7 +1111,7 @@ it (an external signal is raised by its producer alone), exactly as many times a
 \`notify\`s, and when it reaches k, after every earlier write to its rank that the k-th
 \`notify\` announces; every command inside \`when\` runs after a poll saw the flag meet the
 condition; every completion slot is written exactly once, by its own queue, after all the work
-it announces. Streams \`dmac compile\` writes meet all of this; a hand-edited one that breaks
+it announces, and every data operation is announced by some slot. Streams \`dmac compile\` writes meet all of this; a hand-edited one that breaks
 it is reported even if the final buffers happen to be right. Fix: recompile instead of editing
 the streams.`,
   },

@@ -14,7 +14,8 @@
 // - `when`: a command of an op inside `when FLAG@r CMP V` (data or notify) runs only after a
 //   poll of that word saw a value meeting CMP V, on its own queue or on one ordered before it;
 // - completion slots: each is written exactly once, by the queue the manifest gives it, and
-//   after every command of every op its packet announces.
+//   after every command of every op its packet announces; every data op that ran is announced
+//   by some slot (else the host cannot tell when it landed).
 //
 // The checks use happens-before, never timing, so a stream that is right only because of the
 // model's latencies is still reported. The same hooks optionally record a sync trace (what every
@@ -535,6 +536,20 @@ function createChecker(
   };
   const unmapped = new Set<number>(); // queues already reported for a missing source map
 
+  // ---- what the completion slots announce -----------------------------------------------------
+  // Each data op that ran is named by a completion packet: the host learns from that slot that
+  // its bytes landed (a packet whose source map names another op leaves it unannounced).
+  const announcedOp = new Uint8Array(n);
+  const unannounced = (): void => {
+    for (let o = 0; o < n; o++)
+      if (opStart[o + 1]! > opStart[o]! && announcedOp[o] === 0)
+        report(
+          "end of run",
+          `${opName(o)} is announced by no completion slot: the host cannot tell when its bytes have landed`,
+          "each data operation is named in the source map of the completion packet that follows it",
+        );
+  };
+
   // ---- completion slots ----------------------------------------------------------------------
   // Slots come in address order, each the region after the last: tried before a binary search.
   let lastSlot = -1;
@@ -681,6 +696,7 @@ function createChecker(
         const o = C.ops[k]!;
         if (!validOp(o) || !isData(t.kind[o]!)) continue;
         announced++;
+        announcedOp[o] = 1;
         const late = opBefore(o, vc, -1);
         if (late >= 0) {
           report(
@@ -743,6 +759,7 @@ function createChecker(
     },
 
     finish(clean) {
+      if (clean && p.completions.count > 0 && unmapped.size === 0) unannounced();
       const seen = clean && p.completions.count > 0 ? published() : undefined;
       if (seen)
         for (let q = 0; q < Q; q++)

@@ -153,6 +153,24 @@ describe("completion slots", () => {
     expect(messages(r)).toMatch(/completion slot \d+ is signalled before .* that it announces/);
   });
 
+  it("a copy moved to another queue and its slot's source map naming another op (fuzz: executor-49fdceb9)", () => {
+    // host_upload_pieces: each queue's ATOMIC announces the copy before it. The edit moves one
+    // of gpu0.sdma1's copies onto gpu0.sdma0 and gives its slot the ops of an earlier slot: every
+    // data command is still followed by a completion on its queue, but no slot names the moved op.
+    const c = compileFile(example("host_upload_pieces.dmac"));
+    const qs = cloneQueues(explode(api, c.manifest, c.streams));
+    const from = qs.get("gpu0.sdma1")!;
+    const copies = from.flatMap((p, i) => (p.kind === "copy_linear" ? [i] : []));
+    const atomics = from.flatMap((p, i) => (p.kind === "atomic" ? [i] : []));
+    from[atomics.at(-1)!] = { ...from[atomics.at(-1)!]!, ops: from[atomics[0]!]!.ops };
+    const [moved] = from.splice(copies.at(-1)!, 1);
+    const to = qs.get("gpu0.sdma0")!;
+    to.splice(nth(qs, "gpu0.sdma0", "atomic", 2), 0, moved!);
+    const r = run(c, qs);
+    expect(r.verified).toBe(false);
+    expect(messages(r)).toMatch(/copy op \d+ .* is announced by no completion slot/);
+  });
+
   it("decremented twice (a trace, which lists no slots to cross-check)", () => {
     const trace = structuredClone(PAG.trace) as Trace & { queues: { cmds: unknown[] }[] };
     const cmds = trace.queues[0]!.cmds;
