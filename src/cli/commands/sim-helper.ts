@@ -272,10 +272,11 @@ export class SimHelper {
 
   /**
    * The next reply, waiting for it; an exception on the thread is thrown here (exit 2).
-   * Undefined: the thread did not start within START_LIMIT_MS.
+   * Undefined: the thread did not start within START_LIMIT_MS, or it was closed (its port gives
+   * nothing any more: a wait would never end), so the caller does the work here.
    */
   private take(): HelperReply | undefined {
-    if (this.abandoned) return undefined;
+    if (this.abandoned || this.closed) return undefined;
     const since = performance.now();
     for (;;) {
       const m = receiveMessageOnPort(this.port);
