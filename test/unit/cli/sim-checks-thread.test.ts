@@ -144,15 +144,15 @@ describe("runs that end early or fail: the same both ways, and no wait that neve
   });
 
   it("the checks fail on the thread: an internal error (exit 2), not a wait", () => {
-    // The thread's first wait for the log (check-log.ts replayChecks) throws there.
+    // The thread's first store of its position in the log (check-log.ts replayChecks) throws.
     const hook = join(scratch, "checks-fail.cjs");
     writeFileSync(
       hook,
       `if (!require("node:worker_threads").isMainThread) {
-  const wait = Atomics.wait;
-  Atomics.wait = (a, i, v, t) => {
-    if (a.length === 4 && i === 0) throw new Error("the checks failed here");
-    return wait(a, i, v, t);
+  const store = Atomics.store;
+  Atomics.store = (a, i, v) => {
+    if (a.length === 4 && i === 1) throw new Error("the checks failed here");
+    return store(a, i, v);
   };
 }
 `,
