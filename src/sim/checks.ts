@@ -29,7 +29,6 @@ export function dataOperand(
     run.gpu[k] = x.regionGpu[i]!;
     run.buffer[k] = mem.bufferOf[i]!;
     run.offset[k] = addr - mem.starts[i]!;
-    run.writes[k] = writes ? 1 : 0;
     return true;
   }
   const region = i < 0 ? undefined : mem.region(i);
@@ -52,7 +51,6 @@ export function dataOperand(
   run.gpu[k] = region.gpu;
   run.buffer[k] = region.buffer;
   run.offset[k] = addr - region.addr;
-  run.writes[k] = writes ? 1 : 0;
   return true;
 }
 

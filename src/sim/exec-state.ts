@@ -87,7 +87,6 @@ export interface Running {
   readonly gpu: Int32Array;
   readonly buffer: Int32Array;
   readonly offset: Float64Array;
-  readonly writes: Uint8Array;
   bytes: number;
   cap: number;
   /** Span name for the timeline (only built when recording). */
@@ -317,7 +316,6 @@ export function createExecState(
       gpu: new Int32Array(3),
       buffer: new Int32Array(3),
       offset: new Float64Array(3),
-      writes: new Uint8Array(3),
       bytes: 0,
       cap: 0,
       name: "",

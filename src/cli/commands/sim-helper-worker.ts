@@ -15,22 +15,16 @@ let built: IrModule | undefined;
 let reference: ProvenanceState | undefined;
 
 /**
- * The module goes to the calling thread with its typed arrays in shared memory when the checks
- * may follow (`keep`: both threads read the same IR, nothing is copied but once here), else with
- * their memory transferred.
+ * The module goes to the calling thread with its typed arrays in shared memory: both threads read
+ * the same IR (the checks, served next, run over it here), and nothing is copied but once here.
  */
-export function serveFrontEnd(
-  req: SourceRequest & { readonly keep?: boolean },
-  post: (reply: HelperReply, transfer: ArrayBuffer[]) => void,
-): void {
+export function serveFrontEnd(req: SourceRequest, post: (reply: HelperReply) => void): void {
   const source = buildSourceModule(req);
-  if (req.keep === true) {
-    built = source.module;
-    shareArrays(built);
-    post({ kind: "module", source }, []);
-    // While the other thread decodes the streams: the final state it will be checked against.
-    if (built) reference = referenceRun(built);
-  } else post({ kind: "module", source }, buffersOf(source.module));
+  built = source.module;
+  shareArrays(built);
+  post({ kind: "module", source });
+  // While the other thread decodes the streams: the final state it will be checked against.
+  if (built) reference = referenceRun(built);
 }
 
 /** Every typed array under `root` (plain objects and arrays walked) moved to shared memory. */
@@ -57,30 +51,10 @@ function shareArrays(root: unknown): void {
 }
 
 /** The checks of a run, over the module built here. */
-export function serveCheckRequest(
-  req: ChecksRequest,
-  post: (reply: HelperReply, transfer: ArrayBuffer[]) => void,
-): void {
+export function serveCheckRequest(req: ChecksRequest, post: (reply: HelperReply) => void): void {
   const m = built;
   const want = reference;
   const finalCheck: FinalCheck | undefined =
     m && want && ((prov, p, where) => finalStateProblems(m, prov, p, where, want));
-  post(serveChecks(req, m, finalCheck), []);
-}
-
-/** The ArrayBuffers under `root`'s typed arrays (plain objects and arrays walked), once each. */
-function buffersOf(root: unknown): ArrayBuffer[] {
-  const out = new Set<ArrayBuffer>();
-  const seen = new Set<object>();
-  const stack: unknown[] = [root];
-  while (stack.length > 0) {
-    const v = stack.pop();
-    if (typeof v !== "object" || v === null || seen.has(v)) continue;
-    seen.add(v);
-    if (ArrayBuffer.isView(v)) {
-      if (v.buffer instanceof ArrayBuffer) out.add(v.buffer);
-    } else if (Array.isArray(v)) for (const x of v) stack.push(x);
-    else for (const x of Object.values(v)) stack.push(x);
-  }
-  return [...out];
+  post(serveChecks(req, m, finalCheck));
 }

@@ -49,7 +49,8 @@ export type HelperReply =
     };
 
 /**
- * The thread's first code: hashes on request, then loads dmac and serves the front end. It is
+ * The thread's first code: hashes on request, then loads dmac and serves the front end and the
+ * run's checks, and closes its port after the checks (the thread then ends). It is
  * evaluated as CommonJS or, when this process runs with --input-type=module (a worker inherits
  * its flags), as a module: so it names nothing but globals and imports what it needs.
  */
@@ -59,12 +60,8 @@ const BOOT = `"use strict";
   const { workerData: d } = await import("node:worker_threads");
   const fs = await import("node:fs");
   const { createHash } = await import("node:crypto");
-  const post = (m, transfer) => {
-    try {
-      d.port.postMessage(m, transfer);
-    } catch {
-      d.port.postMessage(m); // a buffer that cannot be transferred (a pooled one): copied
-    }
+  const post = (m) => {
+    d.port.postMessage(m);
     Atomics.add(d.flag, 0, 1);
     Atomics.notify(d.flag, 0);
   };
@@ -117,7 +114,6 @@ const BOOT = `"use strict";
       preload();
       return;
     }
-    if (m.kind === "close") return d.port.close();
     if (m.kind === "checks") {
       load()
         .then((w) => w.serveCheckRequest(m, post))
@@ -125,7 +121,8 @@ const BOOT = `"use strict";
         .finally(() => d.port.close());
       return;
     }
-    // The module; the checks of the run may follow (the port stays open until "close").
+    // The module; the run's checks follow (the port stays open for them, or until the thread is
+    // terminated: sim-helper.ts close).
     load().then((w) => w.serveFrontEnd(m, post)).catch(fail);
   });
   Atomics.store(d.flag, 1, 1);
@@ -220,7 +217,7 @@ export class SimHelper {
    * (checks), its last request.
    */
   frontEnd(req: SourceRequest): FrontEndJob {
-    this.port.postMessage({ ...req, keep: true });
+    this.port.postMessage(req);
     this.asked = true;
     let source: SourceModule | undefined;
     return {
@@ -262,7 +259,10 @@ export class SimHelper {
     });
   }
 
-  /** Lets the thread end (it ends by itself after the front end). */
+  /**
+   * Lets the thread go (a run done with it, or one that will not ask for the checks); every later
+   * take() answers undefined at once.
+   */
   close(): void {
     if (this.closed) return;
     this.closed = true;
@@ -272,10 +272,11 @@ export class SimHelper {
 
   /**
    * The next reply, waiting for it; an exception on the thread is thrown here (exit 2).
-   * Undefined: the thread did not start within START_LIMIT_MS.
+   * Undefined: the thread did not start within START_LIMIT_MS, or it was closed (its port gives
+   * nothing any more: a wait would never end), so the caller does the work here.
    */
   private take(): HelperReply | undefined {
-    if (this.abandoned) return undefined;
+    if (this.abandoned || this.closed) return undefined;
     const since = performance.now();
     for (;;) {
       const m = receiveMessageOnPort(this.port);

@@ -369,12 +369,12 @@ export function loadSimInput(
   try {
     first = loadJsonInput(p, read, opts, helper);
   } catch (e) {
-    if (read.confirm === undefined) throw e;
     thrown = e;
   }
   // (The binding first: the thread reads manifest.json until it has replied.)
   const fresh = read.confirm === undefined || read.confirm();
-  if (helper && (!fresh || !helper.asked)) helper.close();
+  // (After an exception no run releases it: --watch goes on to the next run.)
+  if (helper && (!fresh || !helper.asked || thrown !== undefined)) helper.close();
   if (fresh && thrown !== undefined) throw thrown;
   if (fresh) return first!;
   // The sidecar was stale after all: everything again, read without it.
@@ -669,7 +669,9 @@ export function runSim(
       diagnostics,
       optimised: load.loaded.optimised,
       reads: load.loaded.reads,
-      module: input.module,
+      // (Only for a run that built its program: an early failure never asked the helper thread
+      // for the module, and it is gone now; the trace, the one reader, needs the program too.)
+      module: result.program ? input.module : undefined,
     };
   };
   if (paths.length === 1) return reportOne(runOne(paths[0]!), opts, ctx);

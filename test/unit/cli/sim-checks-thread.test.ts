@@ -111,6 +111,67 @@ describe("the checks on the helper thread: the same findings, in the same order"
   });
 });
 
+describe("runs that end early or fail: the same both ways, and no wait that never ends", () => {
+  it("a target the executor cannot run (CUDA): its error, with no wait on the released thread", () => {
+    // (As compiled, with its sidecar: the thread has started when the run gives up.)
+    const dir = mkdtempSync(join(scratch, "cuda-"));
+    const c = spawnSync(
+      process.execPath,
+      [join(ROOT, "bin/dmac.js"), "compile", example("ring_all_gather.dmac"), "-o", dir],
+      { encoding: "utf8" },
+    );
+    expect(c.status, c.stderr).toBe(0);
+    const r = same(dir, "--target", "h100");
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/DMAC5006/);
+  });
+
+  it("the watchdog (--max-events, --max-sim-time): DMAC6008, the log still ends", () => {
+    const dir = written(RING, edit(RING));
+    expect(same(dir, "--max-events", "50").stderr).toMatch(/DMAC6008/);
+    expect(same(dir, "--max-sim-time", "3", "--format", "json").status).toBe(1);
+  });
+
+  it("a deadlock (every ATOMIC and FENCE dropped): DMAC6004 and what the checks say at the end", () => {
+    const r = same(written(PAG, dropAll(dropAll(edit(PAG), "atomic"), "fence")));
+    expect(r.stderr).toMatch(/DMAC6004/);
+  });
+
+  it("a trace (-o: the checks stay here) and --no-verify (no module): the same", () => {
+    const dir = written(PAG, edit(PAG));
+    expect(same(dir, "-o", join(scratch, "trace.json")).status).toBe(0);
+    expect(same(dir, "--no-verify").status).toBe(0);
+  });
+
+  it("the checks fail on the thread: an internal error (exit 2), not a wait", () => {
+    // The thread's first store of its position in the log (check-log.ts LogReader) throws.
+    const hook = join(scratch, "checks-fail.cjs");
+    writeFileSync(
+      hook,
+      `if (!require("node:worker_threads").isMainThread) {
+  const store = Atomics.store;
+  Atomics.store = (a, i, v) => {
+    if (a.length === 4 && i === 1) throw new Error("the checks failed here");
+    return store(a, i, v);
+  };
+}
+`,
+    );
+    const r = spawnSync(
+      process.execPath,
+      [join(ROOT, "bin/dmac.js"), "sim", written(RING, dropAll(edit(RING), "poll_mem"))],
+      {
+        cwd: ROOT,
+        encoding: "utf8",
+        env: { ...process.env, DMAC_SIM_HELPER: "1", NODE_OPTIONS: `--require ${hook}` },
+        timeout: 60_000,
+      },
+    );
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/internal error: Error: the checks failed here/);
+  });
+});
+
 describe("a log longer than its ring (wraps around, the writer waits for room)", () => {
   it("a 480k-packet forward program, a poll removed mid-run: the same findings", async () => {
     const { forwardProgram } = (await import("../../../bench/gen.js")) as {

@@ -7,8 +7,16 @@
 import { describe, expect, it } from "vitest";
 import { assemble, cloneQueues, explode, type EditQueues } from "../../../fuzz/stream-edit.js";
 import { decodeStream } from "../../../src/backend/sdma/decode.js";
-import { placeTokens, whereToken } from "../../../src/sim/check-log.js";
+import {
+  CheckLog,
+  LogReader,
+  newLogMemory,
+  placeTokens,
+  RING_DOUBLES,
+  whereToken,
+} from "../../../src/sim/check-log.js";
 import { checksInProcess } from "../../../src/sim/check-replay.js";
+import type { CheckState } from "../../../src/sim/checker.js";
 import { simulate, type SimResult } from "../../../src/sim/run.js";
 import { example } from "../../helpers/cli.js";
 import { compileFile, compileText, type Compiled } from "./compile-helper.js";
@@ -111,5 +119,29 @@ describe("position tokens", () => {
     const t = `at ${whereToken(3, 0x1c)} and ${whereToken(0, 7)}`;
     expect(placeTokens(t, (q, at) => `q${q}+${at}`)).toBe("at q3+28 and q0+7");
     expect(placeTokens("no token", () => "x")).toBe("no token");
+  });
+});
+
+describe("a reader that stops", () => {
+  it("a bad record: the replay throws and says it stopped (a writer waiting for room goes on)", () => {
+    const memory = newLogMemory();
+    new Float64Array(memory.ring)[0] = 99;
+    const header = new Int32Array(memory.header);
+    header[0] = 5; // (published: one record)
+    const s = { call: -1 } as CheckState;
+    expect(() => new LogReader(memory, s).toEnd()).toThrow(/record kind 99/);
+    expect(header[2]).toBe(1);
+  });
+
+  it("a writer whose reader stopped: records past the ring's room are dropped, no wait", () => {
+    const memory = newLogMemory();
+    new Int32Array(memory.header)[2] = 1;
+    const result = { finalState: undefined, prov: undefined, syncTrace: undefined };
+    const log = new CheckLog(memory, () => result);
+    // Three rings' worth of 5-double records, with nobody reading.
+    const n = Math.ceil((3 * RING_DOUBLES) / 5);
+    for (let k = 0; k < n; k++) log.poll(0, k, 0);
+    expect(log.finish(true, false)).toBe(result);
+    expect(log.calls).toBe(n + 1);
   });
 });
