@@ -182,11 +182,12 @@ export const completionQueueName = (p: PackedProgram, k: number): string =>
 
 /** Empty completion columns of `count` slots (queue -1) for a builder to fill. */
 export function completionColumns(count: number): Completions {
+  // (In shared memory, as the commands are: the checks' thread reads them uncopied.)
   return {
     count,
-    addr: new Float64Array(count),
-    done: new Float64Array(count),
-    queue: new Int32Array(count).fill(-1),
+    addr: shared(new Float64Array(0), count),
+    done: shared(new Float64Array(0), count),
+    queue: shared(new Int32Array(0), count).fill(-1),
   };
 }
 

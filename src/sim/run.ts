@@ -53,6 +53,7 @@ import {
   NOP,
   POLL,
   POLL_FUNC_CODES,
+  shared,
   unpackProgram,
   type Completions,
   type ListProgram,
@@ -256,7 +257,7 @@ function withMeaning(
   }
   let slotOwner: Int32Array | undefined;
   if (manifest) {
-    const owner = new Int32Array(manifest.memory.completionSignals.count).fill(-1);
+    const owner = shared(new Int32Array(0), manifest.memory.completionSignals.count).fill(-1);
     manifest.queues.forEach((mq, qi) => {
       const slots = mq.completionSlots;
       for (let j = 0; j < slots.length; j++) if (owner[slots[j]!] === -1) owner[slots[j]!] = qi;

@@ -43,6 +43,16 @@ const RING = compileFile(example("ring_all_gather.dmac"));
 const PAG = compileFile(example("pipelined_all_gather.dmac"));
 const edit = (c: Compiled): EditQueues => cloneQueues(explode(api, c.manifest, c.streams));
 
+/** Every queue's polls removed: nothing orders one queue's work after another's. */
+function withoutPolls(qs: EditQueues): EditQueues {
+  for (const [name, pks] of qs)
+    qs.set(
+      name,
+      pks.filter((p) => p.kind !== "poll_mem"),
+    );
+  return qs;
+}
+
 describe("the checks replayed from the log: the inline run's findings, in its order", () => {
   it("an unedited output", () => {
     const { inline, log } = both(RING, edit(RING));
@@ -51,24 +61,14 @@ describe("the checks replayed from the log: the inline run's findings, in its or
   });
 
   it("every poll removed: races past the limit, the final state, meaning errors", () => {
-    const qs = edit(RING);
-    for (const [name, pks] of qs)
-      qs.set(
-        name,
-        pks.filter((p) => p.kind !== "poll_mem"),
-      );
+    const qs = withoutPolls(edit(RING));
     const { inline, log } = both(RING, qs);
     expect(inline.diagnostics.filter((d) => d.code === "DMAC6003").length).toBeGreaterThan(20);
     expect(shown(log)).toEqual(shown(inline));
   });
 
   it("the event loop's findings among the checks' (an out-of-bounds copy, then races)", () => {
-    const qs = edit(RING);
-    for (const [name, pks] of qs)
-      qs.set(
-        name,
-        pks.filter((p) => p.kind !== "poll_mem"),
-      );
+    const qs = withoutPolls(edit(RING));
     const pks = [...qs.values()][3]!;
     const i = pks.map((p) => p.kind).lastIndexOf("copy_linear");
     const words = [...pks[i]!.words];
