@@ -80,7 +80,8 @@ export function placeTokens(text: string, where: (q: number, at: number) => stri
  * The event loop's side: each call is a record in the ring. `finish` writes END and waits for
  * the other thread's findings (`result`: blocks until they come, or throws its error). With
  * `drain` (a reader in this same thread: check-replay.ts), a full ring is drained by it instead
- * of waited on.
+ * of waited on; `gone` says that the reading thread has ended without a word (no more room will
+ * come: records are dropped, and `result` says what happened).
  */
 export class CheckLog implements CheckSink {
   calls = 0;
@@ -94,7 +95,10 @@ export class CheckLog implements CheckSink {
   constructor(
     memory: LogMemory,
     private readonly result: (completed: boolean, mainErrors: boolean) => CheckResult,
-    private readonly drain?: () => void,
+    private readonly reader: {
+      readonly drain?: (() => void) | undefined;
+      readonly gone?: (() => boolean) | undefined;
+    } = {},
   ) {
     this.ring = new Float64Array(memory.ring);
     this.header = new Int32Array(memory.header);
@@ -195,13 +199,13 @@ export class CheckLog implements CheckSink {
 
   private waitForRoom(n: number): void {
     this.publish();
-    this.drain?.();
+    this.reader.drain?.();
     for (;;) {
       const r = Atomics.load(this.header, H_READ);
       this.readSeen = this.w - ((this.w - r) & WRAP);
       if (this.w + n - this.readSeen <= RING_DOUBLES) return;
-      // The reader stopped (an exception there): its error is thrown by finish's wait.
-      if (Atomics.load(this.header, H_STOPPED) !== 0) {
+      // The reader stopped (an exception there) or its thread ended: finish's wait says which.
+      if (Atomics.load(this.header, H_STOPPED) !== 0 || this.reader.gone?.() === true) {
         this.readSeen = this.w; // (records are dropped from here on)
         return;
       }

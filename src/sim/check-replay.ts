@@ -32,7 +32,7 @@ export function checksInProcess(module: IrModule | undefined): NonNullable<ExecO
           syncTrace: undefined,
         };
       },
-      () => void c.reader.available(),
+      { drain: () => void c.reader.available() },
     );
   };
 }

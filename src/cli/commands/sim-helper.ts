@@ -12,6 +12,7 @@
 // sources (vitest) there is no file to start it on, and DMAC_SIM_HELPER=0 turns it off (to
 // measure): the work is then done on this thread, with the same results.
 
+import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import {
   MessageChannel,
@@ -35,6 +36,9 @@ import type { PackedProgram } from "../../sim/program.js";
  * does the work itself: a thread that cannot start at all must not hang the run.
  */
 const START_LIMIT_MS = Number(process.env["DMAC_SIM_HELPER_START_MS"] ?? 5000);
+
+/** How often a thread waiting for the helper looks whether it has ended (gone). */
+const LIVENESS_MS = 250;
 
 /** What the thread sends back, in the order it was asked. */
 export type HelperReply =
@@ -125,6 +129,11 @@ const BOOT = `"use strict";
     // terminated: sim-helper.ts close).
     load().then((w) => w.serveFrontEnd(m, post)).catch(fail);
   });
+  // Its OS thread, where the system lists it (Linux): a thread that ends without a word (out of
+  // memory) is seen gone from /proc by the thread waiting for it (sim-helper.ts gone).
+  try {
+    Atomics.store(d.flag, 2, Number(fs.readlinkSync("/proc/thread-self").split("/").pop()) | 0);
+  } catch {}
   Atomics.store(d.flag, 1, 1);
   if (!d.hashFirst) preload();
 })();
@@ -175,8 +184,8 @@ export class SimHelper {
     const code = helperCode(manifestBytes);
     if (!code) return undefined;
     const { port1, port2 } = new MessageChannel();
-    // [0]: replies posted; [1]: 1 once the thread has started.
-    const flag = new Int32Array(new SharedArrayBuffer(8));
+    // [0]: replies posted; [1]: 1 once the thread has started; [2]: its OS thread id (0: unknown).
+    const flag = new Int32Array(new SharedArrayBuffer(12));
     let worker: Worker;
     try {
       worker = new Worker(BOOT, {
@@ -245,18 +254,22 @@ export class SimHelper {
     if (this.abandoned || this.closed) return undefined;
     const log = newLogMemory();
     this.port.postMessage(checksRequest(p, log, maxRaces));
-    return new CheckLog(log, () => {
-      const r = this.take();
-      this.close();
-      if (r === undefined || r.kind !== "checks")
-        throw new Error(`sim helper: a ${r?.kind ?? "missing"} reply instead of the checks`);
-      return {
-        found: { reports: r.reports, at: r.at },
-        finalState: r.finalState,
-        prov: undefined,
-        syncTrace: undefined,
-      };
-    });
+    return new CheckLog(
+      log,
+      () => {
+        const r = this.take();
+        this.close();
+        if (r === undefined || r.kind !== "checks")
+          throw new Error(`sim helper: a ${r?.kind ?? "missing"} reply instead of the checks`);
+        return {
+          found: { reports: r.reports, at: r.at },
+          finalState: r.finalState,
+          prov: undefined,
+          syncTrace: undefined,
+        };
+      },
+      { gone: () => this.gone() },
+    );
   }
 
   /**
@@ -271,7 +284,18 @@ export class SimHelper {
   }
 
   /**
-   * The next reply, waiting for it; an exception on the thread is thrown here (exit 2).
+   * The thread has ended (its OS thread is no longer listed: Linux). A thread that runs out of
+   * memory, or is made to exit, ends without an exception to send: nothing else a blocked thread
+   * can call says so.
+   */
+  private gone(): boolean {
+    const tid = Atomics.load(this.flag, 2);
+    return tid > 0 && !existsSync(`/proc/self/task/${tid}`);
+  }
+
+  /**
+   * The next reply, waiting for it; an exception on the thread is thrown here (exit 2), as is its
+   * end without a reply (gone).
    * Undefined: the thread did not start within START_LIMIT_MS, or it was closed (its port gives
    * nothing any more: a wait would never end), so the caller does the work here.
    */
@@ -280,18 +304,15 @@ export class SimHelper {
     const since = performance.now();
     for (;;) {
       const m = receiveMessageOnPort(this.port);
-      if (m) {
-        const r = m.message as HelperReply;
-        if (r.kind === "error") {
-          const e = new Error(r.message);
-          e.name = r.name;
-          if (r.stack !== undefined) e.stack = r.stack;
-          throw e;
+      if (m) return replyOf(m.message as HelperReply);
+      if (Atomics.load(this.flag, 1) === 1) {
+        if (Atomics.wait(this.flag, 0, this.seen, LIVENESS_MS) === "timed-out" && this.gone()) {
+          // (A reply posted just before it ended is still there.)
+          const last = receiveMessageOnPort(this.port);
+          if (last) return replyOf(last.message as HelperReply);
+          throw new Error("sim helper: the thread ended without a reply (out of memory?)");
         }
-        return r;
-      }
-      if (Atomics.load(this.flag, 1) === 1) Atomics.wait(this.flag, 0, this.seen);
-      else if (performance.now() - since > START_LIMIT_MS) {
+      } else if (performance.now() - since > START_LIMIT_MS) {
         // Its replies, should it start later, would answer requests already done here.
         this.abandoned = true;
         this.close();
@@ -300,4 +321,15 @@ export class SimHelper {
       this.seen = Atomics.load(this.flag, 0);
     }
   }
+}
+
+/** A reply as taken: an exception on the thread is thrown here (exit 2). */
+function replyOf(r: HelperReply): HelperReply {
+  if (r.kind === "error") {
+    const e = new Error(r.message);
+    e.name = r.name;
+    if (r.stack !== undefined) e.stack = r.stack;
+    throw e;
+  }
+  return r;
 }

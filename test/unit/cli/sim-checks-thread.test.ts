@@ -172,6 +172,39 @@ describe("runs that end early or fail: the same both ways, and no wait that neve
   });
 });
 
+describe("a thread that ends without a word (out of memory, process.exit)", () => {
+  it.skipIf(process.platform !== "linux")(
+    "seen gone from /proc: an internal error (exit 2), not a wait",
+    () => {
+      // The thread exits at its first store of its position in the log: no reply, no error.
+      const hook = join(scratch, "checks-exit.cjs");
+      writeFileSync(
+        hook,
+        `if (!require("node:worker_threads").isMainThread) {
+  const store = Atomics.store;
+  Atomics.store = (a, i, v) => {
+    if (a.length === 4 && i === 1) process.exit(0);
+    return store(a, i, v);
+  };
+}
+`,
+      );
+      const r = spawnSync(
+        process.execPath,
+        [join(ROOT, "bin/dmac.js"), "sim", written(RING, dropAll(edit(RING), "poll_mem"))],
+        {
+          cwd: ROOT,
+          encoding: "utf8",
+          env: { ...process.env, DMAC_SIM_HELPER: "1", NODE_OPTIONS: `--require ${hook}` },
+          timeout: 60_000,
+        },
+      );
+      expect(r.status).toBe(2);
+      expect(r.stderr).toMatch(/the thread ended without a reply/);
+    },
+  );
+});
+
 describe("a log longer than its ring (wraps around, the writer waits for room)", () => {
   it("a 480k-packet forward program, a poll removed mid-run: the same findings", async () => {
     const { forwardProgram } = (await import("../../../bench/gen.js")) as {
