@@ -1,10 +1,19 @@
 // The executor's units alone (exec-state.ts, engine.ts, host.ts, transfers.ts, words.ts,
-// checks.ts), each driven on a state built by createExecState, without the event loop.
+// checks.ts), each driven on a state built by createExecState, without the event loop; and the
+// checks (checker.ts) on their own state, told what happened.
 
 import { describe, expect, it } from "vitest";
 import { dataOperand, overlapping } from "../../../src/sim/checks.js";
+import {
+  checkData,
+  checkLanded,
+  checkPoll,
+  checkSignal,
+  createCheckState,
+} from "../../../src/sim/checker.js";
 import { doorbell, fetch, pollCheck } from "../../../src/sim/engine.js";
 import {
+  checkMemory,
   createExecState,
   EV_FLOW_START,
   EV_POLL_CHECK,
@@ -162,5 +171,69 @@ describe("transfers and checks", () => {
     applyWrite(x, pendingWrite(x, i, 4, SET, 7, 32, x.HOST));
     expect(read32(x, i, 4)).toBe(7);
     expect(read32(x, i, 0)).toBe(1);
+  });
+});
+
+describe("checker: the checks alone, told what happened (no event loop)", () => {
+  // Queue 0 copies buf@0 -> buf@1 and (sometimes) raises a sync word on GPU 1; queue 1 waits for
+  // it and copies buf@1 -> buf@2: it reads what queue 0 wrote.
+  const W = syncAddr(1, 0);
+  const p = packProgram(
+    program(4096, [
+      {
+        gpu: 0,
+        engine: 14,
+        cmds: [cp(bufAddr(0), bufAddr(1), 64), { kind: "fence", addr: W, value: 1 }],
+      },
+      {
+        gpu: 1,
+        engine: 2,
+        cmds: [
+          { kind: "poll", addr: W, mask: 0xffffffff, value: 1, func: "==", interval: 10 },
+          cp(bufAddr(1), bufAddr(2), 64),
+        ],
+      },
+    ]),
+  );
+  const operands = (...ops: [number, number][]) => ({
+    gpu: Int32Array.from(ops.map(([g]) => g)),
+    buffer: new Int32Array(ops.length),
+    offset: Float64Array.from(ops.map(([, o]) => o)),
+  });
+  function checks() {
+    const { cmdBase, mem } = checkMemory(p);
+    const found: string[] = [];
+    const s = createCheckState({
+      p,
+      mem,
+      cmdBase,
+      maxRaces: 20,
+      syncTrace: false,
+      report: (code, args) => found.push(`${code} ${args[0]}`),
+      where: (q, at) => `q${q}#${at}`,
+      finalCheck: undefined,
+    });
+    return { s, found, word: mem.starts.indexOf(W) };
+  }
+  const first = operands([0, 0], [1, 0]);
+  const second = operands([1, 0], [2, 0]);
+
+  it("a read of bytes another queue wrote, with nothing ordering the two: a race", () => {
+    const { s, found } = checks();
+    checkData(s, 0, 0, 2, first.gpu, first.buffer, first.offset);
+    checkData(s, 1, 3, 2, second.gpu, second.buffer, second.offset);
+    expect(found).toEqual([
+      "DMAC6003 q1#1 reads buf@1[0 .. 64) while q0#0 writes it, and nothing orders the two",
+    ]);
+  });
+
+  it("ordered by the fence's landing and the poll that saw it: no race", () => {
+    const { s, found, word } = checks();
+    checkData(s, 0, 0, 2, first.gpu, first.buffer, first.offset);
+    checkSignal(s, 0, 1, word, 0); // the FENCE, in flight as pending row 0
+    checkLanded(s, 0, word, 0, false, 1);
+    checkPoll(s, 1, word, 1);
+    checkData(s, 1, 3, 2, second.gpu, second.buffer, second.offset);
+    expect(found).toEqual([]);
   });
 });
