@@ -14,13 +14,14 @@ import {
 } from "./checker.js";
 import { LogReader, whereToken, type LogEnd, type LogMemory } from "./check-log.js";
 import { checkMemory } from "./exec-state.js";
-import type { Meaning, PackedProgram } from "./program.js";
+import type { MeaningParts, PackedProgram } from "./program.js";
+import { validateManifestModule, type ManifestShape } from "./validate-input.js";
 import type { WordRegions } from "./regions.js";
 
 /** The program as sent: no source locator, no word-region namer, the meaning without its IR. */
 export type SentProgram = Omit<PackedProgram, "locate" | "meaning" | "wordRegions"> & {
   readonly wordRegions: Omit<WordRegions, "region"> | undefined;
-  readonly meaning: Omit<Meaning, "module"> | undefined;
+  readonly meaning: MeaningParts | undefined;
 };
 
 export interface ChecksRequest {
@@ -28,6 +29,17 @@ export interface ChecksRequest {
   readonly program: SentProgram;
   readonly log: LogMemory;
   readonly maxRaces: number;
+  /** The run started before its IR came (run.ts runBeforeModule). */
+  readonly early?: EarlyChecks | undefined;
+}
+
+/**
+ * For a run started before its IR came: the meaning's own parts (the program has no meaning yet),
+ * and what the IR must match of the manifest (validateManifestModule) before the checks use it.
+ */
+export interface EarlyChecks {
+  readonly meaning: MeaningParts;
+  readonly shape: ManifestShape;
 }
 
 export interface ChecksReply {
@@ -38,7 +50,12 @@ export interface ChecksReply {
 }
 
 /** The request for p's run (its typed arrays are copied by postMessage, or shared). */
-export function checksRequest(p: PackedProgram, log: LogMemory, maxRaces: number): ChecksRequest {
+export function checksRequest(
+  p: PackedProgram,
+  log: LogMemory,
+  maxRaces: number,
+  early?: EarlyChecks,
+): ChecksRequest {
   const { locate: _l, meaning, wordRegions, ...rest } = p;
   let words: SentProgram["wordRegions"];
   if (wordRegions) {
@@ -50,10 +67,13 @@ export function checksRequest(p: PackedProgram, log: LogMemory, maxRaces: number
     program: {
       ...rest,
       wordRegions: words,
-      meaning: meaning && { signals: meaning.signals, slotOwner: meaning.slotOwner },
+      meaning: meaning
+        ? { signals: meaning.signals, slotOwner: meaning.slotOwner }
+        : early?.meaning,
     },
     log,
     maxRaces,
+    early,
   };
 }
 
@@ -66,15 +86,19 @@ export interface ChecksSession {
 }
 
 /**
- * The checks of `req`'s run over the program and `module` (the IR, when the run's meaning is
- * known), reading its log; `finalCheck`: the final state's check, given the IR.
+ * The checks of `req`'s run over the program and `ir` (the run's IR, when known), reading its
+ * log; `finalCheck`: the final state's check, given the IR.
  */
 export function startChecks(
   req: ChecksRequest,
-  module: IrModule | undefined,
+  ir: IrModule | undefined,
   finalCheck: FinalCheck | undefined,
 ): ChecksSession {
   const sent = req.program;
+  // An IR that does not match the manifest is not used: the other thread reports the mismatch
+  // alone and drops this run (run.ts runBeforeModule).
+  const module =
+    ir && req.early && validateManifestModule(req.early.shape, { module: ir }) ? undefined : ir;
   const p: PackedProgram = {
     ...sent,
     wordRegions: sent.wordRegions && {

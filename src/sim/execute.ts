@@ -65,6 +65,7 @@ import { hex } from "./memory.js";
 import type { MachineModel } from "./model.js";
 import { packProgram, POLL_FUNC_CODES, type PackedProgram, type SimProgram } from "./program.js";
 import type { SyncTrace } from "./semantics.js";
+import type { EarlyChecks } from "./check-thread.js";
 import {
   createCheckState,
   inlineChecks,
@@ -103,7 +104,9 @@ export interface ExecOptions {
    * The checks somewhere else (check-log.ts: on another thread); undefined: on this thread. Not
    * used with `record` or `syncTrace`, whose hooks need the checks here.
    */
-  readonly checks?: ((p: PackedProgram, maxRaces: number) => CheckSink | undefined) | undefined;
+  readonly checks?:
+    | ((p: PackedProgram, maxRaces: number, early?: EarlyChecks) => CheckSink | undefined)
+    | undefined;
 }
 
 export interface Span {
@@ -189,7 +192,7 @@ export interface ExecResult {
 
 const MAX_EVENTS = 200_000_000;
 /** Races reported before the rest are only counted (ExecOptions.maxRaces). */
-const MAX_RACES = 20;
+export const MAX_RACES = 20;
 /** Events between two onProgress calls (a power of two; about 20 ms of a large run). */
 const PROGRESS_EVENTS = 1 << 16;
 const MAX_SIM_US = 1e9;

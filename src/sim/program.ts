@@ -565,8 +565,12 @@ export function unpackProgram(p: PackedProgram): ListProgram {
 }
 
 /** The schedule's meaning the executor checks the run against (built by run.ts). */
-export interface Meaning {
+export interface Meaning extends MeaningParts {
   readonly module: IrModule;
+}
+
+/** What the meaning adds to the IR from the input itself (what the checks' thread is sent). */
+export interface MeaningParts {
   /** User signal words: address -> (signal id, rank). */
   readonly signals: readonly {
     readonly addr: number;

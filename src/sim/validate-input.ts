@@ -162,6 +162,16 @@ interface RegionEntry {
   readonly path: string;
 }
 
+/**
+ * What validateManifestModule reads of a manifest: the checks' thread is sent only this
+ * (check-thread.ts), to hold its IR to the manifest before using it.
+ */
+export interface ManifestShape {
+  readonly ranks: number;
+  readonly trigger: Manifest["trigger"];
+  readonly memory: Pick<ManifestMemory, "buffers" | "signals">;
+}
+
 /** The header and memory section both forms share (what the schema's types already hold). */
 interface Document {
   readonly ranks: number;
@@ -183,7 +193,7 @@ class Checker {
   readonly queueNames = new Set<string>();
   readonly ranks: number;
 
-  constructor(d: Document) {
+  constructor(d: Pick<Document, "ranks" | "trigger">) {
     this.ranks = d.ranks;
     if (d.trigger !== null) this.area(d.trigger.address, 4, "$.trigger", null);
   }
@@ -502,13 +512,13 @@ export function validateManifestInputs(
  * were checked (built on a helper thread: src/cli/commands/sim-helper.ts).
  */
 export function validateManifestModule(
-  d: Manifest,
+  d: ManifestShape,
   opts: ValidateOptions & { readonly module: IrModule },
 ): Diagnostic | undefined {
   return run(opts.file ?? "manifest.json", () => matchesModule(d, opts.module));
 }
 
-function matchesModule(d: Manifest, module: IrModule): void {
+function matchesModule(d: ManifestShape, module: IrModule): void {
   // (matches() reads the buffers and signals alone: not the other areas, a million words.)
   const c = new Checker(d);
   c.buffersOf(d.memory.buffers);

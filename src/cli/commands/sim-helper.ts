@@ -27,7 +27,7 @@ import {
   type SourceRequest,
 } from "./sim-front-end.js";
 import { CheckLog, newLogMemory } from "../../sim/check-log.js";
-import { checksRequest, type ChecksReply } from "../../sim/check-thread.js";
+import { checksRequest, type ChecksReply, type EarlyChecks } from "../../sim/check-thread.js";
 import type { CheckSink } from "../../sim/checker.js";
 import type { PackedProgram } from "../../sim/program.js";
 
@@ -169,6 +169,8 @@ export class SimHelper {
   private abandoned = false;
   /** frontEnd() was called: the thread serves the checks next, or is closed. */
   asked = false;
+  /** Replies taken while waiting for another kind (the run may take the checks' first). */
+  private readonly early: HelperReply[] = [];
 
   private constructor(
     private readonly worker: Worker,
@@ -212,10 +214,8 @@ export class SimHelper {
     let digest: Uint8Array | null | undefined;
     return () => {
       if (digest === undefined) {
-        const r = this.take();
-        if (r !== undefined && r.kind !== "hash")
-          throw new Error(`sim helper: a ${r.kind} reply instead of the hash`);
-        digest = r?.digest ?? null;
+        const r = this.take("hash");
+        digest = r?.kind === "hash" ? r.digest : null;
       }
       return digest;
     };
@@ -233,15 +233,13 @@ export class SimHelper {
       shown: req.shown,
       module: () => {
         if (source === undefined) {
-          const r = this.take();
-          if (r !== undefined && r.kind !== "module")
-            throw new Error(`sim helper: a ${r.kind} reply instead of the module`);
+          const r = this.take("module");
           // (Undefined: the thread never started. Built here then.)
-          source = r === undefined ? buildSourceModule(req) : r.source;
+          source = r?.kind === "module" ? r.source : buildSourceModule(req);
         }
         return source;
       },
-      checks: (p, maxRaces) => this.checks(p, maxRaces),
+      checks: (p, maxRaces, meaning) => this.checks(p, maxRaces, meaning),
       release: () => this.close(),
     };
   }
@@ -250,17 +248,16 @@ export class SimHelper {
    * The run's checks on the thread (check-thread.ts), over the module it built: a log this thread
    * writes and the thread replays. Undefined (checks here): the thread is gone or never started.
    */
-  private checks(p: PackedProgram, maxRaces: number): CheckSink | undefined {
+  private checks(p: PackedProgram, maxRaces: number, early?: EarlyChecks): CheckSink | undefined {
     if (this.abandoned || this.closed) return undefined;
     const log = newLogMemory();
-    this.port.postMessage(checksRequest(p, log, maxRaces));
+    this.port.postMessage(checksRequest(p, log, maxRaces, early));
     return new CheckLog(
       log,
       () => {
-        const r = this.take();
+        const r = this.take("checks");
         this.close();
-        if (r === undefined || r.kind !== "checks")
-          throw new Error(`sim helper: a ${r?.kind ?? "missing"} reply instead of the checks`);
+        if (r?.kind !== "checks") throw new Error("sim helper: no reply for the checks");
         return {
           found: { reports: r.reports, at: r.at },
           finalState: r.finalState,
@@ -294,24 +291,30 @@ export class SimHelper {
   }
 
   /**
-   * The next reply, waiting for it; an exception on the thread is thrown here (exit 2), as is its
-   * end without a reply (gone).
+   * The reply of `kind`, waiting for it (replies of other kinds that come first are kept for
+   * their turn: a run may take the checks' before the module's); an exception on the thread is
+   * thrown here (exit 2), as is its end without a reply (gone).
    * Undefined: the thread did not start within START_LIMIT_MS, or it was closed (its port gives
    * nothing any more: a wait would never end), so the caller does the work here.
    */
-  private take(): HelperReply | undefined {
-    if (this.abandoned || this.closed) return undefined;
+  private take(kind: HelperReply["kind"]): HelperReply | undefined {
     const since = performance.now();
     for (;;) {
+      const kept = this.early.findIndex((r) => r.kind === kind);
+      if (kept >= 0) return this.early.splice(kept, 1)[0];
+      if (this.abandoned || this.closed) return undefined;
       const m = receiveMessageOnPort(this.port);
-      if (m) return replyOf(m.message as HelperReply);
+      if (m) {
+        const r = replyOf(m.message as HelperReply);
+        if (r.kind === kind) return r;
+        this.early.push(r); // (asked for earlier, taken later)
+        continue;
+      }
       if (Atomics.load(this.flag, 1) === 1) {
-        if (Atomics.wait(this.flag, 0, this.seen, LIVENESS_MS) === "timed-out" && this.gone()) {
-          // (A reply posted just before it ended is still there.)
-          const last = receiveMessageOnPort(this.port);
-          if (last) return replyOf(last.message as HelperReply);
-          throw new Error("sim helper: the thread ended without a reply (out of memory?)");
-        }
+        // A reply posted just before the thread ended is still there: looked for first.
+        if (Atomics.wait(this.flag, 0, this.seen, LIVENESS_MS) === "timed-out" && this.gone())
+          if (!this.anyReply())
+            throw new Error("sim helper: the thread ended without a reply (out of memory?)");
       } else if (performance.now() - since > START_LIMIT_MS) {
         // Its replies, should it start later, would answer requests already done here.
         this.abandoned = true;
@@ -320,6 +323,14 @@ export class SimHelper {
       } else Atomics.wait(this.flag, 0, this.seen, 20);
       this.seen = Atomics.load(this.flag, 0);
     }
+  }
+
+  /** Takes a reply that is waiting into `early` (whatever it answers); false: none. */
+  private anyReply(): boolean {
+    const m = receiveMessageOnPort(this.port);
+    if (m === undefined) return false;
+    this.early.push(replyOf(m.message as HelperReply));
+    return true;
   }
 }
 

@@ -7,7 +7,7 @@
 // are merged back in event order. Needs `npm run build`.
 
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -169,6 +169,31 @@ describe("runs that end early or fail: the same both ways, and no wait that neve
     );
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/internal error: Error: the checks failed here/);
+  });
+});
+
+describe("the run started before the IR came (no user signals: run.ts runBeforeModule)", () => {
+  it("a source that now declares one more buffer: the IR's mismatch alone, as before a run", () => {
+    const dir = mkdtempSync(join(scratch, "changed-"));
+    const src = join(scratch, "ring-changed.dmac");
+    writeFileSync(src, readFileSync(example("ring_all_gather.dmac"), "utf8"));
+    const c = spawnSync(process.execPath, [join(ROOT, "bin/dmac.js"), "compile", src, "-o", dir], {
+      encoding: "utf8",
+    });
+    expect(c.status, c.stderr).toBe(0);
+    // The same schedule with a spare buffer: it compiles, but not to this manifest. The checks'
+    // thread must not run the checks over it (they assumed the manifest's buffers and threw).
+    writeFileSync(
+      src,
+      readFileSync(src, "utf8").replace(
+        "buffer buf: chunk * ranks",
+        "buffer buf: chunk * ranks\n  buffer spare: chunk",
+      ),
+    );
+    const r = same(dir);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/DMAC6011.*no entry for buffer spare/s);
+    expect(r.stderr).not.toMatch(/internal error|verified/);
   });
 });
 
