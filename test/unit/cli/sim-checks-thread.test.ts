@@ -48,6 +48,35 @@ function same(dir: string, ...args: string[]): { status: number | null; stderr: 
   return inline;
 }
 
+/**
+ * `dmac sim` with the thread forced, on an output with races, where `action` runs on the thread
+ * at its first store of its position in the log (a --require hook: the reader's first Atomics.store).
+ */
+function simWithWorkerHook(name: string, action: string) {
+  const hook = join(scratch, `${name}.cjs`);
+  writeFileSync(
+    hook,
+    `if (!require("node:worker_threads").isMainThread) {
+  const store = Atomics.store;
+  Atomics.store = (a, i, v) => {
+    if (a.length === 4 && i === 1) ${action};
+    return store(a, i, v);
+  };
+}
+`,
+  );
+  return spawnSync(
+    process.execPath,
+    [join(ROOT, "bin/dmac.js"), "sim", written(RING, dropAll(edit(RING), "poll_mem"))],
+    {
+      cwd: ROOT,
+      encoding: "utf8",
+      env: { ...process.env, DMAC_SIM_HELPER: "1", NODE_OPTIONS: `--require ${hook}` },
+      timeout: 60_000,
+    },
+  );
+}
+
 const PAG = compileFile(example("pipelined_all_gather.dmac"));
 const RING = compileFile(example("ring_all_gather.dmac"));
 const edit = (c: Compiled): EditQueues => cloneQueues(explode(api, c.manifest, c.streams));
@@ -145,28 +174,7 @@ describe("runs that end early or fail: the same both ways, and no wait that neve
 
   it("the checks fail on the thread: an internal error (exit 2), not a wait", () => {
     // The thread's first store of its position in the log (check-log.ts LogReader) throws.
-    const hook = join(scratch, "checks-fail.cjs");
-    writeFileSync(
-      hook,
-      `if (!require("node:worker_threads").isMainThread) {
-  const store = Atomics.store;
-  Atomics.store = (a, i, v) => {
-    if (a.length === 4 && i === 1) throw new Error("the checks failed here");
-    return store(a, i, v);
-  };
-}
-`,
-    );
-    const r = spawnSync(
-      process.execPath,
-      [join(ROOT, "bin/dmac.js"), "sim", written(RING, dropAll(edit(RING), "poll_mem"))],
-      {
-        cwd: ROOT,
-        encoding: "utf8",
-        env: { ...process.env, DMAC_SIM_HELPER: "1", NODE_OPTIONS: `--require ${hook}` },
-        timeout: 60_000,
-      },
-    );
+    const r = simWithWorkerHook("checks-fail", 'throw new Error("the checks failed here")');
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/internal error: Error: the checks failed here/);
   });
@@ -202,28 +210,7 @@ describe("a thread that ends without a word (out of memory, process.exit)", () =
     "seen gone from /proc: an internal error (exit 2), not a wait",
     () => {
       // The thread exits at its first store of its position in the log: no reply, no error.
-      const hook = join(scratch, "checks-exit.cjs");
-      writeFileSync(
-        hook,
-        `if (!require("node:worker_threads").isMainThread) {
-  const store = Atomics.store;
-  Atomics.store = (a, i, v) => {
-    if (a.length === 4 && i === 1) process.exit(0);
-    return store(a, i, v);
-  };
-}
-`,
-      );
-      const r = spawnSync(
-        process.execPath,
-        [join(ROOT, "bin/dmac.js"), "sim", written(RING, dropAll(edit(RING), "poll_mem"))],
-        {
-          cwd: ROOT,
-          encoding: "utf8",
-          env: { ...process.env, DMAC_SIM_HELPER: "1", NODE_OPTIONS: `--require ${hook}` },
-          timeout: 60_000,
-        },
-      );
+      const r = simWithWorkerHook("checks-exit", "process.exit(0)");
       expect(r.status).toBe(2);
       expect(r.stderr).toMatch(/the thread ended without a reply/);
     },
