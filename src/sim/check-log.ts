@@ -38,6 +38,7 @@ const END = 8;
 
 /** Ring size in doubles (16 MiB): a power of two, far below 2^30 (positions wrap at 2^30). */
 export const RING_DOUBLES = 1 << 21;
+const MASK = RING_DOUBLES - 1;
 const WRAP = (1 << 30) - 1;
 /** Positions are published (and consumed positions returned) every this many doubles. */
 const BATCH = 1 << 13;
@@ -114,7 +115,7 @@ export class CheckLog implements CheckSink {
   ): void {
     const at = this.room(4 + 3 * n);
     const d = this.ring;
-    const M = RING_DOUBLES - 1;
+    const M = MASK;
     d[at & M] = DATA;
     d[(at + 1) & M] = q;
     d[(at + 2) & M] = cmd;
@@ -128,55 +129,51 @@ export class CheckLog implements CheckSink {
   }
 
   signal(q: number, cmd: number, region: number, row: number): void {
-    this.put4(SIGNAL, q, cmd, region, row);
+    this.put(SIGNAL, q, cmd, region, row);
   }
 
   trigger(row: number): void {
-    this.put4(TRIGGER, row, 0, 0, 0);
+    this.put(TRIGGER, row, 0, 0, 0);
   }
 
   produce(row: number): void {
-    this.put4(PRODUCE, row, 0, 0, 0);
+    this.put(PRODUCE, row, 0, 0, 0);
   }
 
   landed(row: number, region: number, queue: number, add: boolean, operand: number): void {
-    const at = this.room(6);
-    const d = this.ring;
-    const M = RING_DOUBLES - 1;
-    d[at & M] = LANDED;
-    d[(at + 1) & M] = row;
-    d[(at + 2) & M] = region;
-    d[(at + 3) & M] = queue;
-    d[(at + 4) & M] = add ? 1 : 0;
-    d[(at + 5) & M] = operand;
-    this.done(at + 6);
+    this.put(LANDED, row, region, queue, add ? 1 : 0, operand);
   }
 
   poll(q: number, region: number, raw: number): void {
-    this.put4(POLL, q, region, raw, 0);
+    this.put(POLL, q, region, raw, 0);
   }
 
   eventsDone(): void {
-    this.put4(EVENTS_DONE, 0, 0, 0, 0);
+    this.put(EVENTS_DONE, 0, 0, 0, 0);
   }
 
   finish(completed: boolean, mainErrors: boolean): CheckResult {
-    this.put4(END, completed ? 1 : 0, mainErrors ? 1 : 0, 0, 0);
+    this.put(END, completed ? 1 : 0, mainErrors ? 1 : 0, 0, 0);
     this.publish();
     return this.result(completed, mainErrors);
   }
 
-  /** A record of a kind and four fields (unused fields are written, never read). */
-  private put4(kind: number, a: number, b: number, c: number, e: number): void {
-    const at = this.room(5);
+  /**
+   * A record of a kind and four fields, or five when `f` is given (LANDED): unused fields are
+   * written, never read.
+   */
+  private put(kind: number, a: number, b: number, c: number, e: number, f?: number): void {
+    const n = f === undefined ? 5 : 6;
+    const at = this.room(n);
     const d = this.ring;
-    const M = RING_DOUBLES - 1;
+    const M = MASK;
     d[at & M] = kind;
     d[(at + 1) & M] = a;
     d[(at + 2) & M] = b;
     d[(at + 3) & M] = c;
     d[(at + 4) & M] = e;
-    this.done(at + 5);
+    if (f !== undefined) d[(at + 5) & M] = f;
+    this.done(at + n);
   }
 
   /** The position of a record of `n` doubles, once the ring has room for it. */
@@ -295,8 +292,6 @@ interface Operands {
   readonly buffer: Int32Array;
   readonly offset: Float64Array;
 }
-
-const MASK = RING_DOUBLES - 1;
 
 /**
  * Replays the records in [r, end) (whole records: a batch is published at a record's end);

@@ -5,7 +5,7 @@
 
 import type { IrModule } from "../ir/ir.js";
 import { CheckLog, newLogMemory } from "./check-log.js";
-import { checksRequest, endChecks, startChecks } from "./check-thread.js";
+import { checkResultOf, checksRequest, endChecks, startChecks } from "./check-thread.js";
 import type { ExecOptions } from "./execute.js";
 import { finalStateProblems } from "./run.js";
 
@@ -21,18 +21,8 @@ export function checksInProcess(module: IrModule | undefined): NonNullable<ExecO
       module && ((prov, q, where) => finalStateProblems(module, prov, q, where)),
     );
     // A full ring is drained here, mid-run; at the end, the rest.
-    return new CheckLog(
-      log,
-      () => {
-        const reply = endChecks(c, c.reader.available()!);
-        return {
-          found: { reports: reply.reports, at: reply.at },
-          finalState: reply.finalState,
-          prov: undefined,
-          syncTrace: undefined,
-        };
-      },
-      { drain: () => void c.reader.available() },
-    );
+    return new CheckLog(log, () => checkResultOf(endChecks(c, c.reader.available()!)), {
+      drain: () => void c.reader.available(),
+    });
   };
 }

@@ -8,6 +8,7 @@ import type { IrModule } from "../ir/ir.js";
 import {
   checkEnd,
   createCheckState,
+  type CheckResult,
   type CheckState,
   type FinalCheck,
   type RawReport,
@@ -134,6 +135,16 @@ export function endChecks(c: ChecksSession, end: LogEnd): ChecksReply {
   const own = c.reports.some((r) => DIAGNOSTICS[r.code].severity === "error");
   const { finalState } = checkEnd(c.state, end.completed, end.completed && !end.mainErrors && !own);
   return { kind: "checks", reports: c.reports, at: c.at, finalState };
+}
+
+/** What the event loop's side makes of a reply: findings to merge, the final state's. */
+export function checkResultOf(r: ChecksReply): CheckResult {
+  return {
+    found: { reports: r.reports, at: r.at },
+    finalState: r.finalState,
+    prov: undefined,
+    syncTrace: undefined,
+  };
 }
 
 /** The checks of `req`'s run, replayed as the log comes (on the helper thread) to its end. */

@@ -119,7 +119,6 @@ export interface CheckState {
   /** Per pending-write row: the clock its write carries (snapshot + own component). */
   readonly pendVc: ArrayLike<number>[];
   readonly pendClock: number[];
-  readonly pendQueue: number[];
   /** The producer's clock (its own component counts its stores). */
   readonly producerVc: Int32Array;
   readonly sem: Semantics | undefined;
@@ -168,7 +167,6 @@ export function createCheckState(opts: {
     snap: p.queues.map(() => null),
     pendVc: [],
     pendClock: [],
-    pendQueue: [],
     producerVc: new Int32Array(Q + 2),
     // The schedule's meaning (notify, when, completion slots), when the IR is known.
     sem: createSemantics({
@@ -321,7 +319,6 @@ export function checkSignal(
   if (s.mem.words.clockRead[region] === 1) carried = s.snap[q] ??= snapshot(vc);
   s.pendVc[row] = carried;
   s.pendClock[row] = clock;
-  s.pendQueue[row] = q;
   if (s.sem && s.C.kind[cmd] !== TIMESTAMP)
     s.sem.wordWriteIssued(q, cmd - s.cmdBase[q]!, region, vc, row);
 }
@@ -332,7 +329,6 @@ export function checkTrigger(s: CheckState, row: number): void {
   vc[s.HOST] = 1;
   s.pendVc[row] = vc;
   s.pendClock[row] = 0;
-  s.pendQueue[row] = s.HOST;
 }
 
 /** `produce`: each store of the producer is a step of its own clock. */
@@ -340,7 +336,6 @@ export function checkProduce(s: CheckState, row: number): void {
   s.producerVc[s.PRODUCER]!++;
   s.pendVc[row] = s.producerVc.slice();
   s.pendClock[row] = 0;
-  s.pendQueue[row] = s.PRODUCER;
 }
 
 /** `landed`: the word's clock joins the write's; the meaning checks see the landing. */

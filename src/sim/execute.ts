@@ -222,10 +222,10 @@ export function execute(program: SimProgram, opts: ExecOptions): ExecResult {
     completed,
     x.diagnostics.some((d) => d.severity === "error"),
   );
-  const diagnostics = checked.found ? mergeFound(x, checked.found) : x.diagnostics;
-  const finalState = checked.finalState?.map((a) =>
-    diag("DMAC6001", undefined, [placeTokens(a, (q, at) => where(x, q, at))]),
-  );
+  // (Positions the checks' thread stands in tokens for are placed here: check-log.ts.)
+  const place = (s: string) => placeTokens(s, (q, at) => where(x, q, at));
+  const diagnostics = checked.found ? mergeFound(x, checked.found, place) : x.diagnostics;
+  const finalState = checked.finalState?.map((a) => diag("DMAC6001", undefined, [place(a)]));
   // Host detection: the first point of its poll grid at or after the last completion landed.
   let total = x.now;
   if (completed) {
@@ -270,8 +270,8 @@ function inlineChecksOf(x: ExecState, opts: ExecOptions): CheckSink {
 function mergeFound(
   x: ExecState,
   found: { readonly reports: readonly RawReport[]; readonly at: readonly number[] },
+  place: (s: string) => string,
 ): Diagnostic[] {
-  const place = (s: string) => placeTokens(s, (q, at) => where(x, q, at));
   const theirs = (j: number): Diagnostic => {
     const r = found.reports[j]!;
     return diag(r.code as "DMAC6002", undefined, r.args.map(place) as [string, string], {

@@ -164,9 +164,8 @@ const failed = (d: Diagnostic[], model?: MachineModel): SimResult => ({
 });
 
 function simulateInput(input: SimInput, opts: SimulateOptions): SimResult {
-  const fail = failed;
   const m = readMachineModel(opts.target);
-  if (!m.ok) return fail([diag("DMAC5006", undefined, [opts.target.name, m.error])]);
+  if (!m.ok) return failed([diag("DMAC5006", undefined, [opts.target.name, m.error])]);
   const model = m.model;
   // A hand-edited or corrupt document is reported before anything is built from it.
   const deferred = "manifest" in input && input.validated === true ? input.frontEnd : undefined;
@@ -179,7 +178,7 @@ function simulateInput(input: SimInput, opts: SimulateOptions): SimResult {
           module,
         })
       : validateTrace(input.trace, { file: opts.inputFile, module });
-  if (invalid) return fail([invalid], model);
+  if (invalid) return failed([invalid], model);
   const built =
     "manifest" in input
       ? packedFromManifest(input.manifest, input.streams, opts.inputFile)
@@ -193,9 +192,9 @@ function simulateInput(input: SimInput, opts: SimulateOptions): SimResult {
     // Built meanwhile; its check against the manifest still comes before the build's errors.
     module = deferred.module();
     const late = module && validateManifestModule(input.manifest, { file: opts.inputFile, module });
-    if (late) return fail([late], model);
+    if (late) return failed([late], model);
   }
-  if ("error" in built) return fail([built.error], model);
+  if ("error" in built) return failed([built.error], model);
   const program = module
     ? withMeaning(
         built.program,
@@ -209,7 +208,7 @@ function simulateInput(input: SimInput, opts: SimulateOptions): SimResult {
     model,
     opts.inputFile ?? ("manifest" in input ? "manifest.json" : "trace.json"),
   );
-  if (misfit) return fail([misfit], model);
+  if (misfit) return failed([misfit], model);
   const ex = execute(program, {
     ...opts,
     model,

@@ -27,7 +27,12 @@ import {
   type SourceRequest,
 } from "./sim-front-end.js";
 import { CheckLog, newLogMemory } from "../../sim/check-log.js";
-import { checksRequest, type ChecksReply, type EarlyChecks } from "../../sim/check-thread.js";
+import {
+  checkResultOf,
+  checksRequest,
+  type ChecksReply,
+  type EarlyChecks,
+} from "../../sim/check-thread.js";
 import type { CheckSink } from "../../sim/checker.js";
 import type { PackedProgram } from "../../sim/program.js";
 
@@ -258,12 +263,7 @@ export class SimHelper {
         const r = this.take("checks");
         this.close();
         if (r?.kind !== "checks") throw new Error("sim helper: no reply for the checks");
-        return {
-          found: { reports: r.reports, at: r.at },
-          finalState: r.finalState,
-          prov: undefined,
-          syncTrace: undefined,
-        };
+        return checkResultOf(r);
       },
       { gone: () => this.gone() },
     );
