@@ -17,7 +17,7 @@ import type { PollFunc } from "../backend/sdma/packets.js";
 import type { Snapshot } from "./snapshot.js";
 import type { PollFunc as SimPollFunc } from "../sim/program.js";
 import { holds } from "../sim/semantics.js";
-import { POLL_FUNCS } from "../sim/run.js";
+import { POLL_FUNCS } from "../sim/stream-rows.js";
 
 export interface Waiting {
   readonly address: number;

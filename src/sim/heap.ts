@@ -1,6 +1,12 @@
 // The executor's event queue: a binary min-heap over (time, sequence) stored in typed arrays.
 // Ties in time are broken by insertion order, which makes every simulation deterministic.
 // An event is two integers (kind, arg) chosen by the caller; nothing is allocated per event.
+//
+// In front of the heap sits one slot that holds the earliest event whenever that event was pushed
+// after everything in the heap and sorts before it: an engine's next step is most often the next
+// event of the whole node, and it then costs no sift up and down (1.5M events on the 262,144-copy
+// all-to-all). The order is the heap's own: (time, sequence), the slot's event being the newest
+// of its time only when no heap event shares its time.
 
 export class EventHeap {
   private time = new Float64Array(1024);
@@ -10,14 +16,46 @@ export class EventHeap {
   private n = 0;
   private nextSeq = 0;
 
+  /** The front slot: set when it holds the earliest event. */
+  private front = false;
+  private fTime = 0;
+  private fSeq = 0;
+  private fKind = 0;
+  private fArg = 0;
+
   get size(): number {
-    return this.n;
+    return this.n + (this.front ? 1 : 0);
   }
 
   push(time: number, kind: number, arg: number): void {
+    const s = this.nextSeq++;
+    if (!this.front) {
+      // Strictly before the heap's top: a heap event of the same time is older, so it goes first.
+      if (this.n === 0 || time < this.time[0]!) {
+        this.front = true;
+        this.fTime = time;
+        this.fSeq = s;
+        this.fKind = kind;
+        this.fArg = arg;
+        return;
+      }
+    } else if (time < this.fTime) {
+      // The new event goes in front; the old front (older than everything it sorted before) goes
+      // into the heap, where it is the minimum.
+      this.sift(this.fTime, this.fSeq, this.fKind, this.fArg);
+      this.fTime = time;
+      this.fSeq = s;
+      this.fKind = kind;
+      this.fArg = arg;
+      return;
+    }
+    this.sift(time, s, kind, arg);
+  }
+
+  /** Puts (time, s, kind, arg) into the heap proper. */
+  private sift(time: number, s: number, kind: number, arg: number): void {
     if (this.n === this.time.length) this.grow();
     let i = this.n++;
-    const s = this.nextSeq++;
     // Sift up.
     while (i > 0) {
       const p = (i - 1) >> 1;
@@ -37,11 +75,18 @@ export class EventHeap {
 
   /** Time of the earliest event (Infinity when empty). */
   peekTime(): number {
-    return this.n === 0 ? Infinity : this.time[0]!;
+    return this.front ? this.fTime : this.n === 0 ? Infinity : this.time[0]!;
   }
 
   /** Removes the earliest event; its fields are then in lastTime / lastKind / lastArg. */
   pop(): boolean {
+    if (this.front) {
+      this.front = false;
+      this.lastTime = this.fTime;
+      this.lastKind = this.fKind;
+      this.lastArg = this.fArg;
+      return true;
+    }
     if (this.n === 0) return false;
     this.lastTime = this.time[0]!;
     this.lastKind = this.kind[0]!;

@@ -1,5 +1,5 @@
 // simulate(): the executor's entry point. Takes compiled SDMA streams + manifest (read here
-// with the back end's one packet table: scan-packets.ts, backend/sdma/decode.ts) or a command
+// with the back end's one packet table: stream-rows.ts, backend/sdma/decode.ts) or a command
 // trace, turns them into a PackedProgram (absolute addresses, every command a row of typed
 // arrays: program.ts), runs it (execute.ts) and, when the IR is known, checks the
 // postcondition: the final provenance of every buffer byte must equal what the reference
@@ -10,11 +10,7 @@
 import type { Snapshot } from "../forensics/snapshot.js";
 import { scanStream } from "../backend/sdma/decode.js";
 import type { Manifest, ManifestMemory } from "../backend/sdma/manifest.js";
-import {
-  POLL_RETRY_FOREVER,
-  type Packet,
-  type PollFunc as PacketPollFunc,
-} from "../backend/sdma/packets.js";
+import { POLL_RETRY_FOREVER, type Packet } from "../backend/sdma/packets.js";
 import type { Trace, TraceCmd } from "../backend/trace/trace.js";
 import { diag, type Diagnostic } from "../diagnostics/diagnostic.js";
 import { referenceRun } from "../ir/interp.js";
@@ -46,7 +42,12 @@ import {
   validateManifestModule,
   validateTrace,
 } from "./validate-input.js";
-import { scanCleanStream } from "./scan-packets.js";
+import {
+  POLL_FUNCS,
+  rowsOfCleanStream,
+  UNMODELLED_FLAGS,
+  UNMODELLED_SWAPS,
+} from "./stream-rows.js";
 import { PackedRows } from "../backend/sdma/packed-rows.js";
 import { WordRegionsBuilder, type WordRegions } from "./regions.js";
 import { syncWordColumns } from "./sync-words.js";
@@ -66,7 +67,6 @@ import {
   type ListProgram,
   type PackedProgram,
   type PackedQueue,
-  type PollFunc,
   type SimCmd,
   type SimRegion,
 } from "./program.js";
@@ -424,17 +424,6 @@ function regionsOf(
   return { regions, wordRegions, bufferSizes, bufferNames };
 }
 
-/** A POLL_REGMEM packet's function as the executor names it (postmortem reads it too). */
-export const POLL_FUNCS: Readonly<Record<Exclude<PacketPollFunc, "reserved7">, PollFunc>> = {
-  always: "always",
-  lt: "<",
-  le: "<=",
-  eq: "==",
-  ne: "!=",
-  ge: ">=",
-  gt: ">",
-};
-
 /** A memory poll's compare function as the row's `aux` (program.ts POLL_FUNC_CODES). */
 const POLL_FUNC_ROW: ReadonlyMap<string, number> = new Map(
   Object.entries(POLL_FUNCS).map(([f, op]) => [f, POLL_FUNC_CODES.indexOf(op)]),
@@ -526,9 +515,8 @@ function unsupportedFields(pk: Packet): string[] | undefined {
   )
     return undefined;
   const out: string[] = [];
-  for (const f of ["encrypt", "tmz", "gpa", "loop", "hdpFlush"])
-    if (r[f] === true) out.push(`${f} = 1`);
-  for (const f of ["srcSw", "dstSw", "dst1Sw", "dst2Sw", "sw"])
+  for (const f of UNMODELLED_FLAGS) if (r[f] === true) out.push(`${f} = 1`);
+  for (const f of UNMODELLED_SWAPS)
     if (typeof r[f] === "number" && r[f] !== 0) out.push(`${f} = ${r[f] as number}`);
   return out;
 }
@@ -705,12 +693,11 @@ export function packedFromManifest(
     const firstOp = w.nOps;
     let check = new QueueStreamCheck(manifest, index, words);
     let opsAt = sourceMapOps(rowsOf.get(mq.name), w);
-    const clean = scanCleanStream(words, (offset, packet) => {
+    const slow = (i: number, offset: number, packet: Packet): void => {
       check.packet(offset, packet);
-      const i = w.row(NOP, offset);
       writePacket(w, i, packet);
-      opsAt(i, offset);
-    });
+    };
+    const clean = rowsOfCleanStream(words, w, check, opsAt, slow);
     // Anything irregular: the stream again, every problem described (scanStream).
     if (!clean) {
       w.truncate(first, firstOp);

@@ -705,7 +705,7 @@ function slotAt(
 }
 
 /** Low dwords of the address fields of each packet kind (from the packet table). */
-const ADDR_DWORDS = new Map<string, readonly number[]>(
+export const ADDR_DWORDS = new Map<string, readonly number[]>(
   Object.values(COMPILED_BY_KIND).map((c) => [
     c.kind,
     c.fields.filter((f) => f.type === "addr").map((f) => f.dw),
@@ -738,6 +738,8 @@ export class QueueStreamCheck {
   // What every packet reads, looked up once.
   private readonly starts: ManifestQueue["packetStarts"];
   private readonly slots: Manifest["memory"]["completionSignals"];
+  /** The manifest's completion protocol. */
+  readonly protocol: Manifest["completion"]["protocol"];
 
   constructor(
     private readonly manifest: Manifest,
@@ -747,6 +749,7 @@ export class QueueStreamCheck {
     this.isAddr = new Uint8Array(words.length);
     this.starts = manifest.queues[index]!.packetStarts;
     this.slots = manifest.memory.completionSignals;
+    this.protocol = manifest.completion.protocol;
   }
 
   /** One decoded entry, in stream order, with the problems the decoder found at it. */
@@ -759,24 +762,43 @@ export class QueueStreamCheck {
   /** One decoded packet the decoder found no problem with, at byte offset `offset`. */
   packet(offset: number, pk: Packet): void {
     if (this.flagged) return;
+    this.seen(offset / 4, ADDR_DWORDS.get(pk.kind));
+    if (pk.kind !== "fence" && pk.kind !== "atomic" && pk.kind !== "sem_mem_incr") return;
+    const slot = this.slotAt(pk.addr);
+    if (slot === undefined) return;
+    const ok =
+      this.protocol === "atomic"
+        ? pk.kind === "atomic" && pk.op === "add64" && pk.src === 0xffff_ffff_ffff_ffffn
+        : pk.kind === "fence" && pk.data >>> 0 === 0;
+    this.signal(offset, slot, ok ? undefined : pk);
+  }
+
+  /** The packet at `dword`: counted, held to packetStarts, its address dwords (`addrDws`) marked. */
+  seen(dword: number, addrDws: readonly number[] | undefined): void {
     const starts = this.starts;
-    const dword = offset / 4;
     if (starts !== undefined && this.packets < starts.length && starts[this.packets] !== dword)
       this.wrongStart ??= [this.packets, dword];
     this.packets++;
-    const dws = ADDR_DWORDS.get(pk.kind);
-    if (dws !== undefined) for (let j = 0; j < dws.length; j++) this.isAddr[dword + dws[j]!] = 1;
-    if (pk.kind !== "fence" && pk.kind !== "atomic" && pk.kind !== "sem_mem_incr") return;
-    const slot = slotAt(this.slots, pk.addr);
-    if (slot === undefined) return;
-    const protocol = this.manifest.completion.protocol;
-    const ok =
-      protocol === "atomic"
-        ? pk.kind === "atomic" && pk.op === "add64" && pk.src === 0xffff_ffff_ffff_ffffn
-        : pk.kind === "fence" && pk.data >>> 0 === 0;
-    if (!ok && this.wrongWrite === undefined)
-      this.wrongWrite = `"${protocol}", but ${this.manifest.queues[this.index]!.name} ${hex(offset)} signals completion slot ${slot} with ${describePacketSignal(pk)}, not ${PROTOCOL_WRITE[protocol]}`;
+    if (addrDws !== undefined)
+      for (let j = 0; j < addrDws.length; j++) this.isAddr[dword + addrDws[j]!] = 1;
+  }
+
+  /** The completion slot whose word starts at `addr`, if any. */
+  slotAt(addr: number): number | undefined {
+    return slotAt(this.slots, addr);
+  }
+
+  /** A write to completion slot `slot` at `offset`; `wrong`: the packet, when it is not the
+   * protocol's write. */
+  signal(offset: number, slot: number, wrong?: Packet): void {
+    if (wrong !== undefined && this.wrongWrite === undefined)
+      this.wrongWrite = `"${this.protocol}", but ${this.manifest.queues[this.index]!.name} ${hex(offset)} signals completion slot ${slot} with ${describePacketSignal(wrong)}, not ${PROTOCOL_WRITE[this.protocol]}`;
     this.signalled.push(slot);
+  }
+
+  /** False once the decoder flagged the stream (nothing more is checked). */
+  get open(): boolean {
+    return !this.flagged;
   }
 
   finish(file = "manifest.json"): Diagnostic | undefined {

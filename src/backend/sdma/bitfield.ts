@@ -100,6 +100,14 @@ export interface CompiledPacket {
   /** Generated: true if a reserved bit is set, an enum holds a reserved value or an address
    * is above 2^53 (the decoder then works out the details slowly). */
   readonly suspicious: (words: ArrayLike<number>, at: number) => boolean;
+  /** Generated: each field's number into out[slots.get(name)], allocating nothing (bool 0 or 1,
+   * enum its raw value, addr the address, u64 its low dword then its high one in the next slot;
+   * `words` fields are left out). The executor's fast path reads the few it needs. */
+  readonly read: (words: ArrayLike<number>, at: number, out: Float64Array) => void;
+  /** Where `read` puts each field. */
+  readonly slots: ReadonlyMap<string, number>;
+  /** Slots `read` fills (the size of its `out`). */
+  readonly slotCount: number;
   /** Generated: writes a valid packet into out[at .. at + length). */
   readonly pack: (p: Packet, out: Uint32Array | number[], at: number, length: number) => void;
   /** Generated: is every field present (or optional), of the right type and in range, with no
@@ -228,6 +236,40 @@ function generateUnpack(
     `return function unpack_${kind}(w, at, length) {\n` +
     `const o = { kind: ${JSON.stringify(kind)}${required} };\n${optional}return o;\n};`;
   return new Function("E", "readWords", body)(enums, readWords) as CompiledPacket["unpack"];
+}
+
+/** Where CompiledPacket.read puts each field (u64: two slots). */
+function readSlots(fields: readonly CompiledField[]): Map<string, number> {
+  const slots = new Map<string, number>();
+  let n = 0;
+  for (const f of fields) {
+    if (f.type === "words") continue;
+    slots.set(f.name, n);
+    n += f.type === "u64" ? 2 : 1;
+  }
+  return slots;
+}
+
+function generateRead(
+  fields: readonly CompiledField[],
+  slots: ReadonlyMap<string, number>,
+): CompiledPacket["read"] {
+  const stores = fields.map((f) => {
+    const k = slots.get(f.name);
+    switch (f.type) {
+      case "words":
+        return "";
+      case "bool":
+      case "enum":
+        return `out[${k}] = ${rawExpr(f.dw, f.lo, f.mask)};`;
+      case "u64":
+        return `out[${k}] = w[at + ${f.dw}] >>> 0; out[${k! + 1}] = w[at + ${f.dw + 1}] >>> 0;`;
+      default:
+        return `out[${k}] = ${valueExpr(f, 0)};`;
+    }
+  });
+  const body = `return function read(w, at, out) {\n${stores.join("\n")}\n};`;
+  return new Function(body)() as CompiledPacket["read"];
 }
 
 function generateSuspicious(
@@ -400,6 +442,7 @@ function compilePacket(spec: PacketSpec): CompiledPacket {
   const reserved = used.map((bits) => ~bits >>> 0);
   const header =
     (spec.op | (spec.subOp << 8) | (disc && disc.value === 1 ? (1 << disc.bit) >>> 0 : 0)) >>> 0;
+  const slots = readSlots(fields);
   return {
     spec,
     kind: spec.kind,
@@ -416,6 +459,9 @@ function compilePacket(spec: PacketSpec): CompiledPacket {
     fields,
     addrHiDws: fields.filter((f) => f.type === "addr").map((f) => f.dw + 1),
     unpack: generateUnpack(spec.kind, fields),
+    read: generateRead(fields, slots),
+    slots,
+    slotCount: fields.reduce((n, f) => n + (f.type === "words" ? 0 : f.type === "u64" ? 2 : 1), 0),
     suspicious: generateSuspicious(reserved, fields),
     pack: generatePack(header, fixedDwords, fields),
     valid: generateValid(fields),
