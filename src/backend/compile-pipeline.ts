@@ -235,7 +235,8 @@ function finishSync(
   const info = syncInfo(target);
   let p = program;
   if ((opts.sync ?? info.default) === "conservative") {
-    const r = conservativeSync(p, info.gpuMemoryPolling ? "gpu" : "host");
+    // (In place: nothing reads the passes' output after this step.)
+    const r = conservativeSync(p, info.gpuMemoryPolling ? "gpu" : "host", true);
     const reported = new Set<number>(); // one DMAC4020 per `when` statement, not per instance
     for (const op of r.unsupportedWaits) {
       if (reported.has(module.ops.stmt[op]!)) continue;

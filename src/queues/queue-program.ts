@@ -431,6 +431,17 @@ export class CmdBuilder {
   constructor(expected = 16) {
     this.c = allocColumns(Math.max(4, expected));
   }
+  /**
+   * A builder that writes over t's own columns, for a rewrite that reads t's rows in order and
+   * writes at most one row per row read (row j is written only once row j was read): the owner's
+   * last rewrite of a program it drops (conservative sync at the end of compile) copies nothing.
+   * t must not be read afterwards.
+   */
+  static over(t: CmdTable): CmdBuilder {
+    const b = new CmdBuilder(0);
+    b.c = t.c;
+    return b;
+  }
   get length(): number {
     return this.n;
   }

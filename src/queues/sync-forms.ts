@@ -50,7 +50,16 @@ const FUNC_GT = FUNC[">"];
 /** The value a conservative FENCE writes into its write-once word. */
 export const ONCE_VALUE = 1;
 
-export function conservativeSync(p: QueueProgram, words: "host" | "gpu"): ConservativeResult {
+/**
+ * `inPlace`: write the rewritten commands over p's own (p must not be read afterwards): the
+ * compile pipeline's last step, which drops p; a copy of every command at 10^6 operations was
+ * 180 MB of fresh memory (docs/performance.md, "The million-op compile, seventh round").
+ */
+export function conservativeSync(
+  p: QueueProgram,
+  words: "host" | "gpu",
+  inPlace = false,
+): ConservativeResult {
   const fences = progressFences(p);
   // New words: a barrier keeps one word; a progress word gets one per polled FENCE. Flat
   // columns, not a map per word: half a million words at 10^6 operations.
@@ -76,7 +85,8 @@ export function conservativeSync(p: QueueProgram, words: "host" | "gpu"): Conser
   const thermometer = new Set<number>();
   const queues = p.queues.map((q) => {
     const c = q.cmds;
-    const out = new CmdBuilder(c.length);
+    // (In place: every branch below reads row i before it writes row out.length <= i.)
+    const out = inPlace ? CmdBuilder.over(c) : new CmdBuilder(c.length);
     const fenceSeen = new Int32Array(W); // progress word -> FENCEs of it so far
     for (let i = 0; i < c.length; i++) {
       const w = c.syncWord(i);
