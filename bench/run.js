@@ -5,6 +5,7 @@
 // warm-up; fewer repetitions for the big cases. Generated programs go to a temporary directory.
 //   node bench/run.js [--quick]      (--quick: one repetition each, for trying the script out)
 //   node bench/run.js --only startup,compile65k,simE2E   (just those cases, printed, nothing written)
+//   node bench/run.js --only compile4M   (the 4x10^6-op compile against the 10^6 one, paired: ~1 min)
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
@@ -14,7 +15,7 @@ import { startProgress } from "../dist/cli/progress.js";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 const quick = process.argv.includes("--quick");
-const ONLY_CASES = ["startup", "compile65k", "simE2E"];
+const ONLY_CASES = ["startup", "compile65k", "simE2E", "compile4M"];
 const onlyArg = process.argv.indexOf("--only");
 const only = onlyArg < 0 ? null : (process.argv[onlyArg + 1] ?? "").split(",");
 if (only && (only.length === 0 || only.some((c) => !ONLY_CASES.includes(c)))) {
@@ -157,6 +158,31 @@ const reportCompile65k = (r) =>
       `${fmtMs(r.cpuMs)} CPU, peak ${mib(r.maxRssKiB)} (target <= ${r.targetMs} ms wall)`,
   );
 
+// ---- linear compile: 4x10^6 operations against 10^6, paired (issue 13) ------------------------
+// `dmac compile -O0` of forwardProgram(10^6) and of forwardProgram(4x10^6) (--max-ops raised:
+// the default is 2x10^6), one after the other in each round, so both see the same machine.
+function compile4MCase() {
+  const p1 = write("fwd-1000000.dmac", forwardProgram(1_000_000));
+  const p4 = write("fwd-4000000.dmac", forwardProgram(4_000_000));
+  const out = join(tmp, "out4M");
+  const [one, four] = interleaved(
+    [
+      ["bin/dmac.js", "compile", p1, "-o", out],
+      ["bin/dmac.js", "compile", p4, "--max-ops", "4000000", "-o", out],
+    ],
+    reps(2),
+    0,
+  );
+  rmSync(out, { recursive: true, force: true });
+  return { one, four, ratio: four.ms.median / one.ms.median, target: 4.5 };
+}
+const reportCompile4M = (r) =>
+  log(
+    `dmac compile -O0, forward program: 10^6 ops ${fmtMs(r.one.ms)} wall, ${fmtMs(r.one.cpuMs)} CPU, peak ${mib(r.one.maxRssKiB)}; ` +
+      `4x10^6 ops ${fmtMs(r.four.ms)} wall, ${fmtMs(r.four.cpuMs)} CPU, peak ${mib(r.four.maxRssKiB)}; ` +
+      `ratio ${r.ratio.toFixed(2)} wall, ${(r.four.cpuMs.median / r.one.cpuMs.median).toFixed(2)} CPU (target <= ${r.target}, wall)`,
+  );
+
 // ---- `dmac sim DIR` end to end from the compiled output directory (issue 13) ------------------
 // The user's command, Node start-up included: read and validate the manifest and the streams,
 // rebuild the IR from the source, run, check the final state. Packets/s by wall and by CPU.
@@ -233,6 +259,7 @@ const results = {
   startup: null,
   compile65k: null,
   simE2E: null,
+  compile4M: null,
   passScaling: null,
   optLevels1M: null,
   notes: [],
@@ -247,6 +274,7 @@ if (only) {
   if (only.includes("startup")) reportStartup((picked.startup = startupCase()));
   if (only.includes("compile65k")) reportCompile65k((picked.compile65k = compile65kCase()));
   if (only.includes("simE2E")) reportSimE2E((picked.simE2E = simE2ECase()));
+  if (only.includes("compile4M")) reportCompile4M((picked.compile4M = compile4MCase()));
   rmSync(tmp, { recursive: true, force: true });
   log(JSON.stringify(picked));
   process.exit(0);
@@ -419,6 +447,7 @@ if (existsSync(join(ROOT, "dist/passes/plan.js"))) {
 results.startup = startupCase();
 results.compile65k = compile65kCase();
 results.simE2E = simE2ECase();
+results.compile4M = compile4MCase();
 
 rmSync(tmp, { recursive: true, force: true });
 
@@ -506,6 +535,7 @@ log("");
 reportStartup(results.startup);
 reportCompile65k(results.compile65k);
 reportSimE2E(results.simE2E);
+reportCompile4M(results.compile4M);
 for (const n of results.notes) log(`note: ${n}`);
 
 if (!quick)
