@@ -4,7 +4,7 @@
 
 import { parseSource } from "../frontend/parse.js";
 import { lex } from "../frontend/lexer.js";
-import { parser } from "../frontend/parser.js";
+import { theParser } from "../frontend/parser.js";
 import { lineCol, makeSourceFile } from "../source/source-file.js";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import { scanComments, type CommentNode } from "./comments.js";
@@ -34,6 +34,7 @@ export function parseDmac(text: string): ParsedFile {
   if (errors.length > 0) throw new DmacSyntaxError(errors);
   const file = makeSourceFile("<input>", text);
   const { tokens } = lex(file);
+  const parser = theParser();
   parser.input = tokens;
   const cst = parser.program();
   parser.input = [];

@@ -46,11 +46,12 @@ export function buildLexer(validate: boolean): InstanceType<typeof Lexer> {
   });
 }
 
-// One lexer for the process: building it optimises the token table.
-const LEXER = buildLexer(false);
+// One lexer for the process, built on first use: building it optimises the token table (~4 ms),
+// which commands that read no source (`dmac sim DIR` on its main thread) need not pay.
+let lexer: InstanceType<typeof Lexer> | undefined;
 
 export function lex(file: SourceFile): LexResult {
-  const result = LEXER.tokenize(file.text);
+  const result = (lexer ??= buildLexer(false)).tokenize(file.text);
   const diagnostics: Diagnostic[] = [];
   const at = (start: number, end: number) => ({ file, span: { start, end } });
 

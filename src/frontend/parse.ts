@@ -9,7 +9,7 @@ import { diag, sortDiagnostics, type Diagnostic } from "../diagnostics/diagnosti
 import type { SourceFile, Span } from "../source/source-file.js";
 import { cstToExpr, cstToProgram } from "./cst-to-ast.js";
 import { lex, type LexResult } from "./lexer.js";
-import { parser } from "./parser.js";
+import { theParser } from "./parser.js";
 import { KEYWORDS, PUNCTUATION } from "./tokens.js";
 import { formatSizeExact } from "../util/format-size.js";
 import { syntaxDiagnostics } from "./syntax-errors.js";
@@ -39,6 +39,7 @@ export function parseSource(
   if (front.kind === "stop")
     return { program: empty, diagnostics: sortDiagnostics(front.diagnostics) };
 
+  const parser = theParser();
   parser.input = front.lexed.tokens;
   const cst = parser.program();
   const diagnostics = [
@@ -63,6 +64,7 @@ export function parseExpression(file: SourceFile): {
   const front = lexWithLimits(file, {});
   if (front.kind === "stop")
     return { expr: undefined, diagnostics: sortDiagnostics(front.diagnostics) };
+  const parser = theParser();
   parser.input = front.lexed.tokens;
   const cst = parser.expressionOnly();
   const diagnostics = [

@@ -462,8 +462,14 @@ class DmacParser extends CstParser {
   });
 }
 
-/** The process-wide parser. Not re-entrant: parse one input at a time (parsing is synchronous). */
-export const parser = new DmacParser();
+let instance: DmacParser | undefined;
+
+/** The process-wide parser, built on first use (the grammar's self-analysis is ~10 ms of start-up,
+ * which commands that read no source need not pay). Not re-entrant: parse one input at a time
+ * (parsing is synchronous). */
+export function theParser(): DmacParser {
+  return (instance ??= new DmacParser());
+}
 
 /** A parser built with every grammar validation on; throws if the grammar is broken (tests). */
 export function validatingParser(): InstanceType<typeof CstParser> {
