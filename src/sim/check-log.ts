@@ -50,7 +50,12 @@ const CHUNK = 1 << 16;
 const H_WRITTEN = 0;
 const H_READ = 1;
 const H_STOPPED = 2;
-export const HEADER_INTS = 4;
+/** 1 while the reader waits for records (the writer wakes it only then), and while the writer
+ * waits for room (the reader wakes it only then): a wake-up is a system call, and an
+ * inter-processor interrupt in a VM. */
+const H_READER_WAITS = 3;
+const H_WRITER_WAITS = 4;
+export const HEADER_INTS = 5;
 
 /** The shared memory of one log (sent to the other thread). */
 export interface LogMemory {
@@ -191,7 +196,7 @@ export class CheckLog implements CheckSink {
   private publish(): void {
     this.published = this.w;
     Atomics.store(this.header, H_WRITTEN, this.w & WRAP);
-    Atomics.notify(this.header, H_WRITTEN);
+    if (Atomics.load(this.header, H_READER_WAITS) !== 0) Atomics.notify(this.header, H_WRITTEN);
   }
 
   private waitForRoom(n: number): void {
@@ -206,7 +211,9 @@ export class CheckLog implements CheckSink {
         this.readSeen = this.w; // (records are dropped from here on)
         return;
       }
+      Atomics.store(this.header, H_WRITER_WAITS, 1);
       Atomics.wait(this.header, H_READ, r, 100);
+      Atomics.store(this.header, H_WRITER_WAITS, 0);
     }
   }
 }
@@ -246,8 +253,13 @@ export class LogReader {
     try {
       for (;;) {
         const w = this.published();
-        if (((w - this.r) & WRAP) === 0) Atomics.wait(this.header, H_WRITTEN, w);
-        else if (this.replay(w)) return this.end!;
+        if (((w - this.r) & WRAP) === 0) {
+          // (Announced first: a writer that publishes after this store sees it and wakes us; one
+          // that published before it changed H_WRITTEN, and the wait returns at once.)
+          Atomics.store(this.header, H_READER_WAITS, 1);
+          Atomics.wait(this.header, H_WRITTEN, w);
+          Atomics.store(this.header, H_READER_WAITS, 0);
+        } else if (this.replay(w)) return this.end!;
       }
     } finally {
       Atomics.store(this.header, H_STOPPED, 1);
@@ -266,7 +278,7 @@ export class LogReader {
   /** The writer's published position; this reader's position goes back first (for room). */
   private published(): number {
     Atomics.store(this.header, H_READ, this.r & WRAP);
-    Atomics.notify(this.header, H_READ);
+    if (Atomics.load(this.header, H_WRITER_WAITS) !== 0) Atomics.notify(this.header, H_READ);
     return Atomics.load(this.header, H_WRITTEN);
   }
 

@@ -14,6 +14,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { assemble, cloneQueues, explode, type EditQueues } from "../../../fuzz/stream-edit.js";
 import { decodeStream } from "../../../src/backend/sdma/decode.js";
+import { HEADER_INTS } from "../../../src/sim/check-log.js";
 import { example } from "../../helpers/cli.js";
 import { compileFile, type Compiled } from "../sim/compile-helper.js";
 
@@ -59,7 +60,7 @@ function simWithWorkerHook(name: string, action: string) {
     `if (!require("node:worker_threads").isMainThread) {
   const store = Atomics.store;
   Atomics.store = (a, i, v) => {
-    if (a.length === 4 && i === 1) ${action};
+    if (a.length === ${HEADER_INTS} && i === 1) ${action};
     return store(a, i, v);
   };
 }
