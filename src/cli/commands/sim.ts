@@ -333,8 +333,14 @@ export function loadSimInput(
     readonly optimiserGiven?: boolean | undefined;
     /** false (--no-verify): do not look for the source of a manifest or trace. */
     readonly verify?: boolean | undefined;
+    /** Return a loaded input whose sidecar is not yet known to be bound (`binding`). */
+    readonly deferBinding?: boolean | undefined;
   },
-): { loaded: LoadedInput | undefined; diagnostics: Diagnostic[] } {
+): {
+  loaded: LoadedInput | undefined;
+  diagnostics: Diagnostic[];
+  binding?: DeferredBinding | undefined;
+} {
   let p = path;
   try {
     if (statSync(p).isDirectory()) p = join(p, "manifest.json");
@@ -372,13 +378,34 @@ export function loadSimInput(
     thrown = e;
   }
   // (The binding first: the thread reads manifest.json until it has replied.)
-  const fresh = read.confirm === undefined || read.confirm();
-  // (After an exception no run releases it: --watch goes on to the next run.)
-  if (helper && (!fresh || !helper.asked || thrown !== undefined)) helper.close();
-  if (fresh && thrown !== undefined) throw thrown;
-  if (fresh) return first!;
+  const settle = (): boolean => {
+    const fresh = read.confirm === undefined || read.confirm();
+    // (After an exception no run releases it: --watch goes on to the next run.)
+    if (helper && (!fresh || !helper.asked || thrown !== undefined)) helper.close();
+    return fresh;
+  };
   // The sidecar was stale after all: everything again, read without it.
-  return loadJsonInput(p, readJsonInput(p, MAX_SIM_JSON_BYTES), opts, undefined);
+  const again = () => loadJsonInput(p, readJsonInput(p, MAX_SIM_JSON_BYTES), opts, undefined);
+  // A loaded input runs before the binding is known (the helper hashes while this thread reads
+  // the streams and runs); the caller settles it after the run and runs again if it was stale.
+  if (
+    opts.deferBinding === true &&
+    read.confirm !== undefined &&
+    thrown === undefined &&
+    first?.loaded
+  )
+    return { ...first, binding: { settle, again } };
+  const fresh = settle();
+  if (fresh && thrown !== undefined) throw thrown;
+  return fresh ? first! : again();
+}
+
+/** A sidecar's binding to manifest.json, settled after the run (loadSimInput's deferBinding). */
+export interface DeferredBinding {
+  /** Whether the sidecar was bound (waits for the helper's hash); releases the helper if not. */
+  readonly settle: () => boolean;
+  /** The input read again without the sidecar (after settle() said it was stale). */
+  readonly again: () => { loaded: LoadedInput | undefined; diagnostics: Diagnostic[] };
 }
 
 /** The size of a file, 0 if it cannot be statted (its reader says why). */
@@ -609,7 +636,7 @@ export function runSim(
   if (pre.length > 0) return reportDiagnostics(ctx, pre, opts);
   const progress = startProgress(ctx.streams, { quiet: opts.quiet, label: "sim" });
   const runOne = (path: string): InputRun => {
-    const load = loadSimInput(path, common.defines, {
+    const first = loadSimInput(path, common.defines, {
       onPlanProgress: (done, total, label) =>
         progress.update(`${path}: plan ${label}`, done, total),
       schedule: opts.schedule,
@@ -620,7 +647,26 @@ export function runSim(
       optimiserGiven: optimiserGiven(opts),
       verify: opts.verify,
       maxPackets: maxPackets.value,
+      deferBinding: true,
     });
+    if (!first.binding) return runLoaded(path, first);
+    // Run on the sidecar before its binding is confirmed; a stale one (the run's result or its
+    // exception then mean nothing) makes the input read again without it and run again.
+    let run: InputRun | undefined;
+    let thrown: unknown;
+    try {
+      run = runLoaded(path, first);
+    } catch (e) {
+      thrown = e;
+    }
+    if (!first.binding.settle()) return runLoaded(path, first.binding.again());
+    if (thrown !== undefined) throw thrown;
+    return run!;
+  };
+  const runLoaded = (
+    path: string,
+    load: { loaded: LoadedInput | undefined; diagnostics: Diagnostic[] },
+  ): InputRun => {
     if (!load.loaded) {
       progress.end();
       return { path, result: undefined, diagnostics: load.diagnostics, optimised: undefined };

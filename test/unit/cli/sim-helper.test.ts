@@ -100,6 +100,22 @@ describe.each<Via>(["bin", "dist"])("through %s: the same as without the thread"
     same(via, ["sim", dir]);
   });
 
+  it("a stale sidecar whose arrays the JSON no longer has: the run on it is dropped", () => {
+    // One packet start edited in the JSON's text, its length kept: the sidecar's spans still fit,
+    // so the thread's run starts on the sidecar's (old) arrays before the hash says it is stale;
+    // the run that counts is the JSON's, which no longer matches the stream (DMAC6011).
+    const dir = compiled("gather.dmac");
+    const path = join(dir, "manifest.json");
+    const text = readFileSync(path, "utf8");
+    const at = text.indexOf('"packetStarts": [0, ') + '"packetStarts": [0, '.length;
+    const digit = text[at]!;
+    writeFileSync(path, text.slice(0, at) + (digit === "9" ? "8" : "9") + text.slice(at + 1));
+    const r = run(via, "1", ["sim", dir]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/DMAC6011[\s\S]*packetStarts/);
+    same(via, ["sim", dir]);
+  });
+
   it("a tampered sidecar: DMAC6011 when it is bound to manifest.json, ignored when stale", () => {
     const dir = compiled("gather.dmac");
     const side = join(dir, "manifest.sidecar");
