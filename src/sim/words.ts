@@ -78,7 +78,8 @@ export function applyWrite(x: ExecState, w: number): void {
   } else {
     let v = v0 + value;
     if (v < 0) v += 18446744073709551616;
-    v0 = v % 18446744073709551616;
+    // (`%` on doubles is a library call: skipped when it changes nothing, a completion slot's -1.)
+    v0 = v >= 18446744073709551616 ? v % 18446744073709551616 : v;
   }
   const queue = pw.queue[w]!;
   words.value[i] = v0;
