@@ -313,7 +313,7 @@ function runEvents(
   for (;;) {
     let kind: number;
     let arg: number;
-    if (nextDb < db.time.length && db.time[nextDb]! <= heap.peekTime()) {
+    if (nextDb < db.time.length && heap.atOrBefore(db.time[nextDb]!)) {
       x.now = db.time[nextDb]!;
       kind = EV_DOORBELL;
       arg = nextDb++;

@@ -73,6 +73,12 @@ export class EventHeap {
     this.arg[i] = arg;
   }
 
+  /** Whether time t is at or before every event (true when empty). A boolean, not the time: a
+   * double returned from a call that is not inlined is a heap number, one per event. */
+  atOrBefore(t: number): boolean {
+    return t <= (this.front ? this.fTime : this.n === 0 ? Infinity : this.time[0]!);
+  }
+
   /** Time of the earliest event (Infinity when empty). */
   peekTime(): number {
     return this.front ? this.fTime : this.n === 0 ? Infinity : this.time[0]!;

@@ -36,6 +36,7 @@ describe("EventHeap", () => {
           ref.sort((a, b) => a.time - b.time || a.seq - b.seq);
           const want = ref.shift()!;
           expect(heap.peekTime()).toBe(want.time);
+          for (const d of [-1, 0, 1]) expect(heap.atOrBefore(want.time + d)).toBe(d <= 0);
           expect(heap.pop()).toBe(true);
           expect([heap.lastTime, heap.lastArg]).toEqual([want.time, want.arg]);
           now = want.time;
@@ -53,5 +54,6 @@ describe("EventHeap", () => {
     expect(heap.lastKind).toBe(2);
     expect(heap.pop()).toBe(false);
     expect(heap.peekTime()).toBe(Infinity);
+    expect(heap.atOrBefore(1e300)).toBe(true);
   });
 });
