@@ -68,6 +68,11 @@ const U32_MAX = 0xffff_ffff;
 
 export interface InstantiateOptions {
   readonly maxOps: number;
+  /**
+   * The module's typed arrays (ops, loop values) in shared memory: built on a thread for another
+   * to read (cli/commands/sim-helper-worker.ts), without a copy.
+   */
+  readonly shared?: boolean | undefined;
 }
 
 export interface InstantiateResult {
@@ -170,8 +175,8 @@ export function instantiate(
     stmts: [],
     nextSite: 0,
     blockDepth: 0,
-    ops: allocOpTable(Math.min(maxOps, 1024)),
-    bindValues: new Float64Array(1024),
+    ops: allocOpTable(Math.min(maxOps, 1024), opts.shared === true),
+    bindValues: floats(1024, opts.shared === true),
     bindCount: 0,
     stamp: 0,
     bindStamp: [],
@@ -833,7 +838,10 @@ function bindFor(st: State, site: Site, env: Env): number {
   if (depth === 0) return -1;
   if (st.bindStamp[depth] === st.stamp) return st.bindOffset[depth]!;
   if (st.bindCount + depth > st.bindValues.length) {
-    const next = new Float64Array(Math.max(st.bindValues.length * 2, st.bindCount + depth));
+    const next = floats(
+      Math.max(st.bindValues.length * 2, st.bindCount + depth),
+      st.bindValues.buffer instanceof SharedArrayBuffer,
+    );
     next.set(st.bindValues);
     st.bindValues = next;
   }
@@ -843,6 +851,11 @@ function bindFor(st: State, site: Site, env: Env): number {
   st.bindStamp[depth] = st.stamp;
   st.bindOffset[depth] = at;
   return at;
+}
+
+/** A Float64Array of n, in shared memory or not (InstantiateOptions.shared). */
+function floats(n: number, shared: boolean): Float64Array {
+  return new Float64Array(shared ? new SharedArrayBuffer(8 * n) : new ArrayBuffer(8 * n));
 }
 
 /** Appends one op of `kind` with every operand field unset (-1 / 0); returns its index. */
