@@ -148,8 +148,9 @@ export function createMemory(
   return {
     ...map,
     words,
-    // (About a row per range written: most data commands write one range of one piece.)
-    prov: createProvenance(p.gpus, p.bufferSizes, writes),
+    // (About a row per range written: most data commands write one range of one piece; and
+    // each (GPU, buffer) written has its initial row.)
+    prov: createProvenance(p.gpus, p.bufferSizes, writes + p.gpus * p.bufferSizes.length),
     access: [],
     buffers: p.bufferSizes.length,
     epochQueue: commandQueue,
