@@ -15,6 +15,7 @@
 // collector to trace.
 
 import {
+  accessRowAt,
   assignAccess,
   createAccessMap,
   granuleOf,
@@ -429,6 +430,14 @@ export function recordAccess(
   const conflict = found;
   found = undefined;
   return conflict;
+}
+
+/** The command that last wrote byte `at` of a buffer instance (the access maps), or -1. */
+export function lastWriter(m: Memory, gpu: number, buffer: number, at: number): number {
+  const map = m.access[gpu * m.buffers + buffer];
+  if (map === undefined) return -1;
+  const w = m.table.write[accessRowAt(map, at)]!;
+  return w === NONE ? -1 : w;
 }
 
 /** Component `queue` of word i's clock (the join of its writes); 0 if never written. */
