@@ -54,10 +54,12 @@ export function analyzeSchedule(
     readonly edges?: boolean | undefined;
     /** Keep verification's reference run for the executor (ir/interp.ts referenceRun). */
     readonly keepReference?: boolean | undefined;
+    /** The module's typed arrays in shared memory (instantiate's option). */
+    readonly shared?: boolean | undefined;
   } = {},
 ): { diagnostics: Diagnostic[]; module: IrModule | undefined } {
   const maxOps = opts.maxOps ?? DEFAULT_MAX_OPS;
-  const inst = instantiate(checked, { maxOps });
+  const inst = instantiate(checked, { maxOps, shared: opts.shared });
   if (!inst.module || hasErrors(inst.diagnostics)) {
     return { diagnostics: inst.diagnostics, module: undefined };
   }

@@ -68,6 +68,11 @@ const U32_MAX = 0xffff_ffff;
 
 export interface InstantiateOptions {
   readonly maxOps: number;
+  /**
+   * The module's typed arrays (ops, loop values) in shared memory: built on a thread for another
+   * to read (cli/commands/sim-helper-worker.ts), without a copy.
+   */
+  readonly shared?: boolean | undefined;
 }
 
 export interface InstantiateResult {
@@ -170,8 +175,8 @@ export function instantiate(
     stmts: [],
     nextSite: 0,
     blockDepth: 0,
-    ops: allocOpTable(Math.min(maxOps, 1024)),
-    bindValues: new Float64Array(1024),
+    ops: allocOpTable(Math.min(maxOps, 1024), opts.shared === true),
+    bindValues: floats(1024, opts.shared === true),
     bindCount: 0,
     stamp: 0,
     bindStamp: [],
@@ -586,6 +591,8 @@ function compileFor(st: State, s: ForStmt): Compiled {
     levels.push({ slot, from, to, step, stepSpan, span: v.span });
   }
   const inner = site(st, s.span, false);
+  // The loop values each iteration's ops record (bindFor: one set per iteration and depth).
+  const bindDepth = st.loopSlots.length;
   const where = s.where && expr(st, s.where);
   const body = compileNested(st, s.body);
   st.loopNames.length -= s.vars.length;
@@ -594,6 +601,7 @@ function compileFor(st: State, s: ForStmt): Compiled {
 
   const n = levels.length;
   const limit = st.maxOps;
+  const opsPerIteration = s.where ? 0 : opsOfFlatBody(s.body);
   const trips = (lv: LoopLevel, env: Env): { from: number; step: number; count: number } => {
     const from = lv.from(env);
     const to = lv.to(env);
@@ -643,12 +651,13 @@ function compileFor(st: State, s: ForStmt): Compiled {
     site: outer,
     binds: false,
     exec: (env) => {
-      if (!dependent && n > 1) {
+      if (!dependent && (n > 1 || opsPerIteration > 0)) {
         // Independent ranges: the combined count is a product, known before running anything.
         let product = 1;
         for (const lv of levels) product *= trips(lv, env).count;
         if (product > limit)
           stop("DMAC3019", s.span, ["loop runs", String(product), String(limit)]);
+        if (opsPerIteration > 0) reserve(st, product, opsPerIteration, bindDepth);
       }
       instances = 0;
       run(0, env);
@@ -833,7 +842,10 @@ function bindFor(st: State, site: Site, env: Env): number {
   if (depth === 0) return -1;
   if (st.bindStamp[depth] === st.stamp) return st.bindOffset[depth]!;
   if (st.bindCount + depth > st.bindValues.length) {
-    const next = new Float64Array(Math.max(st.bindValues.length * 2, st.bindCount + depth));
+    const next = floats(
+      Math.max(st.bindValues.length * 2, st.bindCount + depth),
+      st.bindValues.buffer instanceof SharedArrayBuffer,
+    );
     next.set(st.bindValues);
     st.bindValues = next;
   }
@@ -843,6 +855,45 @@ function bindFor(st: State, site: Site, env: Env): number {
   st.bindStamp[depth] = st.stamp;
   st.bindOffset[depth] = at;
   return at;
+}
+
+/** A Float64Array of n, in shared memory or not (InstantiateOptions.shared). */
+function floats(n: number, shared: boolean): Float64Array {
+  return new Float64Array(shared ? new SharedArrayBuffer(8 * n) : new ArrayBuffer(8 * n));
+}
+
+/**
+ * The ops one run of `body` emits when that is known from its text: a body of data and notify
+ * statements (one op each) and lets; 0 for any other (a nested loop, `if`, `when`), which
+ * reserves nothing.
+ */
+function opsOfFlatBody(body: Block): number {
+  let ops = 0;
+  for (const x of body.stmts) {
+    if (x.kind === "copy" || x.kind === "swap" || x.kind === "fill" || x.kind === "notify") ops++;
+    else if (x.kind !== "let") return 0;
+  }
+  return ops;
+}
+
+/**
+ * Room for the ops (at most maxOps) and loop values of `iterations` iterations of a loop whose
+ * body emits `opsPerIteration` ops each, at loop depth `depth`, before it runs: the tables grow
+ * once instead of by doubling through them (a 262,144-copy loop copied its op table 8 times).
+ * Growth is at least doubling, which bounds it when loops reserve little each, many times.
+ */
+function reserve(st: State, iterations: number, opsPerIteration: number, depth: number): void {
+  const t = st.ops;
+  const ops = t.count + iterations * opsPerIteration;
+  if (ops > t.kind.length)
+    st.ops = resizeOpTable(t, Math.min(st.maxOps, Math.max(ops, t.kind.length * 2)));
+  const values = st.bindCount + iterations * depth;
+  const v = st.bindValues;
+  if (values > v.length && iterations * opsPerIteration <= st.maxOps) {
+    const next = floats(Math.max(values, v.length * 2), v.buffer instanceof SharedArrayBuffer);
+    next.set(v.subarray(0, st.bindCount));
+    st.bindValues = next;
+  }
 }
 
 /** Appends one op of `kind` with every operand field unset (-1 / 0); returns its index. */

@@ -164,29 +164,35 @@ export interface IrModule {
   readonly file?: SourceFile | undefined;
 }
 
-export function allocOpTable(capacity: number): OpTable {
+/**
+ * An empty table with room for `capacity` ops; `shared`: its columns in shared memory (a module
+ * built on a thread for another one to read: cli/commands/sim-helper-worker.ts).
+ */
+export function allocOpTable(capacity: number, shared = false): OpTable {
+  const col = <T>(make: new (b: ArrayBufferLike) => T, bytes: number): T =>
+    new make(shared ? new SharedArrayBuffer(bytes * capacity) : new ArrayBuffer(bytes * capacity));
   return {
     count: 0,
-    kind: new Uint8Array(capacity),
-    stmt: new Int32Array(capacity),
-    bind: new Int32Array(capacity),
-    driver: new Int16Array(capacity),
-    engine: new Int16Array(capacity),
-    srcRank: new Int16Array(capacity),
-    srcBuf: new Int32Array(capacity),
-    srcOff: new Float64Array(capacity),
-    dstRank: new Int16Array(capacity),
-    dstBuf: new Int32Array(capacity),
-    dstOff: new Float64Array(capacity),
-    dst2Rank: new Int16Array(capacity),
-    dst2Buf: new Int32Array(capacity),
-    dst2Off: new Float64Array(capacity),
-    len: new Float64Array(capacity),
-    value: new Float64Array(capacity),
-    signal: new Int32Array(capacity),
-    sigRank: new Int16Array(capacity),
-    cmp: new Uint8Array(capacity),
-    guard: new Int32Array(capacity),
+    kind: col(Uint8Array, 1),
+    stmt: col(Int32Array, 4),
+    bind: col(Int32Array, 4),
+    driver: col(Int16Array, 2),
+    engine: col(Int16Array, 2),
+    srcRank: col(Int16Array, 2),
+    srcBuf: col(Int32Array, 4),
+    srcOff: col(Float64Array, 8),
+    dstRank: col(Int16Array, 2),
+    dstBuf: col(Int32Array, 4),
+    dstOff: col(Float64Array, 8),
+    dst2Rank: col(Int16Array, 2),
+    dst2Buf: col(Int32Array, 4),
+    dst2Off: col(Float64Array, 8),
+    len: col(Float64Array, 8),
+    value: col(Float64Array, 8),
+    signal: col(Int32Array, 4),
+    sigRank: col(Int16Array, 2),
+    cmp: col(Uint8Array, 1),
+    guard: col(Int32Array, 4),
   };
 }
 
@@ -201,7 +207,8 @@ export function growOpTable(t: OpTable, need: number): OpTable {
  * directly to keep the table within its --max-ops bound instead of doubling past it.
  */
 export function resizeOpTable(t: OpTable, capacity: number): OpTable {
-  const next = allocOpTable(capacity);
+  // (In the memory t is in.)
+  const next = allocOpTable(capacity, t.kind.buffer instanceof SharedArrayBuffer);
   next.count = t.count;
   for (const key of Object.keys(t) as (keyof OpTable)[]) {
     if (key === "count") continue;

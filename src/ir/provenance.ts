@@ -645,6 +645,38 @@ function sameSourceAt(
   return Math.floor(sa / Ba) === Math.floor(sb / Bb) && sa % Ba === sb % Bb;
 }
 
+/**
+ * A copy of `st` whose every segment holds the same source and names `writerAt(rank, buffer, its
+ * first byte)` as its writer: for a state moved without writers (writer -1 throughout), given
+ * where each byte was last written. Segments stay as they are (equal rows are one segment, so
+ * they are already maximal runs of continuing sources).
+ */
+export function withWriters(
+  st: ProvenanceState,
+  writerAt: (rank: number, buffer: number, at: number) => number,
+): ProvenanceState {
+  const out = createProvenance(st.ranks, st.bufferSizes);
+  const B = st.bufferSizes.length;
+  const t = st.rows;
+  for (let k = 0; k < st.maps.length; k++) {
+    const map = st.maps[k];
+    if (map === undefined) continue;
+    const rank = Math.floor(k / B);
+    const buffer = k % B;
+    const to = mapFor(out, rank, buffer);
+    seek(map, 0);
+    for (;;) {
+      const start = pieceStart(map);
+      const r = pieceValue(map);
+      const writer = writerAt(rank, buffer, start);
+      const src = t.src[r]!;
+      assign(to, start, pieceEnd(map), intern(out.rows, src, t.d[r]!, writer));
+      if (!nextPiece(map)) break;
+    }
+  }
+  return out;
+}
+
 // ---- single-piece helpers (kept for callers and tests; same results as the general ones) -----
 
 /**

@@ -197,6 +197,13 @@ export function assignAccess(m: AccessMap, lo: number, hi: number, row: number):
   else m.rows.fill(row, lo / m.g, hi === m.size ? m.rows.length : hi / m.g);
 }
 
+/** The row of the segment holding byte x (0 <= x < size). */
+export function accessRowAt(m: AccessMap, x: number): number {
+  if (m.map === undefined) return m.rows[Math.floor(x / m.g)]!;
+  seek(m.map, x);
+  return pieceValue(m.map);
+}
+
 /** Number of segments (tests). */
 export function accessSegments(m: AccessMap): number {
   if (m.map !== undefined) return segmentCount(m.map);

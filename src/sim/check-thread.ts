@@ -125,6 +125,9 @@ export function startChecks(
     },
     where: whereToken,
     finalCheck: p.meaning ? finalCheck : undefined,
+    // (This state never leaves the thread: the final-state check names writers from the
+    // access maps.)
+    provWriters: false,
   });
   return { state, reader: new LogReader(req.log, state), reports, at };
 }

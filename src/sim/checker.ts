@@ -14,9 +14,16 @@
 // findings are the same either way.
 
 import type { DiagnosticCode } from "../diagnostics/codes.js";
-import { copyRange, fillRange, swapRanges, type ProvenanceState } from "../ir/provenance.js";
+import {
+  copyRange,
+  fillRange,
+  swapRanges,
+  withWriters,
+  type ProvenanceState,
+} from "../ir/provenance.js";
 import {
   joinWordClock,
+  lastWriter,
   recordAccess,
   wordWriteClock,
   type Conflict,
@@ -130,6 +137,13 @@ export interface CheckState {
   /** A queue position as reports show it (exec-state.ts where). */
   readonly where: (q: number, at: number) => string;
   readonly finalCheck: FinalCheck | undefined;
+  /**
+   * Whether the provenance names each range's writer. Without (a replayed log, whose state stays
+   * on that thread), a move writes its sources alone, so a range moved in pieces that continue
+   * one another is one segment; the final-state check then takes each range's last writer from
+   * the access maps, which record every write too (finalProvenance).
+   */
+  readonly provWriters: boolean;
 }
 
 /** The clock a write to a word whose clock nobody reads carries (never read). */
@@ -151,6 +165,8 @@ export function createCheckState(opts: {
   readonly report: CheckState["report"];
   readonly where: CheckState["where"];
   readonly finalCheck: FinalCheck | undefined;
+  /** CheckState.provWriters (default true). */
+  readonly provWriters?: boolean | undefined;
 }): CheckState {
   const { p, mem, cmdBase, report, where } = opts;
   const Q = p.queues.length;
@@ -184,6 +200,7 @@ export function createCheckState(opts: {
     report,
     where,
     finalCheck: opts.finalCheck,
+    provWriters: opts.provWriters !== false,
   };
 }
 
@@ -282,18 +299,19 @@ function moveBytes(
 ): void {
   const st = s.mem.prov;
   const n = s.C.bytes[cmd]!;
+  const w = s.provWriters ? cmd : -1;
   switch (kind) {
     case COPY:
-      copyRange(st, g[0]!, b[0]!, o[0]!, n, g[1]!, b[1]!, o[1]!, cmd);
+      copyRange(st, g[0]!, b[0]!, o[0]!, n, g[1]!, b[1]!, o[1]!, w);
       break;
     case BCAST:
-      copyRange(st, g[0]!, b[0]!, o[0]!, n, g[1]!, b[1]!, o[1]!, cmd, g[2]!, b[2]!, o[2]!);
+      copyRange(st, g[0]!, b[0]!, o[0]!, n, g[1]!, b[1]!, o[1]!, w, g[2]!, b[2]!, o[2]!);
       break;
     case SWAP:
-      swapRanges(st, g[0]!, b[0]!, o[0]!, g[1]!, b[1]!, o[1]!, n, cmd);
+      swapRanges(st, g[0]!, b[0]!, o[0]!, g[1]!, b[1]!, o[1]!, n, w);
       break;
     case FILL:
-      fillRange(st, g[0]!, b[0]!, o[0]!, n, s.C.value[cmd]! & 0xff, cmd);
+      fillRange(st, g[0]!, b[0]!, o[0]!, n, s.C.value[cmd]! & 0xff, w);
       break;
     default:
       throw new Error(`flow for ${kind}`);
@@ -379,9 +397,21 @@ export function checkEnd(
 ): Pick<CheckResult, "finalState" | "syncTrace"> {
   s.sem?.finish(clean);
   return {
-    finalState: completed && s.finalCheck ? s.finalCheck(s.mem.prov, s.p, s.where) : undefined,
+    finalState:
+      completed && s.finalCheck ? s.finalCheck(finalProvenance(s), s.p, s.where) : undefined,
     syncTrace: s.sem?.trace,
   };
+}
+
+/**
+ * The provenance at the end with its writers: as kept, or (provWriters false) each segment
+ * named after the last writer of its first byte, from the access maps. The final-state check
+ * reads segments with their sources continuing one another merged and names the writer of the
+ * first byte of each: the same in both forms.
+ */
+function finalProvenance(s: CheckState): ProvenanceState {
+  if (s.provWriters) return s.mem.prov;
+  return withWriters(s.mem.prov, (rank, buffer, at) => lastWriter(s.mem, rank, buffer, at));
 }
 
 /** The checks run on the event loop's own thread: each call is the check itself. */

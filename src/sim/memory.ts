@@ -15,6 +15,7 @@
 // collector to trace.
 
 import {
+  accessRowAt,
   assignAccess,
   createAccessMap,
   granuleOf,
@@ -148,8 +149,9 @@ export function createMemory(
   return {
     ...map,
     words,
-    // (About a row per range written: most data commands write one range of one piece.)
-    prov: createProvenance(p.gpus, p.bufferSizes, writes),
+    // (About a row per range written: most data commands write one range of one piece; and
+    // each (GPU, buffer) written has its initial row.)
+    prov: createProvenance(p.gpus, p.bufferSizes, writes + p.gpus * p.bufferSizes.length),
     access: [],
     buffers: p.bufferSizes.length,
     epochQueue: commandQueue,
@@ -428,6 +430,14 @@ export function recordAccess(
   const conflict = found;
   found = undefined;
   return conflict;
+}
+
+/** The command that last wrote byte `at` of a buffer instance (the access maps), or -1. */
+export function lastWriter(m: Memory, gpu: number, buffer: number, at: number): number {
+  const map = m.access[gpu * m.buffers + buffer];
+  if (map === undefined) return -1;
+  const w = m.table.write[accessRowAt(map, at)]!;
+  return w === NONE ? -1 : w;
 }
 
 /** Component `queue` of word i's clock (the join of its writes); 0 if never written. */

@@ -97,7 +97,9 @@ const MAX_RUNS = 16;
 /**
  * The indices 0 .. R-1 stably sorted by addrOf. The word regions (from N on) are a few sorted
  * runs (sync words, completion slots, timestamp slots: a million entries), the named ones few:
- * those are sorted and the runs merged, in O(R x runs) instead of a sort with a comparator.
+ * those are sorted and the runs merged, in O(R + stretches x runs x log R) instead of a sort with
+ * a comparator: each step takes the lowest head's list up to the next head's address (found by a
+ * binary search in a run), so a run's long stretches are written without comparing each entry.
  */
 function stableOrder(R: number, N: number, addrOf: (j: number) => number): Int32Array {
   const runStart: number[] = [];
@@ -107,7 +109,8 @@ function stableOrder(R: number, N: number, addrOf: (j: number) => number): Int32
       Array.from({ length: R }, (_, j) => j).sort((a, b) => addrOf(a) - addrOf(b)),
     );
   const named = Array.from({ length: N }, (_, j) => j).sort((a, b) => addrOf(a) - addrOf(b));
-  // Heads: the named list first, then each run, in index order (so a tie goes to the lower index).
+  // Lists: the named one first, then each run, in index order; a tie goes to the lower list
+  // (its indices are lower), which keeps the order stable.
   const k = runStart.length;
   const at = new Int32Array(k + 1);
   const end = new Int32Array(k + 1);
@@ -117,21 +120,46 @@ function stableOrder(R: number, N: number, addrOf: (j: number) => number): Int32
     at[r + 1] = runStart[r]!;
     end[r + 1] = r + 1 < k ? runStart[r + 1]! : R;
   }
+  const head = (h: number): number => addrOf(h === 0 ? named[at[0]!]! : at[h]!);
   const out = new Int32Array(R);
-  for (let i = 0; i < R; i++) {
+  let i = 0;
+  for (;;) {
     let best = -1;
     let bestAddr = Infinity;
+    let next = -1;
+    let nextAddr = Infinity;
     for (let h = 0; h <= k; h++) {
       if (at[h]! >= end[h]!) continue;
-      const a = addrOf(h === 0 ? named[at[h]!]! : at[h]!);
+      const a = head(h);
       if (best < 0 || a < bestAddr) {
+        next = best;
+        nextAddr = bestAddr;
         best = h;
         bestAddr = a;
+      } else if (next < 0 || a < nextAddr) {
+        next = h;
+        nextAddr = a;
       }
     }
-    out[i] = best === 0 ? named[at[0]!++]! : at[best]!++;
+    if (best < 0) return out;
+    if (best === 0) {
+      out[i++] = named[at[0]!++]!;
+      continue;
+    }
+    // The run's entries before the next head: below its address, or at it when this list is
+    // the lower one. The head itself always qualifies.
+    let lo = at[best]! + 1;
+    let hi = end[best]!;
+    if (next >= 0)
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        const a = addrOf(mid);
+        if (a < nextAddr || (a === nextAddr && best < next)) lo = mid + 1;
+        else hi = mid;
+      }
+    for (let x = at[best]!; x < lo; x++) out[i++] = x;
+    at[best] = lo;
   }
-  return out;
 }
 
 export function regionMap(p: Pick<ProgramBase, "regions" | "wordRegions">): RegionMap {

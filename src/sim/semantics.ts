@@ -361,7 +361,7 @@ function createChecker(
   const overRaised = new Uint8Array(notifies.length);
 
   // ---- commands of each data op (CSR), from the entries' ops --------------------------------
-  const { opStart, opCmd } = commandsOfOps(C, n, (o) => validOp(o) && isData(t.kind[o]!));
+  const { opStart, opCmd } = commandsOfOps(C, n, t.kind);
 
   /**
    * The first command of op o that did not run or is not ordered before the clock `vc` (or,
@@ -535,6 +535,30 @@ function createChecker(
     }
   };
   const unmapped = new Set<number>(); // queues already reported for a missing source map
+  /**
+   * The common case of dataDone without its lists: a COPY whose source map names one copy op o
+   * and whose bytes lie inside it with its shift. Records the coverage (as dataDone would) and
+   * says true; false: the general path decides (and reports).
+   */
+  const copyOfOne = (
+    o: number,
+    cmd: number,
+    gpu: Int32Array,
+    buffer: Int32Array,
+    offset: Float64Array,
+  ): boolean => {
+    if (!(o >= 0 && o < n) || t.kind[o] !== K_COPY) return false;
+    if (t.srcRank[o] !== gpu[0] || t.srcBuf[o] !== buffer[0]) return false;
+    if (t.dstRank[o] !== gpu[1] || t.dstBuf[o] !== buffer[1]) return false;
+    const off = t.dstOff[o]!;
+    const doff = offset[1]!;
+    if (t.srcOff[o]! - off !== offset[0]! - doff) return false;
+    const lo = doff - off;
+    const hi = lo + C.bytes[cmd]!;
+    if (lo < 0 || hi > t.len[o]! || !(hi > lo)) return false;
+    cover(o, 0, lo, hi);
+    return true;
+  };
 
   // ---- what the completion slots announce -----------------------------------------------------
   // Each data op that ran is named by a completion packet: the host learns from that slot that
@@ -587,8 +611,17 @@ function createChecker(
         }
         return;
       }
-      const pieces = PIECES[kind]!;
       const bytes = C.bytes[cmd]!;
+      if (
+        kind === COPY &&
+        opsHi === opsLo + 1 &&
+        copyOfOne(ops[opsLo]!, cmd, gpu, buffer, offset)
+      ) {
+        const o = ops[opsLo]!;
+        if (t.guard[o]! >= 0) checkGuards(o, q, vc, entry);
+        return;
+      }
+      const pieces = PIECES[kind]!;
       nPend = 0;
       let ok = true;
       const fillValue = kind === FILL ? C.value[cmd]! & 0xff : 0;
@@ -784,11 +817,10 @@ function createChecker(
             if (!isData(t.kind[o]!)) continue;
             const len = t.len[o]!;
             for (let role = 0; role < roles(o); role++) {
-              const problem = coverageProblem(
-                covMore.get(o * 2 + role),
-                (role === 0 ? covNext : covNext2)[o]!,
-                len,
-              );
+              const next = (role === 0 ? covNext : covNext2)[o]!;
+              // (The common case, one interval grown to the end, without a lookup.)
+              if (hasMore[o * 2 + role] === 0 && next === len) continue;
+              const problem = coverageProblem(covMore.get(o * 2 + role), next, len);
               if (problem)
                 report(
                   "end of run",
@@ -804,19 +836,28 @@ function createChecker(
   };
 }
 
+/** Per IR op kind code: 1 for the data ops (copy, bcast, swap, fill). */
+const DATA_OP = new Uint8Array(256);
+for (const k of [K_COPY, K_BCAST, K_SWAP, K_FILL]) DATA_OP[k] = 1;
+
 /**
- * The data commands of each op `o` that `wanted` accepts, by row, as CSR: opCmd[opStart[o] ..
+ * The data commands of each data op of `opKind` (n ops), by row, as CSR: opCmd[opStart[o] ..
  * opStart[o + 1]). One walk of the rows collects the (op, row) pairs, a counting sort orders
- * them (the rows are millions; the pairs are read twice more, in order).
+ * them (the rows are millions; the pairs are read twice more, in order). Ops outside [0, n) are
+ * left out (a hand-edited source map). No call per row: this is most of the checks' set-up.
  */
 function commandsOfOps(
   C: Commands,
   n: number,
-  wanted: (o: number) => boolean,
+  opKind: Uint8Array,
 ): { opStart: Int32Array; opCmd: Int32Array } {
+  const kind = C.kind;
+  const opsLo = C.opsLo;
+  const opsHi = C.opsHi;
+  const ops = C.ops;
   // Sized for one op per data row, the usual count (more grows the pairs).
   let rows = 0;
-  for (let cmd = 0; cmd < C.n; cmd++) if (isDataKind(C.kind[cmd]!)) rows++;
+  for (let cmd = 0; cmd < C.n; cmd++) if (isDataKind(kind[cmd]!)) rows++;
   let pairOp = new Int32Array(Math.max(16, rows));
   let pairCmd = new Int32Array(pairOp.length);
   let pairs = 0;
@@ -825,9 +866,11 @@ function commandsOfOps(
   let from = 0; // the pairs of the last range [lo, hi): its wanted ops, reused by the next row
   let to = 0;
   for (let cmd = 0; cmd < C.n; cmd++) {
-    if (!isDataKind(C.kind[cmd]!) || C.opsLo[cmd]! < 0) continue;
-    const same = C.opsLo[cmd] === lo && C.opsHi[cmd] === hi;
-    const need = same ? to - from : C.opsHi[cmd]! - C.opsLo[cmd]!;
+    const l = opsLo[cmd]!;
+    if (l < 0 || !isDataKind(kind[cmd]!)) continue;
+    const h = opsHi[cmd]!;
+    const same = l === lo && h === hi;
+    const need = same ? to - from : h - l;
     if (pairs + need > pairOp.length) {
       pairOp = grown(pairOp, 2 * (pairs + need));
       pairCmd = grown(pairCmd, 2 * (pairs + need));
@@ -835,11 +878,13 @@ function commandsOfOps(
     const start = pairs;
     if (same) for (let k = from; k < to; k++) pairOp[pairs++] = pairOp[k]!;
     else
-      for (let j = C.opsLo[cmd]!; j < C.opsHi[cmd]!; j++)
-        if (wanted(C.ops[j]!)) pairOp[pairs++] = C.ops[j]!;
-    pairCmd.fill(cmd, start, pairs);
-    lo = C.opsLo[cmd]!;
-    hi = C.opsHi[cmd]!;
+      for (let j = l; j < h; j++) {
+        const o = ops[j]!;
+        if (o >= 0 && o < n && DATA_OP[opKind[o]!] === 1) pairOp[pairs++] = o;
+      }
+    for (let k = start; k < pairs; k++) pairCmd[k] = cmd;
+    lo = l;
+    hi = h;
     from = start;
     to = pairs;
   }

@@ -36,8 +36,11 @@ export interface SourceRequest {
   readonly target: Target | undefined;
 }
 
-/** The IR of a request's source, or why it cannot be built (see frontEndModule). */
-export function buildSourceModule(req: SourceRequest): SourceModule {
+/**
+ * The IR of a request's source, or why it cannot be built (see frontEndModule); `shared`: its
+ * typed arrays in shared memory.
+ */
+export function buildSourceModule(req: SourceRequest, shared = false): SourceModule {
   const { path, shown } = req;
   const read = readSourceFile(path, DEFAULT_MAX_SOURCE_BYTES);
   if (!read.file)
@@ -50,6 +53,7 @@ export function buildSourceModule(req: SourceRequest): SourceModule {
     schedule: req.schedule,
     baseDir: dirname(path),
     targetOverride: req.target,
+    shared,
   });
   if (q.module) return { module: q.module, shown };
   const first = q.diagnostics.find((d) => d.severity === "error");
@@ -94,6 +98,8 @@ export function frontEndModule(
     readonly schedule: string;
     readonly baseDir: string;
     readonly targetOverride: Target | undefined;
+    /** The module's typed arrays in shared memory (built on a thread for another). */
+    readonly shared?: boolean | undefined;
   },
 ): { module: IrModule | undefined; diagnostics: Diagnostic[] } {
   const diagnostics: Diagnostic[] = [];
@@ -106,7 +112,11 @@ export function frontEndModule(
   if (!selected.schedule || hasErrors(diagnostics)) return done();
   // No dependency edges: the executor's checks never read them (src/pipeline.ts).
   // (Verification's reference run is kept: the final state is checked against it.)
-  const analyzed = analyzeSchedule(selected.schedule, { edges: false, keepReference: true });
+  const analyzed = analyzeSchedule(selected.schedule, {
+    edges: false,
+    keepReference: true,
+    shared: opts.shared,
+  });
   pushAll(diagnostics, analyzed.diagnostics);
   const module = analyzed.module;
   if (!module || hasErrors(diagnostics)) return done();

@@ -16,10 +16,11 @@ let reference: ProvenanceState | undefined;
 
 /**
  * The module goes to the calling thread with its typed arrays in shared memory: both threads read
- * the same IR (the checks, served next, run over it here), and nothing is copied but once here.
+ * the same IR (the checks, served next, run over it here). The op table and the loop values, its
+ * bulk, are built there; anything else is copied there once.
  */
 export function serveFrontEnd(req: SourceRequest, post: (reply: HelperReply) => void): void {
-  const source = buildSourceModule(req);
+  const source = buildSourceModule(req, true);
   built = source.module;
   shareArrays(built);
   post({ kind: "module", source });
@@ -38,14 +39,15 @@ function shareArrays(root: unknown): void {
     const o = v as Record<string, unknown>;
     for (const key of Object.keys(o)) {
       const x = o[key];
-      if (ArrayBuffer.isView(x) && !(x instanceof DataView) && x.buffer instanceof ArrayBuffer) {
+      if (!ArrayBuffer.isView(x)) stack.push(x);
+      else if (!(x instanceof DataView) && x.buffer instanceof ArrayBuffer) {
         const t = x as unknown as Float64Array;
         const copy = new (t.constructor as Float64ArrayConstructor)(
           new SharedArrayBuffer(t.byteLength),
         );
         copy.set(t);
         o[key] = copy;
-      } else stack.push(x);
+      }
     }
   }
 }

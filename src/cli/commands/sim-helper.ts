@@ -80,7 +80,8 @@ const BOOT = `"use strict";
   const hash = (fd, bytes) => {
     try {
       const h = createHash("sha256");
-      const buf = Buffer.allocUnsafe(Math.max(1, Math.min(bytes, 1 << 24)));
+      // 1 MiB, reused: it stays in the cache (16 MiB chunks made the hash 1.8x slower: 36 -> 20 ms on 29 MB).
+      const buf = Buffer.allocUnsafe(Math.max(1, Math.min(bytes, 1 << 20)));
       for (let at = 0; at < bytes; ) {
         const n = fs.readSync(fd, buf, 0, Math.min(buf.length, bytes - at), at);
         if (n === 0) break;

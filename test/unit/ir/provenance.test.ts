@@ -2,9 +2,11 @@ import { describe, it, expect } from "vitest";
 import { mulberry32 } from "../../helpers/prng.js";
 import {
   coalesce,
+  copyRange,
   createProvenance,
   fillRange,
   readRange,
+  withWriters,
   writeSegments,
 } from "../../../src/ir/provenance.js";
 import {
@@ -229,5 +231,32 @@ describe("provenance", () => {
     ];
     expect(coalesce(segs)).toHaveLength(2);
     expect(coalesce(segs, false)).toEqual([{ start: 0, end: 16, source: a, writer: 1 }]);
+  });
+});
+
+describe("a state moved without writers, named afterwards (withWriters)", () => {
+  it("merges pieces whose sources continue, and names each segment's first byte's writer", () => {
+    const sizes = [64, 64];
+    const exact = createProvenance(2, sizes);
+    const bare = createProvenance(2, sizes);
+    // Four copies of 8 bytes that continue one another, then a fill in the middle.
+    const last = new Int32Array(64).fill(-1); // the last writer of each byte of (1, 1)
+    for (let k = 0; k < 4; k++) {
+      copyRange(exact, 0, 0, 8 * k, 8, 1, 1, 16 + 8 * k, k);
+      copyRange(bare, 0, 0, 8 * k, 8, 1, 1, 16 + 8 * k, -1);
+      last.fill(k, 16 + 8 * k, 24 + 8 * k);
+    }
+    fillRange(exact, 1, 1, 30, 4, 7, 9);
+    fillRange(bare, 1, 1, 30, 4, 7, -1);
+    last.fill(9, 30, 34);
+    expect(readRange(bare, 1, 1, 0, 64)).toHaveLength(5);
+    const named = withWriters(bare, (rank, buffer, at) =>
+      rank === 1 && buffer === 1 ? last[at]! : -1,
+    );
+    // What the final-state check reads: sources continuing one another merged, the first
+    // piece's writer.
+    expect(coalesce(readRange(named, 1, 1, 0, 64), false)).toEqual(
+      coalesce(readRange(exact, 1, 1, 0, 64), false),
+    );
   });
 });
