@@ -8,7 +8,7 @@
 // notify raises its signal, counted in `raises`.
 
 import { InternalError, invariant } from "../util/internal-error.js";
-import { OP_KINDS, type IrModule } from "./ir.js";
+import { K_BCAST, K_COPY, K_FILL, K_NOTIFY, K_SWAP, K_WAIT, type IrModule } from "./ir.js";
 import {
   copyRange,
   createProvenance,
@@ -126,13 +126,6 @@ export function runReferenceSources(m: IrModule, maxPieces = Infinity): Referenc
   return st;
 }
 
-const K_COPY = OP_KINDS.copy.code;
-const K_BCAST = OP_KINDS.bcast.code;
-const K_SWAP = OP_KINDS.swap.code;
-const K_FILL = OP_KINDS.fill.code;
-const K_WAIT = OP_KINDS.wait.code;
-const K_NOTIFY = OP_KINDS.notify.code;
-
 function emptyState(m: IrModule, rows: number): ReferenceState {
   return {
     ...createProvenance(
@@ -151,6 +144,8 @@ function runOp(st: ReferenceState, m: IrModule, i: number): number {
   const len = t.len[i]!;
   switch (t.kind[i]) {
     case K_COPY:
+    case K_BCAST: {
+      const two = t.kind[i] === K_BCAST; // (else copyRange's "no second destination")
       return copyRange(
         st,
         t.srcRank[i]!,
@@ -161,22 +156,11 @@ function runOp(st: ReferenceState, m: IrModule, i: number): number {
         t.dstBuf[i]!,
         t.dstOff[i]!,
         i,
+        two ? t.dst2Rank[i]! : -1,
+        two ? t.dst2Buf[i]! : -1,
+        two ? t.dst2Off[i]! : 0,
       );
-    case K_BCAST:
-      return copyRange(
-        st,
-        t.srcRank[i]!,
-        t.srcBuf[i]!,
-        t.srcOff[i]!,
-        len,
-        t.dstRank[i]!,
-        t.dstBuf[i]!,
-        t.dstOff[i]!,
-        i,
-        t.dst2Rank[i]!,
-        t.dst2Buf[i]!,
-        t.dst2Off[i]!,
-      );
+    }
     case K_SWAP:
       return swapRanges(
         st,

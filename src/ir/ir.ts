@@ -22,6 +22,14 @@ export const OP_KINDS = {
   notify: { code: 5, reads: [], writes: [] }, // raises signal by one after earlier writes to its rank
 } as const;
 
+/** The op codes as constants, for the hot loops that switch on `ops.kind`. */
+export const K_COPY = OP_KINDS.copy.code;
+export const K_BCAST = OP_KINDS.bcast.code;
+export const K_SWAP = OP_KINDS.swap.code;
+export const K_FILL = OP_KINDS.fill.code;
+export const K_WAIT = OP_KINDS.wait.code;
+export const K_NOTIFY = OP_KINDS.notify.code;
+
 export type OpKind = keyof typeof OP_KINDS;
 export const OP_KIND_BY_CODE: readonly OpKind[] = (Object.keys(OP_KINDS) as OpKind[]).sort(
   (a, b) => OP_KINDS[a].code - OP_KINDS[b].code,

@@ -26,7 +26,15 @@
 // progressNeeds (which producer ops raise a progress word for which consumer queues), and
 // emitCommands (the commands, in program order, into one CmdBuilder per queue).
 
-import { OP_KINDS, type IrModule } from "../ir/ir.js";
+import {
+  K_BCAST,
+  K_COPY,
+  K_FILL,
+  K_NOTIFY,
+  K_SWAP,
+  K_WAIT,
+  type IrModule,
+} from "../ir/ir.js";
 import type { Target } from "../target/target.js";
 import { InternalError } from "../util/internal-error.js";
 import {
@@ -50,13 +58,6 @@ export interface LowerOptions {
 
 /** COPY_SWAP: at most 0x3FFFFFE0 bytes and 64-byte granules (sdma-gfx942.md 2.4). */
 const SWAP_MAX_BYTES = 0x3fffffc0;
-
-const K_COPY = OP_KINDS.copy.code;
-const K_BCAST = OP_KINDS.bcast.code;
-const K_SWAP = OP_KINDS.swap.code;
-const K_FILL = OP_KINDS.fill.code;
-const K_WAIT = OP_KINDS.wait.code;
-const K_NOTIFY = OP_KINDS.notify.code;
 
 function isData(kind: number): boolean {
   return kind === K_COPY || kind === K_BCAST || kind === K_SWAP || kind === K_FILL;
