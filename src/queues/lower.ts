@@ -26,15 +26,7 @@
 // progressNeeds (which producer ops raise a progress word for which consumer queues), and
 // emitCommands (the commands, in program order, into one CmdBuilder per queue).
 
-import {
-  K_BCAST,
-  K_COPY,
-  K_FILL,
-  K_NOTIFY,
-  K_SWAP,
-  K_WAIT,
-  type IrModule,
-} from "../ir/ir.js";
+import { K_BCAST, K_COPY, K_FILL, K_NOTIFY, K_SWAP, K_WAIT, type IrModule } from "../ir/ir.js";
 import type { Target } from "../target/target.js";
 import { InternalError } from "../util/internal-error.js";
 import {
