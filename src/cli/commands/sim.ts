@@ -843,7 +843,7 @@ const THREAD_HELP = `
 
 Threads: for an output directory whose manifest.json is ${HELPER_MIN_BYTES >> 20} MiB or more, a second thread
   hashes it, rebuilds the IR and runs the checks (races, provenance, the schedule's meaning) while
-  this one runs the events: faster with a free core, for 20-35 % more memory. DMAC_SIM_HELPER=0 keeps
+  this one runs the events: faster with a free core, for ~20 % more memory. DMAC_SIM_HELPER=0 keeps
   everything on one thread; the results are the same either way.`;
 
 export function registerSim(program: Command, ctx: CliContext): void {
