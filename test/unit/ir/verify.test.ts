@@ -276,6 +276,18 @@ describe("verify: failures name the culprit", () => {
     );
   });
 
+  it("DMAC3025 when the exact run (made to name a failing ensure's writers) stops: no check of a partial state", () => {
+    // 16 one-byte copies a -> b merge into one move; each whole copy b -> c then reads 1 piece
+    // there but 16 in the exact run (one writer per byte): 20 pieces merged, 80 exact.
+    const lines: string[] = [];
+    for (let k = 0; k < 16; k++) lines.push(`copy a@0[${k} +: 1] -> b@0[${k} +: 1]`);
+    for (let k = 0; k < 4; k++) lines.push("copy b@0[0 +: 16] -> c@0[0 +: 16]");
+    lines.push("fill d@0[0 +: 16] with 3", "ensure c@0 == 3", "ensure d@0 == 3");
+    const { m, file } = buildIr({ ranks: 1, buffers: { a: 16, b: 16, c: 16, d: 16 }, lines });
+    expect(verifyModule(m, file, { maxPieces: 1000 }).map((x) => x.code)).toEqual(["DMAC3021"]);
+    expect(verifyModule(m, file, { maxPieces: 40 }).map((x) => x.code)).toEqual(["DMAC3025"]);
+  });
+
   it("DMAC3021: one diagnostic per ensure statement, naming the loop values of the failing instance", () => {
     const { m, file } = buildIr({
       ranks: 2,
