@@ -255,7 +255,7 @@ export class SimHelper {
    * writes and the thread replays. Undefined (checks here): the thread is gone or never started.
    */
   private checks(p: PackedProgram, maxRaces: number, early?: EarlyChecks): CheckSink | undefined {
-    if (this.abandoned || this.closed) return undefined;
+    if (!this.running()) return undefined;
     const log = newLogMemory();
     this.port.postMessage(checksRequest(p, log, maxRaces, early));
     return new CheckLog(
@@ -268,6 +268,26 @@ export class SimHelper {
       },
       { gone: () => this.gone() },
     );
+  }
+
+  /**
+   * Whether the thread runs, waiting up to START_LIMIT_MS for it to start (else it is abandoned and
+   * the caller works here). Asked before the checks go to it: a log no thread reads would fill and
+   * wait for room for ever, and the run may start before anything else was taken from the thread
+   * (the sidecar's binding is settled after the run).
+   */
+  private running(): boolean {
+    const since = performance.now();
+    while (!this.abandoned && !this.closed && Atomics.load(this.flag, 1) !== 1) {
+      if (performance.now() - since > START_LIMIT_MS) {
+        this.abandoned = true;
+        this.close();
+        break;
+      }
+      Atomics.wait(this.flag, 0, this.seen, 20);
+      this.seen = Atomics.load(this.flag, 0);
+    }
+    return !this.abandoned && !this.closed;
   }
 
   /**

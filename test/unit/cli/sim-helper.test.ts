@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { allToAll } from "../../../bench/gen.js";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 const scratch = mkdtempSync(join(tmpdir(), "dmac-sim-helper-"));
@@ -164,6 +165,27 @@ describe("a thread that starts late or never", () => {
           DMAC_SIM_HELPER_BOOT_DELAY: delay,
         }),
       ).toEqual(without);
+  });
+
+  it("that cannot start, under a run longer than the checks' log: the checks here, no wait", () => {
+    // 2 x 131,072 packets: the log's records pass its ring (check-log.ts RING_DOUBLES), so a log
+    // handed to a thread that never starts would wait for room for ever. The run starts before
+    // anything is taken from the thread (the sidecar's binding is settled after it).
+    const src = join(scratch, "a2a-2048.dmac");
+    writeFileSync(src, allToAll(2048));
+    const dir = mkdtempSync(join(scratch, "big-"));
+    expect(run("bin", "0", ["compile", src, "-o", dir]).status).toBe(0);
+    const hook = join(scratch, "no-workers-big.cjs");
+    writeFileSync(
+      hook,
+      'if (!require("node:worker_threads").isMainThread) throw new Error("no workers here");\n',
+    );
+    const r = run("bin", "1", ["sim", dir], {
+      NODE_OPTIONS: `--require ${hook}`,
+      DMAC_SIM_HELPER_START_MS: "200",
+    });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^verified: /);
   });
 
   it("that cannot start: the same results, and its error event does not end the process", () => {
