@@ -42,18 +42,25 @@ export class EventHeap {
     } else if (time < this.fTime) {
       // The new event goes in front; the old front (older than everything it sorted before) goes
       // into the heap, where it is the minimum.
-      this.sift(this.fTime, this.fSeq, this.fKind, this.fArg);
+      this.pt[0] = this.fTime;
+      this.sift(this.fSeq, this.fKind, this.fArg);
       this.fTime = time;
       this.fSeq = s;
       this.fKind = kind;
       this.fArg = arg;
       return;
     }
-    this.sift(time, s, kind, arg);
+    this.pt[0] = time;
+    this.sift(s, kind, arg);
   }
 
-  /** Puts (time, s, kind, arg) into the heap proper. */
-  private sift(time: number, s: number, kind: number, arg: number): void {
+  /** sift()'s time, passed here: a double passed to a call that is not inlined (sift is not,
+   * into every caller of push) is a new heap number, one per event. */
+  private readonly pt = new Float64Array(1);
+
+  /** Puts (pt[0], s, kind, arg) into the heap proper. */
+  private sift(s: number, kind: number, arg: number): void {
+    const time = this.pt[0]!;
     if (this.n === this.time.length) this.grow();
     let i = this.n++;
     // Sift up.
