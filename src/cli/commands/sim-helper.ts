@@ -81,6 +81,7 @@ const BOOT = `"use strict";
     try {
       const h = createHash("sha256");
       // 1 MiB, reused: it stays in the cache (16 MiB chunks made the hash 1.8x slower: 36 -> 20 ms on 29 MB).
+      // (sim-json-input.ts hashHere reads the same way, for a thread that gave no digest.)
       const buf = Buffer.allocUnsafe(Math.max(1, Math.min(bytes, 1 << 20)));
       for (let at = 0; at < bytes; ) {
         const n = fs.readSync(fd, buf, 0, Math.min(buf.length, bytes - at), at);

@@ -208,14 +208,18 @@ function readBesideHelper(
   }
 }
 
-/** The sha256 of the first `bytes` of `fd`, read here (null if it cannot be read). */
+/**
+ * The sha256 of the first `bytes` of `fd`, read here exactly as the thread reads it (sim-helper.ts
+ * BOOT `hash`, which runs as source text on the thread and so cannot call this): the same digest,
+ * or null if it cannot be read.
+ */
 function hashHere(fd: number, bytes: number): Uint8Array | null {
   try {
     const h = createHash("sha256");
-    const buf = Buffer.allocUnsafe(Math.min(bytes, 1 << 20));
+    const buf = Buffer.allocUnsafe(Math.max(1, Math.min(bytes, 1 << 20)));
     for (let at = 0; at < bytes;) {
       const n = readSync(fd, buf, 0, Math.min(buf.length, bytes - at), at);
-      if (n === 0) return null;
+      if (n === 0) break;
       h.update(buf.subarray(0, n));
       at += n;
     }
