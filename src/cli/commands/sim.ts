@@ -333,8 +333,6 @@ export function loadSimInput(
     readonly optimiserGiven?: boolean | undefined;
     /** false (--no-verify): do not look for the source of a manifest or trace. */
     readonly verify?: boolean | undefined;
-    /** Return a loaded input whose sidecar is not yet known to be bound (`binding`). */
-    readonly deferBinding?: boolean | undefined;
   },
 ): {
   loaded: LoadedInput | undefined;
@@ -377,7 +375,8 @@ export function loadSimInput(
   } catch (e) {
     thrown = e;
   }
-  // (The binding first: the thread reads manifest.json until it has replied.)
+  // The binding, then the helper released where no run will (the thread reads manifest.json
+  // until it has replied, so the digest is taken before it goes).
   const settle = (): boolean => {
     const fresh = read.confirm === undefined || read.confirm();
     // (After an exception no run releases it: --watch goes on to the next run.)
@@ -388,19 +387,14 @@ export function loadSimInput(
   const again = () => loadJsonInput(p, readJsonInput(p, MAX_SIM_JSON_BYTES), opts, undefined);
   // A loaded input runs before the binding is known (the helper hashes while this thread reads
   // the streams and runs); the caller settles it after the run and runs again if it was stale.
-  if (
-    opts.deferBinding === true &&
-    read.confirm !== undefined &&
-    thrown === undefined &&
-    first?.loaded
-  )
+  if (read.confirm !== undefined && thrown === undefined && first?.loaded)
     return { ...first, binding: { settle, again } };
   const fresh = settle();
   if (fresh && thrown !== undefined) throw thrown;
   return fresh ? first! : again();
 }
 
-/** A sidecar's binding to manifest.json, settled after the run (loadSimInput's deferBinding). */
+/** A sidecar's binding to manifest.json, settled by the caller after the run (loadSimInput). */
 export interface DeferredBinding {
   /** Whether the sidecar was bound (waits for the helper's hash); releases the helper if not. */
   readonly settle: () => boolean;
@@ -647,7 +641,6 @@ export function runSim(
       optimiserGiven: optimiserGiven(opts),
       verify: opts.verify,
       maxPackets: maxPackets.value,
-      deferBinding: true,
     });
     if (!first.binding) return runLoaded(path, first);
     // Run on the sidecar before its binding is confirmed; a stale one (the run's result or its
