@@ -43,6 +43,7 @@ import {
   validateTrace,
 } from "./validate-input.js";
 import {
+  POLL_FUNC_ROW,
   POLL_FUNCS,
   rowsOfCleanStream,
   UNMODELLED_FLAGS,
@@ -60,7 +61,6 @@ import {
   FENCE,
   NOP,
   POLL,
-  POLL_FUNC_CODES,
   shared,
   unpackProgram,
   type Completions,
@@ -423,11 +423,6 @@ function regionsOf(
   });
   return { regions, wordRegions, bufferSizes, bufferNames };
 }
-
-/** A memory poll's compare function as the row's `aux` (program.ts POLL_FUNC_CODES). */
-const POLL_FUNC_ROW: ReadonlyMap<string, number> = new Map(
-  Object.entries(POLL_FUNCS).map(([f, op]) => [f, POLL_FUNC_CODES.indexOf(op)]),
-);
 
 /**
  * Writes packet pk into row i as simCmdOfPacket reads it. The packets a program has by the

@@ -118,9 +118,7 @@ function pollRow(): FastRow {
     unmodelled(c),
   ];
   // The packet's raw compare code -> the row's (-1: not one the executor runs).
-  const funcRow = Int32Array.from(POLL_FUNC.names, (n) =>
-    n in POLL_FUNCS ? POLL_FUNC_CODES.indexOf(POLL_FUNCS[n as keyof typeof POLL_FUNCS]) : -1,
-  );
+  const funcRow = Int32Array.from(POLL_FUNC.names, (n) => POLL_FUNC_ROW.get(n) ?? -1);
   const addrDws = ADDR_DWORDS.get(c.kind);
   return (words, at, w, row, check) => {
     const s = scratch;
@@ -175,6 +173,11 @@ export const POLL_FUNCS: Readonly<Record<Exclude<PacketPollFunc, "reserved7">, P
   ge: ">=",
   gt: ">",
 };
+
+/** A memory poll's compare function as the row's `aux` (program.ts POLL_FUNC_CODES). */
+export const POLL_FUNC_ROW: ReadonlyMap<string, number> = new Map(
+  Object.entries(POLL_FUNCS).map(([f, op]) => [f, POLL_FUNC_CODES.indexOf(op)]),
+);
 
 const FAST = new Map<CompiledPacket, FastRow>([
   [COMPILED_BY_KIND.copy_linear, copyRow()],
