@@ -294,32 +294,21 @@ export function createExecState(
         : undefined,
     chk: NO_CHECKS,
     now: 0,
-    runs: p.queues.map((_, q) => ({
-      pc: 0,
-      submitted: 0,
-      state: QState.Idle,
-      busy: 0,
-      packets: 0,
-      cmdStart: 0,
-      pollStart: 0,
-      pollPeriod: 0,
-      pollRetries: Infinity,
-      prevFlowStart: NaN,
-      flowStartedAt: 0,
-      flow: { id: q, loads: [], cap: 0, remaining: 0, rate: 0, version: 0 },
-      flowActive: false,
-      flowDue: 0,
-      flowVer: -1,
-    })),
-    running: p.queues.map(() => ({
-      n: 0,
-      gpu: new Int32Array(3),
-      buffer: new Int32Array(3),
-      offset: new Float64Array(3),
-      bytes: 0,
-      cap: 0,
-      name: "",
-    })),
+    runs: p.queues.map((_, q) => newRun(q)),
+    running: p.queues.map(() =>
+      asDoubles(
+        {
+          n: 0,
+          gpu: new Int32Array(3),
+          buffer: new Int32Array(3),
+          offset: new Float64Array(3),
+          bytes: DOUBLE,
+          cap: DOUBLE,
+          name: "",
+        },
+        ["bytes", "cap"],
+      ),
+    ),
     regionGpu: mem.gpu,
     wordFlags,
     hints: new Int32Array(Q * HINTS).fill(-1),
@@ -344,9 +333,60 @@ export function createExecState(
     flows: createFlowSet(capacity),
     engineCap: bytesPerUs(T.engineGBps),
     bcastCap: bytesPerUs(T.broadcastGBps),
-    loadCache: [],
+    // Every (resource, weight) slot up front (weights 1 and 2, resource * 4 + weight): a read
+    // past the end of a growing array throws compiled code away, as a fraction does (DOUBLE).
+    loadCache: new Array<FlowLoad | undefined>((G * G + 3 * G) * 4).fill(undefined),
     lastSample: new Float64Array(G * G),
   };
+}
+
+/**
+ * A value that makes a new object's number field a double from the start (asDoubles then sets
+ * it to 0). V8 first types a field set to 0 as a small integer; the first fraction stored there
+ * changes the object's shape, and every optimised function that read the old shape is thrown
+ * away and compiled again: on the 262,144-copy all-to-all the event loop was compiled four times
+ * (~15 ms of a compiler thread each, on a machine whose two cores the run's threads already
+ * fill).
+ */
+const DOUBLE = 0.5;
+
+/** o with each of `fields` (made with DOUBLE) set to 0, its double representation kept. */
+function asDoubles<T extends object>(o: T, fields: readonly (keyof T)[]): T {
+  for (const f of fields) (o as Record<keyof T, unknown>)[f] = 0;
+  return o;
+}
+
+/** Queue q's engine before its first doorbell. */
+function newRun(q: number): QueueRun {
+  const flow = asDoubles(
+    { id: q, loads: [], cap: DOUBLE, remaining: DOUBLE, rate: DOUBLE, version: 0 },
+    ["cap", "remaining", "rate"],
+  );
+  const run: QueueRun = {
+    pc: 0,
+    submitted: 0,
+    state: QState.Idle,
+    busy: DOUBLE,
+    packets: 0,
+    cmdStart: DOUBLE,
+    pollStart: DOUBLE,
+    pollPeriod: DOUBLE,
+    pollRetries: Infinity,
+    prevFlowStart: NaN,
+    flowStartedAt: DOUBLE,
+    flow,
+    flowActive: false,
+    flowDue: DOUBLE,
+    flowVer: -1,
+  };
+  return asDoubles(run, [
+    "busy",
+    "cmdStart",
+    "pollStart",
+    "pollPeriod",
+    "flowStartedAt",
+    "flowDue",
+  ]);
 }
 
 /** Each queue's first row (cmdBase[Q] = rows) and the program's memory (createMemory). */

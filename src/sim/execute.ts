@@ -292,7 +292,10 @@ function mergeFound(
 
 /**
  * The event loop: the earliest event (doorbells merged in from their own list) is dispatched to
- * its unit, until none is left or a watchdog stops the run (`stopped` says why).
+ * its unit, until none is left or a watchdog stops the run (`stopped` says why). The loop itself
+ * is eventSlice; it returns here at each progress point (every PROGRESS_EVENTS events) and at the
+ * event watchdog. (Within one loop, that branch was first taken at event 65,537, after V8 had
+ * compiled the loop without it: the compiled loop was thrown away and compiled again.)
  */
 function runEvents(
   x: ExecState,
@@ -302,65 +305,111 @@ function runEvents(
 ): { events: number; stopped: string | undefined } {
   const maxEvents = opts.maxEvents ?? MAX_EVENTS;
   const maxSim = opts.maxSimTimeUs ?? MAX_SIM_US;
-  const heap = x.heap;
-  let events = 0;
-  let nextDb = 0;
+  const late = `simulated time passed ${maxSim} us (--max-sim-time)`;
   // The one per-event test is `events > limit`, as without progress: the limit is the next
   // progress point when that comes before maxEvents.
   const progress = opts.onProgress;
   const packetsTotal = progress ? sumPackets(x) : 0;
   let limit = progress ? Math.min(maxEvents, PROGRESS_EVENTS) : maxEvents;
+  const at: EventCursor = { events: 0, nextDb: 0, kind: 0, arg: 0 };
+  for (;;) {
+    const end = eventSlice(x, db, producer, at, limit, maxSim);
+    if (end === SLICE_DONE) return { events: at.events, stopped: undefined };
+    if (end === SLICE_LATE) return { events: at.events, stopped: late };
+    // Past the limit: the event taken (at.kind, at.arg) is counted and has not run.
+    if (at.events > maxEvents)
+      return {
+        events: at.events,
+        stopped: `more than ${maxEvents} events (raise --max-events if the schedule is really this large)`,
+      };
+    limit = Math.min(maxEvents, limit + PROGRESS_EVENTS);
+    progress!(packetsDone(x), packetsTotal);
+    if (x.now > maxSim) return { events: at.events, stopped: late };
+    dispatch(x, db, producer, at.kind, at.arg);
+  }
+}
+
+/** Where the event loop is: events taken, the next doorbell of the list, the last event taken. */
+interface EventCursor {
+  events: number;
+  nextDb: number;
+  kind: number;
+  arg: number;
+}
+
+/** How eventSlice ended: past its limit (the event taken has not run), no event left, or late. */
+const SLICE_LIMIT = 0;
+const SLICE_DONE = 1;
+const SLICE_LATE = 2;
+
+/**
+ * Takes and runs events until one takes the count past `limit` or is later than maxSim (both
+ * counted, not run), or none is left. The cursor is written as it goes, so that the exits write
+ * nothing: code V8 has never seen run (such as a store on the way out) ends compiled code.
+ */
+function eventSlice(
+  x: ExecState,
+  db: ReturnType<typeof submit>["doorbells"],
+  producer: Producer,
+  at: EventCursor,
+  limit: number,
+  maxSim: number,
+): number {
+  const heap = x.heap;
   for (;;) {
     let kind: number;
     let arg: number;
-    if (nextDb < db.time.length && heap.atOrBefore(db.time[nextDb]!)) {
-      x.now = db.time[nextDb]!;
+    if (at.nextDb < db.time.length && heap.atOrBefore(db.time[at.nextDb]!)) {
+      x.now = db.time[at.nextDb]!;
       kind = EV_DOORBELL;
-      arg = nextDb++;
+      arg = at.nextDb++;
     } else if (heap.pop()) {
       x.now = heap.lastTime;
       kind = heap.lastKind;
       arg = heap.lastArg;
-    } else break;
-    if (++events > limit) {
-      if (events > maxEvents)
-        return {
-          events,
-          stopped: `more than ${maxEvents} events (raise --max-events if the schedule is really this large)`,
-        };
-      limit = Math.min(maxEvents, limit + PROGRESS_EVENTS);
-      progress!(packetsDone(x), packetsTotal);
-    }
-    if (x.now > maxSim)
-      return { events, stopped: `simulated time passed ${maxSim} us (--max-sim-time)` };
-    switch (kind) {
-      case EV_STEP:
-        fetch(x, arg);
-        break;
-      case EV_FLOW_START:
-        startFlow(x, arg);
-        break;
-      case EV_FLOW_DONE:
-        dataDone(x, arg);
-        break;
-      case EV_WORD_WRITE:
-        applyWrite(x, arg);
-        x.pending.free.push(arg);
-        break;
-      case EV_POLL_CHECK:
-        pollCheck(x, arg);
-        break;
-      case EV_DOORBELL:
-        doorbell(x, db.queue[arg]!, db.upTo[arg]!);
-        break;
-      case EV_EXT_SIGNAL:
-        producerTick(x, producer, arg);
-        break;
-      default:
-        throw new Error(`unknown event kind ${kind}`);
-    }
+    } else return SLICE_DONE;
+    at.kind = kind;
+    at.arg = arg;
+    if (++at.events > limit) return SLICE_LIMIT;
+    if (x.now > maxSim) return SLICE_LATE;
+    dispatch(x, db, producer, kind, arg);
   }
-  return { events, stopped: undefined };
+}
+
+/** Runs one event: its unit takes it. */
+function dispatch(
+  x: ExecState,
+  db: ReturnType<typeof submit>["doorbells"],
+  producer: Producer,
+  kind: number,
+  arg: number,
+): void {
+  switch (kind) {
+    case EV_STEP:
+      fetch(x, arg);
+      return;
+    case EV_FLOW_START:
+      startFlow(x, arg);
+      return;
+    case EV_FLOW_DONE:
+      dataDone(x, arg);
+      return;
+    case EV_WORD_WRITE:
+      applyWrite(x, arg);
+      x.pending.free.push(arg);
+      return;
+    case EV_POLL_CHECK:
+      pollCheck(x, arg);
+      return;
+    case EV_DOORBELL:
+      doorbell(x, db.queue[arg]!, db.upTo[arg]!);
+      return;
+    case EV_EXT_SIGNAL:
+      producerTick(x, producer, arg);
+      return;
+    default:
+      throw new Error(`unknown event kind ${kind}`);
+  }
 }
 
 /** Packets of the whole program (progress's total). */

@@ -687,17 +687,13 @@ export function packedFromManifest(
     const first = w.n;
     const firstOp = w.nOps;
     let check = new QueueStreamCheck(manifest, index, words);
-    let opsAt = sourceMapOps(rowsOf.get(mq.name), w);
-    const slow = (i: number, offset: number, packet: Packet): void => {
-      check.packet(offset, packet);
-      writePacket(w, i, packet);
-    };
-    const clean = rowsOfCleanStream(words, w, check, opsAt, slow);
+    let opsAt = new SourceMapCursor(rowsOf.get(mq.name), w);
+    const clean = rowsOfCleanStream(words, w, check, opsAt, slowRow);
     // Anything irregular: the stream again, every problem described (scanStream).
     if (!clean) {
       w.truncate(first, firstOp);
       check = new QueueStreamCheck(manifest, index, words);
-      opsAt = sourceMapOps(rowsOf.get(mq.name), w);
+      opsAt = new SourceMapCursor(rowsOf.get(mq.name), w);
       scanStream(words, (d, here) => {
         check.visit(d, here);
         // Every decoder problem at a packet's offset, joined: an undecodable dword, a truncated
@@ -714,7 +710,7 @@ export function packedFromManifest(
         }
         const i = w.row(NOP, d.offset);
         writePacket(w, i, d.packet);
-        opsAt(i, d.offset);
+        opsAt.at(i, d.offset);
       });
     }
     // What the manifest says about this stream (relocations, completion writes) must hold.
@@ -798,44 +794,67 @@ function locator(
   };
 }
 
+/** A packet the fast reading leaves to its object: checked, then written into row i. */
+function slowRow(
+  w: CommandWriter,
+  check: QueueStreamCheck,
+  i: number,
+  offset: number,
+  packet: Packet,
+): void {
+  check.packet(offset, packet);
+  writePacket(w, i, packet);
+}
+
 /**
  * Sets the IR ops of the packet at a byte offset (row i), from a queue's source-map rows
  * (`[byteOffset, stmt, op, ...]`: the packets from byteOffset to the next row implement those
  * ops; each row's ops are copied once into the writer's shared list). Offsets must be asked in
  * increasing order; rows are taken in order of their offsets (a hand-edited map need not be
- * sorted; equal offsets keep their order).
+ * sorted; equal offsets keep their order). A class, not a closure per queue: the stream reader
+ * calls `at` for every packet, and a call site that met one closure per queue was compiled
+ * again for each new one (V8 checks the function it inlined, and each queue's is another).
  */
-function sourceMapOps(
-  rows: PackedRows | undefined,
-  w: CommandWriter,
-): (i: number, offset: number) => void {
-  if (!rows) return () => undefined;
-  const { data, starts } = rows;
-  const n = rows.length;
-  const offsetOf = (r: number): number => data[starts[r]!]!;
-  let sorted = true;
-  for (let k = 1; k < n && sorted; k++) sorted = offsetOf(k - 1) <= offsetOf(k);
-  const order = sorted
-    ? undefined
-    : Array.from({ length: n }, (_, r) => r).sort((a, b) => offsetOf(a) - offsetOf(b));
-  const rowAt = (k: number): number => (order ? order[k]! : k);
-  let k = -1;
-  let lo = -1;
-  let hi = -1;
-  return (i, offset) => {
-    while (k + 1 < n && offsetOf(rowAt(k + 1)) <= offset) {
-      k++;
-      lo = -1;
+export class SourceMapCursor {
+  private readonly data: PackedRows["data"];
+  private readonly starts: PackedRows["starts"];
+  private readonly n: number;
+  private readonly order: number[] | undefined;
+  private k = -1;
+  private lo = -1;
+  private hi = -1;
+
+  constructor(
+    rows: PackedRows | undefined,
+    private readonly w: CommandWriter,
+  ) {
+    this.data = rows?.data ?? new Float64Array(0);
+    this.starts = rows?.starts ?? new Uint32Array(1);
+    this.n = rows?.length ?? 0;
+    const { data, starts, n } = this;
+    const offsetOf = (r: number): number => data[starts[r]!]!;
+    let sorted = true;
+    for (let k = 1; k < n && sorted; k++) sorted = offsetOf(k - 1) <= offsetOf(k);
+    this.order = sorted
+      ? undefined
+      : Array.from({ length: n }, (_, r) => r).sort((a, b) => offsetOf(a) - offsetOf(b));
+  }
+
+  at(i: number, offset: number): void {
+    const { data, starts, n, order } = this;
+    while (this.k + 1 < n && data[starts[order ? order[this.k + 1]! : this.k + 1]!]! <= offset) {
+      this.k++;
+      this.lo = -1;
     }
-    if (k < 0) return;
-    if (lo < 0) {
-      const r = rowAt(k);
-      lo = w.nOps;
-      for (let j = starts[r]! + 2; j < starts[r + 1]!; j++) w.pushOp(data[j]!);
-      hi = w.nOps;
+    if (this.k < 0) return;
+    if (this.lo < 0) {
+      const r = order ? order[this.k]! : this.k;
+      this.lo = this.w.nOps;
+      for (let j = starts[r]! + 2; j < starts[r + 1]!; j++) this.w.pushOp(data[j]!);
+      this.hi = this.w.nOps;
     }
-    w.setOps(i, lo, hi);
-  };
+    this.w.setOps(i, this.lo, this.hi);
+  }
 }
 
 function simCmdOfTrace(c: TraceCmd): SimCmd {

@@ -189,14 +189,21 @@ const FAST = new Map<CompiledPacket, FastRow>([
 /**
  * Writes a row per packet of a clean stream (row position: its byte offset), feeding `check`
  * each packet and `opsAt` each row; `slow` writes a packet the fast reading leaves to its
- * object (and the caller's check.packet sees it). False at the first irregular packet.
+ * object (and the caller's check.packet sees it). False at the first irregular packet. (`slow`
+ * is one function for every stream, and gets what it needs as arguments: see SourceMapCursor.)
  */
 export function rowsOfCleanStream(
   words: Uint32Array,
   w: CommandWriter,
   check: QueueStreamCheck,
-  opsAt: (row: number, offset: number) => void,
-  slow: (row: number, offset: number, packet: Packet) => void,
+  opsAt: { at(row: number, offset: number): void },
+  slow: (
+    w: CommandWriter,
+    check: QueueStreamCheck,
+    row: number,
+    offset: number,
+    packet: Packet,
+  ) => void,
 ): boolean {
   const end = words.length;
   let i = 0;
@@ -213,8 +220,8 @@ export function rowsOfCleanStream(
     }
     const row = w.row(NOP, i * 4);
     if (fast === undefined || !fast(words, i, w, row, check))
-      slow(row, i * 4, c.unpack(words, i, len));
-    opsAt(row, i * 4);
+      slow(w, check, row, i * 4, c.unpack(words, i, len));
+    opsAt.at(row, i * 4);
     i += len;
   }
   return true;
