@@ -82,6 +82,26 @@ describe("the hooks the commands poll", () => {
     expect(dones.at(-1)!).toBeLessThanOrEqual(r.stats.packets);
   });
 
+  it("the event watchdog counts the event past it, runs none past it, and reports progress before it", () => {
+    // The loop runs in slices between progress points (execute.ts eventSlice): each boundary
+    // must give what one loop gave.
+    const c = compileForSim("fwd.dmac", forwardProgram(16_384), {}, {});
+    const all = simulate(c.loaded!.input, { target: c.loaded!.target }).stats.events;
+    expect(all).toBeGreaterThan(2 * 65_536);
+    for (const maxEvents of [1, 65_536, 65_537, 131_073, all - 1, all]) {
+      const calls: number[] = [];
+      const r = simulate(c.loaded!.input, {
+        target: c.loaded!.target,
+        maxEvents,
+        onProgress: (done) => void calls.push(done),
+      });
+      const stopped = maxEvents < all;
+      expect(r.stats.events).toBe(stopped ? maxEvents + 1 : all);
+      expect(r.diagnostics.some((d) => d.code === "DMAC6008")).toBe(stopped);
+      expect(calls.length).toBe(Math.floor((Math.min(maxEvents, all) - 1) / 65_536));
+    }
+  });
+
   it("the -O2 plan search reports each candidate before it runs it", () => {
     const calls: [number, number, string][] = [];
     const c = compileForSim(
