@@ -358,8 +358,12 @@ function asDoubles<T extends object>(o: T, fields: readonly (keyof T)[]): T {
 
 /** Queue q's engine before its first doorbell. */
 function newRun(q: number): QueueRun {
+  // (loads made to hold objects from the start: an empty literal holds small integers, and the
+  // first load pushed into each queue's array changed it, which threw away the compiled routing.)
+  const loads: FlowLoad[] = [{ resource: 0, weight: 0 }];
+  loads.pop();
   const flow = asDoubles(
-    { id: q, loads: [], cap: DOUBLE, remaining: DOUBLE, rate: DOUBLE, version: 0 },
+    { id: q, loads, cap: DOUBLE, remaining: DOUBLE, rate: DOUBLE, version: 0 },
     ["cap", "remaining", "rate"],
   );
   const run: QueueRun = {

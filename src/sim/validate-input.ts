@@ -422,22 +422,33 @@ class Checker {
       const R = this.regions.length;
       // (The sizes as a column: a million triples read one number each, not a region object.)
       const size = Float64Array.from(this.regions, (g) => g.size);
-      for (let k = 0; k < e.length; k += 3) {
-        const dword = e[k]!;
-        if (dword >= top) throw new Bad(`${p}.entries[${k}]`, `${dword} is outside [0, ${top})`);
-        const region = e[k + 1]!;
-        if (region >= R) throw new Bad(`${p}.entries[${k + 1}]`, `${region} is outside [0, ${R})`);
-        const addend = e[k + 2]!;
-        if (addend >= size[region]!) {
-          const reg = this.regions[region]!;
-          throw new Bad(
-            `${p}.entries[${k + 2}]`,
-            `addend ${addend} is past the end of region ${reg.name} (${reg.size} bytes)`,
-          );
-        }
-      }
+      // (The loop is its own function, optimised once; the failing triple is described here.)
+      const k = firstOutOfRange(e, top, size);
+      if (k < 0) return;
+      const [dword, region, addend] = [e[k]!, e[k + 1]!, e[k + 2]!];
+      if (dword >= top) throw new Bad(`${p}.entries[${k}]`, `${dword} is outside [0, ${top})`);
+      if (region >= R) throw new Bad(`${p}.entries[${k + 1}]`, `${region} is outside [0, ${R})`);
+      const reg = this.regions[region]!;
+      throw new Bad(
+        `${p}.entries[${k + 2}]`,
+        `addend ${addend} is past the end of region ${reg.name} (${reg.size} bytes)`,
+      );
     });
   }
+}
+
+/**
+ * The first relocation triple [dword, region, addend] (its index in `e`) whose dword is not below
+ * `top`, whose region is not one of `size`'s, or whose addend is not inside that region; -1 if
+ * none.
+ */
+function firstOutOfRange(e: ArrayLike<number>, top: number, size: Float64Array): number {
+  const R = size.length;
+  for (let k = 0; k < e.length; k += 3) {
+    const region = e[k + 1]!;
+    if (e[k]! >= top || region >= R || e[k + 2]! >= size[region]!) return k;
+  }
+  return -1;
 }
 
 /** Slot arrays may hold at most this many slots (see the header). */
