@@ -23,7 +23,11 @@ import {
   EV_STEP,
   EV_WORD_WRITE,
   HINTS,
-  QState,
+  Q_BUSY,
+  Q_DONE,
+  Q_FAULTED,
+  Q_IDLE,
+  Q_POLLING,
   regionNear,
   report,
   SET,
@@ -58,28 +62,26 @@ import type { FlowLoad } from "./flows.js";
 export function doorbell(x: ExecState, q: number, upTo: number): void {
   const r = x.runs[q]!;
   r.submitted = Math.max(r.submitted, upTo);
-  if (r.state === QState.Idle) {
-    r.state = QState.Busy;
-    fetch(x, q);
-  }
+  const idle = r.state === Q_IDLE;
+  // (The state is stored by every doorbell, not only an idle engine's: V8 compiles a store only
+  // once it has run, and an engine is idle at a doorbell mostly before V8 keeps feedback at all.)
+  r.state = idle ? Q_BUSY : r.state;
+  if (idle) fetch(x, q);
 }
 
 /** The engine of queue q takes its next command (EV_STEP). */
 export function fetch(x: ExecState, q: number): void {
   const r = x.runs[q]!;
   const queue = x.p.queues[q]!;
-  if (r.pc >= queue.count) {
-    r.state = QState.Done;
-    return;
-  }
-  if (r.pc >= r.submitted) {
-    r.state = QState.Idle;
-    return;
-  }
+  // Drained, past what the host submitted, or a command to run. (One store for the three: the
+  // first queue to drain did so late in the run, and its store, never run before, threw the
+  // compiled event loop away.)
+  const state = r.pc >= queue.count ? Q_DONE : r.pc >= r.submitted ? Q_IDLE : Q_BUSY;
+  r.state = state;
+  if (state !== Q_BUSY) return;
   const C = x.C;
   const e = queue.first + r.pc;
   r.cmdStart = x.now;
-  r.state = QState.Busy;
   const prevFlowStart = r.prevFlowStart;
   r.prevFlowStart = NaN;
   const kind = C.kind[e]!;
@@ -92,7 +94,7 @@ export function fetch(x: ExecState, q: number): void {
       return;
     case BAD:
       report(x, "DMAC6007", [whereCmd(x, q, e), `${C.detail.get(e)}; the queue stops here`]);
-      r.state = QState.Faulted;
+      r.state = Q_FAULTED;
       return;
     case COPY:
     case BCAST:
@@ -132,7 +134,7 @@ export function finish(
       args: span.args,
     });
   r.pc++;
-  r.state = QState.Busy;
+  r.state = Q_BUSY;
   x.heap.push(t, EV_STEP, q);
 }
 
@@ -286,7 +288,7 @@ function startPoll(x: ExecState, q: number, e: number): void {
       whereCmd(x, q, e),
       `${detail}; the queue stops here`,
     ]);
-    r.state = QState.Faulted;
+    r.state = Q_FAULTED;
     return;
   }
   const afterPacket = x.now + T.enginePacketUs;
@@ -295,7 +297,7 @@ function startPoll(x: ExecState, q: number, e: number): void {
   r.pollPeriod = (x.C.bytes[e]! * 16) / T.sdmaClockMHz + repoll;
   if (r.pollPeriod <= 0) r.pollPeriod = 1e-3;
   r.pollRetries = x.C.c[e]! < 0 ? Infinity : x.C.c[e]!;
-  r.state = QState.Polling;
+  r.state = Q_POLLING;
   if (x.timeline) recordPollStart(x, x.timeline.sync, q, e, w, afterPacket);
   x.heap.push(afterPacket, EV_POLL_CHECK, q);
 }
@@ -303,7 +305,7 @@ function startPoll(x: ExecState, q: number, e: number): void {
 /** Queue q's poll reads its word (EV_POLL_CHECK): satisfied, waits on, or gives up. */
 export function pollCheck(x: ExecState, q: number): void {
   const r = x.runs[q]!;
-  if (r.state !== QState.Polling) return;
+  if (r.state !== Q_POLLING) return;
   const C = x.C;
   const e = x.cmdBase[q]! + r.pc;
   const addr = C.a[e]!;
@@ -339,7 +341,7 @@ export function pollTimeout(x: ExecState, q: number, e: number): void {
     ],
     "a retry count of 0xFFF polls forever; any other count is a timeout, and the queue stops",
   );
-  x.runs[q]!.state = QState.Faulted;
+  x.runs[q]!.state = Q_FAULTED;
 }
 
 // ---- signals ---------------------------------------------------------------------------------

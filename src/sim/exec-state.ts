@@ -40,19 +40,29 @@ export const EV_POLL_CHECK = 4; // queue `arg`'s poll re-reads its word
 export const EV_DOORBELL = 5; // doorbell `arg` (host.ts) reaches its queue
 export const EV_EXT_SIGNAL = 6; // the producer raises external signal `arg` by one
 
-/** An engine's state (engine.ts has the transitions). */
-export const enum QState {
-  /** Nothing submitted to run: waits for a doorbell. */
-  Idle,
-  /** Fetching or running a command (a step or flow event is pending). */
-  Busy,
-  /** Blocked in POLL_REGMEM until its word meets the condition. */
-  Polling,
-  /** Every command ran. */
-  Done,
-  /** Stopped at a command it could not run. */
-  Faulted,
-}
+// An engine's state (engine.ts has the transitions), as plain numbers: the event loop reads
+// them without a property load. (An enum is an object: V8 compiles a read of one of its members
+// only once that read has run, and the first queue to reach a state late in the run threw the
+// compiled event loop away.)
+/** Nothing submitted to run: waits for a doorbell. */
+export const Q_IDLE = 0;
+/** Fetching or running a command (a step or flow event is pending). */
+export const Q_BUSY = 1;
+/** Blocked in POLL_REGMEM until its word meets the condition. */
+export const Q_POLLING = 2;
+/** Every command ran. */
+export const Q_DONE = 3;
+/** Stopped at a command it could not run. */
+export const Q_FAULTED = 4;
+/** The states by name (tests, reports). */
+export const QState = {
+  Idle: Q_IDLE,
+  Busy: Q_BUSY,
+  Polling: Q_POLLING,
+  Done: Q_DONE,
+  Faulted: Q_FAULTED,
+} as const;
+export type QState = (typeof QState)[keyof typeof QState];
 
 export interface QueueRun {
   pc: number;
@@ -369,7 +379,7 @@ function newRun(q: number): QueueRun {
   const run: QueueRun = {
     pc: 0,
     submitted: 0,
-    state: QState.Idle,
+    state: Q_IDLE,
     busy: DOUBLE,
     packets: 0,
     cmdStart: DOUBLE,

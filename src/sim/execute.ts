@@ -48,7 +48,9 @@ import {
   EV_POLL_CHECK,
   EV_STEP,
   EV_WORD_WRITE,
-  QState,
+  Q_DONE,
+  Q_FAULTED,
+  Q_POLLING,
   report,
   where,
   type ExecState,
@@ -434,7 +436,7 @@ function endOfRun(
 ): { completed: boolean; deadlockOnExternal: boolean } {
   const { p, C, runs, Q } = x;
   if (stopped !== undefined) {
-    const blocked = p.queues.map((_, q) => q).filter((q) => runs[q]!.state === QState.Polling);
+    const blocked = p.queues.map((_, q) => q).filter((q) => runs[q]!.state === Q_POLLING);
     report(x, "DMAC6008", [
       `${stopped}${blocked.length ? `; ${blocked.length} queue(s) were polling` : ""}`,
     ]);
@@ -446,7 +448,7 @@ function endOfRun(
   const blockedOn: number[] = [];
   for (let q = 0; q < Q; q++) {
     const r = runs[q]!;
-    if (r.state !== QState.Polling) continue;
+    if (r.state !== Q_POLLING) continue;
     const e = x.cmdBase[q]! + r.pc;
     const addr = C.a[e]!;
     if (r.pollRetries !== Infinity) {
@@ -475,7 +477,7 @@ function endOfRun(
   for (let q = 0; q < Q; q++) {
     const r = runs[q]!;
     const { first, count } = p.queues[q]!;
-    if (r.state === QState.Faulted) {
+    if (r.state === Q_FAULTED) {
       completed = false;
       report(x, "DMAC6005", [
         `${p.queues[q]!.name} stopped at ${where(x, q, C.at[first + r.pc]!)} after an error and did not drain (${count - r.pc} command(s) left)`,
@@ -491,7 +493,7 @@ function endOfRun(
     const value = wi < 0 || words.isWord[wi] !== 1 ? undefined : words.value[wi];
     if (value === cs.done[k]) continue;
     const qi = cs.queue[k]!;
-    if (qi >= 0 && runs[qi]!.state !== QState.Done) continue; // already reported as stuck
+    if (qi >= 0 && runs[qi]!.state !== Q_DONE) continue; // already reported as stuck
     completed = false;
     const queue = p.queues[qi]?.name ?? "no queue";
     report(

@@ -67,7 +67,10 @@ export class EventHeap {
     while (i > 0) {
       const p = (i - 1) >> 1;
       const pt = this.time[p]!;
-      if (pt < time || (pt === time && this.seq[p]! < s)) break;
+      // (The sequence compared every time, not only on a tie: a compare V8 has not seen run is
+      // compiled as a bail-out, and the first tie came after the heap was compiled.)
+      const older = this.seq[p]! < s;
+      if (pt < time || (pt === time && older)) break;
       this.time[i] = pt;
       this.seq[i] = this.seq[p]!;
       this.kind[i] = this.kind[p]!;
@@ -116,14 +119,13 @@ export class EventHeap {
       if (l >= n) break;
       const r = l + 1;
       let c = l;
-      if (
-        r < n &&
-        (this.time[r]! < this.time[l]! ||
-          (this.time[r] === this.time[l] && this.seq[r]! < this.seq[l]!))
-      )
-        c = r;
+      if (r < n) {
+        const rightOlder = this.seq[r]! < this.seq[l]!; // (as `older` in sift)
+        if (this.time[r]! < this.time[l]! || (this.time[r] === this.time[l] && rightOlder)) c = r;
+      }
       const ct = this.time[c]!;
-      if (t < ct || (t === ct && s < this.seq[c]!)) break;
+      const older = s < this.seq[c]!;
+      if (t < ct || (t === ct && older)) break;
       this.time[i] = ct;
       this.seq[i] = this.seq[c]!;
       this.kind[i] = this.kind[c]!;

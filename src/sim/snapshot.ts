@@ -5,7 +5,7 @@
 // reads them from `words`). Built once at the end of the run, off the hot path.
 
 import type { Snapshot, SnapshotQueue, SnapshotWord } from "../forensics/snapshot.js";
-import { QState, type ExecState } from "./exec-state.js";
+import { Q_DONE, type ExecState } from "./exec-state.js";
 import { REGION_CODE } from "./regions.js";
 
 /** Region codes of the words a host could read (regions.ts). */
@@ -14,7 +14,7 @@ const SNAPSHOT_KINDS = new Set([REGION_CODE.signal, REGION_CODE.sync, REGION_COD
 export function snapshotOf(x: ExecState, reason: Snapshot["reason"]): Snapshot {
   const queues: SnapshotQueue[] = x.p.queues.map((q, qi) => {
     const r = x.runs[qi]!;
-    const live = r.state !== QState.Done && r.pc < q.count && q.position === "byte";
+    const live = r.state !== Q_DONE && r.pc < q.count && q.position === "byte";
     return { queue: q.name, breadcrumb: null, rptr: live ? x.C.at[q.first + r.pc]! : null };
   });
   const words: SnapshotWord[] = [];

@@ -207,17 +207,40 @@ export function rowsOfCleanStream(
 ): boolean {
   const end = words.length;
   let i = 0;
-  let last: CompiledPacket | undefined;
-  let fast: FastRow | undefined;
+  // The last two header dwords seen, with their packet kind and fast reading: a stream
+  // alternates between a few packets (a copy and its completion ATOMIC), each with the same
+  // header dword every time, so most packets skip the header table and the map.
+  // (-1: no dword; the kinds start as any packet, only read once h0/h1 matched.)
+  let h0 = -1;
+  let c0 = COMPILED_BY_KIND.nop;
+  let f0: FastRow | undefined;
+  let h1 = -1;
+  let c1 = COMPILED_BY_KIND.nop;
+  let f1: FastRow | undefined;
   while (i < end) {
-    const c = lookupHeader(words[i]!);
-    if (c === undefined) return false;
+    const h = words[i]!;
+    let c: CompiledPacket;
+    let fast: FastRow | undefined;
+    if (h === h0) {
+      c = c0;
+      fast = f0;
+    } else if (h === h1) {
+      c = c1;
+      fast = f1;
+    } else {
+      const found = lookupHeader(h);
+      if (found === undefined) return false;
+      c = found;
+      fast = FAST.get(c);
+      h1 = h0;
+      c1 = c0;
+      f1 = f0;
+      h0 = h;
+      c0 = c;
+      f0 = fast;
+    }
     const len = lengthAt(c, words, i, end);
     if (len < 0 || i + len > end || c.suspicious(words, i)) return false;
-    if (c !== last) {
-      last = c;
-      fast = FAST.get(c);
-    }
     const row = w.row(NOP, i * 4);
     if (fast === undefined || !fast(words, i, w, row, check))
       slow(w, check, row, i * 4, c.unpack(words, i, len));
