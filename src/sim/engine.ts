@@ -58,15 +58,20 @@ import { halfOf, pendingWrite, read32, waitOn, wordAt } from "./words.js";
 import { recordIssue, recordPollSatisfied, recordPollStart } from "./trace/recorder.js";
 import type { FlowLoad } from "./flows.js";
 
-/** A doorbell: the host submitted queue q's commands up to `upTo`; an idle engine wakes. */
-export function doorbell(x: ExecState, q: number, upTo: number): void {
+/**
+ * A doorbell: the host submitted queue q's commands up to `upTo`. True when the engine was idle:
+ * it wakes, and the caller makes it fetch (execute.ts dispatch, through the call that runs every
+ * EV_STEP: a call of its own here, first made when the second queue woke, threw the compiled
+ * event loop away).
+ */
+export function doorbell(x: ExecState, q: number, upTo: number): boolean {
   const r = x.runs[q]!;
   r.submitted = Math.max(r.submitted, upTo);
   const idle = r.state === Q_IDLE;
   // (The state is stored by every doorbell, not only an idle engine's: V8 compiles a store only
   // once it has run, and an engine is idle at a doorbell mostly before V8 keeps feedback at all.)
   r.state = idle ? Q_BUSY : r.state;
-  if (idle) fetch(x, q);
+  return idle;
 }
 
 /** The engine of queue q takes its next command (EV_STEP). */

@@ -386,9 +386,17 @@ function dispatch(
   kind: number,
   arg: number,
 ): void {
-  switch (kind) {
+  // A doorbell that wakes its engine is a step of that queue.
+  let k = kind;
+  let a = arg;
+  if (k === EV_DOORBELL) {
+    a = db.queue[arg]!;
+    if (!doorbell(x, a, db.upTo[arg]!)) return;
+    k = EV_STEP;
+  }
+  switch (k) {
     case EV_STEP:
-      fetch(x, arg);
+      fetch(x, a);
       return;
     case EV_FLOW_START:
       startFlow(x, arg);
@@ -403,14 +411,11 @@ function dispatch(
     case EV_POLL_CHECK:
       pollCheck(x, arg);
       return;
-    case EV_DOORBELL:
-      doorbell(x, db.queue[arg]!, db.upTo[arg]!);
-      return;
     case EV_EXT_SIGNAL:
       producerTick(x, producer, arg);
       return;
     default:
-      throw new Error(`unknown event kind ${kind}`);
+      throw new Error(`unknown event kind ${k}`);
   }
 }
 

@@ -50,8 +50,10 @@ describe("engine: the queue state machine", () => {
   it("Idle -> Busy on a doorbell; a data command schedules its flow after packet + startup", () => {
     const x = state([{ gpu: 0, engine: 14, cmds: [cp(bufAddr(0), bufAddr(1), 64)] }]);
     expect(x.runs[0]!.state).toBe(QState.Idle);
-    doorbell(x, 0, 1);
+    expect(doorbell(x, 0, 1)).toBe(true); // it woke: the event loop makes it fetch
     expect(x.runs[0]!.state).toBe(QState.Busy);
+    expect(doorbell(x, 0, 1)).toBe(false); // busy: a doorbell only submits
+    fetch(x, 0);
     expect(drain(x)).toEqual([[T.enginePacketUs + T.copyStartupUs, EV_FLOW_START, 0]]);
     expect(x.running[0]!.n).toBe(2);
     expect([...x.running[0]!.gpu.subarray(0, 2)]).toEqual([0, 1]);
@@ -73,7 +75,7 @@ describe("engine: the queue state machine", () => {
 
   it("a bad packet faults the queue (DMAC6007)", () => {
     const x = state([{ gpu: 0, engine: 14, cmds: [{ kind: "bad", detail: "no" }] }]);
-    doorbell(x, 0, 1);
+    if (doorbell(x, 0, 1)) fetch(x, 0);
     expect(x.runs[0]!.state).toBe(QState.Faulted);
     expect(x.diagnostics.map((d) => d.code)).toEqual(["DMAC6007"]);
   });
@@ -88,7 +90,7 @@ describe("engine: the queue state machine", () => {
       interval: 4,
     };
     const x = state([{ gpu: 0, engine: 14, cmds: [poll] }]);
-    doorbell(x, 0, 1);
+    if (doorbell(x, 0, 1)) fetch(x, 0);
     expect(x.runs[0]!.state).toBe(QState.Polling);
     expect(drain(x)).toEqual([[T.enginePacketUs, EV_POLL_CHECK, 0]]);
     x.now = T.enginePacketUs;
@@ -109,7 +111,7 @@ describe("engine: the queue state machine", () => {
 
   it("a signal write lands a latency after its packet; the queue goes on meanwhile", () => {
     const x = state([{ gpu: 0, engine: 14, cmds: [done(0)] }], 1);
-    doorbell(x, 0, 1);
+    if (doorbell(x, 0, 1)) fetch(x, 0);
     const ev = drain(x);
     expect(ev).toEqual([
       [T.enginePacketUs, EV_STEP, 0],
