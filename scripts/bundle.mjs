@@ -1,6 +1,7 @@
 // `npm run build`, after tsc: bundles the compiled CLI (dist/) into one CommonJS script,
-// dist/bundle/dmac.cjs, and stores beside it a V8 code cache made by a warm-up `dmac check`, which
-// bin/dmac.js runs through bin/load-bundle.js. Why: a `dmac check` start then costs ~1.8x
+// dist/bundle/dmac.cjs, and stores beside it a V8 code cache made by warm-up runs (`dmac check`,
+// then a compile and two `dmac sim` of an example), which bin/dmac.js runs through
+// bin/load-bundle.js. Why: a `dmac check` start then costs ~1.8x
 // `node -e 0` instead of ~2.5x (docs/design-decisions.md, "Build and packaging";
 // figures in docs/performance.md, "Start-up and the 65,536-copy compile").
 //   node scripts/bundle.mjs
@@ -12,7 +13,8 @@
 // `new URL("../../targets/...", import.meta.url)` finds the same files from it.
 
 import { build } from "esbuild";
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -21,8 +23,22 @@ import { BUNDLE, CODE_CACHE, runBundle } from "../bin/load-bundle.js";
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const requireHere = createRequire(import.meta.url);
 
-/** What the code cache is made from: the functions this run compiles are cached. */
-const WARM_UP = ["check", join(ROOT, "examples/all_gather_pcpy.dmac")];
+/**
+ * What the code cache is made from: the functions these runs compile are cached (as bytecode;
+ * the rest are compiled on first call). `dmac check` for every start; a compile, `dmac sim` of
+ * its output directory and `dmac sim` of the source for the executor, its checks and the front
+ * end they rebuild: a big `dmac sim DIR` runs them on two threads, and each compiled them anew
+ * (the helper thread loads the same bundle and cache). The bigger cache costs `dmac check`
+ * nothing measurable (90 ms both ways, 10 runs each; docs/performance.md, "Executor, eighth round").
+ * OUT: a scratch directory, made and removed by makeCodeCache.
+ */
+const example = join(ROOT, "examples/all_gather_pcpy.dmac");
+const WARM_UP = (out) => [
+  ["check", example],
+  ["compile", example, "-o", out],
+  ["sim", out],
+  ["sim", example],
+];
 
 /**
  * The dependencies copied into the bundle: the two that every command loads. Every other one
@@ -104,8 +120,15 @@ async function bundle() {
 async function makeCodeCache() {
   const { cli, script } = runBundle(undefined);
   const quiet = { out: () => {}, err: () => {}, isTTY: false };
-  const code = await cli.main(["node", "dmac", ...WARM_UP], quiet);
-  if (code !== 0) throw new Error(`warm-up 'dmac ${WARM_UP.join(" ")}' exited ${code}`);
+  const scratch = mkdtempSync(join(tmpdir(), "dmac-warm-up-"));
+  try {
+    for (const argv of WARM_UP(join(scratch, "out"))) {
+      const code = await cli.main(["node", "dmac", ...argv], quiet);
+      if (code !== 0) throw new Error(`warm-up 'dmac ${argv.join(" ")}' exited ${code}`);
+    }
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
   writeFileSync(CODE_CACHE, script.createCachedData());
 }
 
