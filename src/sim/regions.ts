@@ -95,19 +95,69 @@ export interface RegionMap {
 const MAX_RUNS = 16;
 
 /**
- * The indices 0 .. R-1 stably sorted by addrOf. The word regions (from N on) are a few sorted
+ * The indices 0 .. R-1 (regions ++ wordRegions) stably sorted by addrOf, as stretches of
+ * consecutive indices: stretch s is src[s] .. src[s] + len[s] - 1, at sorted positions from
+ * at[s]. A named region is a stretch of its own. The word regions (from N on) are a few sorted
  * runs (sync words, completion slots, timestamp slots: a million entries), the named ones few:
- * those are sorted and the runs merged, in O(R + stretches x runs x log R) instead of a sort with
- * a comparator: each step takes the lowest head's list up to the next head's address (found by a
- * binary search in a run), so a run's long stretches are written without comparing each entry.
+ * those are sorted and the runs merged, in O(stretches x runs x log R) instead of a sort with a
+ * comparator: each step takes the lowest head's list up to the next head's address (found by a
+ * binary search in a run), so a run's long stretches are taken without comparing each entry.
  */
-function stableOrder(R: number, N: number, addrOf: (j: number) => number): Int32Array {
+interface Stretches {
+  readonly n: number;
+  readonly at: Int32Array;
+  readonly src: Int32Array;
+  readonly len: Int32Array;
+}
+
+class StretchList {
+  n = 0;
+  at = new Int32Array(16);
+  src = new Int32Array(16);
+  len = new Int32Array(16);
+  private i = 0;
+  private lastWords = false;
+
+  /** Indices from .. from + len - 1 come next (`words`: word regions, else a named one). */
+  push(from: number, len: number, words: boolean): void {
+    const s = this.n - 1;
+    // (Consecutive word indices join the last stretch: the sorted fallback gives them one by one.)
+    const joins = words && this.lastWords && this.src[s]! + this.len[s]! === from;
+    this.lastWords = words;
+    if (joins) {
+      this.len[s]! += len;
+      this.i += len;
+      return;
+    }
+    if (this.n === this.at.length) {
+      const grow = (a: Int32Array) => {
+        const b = new Int32Array(a.length * 2);
+        b.set(a);
+        return b;
+      };
+      [this.at, this.src, this.len] = [grow(this.at), grow(this.src), grow(this.len)];
+    }
+    this.at[this.n] = this.i;
+    this.src[this.n] = from;
+    this.len[this.n++] = len;
+    this.i += len;
+  }
+}
+
+function stableStretches(R: number, N: number, addrOf: (j: number) => number): Stretches {
+  const list = new StretchList();
+  const add = (from: number, len: number): void => {
+    // (A named region stays a stretch of its own: it is written field by field.)
+    if (from < N) for (let j = 0; j < len; j++) list.push(from + j, 1, false);
+    else list.push(from, len, true);
+  };
   const runStart: number[] = [];
   for (let j = N; j < R; j++) if (j === N || addrOf(j) < addrOf(j - 1)) runStart.push(j);
-  if (runStart.length > MAX_RUNS)
-    return Int32Array.from(
-      Array.from({ length: R }, (_, j) => j).sort((a, b) => addrOf(a) - addrOf(b)),
-    );
+  if (runStart.length > MAX_RUNS) {
+    const order = Array.from({ length: R }, (_, j) => j).sort((a, b) => addrOf(a) - addrOf(b));
+    for (const j of order) add(j, 1);
+    return list;
+  }
   const named = Array.from({ length: N }, (_, j) => j).sort((a, b) => addrOf(a) - addrOf(b));
   // Lists: the named one first, then each run, in index order; a tie goes to the lower list
   // (its indices are lower), which keeps the order stable.
@@ -121,8 +171,6 @@ function stableOrder(R: number, N: number, addrOf: (j: number) => number): Int32
     end[r + 1] = r + 1 < k ? runStart[r + 1]! : R;
   }
   const head = (h: number): number => addrOf(h === 0 ? named[at[0]!]! : at[h]!);
-  const out = new Int32Array(R);
-  let i = 0;
   for (;;) {
     let best = -1;
     let bestAddr = Infinity;
@@ -141,9 +189,9 @@ function stableOrder(R: number, N: number, addrOf: (j: number) => number): Int32
         nextAddr = a;
       }
     }
-    if (best < 0) return out;
+    if (best < 0) return list;
     if (best === 0) {
-      out[i++] = named[at[0]!++]!;
+      add(named[at[0]!++]!, 1);
       continue;
     }
     // The run's entries before the next head: below its address, or at it when this list is
@@ -157,9 +205,17 @@ function stableOrder(R: number, N: number, addrOf: (j: number) => number): Int32
         if (a < nextAddr || (a === nextAddr && best < next)) lo = mid + 1;
         else hi = mid;
       }
-    for (let x = at[best]!; x < lo; x++) out[i++] = x;
+    add(at[best]!, lo - at[best]!);
     at[best] = lo;
   }
+}
+
+/** Stretches of a concatenation already sorted: each named region, then the word regions. */
+function inOrder(R: number, N: number): Stretches {
+  const list = new StretchList();
+  for (let j = 0; j < N; j++) list.push(j, 1, false);
+  if (R > N) list.push(N, R - N, true);
+  return list;
 }
 
 export function regionMap(p: Pick<ProgramBase, "regions" | "wordRegions">): RegionMap {
@@ -170,17 +226,17 @@ export function regionMap(p: Pick<ProgramBase, "regions" | "wordRegions">): Regi
   const addrOf = (j: number): number => (j < N ? named[j]!.addr : words!.addr[j - N]!);
   let sorted = true;
   for (let j = 1; j < R && sorted; j++) sorted = addrOf(j - 1) <= addrOf(j);
-  // Sorted position -> index in regions ++ wordRegions (a stable sort: ties keep their order).
-  const order = sorted ? undefined : stableOrder(R, N, addrOf);
-  const at = (i: number): number => (order ? order[i]! : i);
+  // Sorted positions in stretches of regions ++ wordRegions (a stable sort: ties keep their order).
+  const st = sorted ? inOrder(R, N) : stableStretches(R, N, addrOf);
   const starts = new Float64Array(R);
   const ends = new Float64Array(R);
   const kind = new Uint8Array(R);
   const gpu = new Int32Array(R);
   const bufferOf = new Int32Array(R).fill(-1);
   const initial = new Float64Array(R);
-  for (let i = 0; i < R; i++) {
-    const j = at(i);
+  for (let s = 0; s < st.n; s++) {
+    const i = st.at[s]!;
+    const j = st.src[s]!;
     if (j < N) {
       const r = named[j]!;
       starts[i] = r.addr;
@@ -190,18 +246,45 @@ export function regionMap(p: Pick<ProgramBase, "regions" | "wordRegions">): Regi
       if (r.kind === "buffer" && r.buffer !== undefined && r.gpu !== null) bufferOf[i] = r.buffer;
       initial[i] = r.initial ?? 0;
     } else {
+      // A stretch of word regions: the columns copied whole (the million completion slots of
+      // a big program are a few stretches), ends and initial values a short loop each.
       const k = j - N;
-      starts[i] = words!.addr[k]!;
-      ends[i] = starts[i]! + words!.bytes[k]!;
-      kind[i] = words!.kind[k]!;
-      gpu[i] = words!.gpu[k]!;
-      const v = words!.initial[k]!;
-      initial[i] = Number.isNaN(v) ? 0 : v;
+      const len = st.len[s]!;
+      starts.set(words!.addr.subarray(k, k + len), i);
+      kind.set(words!.kind.subarray(k, k + len), i);
+      gpu.set(words!.gpu.subarray(k, k + len), i);
+      wordEnds(ends, initial, words!, k, len, i);
     }
   }
   const region = (i: number): SimRegion => {
-    const j = at(i);
+    // The stretch holding sorted position i (the last that starts at or before it).
+    let lo = 0;
+    let hi = st.n - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (st.at[mid]! <= i) lo = mid;
+      else hi = mid - 1;
+    }
+    const j = st.src[lo]! + (i - st.at[lo]!);
     return j < N ? named[j]! : words!.region(j - N);
   };
   return { starts, ends, kind, gpu, bufferOf, initial, region };
+}
+
+/** ends and initial at i.. for word regions k .. k + len - 1 (no initial value: 0). */
+function wordEnds(
+  ends: Float64Array,
+  initial: Float64Array,
+  words: WordRegions,
+  k: number,
+  len: number,
+  i: number,
+): void {
+  const { addr, bytes } = words;
+  const init = words.initial;
+  for (let x = 0; x < len; x++) {
+    ends[i + x] = addr[k + x]! + bytes[k + x]!;
+    const v = init[k + x]!;
+    initial[i + x] = Number.isNaN(v) ? 0 : v;
+  }
 }

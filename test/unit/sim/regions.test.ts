@@ -40,6 +40,14 @@ describe("regionMap", () => {
       expect(want.map((_, i) => map.region(i).name)).toEqual(
         want.map((j) => (j < named.length ? named[j]!.name : `w${j - named.length}`)),
       );
+      // Every column of the sorted position, from the region it holds (word stretches are
+      // copied whole: regionMap).
+      const region = (j: number): SimRegion =>
+        j < named.length ? named[j]! : words.region(j - named.length);
+      expect(Array.from(map.ends)).toEqual(want.map((j) => region(j).addr + region(j).bytes));
+      expect(Array.from(map.gpu)).toEqual(want.map((j) => region(j).gpu ?? -1));
+      expect(Array.from(map.kind)).toEqual(want.map((j) => (j < named.length ? 0 : 2)));
+      expect(Array.from(map.initial)).toEqual(want.map((j) => region(j).initial ?? 0));
     }
   });
 });
