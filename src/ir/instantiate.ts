@@ -37,6 +37,7 @@ import type { Target } from "../target/target.js";
 import { assertNever } from "../util/assert-never.js";
 import { InternalError } from "../util/internal-error.js";
 import { affineIn, mentionsSlot } from "./affine.js";
+import { setCopyRuns } from "./copy-runs.js";
 import { compileExpr, EvalStop, stop, type CompiledExpr, type Env } from "./eval.js";
 import {
   allocOpTable,
@@ -121,6 +122,8 @@ interface State {
   readonly maxOps: number;
   readonly types: ReadonlyMap<Expr, TypeName>;
   readonly generic: boolean;
+  /** Runs of copies that continue one another (copy-runs.ts): (first op, end) pairs. */
+  readonly copyRuns: number[];
   // compile time
   readonly scopes: Map<string, number>[];
   nextSlot: number;
@@ -169,6 +172,7 @@ export function instantiate(
     maxOps,
     types: checked.types,
     generic: opts.generic === true,
+    copyRuns: [],
     scopes: [new Map()],
     nextSlot: 0,
     loopNames: [],
@@ -238,6 +242,7 @@ export function instantiate(
 
   const diagnostics = finishDiagnostics(st);
   if (diagnostics.some((d) => d.severity === "error")) return { diagnostics, module: undefined };
+  setCopyRuns(st.ops, st.copyRuns);
   const module: IrModule = {
     schedule: checked.schedule.name.name,
     doc: checked.schedule.doc,
@@ -1283,6 +1288,8 @@ function runPlainCopies(
   }
   for (let j = 0; j < per; j++)
     writePlainCopies(st, copies[j]!, st.ops.count + j, per, count, at0, depth);
+  if (per === 1 && count > 1 && continues(copies[0]!, count))
+    st.copyRuns.push(st.ops.count, st.ops.count + count);
   st.ops.count += count * per;
   st.bindCount += count * depth;
   st.iterations += count;
@@ -1291,6 +1298,18 @@ function runPlainCopies(
   st.bindOffset[depth] = at0 + (count - 1) * depth;
   env[slot] = last;
   return true;
+}
+
+/** Whether each of the `count` ops of c (one a row) copies the bytes right after the last's. */
+function continues(c: PlainCopy, count: number): boolean {
+  const e0 = c.end0;
+  const e1 = c.end1;
+  const n = count - 1;
+  return (
+    slope(e0.len, e1.len, n) === 0 &&
+    slope(e0.sOff, e1.sOff, n) === e0.len &&
+    slope(e0.dOff, e1.dOff, n) === e0.len
+  );
 }
 
 /**
