@@ -1279,13 +1279,10 @@ function runPlainCopies(
   }
   // The loop values: one set per iteration, the outer ones as they are now.
   const slots = copies[0]!.me.slots;
-  const bv = st.bindValues;
   const at0 = st.bindCount;
-  for (let i = 0; i < count; i++) {
-    const at = at0 + i * depth;
-    for (let k = 0; k < depth - 1; k++) bv[at + k] = env[slots[k]!]!;
-    bv[at + depth - 1] = from + i * step;
-  }
+  for (let k = 0; k < depth - 1; k++) st.bindValues[at0 + k] = env[slots[k]!]!;
+  if (depth > 1) repeat(st.bindValues, at0, depth, count);
+  stepped(st.bindValues, at0 + depth - 1, depth, count, from, step);
   for (let j = 0; j < per; j++)
     writePlainCopies(st, copies[j]!, st.ops.count + j, per, count, at0, depth);
   if (per === 1 && count > 1 && continues(copies[0]!, count))
@@ -1330,32 +1327,46 @@ function writePlainCopies(
   const e0 = c.end0;
   const e1 = c.end1;
   const n = count - 1;
-  const dS = slope(e0.sOff, e1.sOff, n);
-  const dD = slope(e0.dOff, e1.dOff, n);
-  const dL = slope(e0.len, e1.len, n);
-  const kind = OP_KINDS.copy.code;
-  const stmt = c.me.stmt;
-  const guard = st.guard;
-  const sRank = irRank(e0.sRank);
-  const dRank = irRank(e0.dRank);
-  for (let i = 0, o = first; i < count; i++, o += stride) {
-    t.kind[o] = kind;
-    t.stmt[o] = stmt;
-    t.bind[o] = at0 + i * depth;
-    t.guard[o] = guard;
-    t.driver[o] = e0.driver;
-    t.engine[o] = e0.engine;
-    t.srcRank[o] = sRank;
-    t.srcBuf[o] = e0.sBuf;
-    t.srcOff[o] = e0.sOff + i * dS;
-    t.dstRank[o] = dRank;
-    t.dstBuf[o] = e0.dBuf;
-    t.dstOff[o] = e0.dOff + i * dD;
-    t.dst2Rank[o] = -1;
-    t.dst2Buf[o] = -1;
-    t.len[o] = e0.len + i * dL;
-    t.signal[o] = -1;
-    t.sigRank[o] = -1;
+  const fixed = (col: Int16Array | Int32Array | Uint8Array, v: number): void => {
+    if (stride === 1) col.fill(v, first, first + count);
+    else for (let o = first; o < first + count * stride; o += stride) col[o] = v;
+  };
+  fixed(t.kind, OP_KINDS.copy.code);
+  fixed(t.stmt, c.me.stmt);
+  fixed(t.guard, st.guard);
+  fixed(t.driver, e0.driver);
+  fixed(t.engine, e0.engine);
+  fixed(t.srcRank, irRank(e0.sRank));
+  fixed(t.srcBuf, e0.sBuf);
+  fixed(t.dstRank, irRank(e0.dRank));
+  fixed(t.dstBuf, e0.dBuf);
+  fixed(t.dst2Rank, -1);
+  fixed(t.dst2Buf, -1);
+  fixed(t.signal, -1);
+  fixed(t.sigRank, -1);
+  stepped(t.bind, first, stride, count, at0, depth);
+  stepped(t.srcOff, first, stride, count, e0.sOff, slope(e0.sOff, e1.sOff, n));
+  stepped(t.dstOff, first, stride, count, e0.dOff, slope(e0.dOff, e1.dOff, n));
+  stepped(t.len, first, stride, count, e0.len, slope(e0.len, e1.len, n));
+}
+
+/** col[at + i * stride] = x0 + i * dx for i < count. */
+function stepped(
+  col: Int32Array | Float64Array,
+  at: number,
+  stride: number,
+  count: number,
+  x0: number,
+  dx: number,
+): void {
+  for (let i = 0, o = at; i < count; i++, o += stride) col[o] = x0 + i * dx;
+}
+
+/** Copies col[at .. at + size) to the count - 1 places after it (by doubling: a few copyWithin). */
+function repeat(col: Float64Array, at: number, size: number, count: number): void {
+  for (let done = 1; done < count; done *= 2) {
+    const n = Math.min(done, count - done);
+    col.copyWithin(at + done * size, at, at + n * size);
   }
 }
 
