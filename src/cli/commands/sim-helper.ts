@@ -131,8 +131,12 @@ const BOOT = `"use strict";
   };
   let code;
   const load = () => (code ??= d.bundle ? loadBundle(d.bundle) : import(d.url));
-  // Loaded ahead of the request; a failure is reported when the request comes.
-  const preload = () => void load().catch(() => {});
+  // Loaded ahead of the request, and the front end prepared (its parser: needed anyway, and
+  // the request may not have come yet); a failure is reported when the request comes.
+  const preload = () =>
+    void load()
+      .then((w) => w.prepare())
+      .catch(() => {});
   // A run whose log nobody reads any more: its writer must stop waiting for room (check-log.ts).
   const stopLog = (log) => {
     const h = new Int32Array(log.header);
