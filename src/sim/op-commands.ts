@@ -6,7 +6,7 @@
 
 import { OP_KINDS } from "../ir/ir.js";
 import { grown } from "../util/arrays.js";
-import { isDataKind, type Commands } from "./program.js";
+import { COPY, FILL, isDataKind, type Commands } from "./program.js";
 
 /** Per IR op kind code: 1 for the data ops (copy, bcast, swap, fill). */
 const DATA_OP = new Uint8Array(256);
@@ -38,7 +38,8 @@ function oneEach(C: Commands, n: number, opKind: Uint8Array): OpCommands | undef
   const one = new Int32Array(n);
   for (let cmd = 0; cmd < C.n; cmd++) {
     const l = opsLo[cmd]!;
-    if (l < 0 || !isDataKind(kind[cmd]!)) continue;
+    const k = kind[cmd]!;
+    if (l < 0 || k < COPY || k > FILL) continue; // (isDataKind: a call, in the cold first pass)
     const h = opsHi[cmd]!;
     for (let j = l; j < h; j++) {
       const o = ops[j]!;
