@@ -67,9 +67,11 @@ export type HelperReply =
 const BOOT = `"use strict";
 (async () => {
   if (process.env.DMAC_SIM_HELPER_BOOT_DELAY) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, Number(process.env.DMAC_SIM_HELPER_BOOT_DELAY));
-  const { workerData: d } = await import("node:worker_threads");
-  const fs = await import("node:fs");
-  const { createHash } = await import("node:crypto");
+  // (require where there is one: import() of a built-in goes through the ES module loader.)
+  const use = (m) => (typeof require === "function" ? require(m) : import(m));
+  const { workerData: d } = await use("node:worker_threads");
+  const fs = await use("node:fs");
+  const { createHash } = await use("node:crypto");
   const post = (m) => {
     d.port.postMessage(m);
     Atomics.add(d.flag, 0, 1);
@@ -116,9 +118,9 @@ const BOOT = `"use strict";
   };
   // As bin/load-bundle.js runs it (the same text, so that the code cache applies).
   const loadBundle = async (file) => {
-    const { Script } = await import("node:vm");
-    const { createRequire } = await import("node:module");
-    const { dirname } = await import("node:path");
+    const { Script } = await use("node:vm");
+    const { createRequire } = await use("node:module");
+    const { dirname } = await use("node:path");
     let cachedData;
     try { cachedData = fs.readFileSync(file + ".cache"); } catch {}
     const script = new Script(
