@@ -6,7 +6,7 @@
 import type { IToken, TokenType } from "chevrotain";
 import type { Expr, Program } from "./ast.js";
 import { diag, sortDiagnostics, type Diagnostic } from "../diagnostics/diagnostic.js";
-import type { SourceFile, Span } from "../source/source-file.js";
+import { makeSourceFile, type SourceFile, type Span } from "../source/source-file.js";
 import { cstToExpr, cstToProgram } from "./cst-to-ast.js";
 import { lex, type LexResult } from "./lexer.js";
 import { theParser } from "./parser.js";
@@ -54,6 +54,15 @@ export function parseSource(
     program: converted.program,
     diagnostics: sortDiagnostics([...diagnostics, ...converted.diagnostics]),
   };
+}
+
+/**
+ * Builds the process-wide lexer and parser now, by parsing a tiny source (each is otherwise
+ * built by the first parse: ~10 ms): for a thread with time to spare before its first source
+ * comes (cli/commands/sim-helper-worker.ts).
+ */
+export function prepareParsing(): void {
+  parseSource(makeSourceFile("(prepare)", "schedule s() {}\n"));
 }
 
 /** Parses a whole file as one expression (e.g. the value of `-D chunk=1MiB`). */

@@ -8,6 +8,7 @@
 // notify raises its signal, counted in `raises`.
 
 import { InternalError, invariant } from "../util/internal-error.js";
+import { copyRunsOf } from "./copy-runs.js";
 import { K_BCAST, K_COPY, K_FILL, K_NOTIFY, K_SWAP, K_WAIT, type IrModule } from "./ir.js";
 import {
   copyRange,
@@ -96,6 +97,15 @@ export function runReferenceSources(m: IrModule, maxPieces = Infinity): Referenc
   const t = m.ops;
   const n = t.count;
   const st = emptyState(m, m.buffers.length * m.ranks + 1024);
+  // Runs instantiation knows continue themselves (copy-runs.ts): each is taken whole when the
+  // move it joins stays apart at its end (the overlap only grows with the move), not op by op.
+  const known = copyRunsOf(t);
+  let k = 0; // the first known run not before the op being read
+  const knownEnd = (j: number): number => {
+    if (known === undefined) return -1;
+    while (k < known.length && known[k]! < j) k += 2;
+    return k < known.length && known[k] === j ? known[k + 1]! : -1;
+  };
   let bound = 0;
   for (let i = 0; i < n;) {
     let j = i + 1;
@@ -108,7 +118,17 @@ export function runReferenceSources(m: IrModule, maxPieces = Infinity): Referenc
       const dOff = t.dstOff[i]!;
       const same = sr === dr && sb === db;
       let len = t.len[i]!;
-      for (; j < n; j++) {
+      for (let at = i; ; j++) {
+        // Op `at` joined the move: a known run starting there joins it whole.
+        const e = knownEnd(at);
+        if (e > at + 1) {
+          const rest = (e - at - 1) * t.len[at]!;
+          if (!(same && so < dOff + len + rest && dOff < so + len + rest)) {
+            len += rest;
+            j = e;
+          }
+        }
+        if (j >= n) break;
         const l = t.len[j]!;
         if (t.kind[j] !== K_COPY || !(l > 0)) break;
         if (t.srcOff[j] !== so + len || t.dstOff[j] !== dOff + len) break;
@@ -116,6 +136,7 @@ export function runReferenceSources(m: IrModule, maxPieces = Infinity): Referenc
         if (t.dstRank[j] !== dr || t.dstBuf[j] !== db) break;
         if (same && so < dOff + len + l && dOff < so + len + l) break;
         len += l;
+        at = j;
       }
       bound += copyRange(st, sr, sb, so, len, dr, db, dOff, i) + (j - i - 1);
     } else bound += runOp(st, m, i);

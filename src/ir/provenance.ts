@@ -141,12 +141,14 @@ export function createProvenance(
 
 // ---- rows ------------------------------------------------------------------------------------
 
+/** The row's hash as an int32 (callers mask it: an unsigned one past 2^30 is a heap number when
+ * the call is not inlined, one allocation per row interned). */
 function hashRow(src: number, d: number, writer: number): number {
   const hi = Math.floor(d / 4294967296) | 0;
   let h = Math.imul(src ^ 0x5bd1e995, 0x9e3779b1);
   h = Math.imul(h ^ writer ^ (h >>> 15), 0x85ebca77);
   h = Math.imul(h ^ (d | 0) ^ (h >>> 13), 0xc2b2ae3d);
-  return (h ^ hi ^ (h >>> 16)) >>> 0;
+  return h ^ hi ^ (h >>> 16);
 }
 
 /** The row (src, d, writer), added if new. */

@@ -343,6 +343,7 @@ function relatedNotes(m: IrModule, file: SourceFile, found: Wrong): Related[] {
  * `when` statement (its first failing instance).
  */
 export function checkCircularWaits(m: IrModule, file: SourceFile): Diagnostic[] {
+  if (m.signals.length === 0) return []; // (no signal, no wait: not a pass over every op)
   const t = m.ops;
   const total = new Map<number, number>();
   const key = (i: number): number => t.signal[i]! * m.ranks + t.sigRank[i]!;

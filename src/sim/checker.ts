@@ -372,6 +372,7 @@ export function checkLanded(
 
 /** `poll`: the queue's clock joins the word's; seeing a user signal is a fresh epoch. */
 export function checkPoll(s: CheckState, q: number, region: number, raw: number): void {
+  s.sem?.joining(q);
   if (joinWordClock(s.vc[q]!, s.mem.words, region)) s.snap[q] = null;
   if (s.sem?.observes(region)) {
     // An event `when` guards are ordered after.

@@ -23,9 +23,9 @@
 
 import { COMPARE_OPS, OP_KIND_BY_CODE, OP_KINDS, type IrModule } from "../ir/ir.js";
 import { lineCol } from "../source/source-file.js";
-import { grown } from "../util/arrays.js";
 import { assertNever } from "../util/assert-never.js";
 import { wordClockAt, wordClockCopy, type Memory } from "./memory.js";
+import { commandsOfOps, hasCommands } from "./op-commands.js";
 import { REGION_CODE } from "./regions.js";
 import {
   ATOMIC,
@@ -34,10 +34,8 @@ import {
   COPY,
   FENCE,
   FILL,
-  isDataKind,
   opsAt,
   SWAP,
-  type Commands,
   type Meaning,
   type PackedProgram,
   type PollFunc,
@@ -131,6 +129,8 @@ export interface Semantics {
   wordWriteIssued(q: number, entry: number, region: number, vc: Int32Array, row: number): void;
   /** The write of row `row` landed (queue >= Q: the host or the producer). */
   wordLanded(row: number, region: number, queue: number, add: boolean, operand: number): void;
+  /** Queue q's vector clock (the one its hooks are given) is about to join another clock. */
+  joining(q: number): void;
   /** End of the run; `clean`: every queue drained and no error was reported. */
   finish(clean: boolean): void;
   readonly trace: SyncTrace | undefined;
@@ -178,13 +178,9 @@ export function createSemantics(ctx: SemanticsContext): Semantics | undefined {
   const C = p.cmds;
 
   // Word regions by index: user signals and completion slots.
-  const isSignal = new Uint8Array(R);
-  const isCompletion = new Uint8Array(R);
-  for (let i = 0; i < R; i++) {
-    const k = mem.kind[i]!;
-    if (k === REGION_CODE.signal) isSignal[i] = 1;
-    else if (k === REGION_CODE.completion) isCompletion[i] = 1;
-  }
+  const kinds = mem.kind;
+  const SIG = REGION_CODE.signal;
+  const SLOT = REGION_CODE.completion;
   const regionAt = (addr: number): number => {
     let lo = 0;
     let hi = R - 1;
@@ -205,13 +201,11 @@ export function createSemantics(ctx: SemanticsContext): Semantics | undefined {
   const rowAt: number[] = [];
   const rowOps: (readonly number[] | undefined)[] = [];
 
-  const checker = meaning
-    ? createChecker(ctx, meaning, regionAt, isSignal, isCompletion)
-    : undefined;
+  const checker = meaning ? createChecker(ctx, meaning, regionAt) : undefined;
 
   return {
     trace,
-    observes: (region) => isSignal[region] === 1,
+    observes: (region) => kinds[region] === SIG,
     observed(q, region, value, clock) {
       checker?.observed(q, region, value, clock);
       if (trace) trace.observations.push({ queue: q, addr: mem.starts[region]!, value, clock });
@@ -246,18 +240,21 @@ export function createSemantics(ctx: SemanticsContext): Semantics | undefined {
     },
     wordLanded(row, region, queue, add, operand) {
       checker?.wordLanded(region, queue, add, operand);
-      if (trace && queue < Q && (isSignal[region] === 1 || isCompletion[region] === 1))
+      if (trace && queue < Q && (kinds[region] === SIG || kinds[region] === SLOT))
         trace.writes.push({
           queue,
           at: rowAt[row] ?? -1,
           ops: rowOps[row],
           addr: mem.starts[region]!,
-          region: isSignal[region] === 1 ? "signal" : "completion",
+          region: kinds[region] === SIG ? "signal" : "completion",
           add,
           operand,
           valueAfter: mem.words.value[region]!,
           vc: Array.from(wordClockCopy(mem.words, region, Q + 2)),
         });
+    },
+    joining(q) {
+      checker?.joining(q);
     },
     finish(clean) {
       checker?.finish(clean);
@@ -266,7 +263,7 @@ export function createSemantics(ctx: SemanticsContext): Semantics | undefined {
 }
 
 /** The meaning checks: the Semantics hooks, without the pending-write rows only the trace uses. */
-type Checker = Pick<Semantics, "observed" | "dataDone" | "finish"> & {
+type Checker = Pick<Semantics, "observed" | "dataDone" | "finish" | "joining"> & {
   wordWriteIssued(q: number, entry: number, region: number, vc: Int32Array): void;
   wordLanded(region: number, queue: number, add: boolean, operand: number): void;
 };
@@ -275,8 +272,6 @@ function createChecker(
   ctx: SemanticsContext,
   meaning: Meaning,
   regionAt: (addr: number) => number,
-  isSignal: Uint8Array,
-  isCompletion: Uint8Array,
 ): Checker {
   const { p, mem, cmdBase } = ctx;
   const C = p.cmds;
@@ -294,11 +289,25 @@ function createChecker(
   // completion write has published (happens-before, independent of any source map). A data
   // command no completion follows is work the host can never see finish. A queue's clock only
   // grows, so what its completion writes published is its clock at the last one: kept per
-  // writing queue (a copy, not a join per write) and joined at the end.
+  // writing queue and joined at the end. Between two joins of a queue's clock (joining) only its
+  // own component moves, so the last write's clock is the live one with that component as it
+  // was (slotOwn): copied only when the queue is about to join (a million completion writes
+  // made a million copies).
   const lastData = new Float64Array(Q);
   const lastSlotVc: (Int32Array | undefined)[] = new Array<Int32Array | undefined>(Q);
+  const slotLive: (Int32Array | undefined)[] = new Array<Int32Array | undefined>(Q);
+  const slotOwn = new Float64Array(Q);
+  const keepSlotVc = (q: number): void => {
+    const live = slotLive[q];
+    if (live === undefined) return;
+    const kept = (lastSlotVc[q] ??= new Int32Array(live.length));
+    kept.set(live);
+    kept[q] = slotOwn[q]!;
+    slotLive[q] = undefined;
+  };
   const published = (): Float64Array => {
     const out = new Float64Array(Q);
+    for (let q = 0; q < Q; q++) keepSlotVc(q);
     for (const vc of lastSlotVc)
       if (vc) for (let r = 0; r < Q; r++) out[r] = Math.max(out[r]!, vc[r]!);
     return out;
@@ -333,7 +342,8 @@ function createChecker(
   const regionOfSig = new Int32Array(m.signals.length * ranks).fill(-1);
   for (const s of meaning.signals) {
     const i = regionAt(s.addr);
-    if (i < 0 || isSignal[i] !== 1 || s.signal < 0 || s.signal >= m.signals.length) continue;
+    if (i < 0 || mem.kind[i] !== REGION_CODE.signal || s.signal < 0 || s.signal >= m.signals.length)
+      continue;
     if (s.rank < 0 || s.rank >= ranks) continue;
     info[3 * i] = s.signal * ranks + s.rank;
     regionOfSig[s.signal * ranks + s.rank] = i;
@@ -341,11 +351,13 @@ function createChecker(
   const sigKeyOf = (o: number): number => t.signal[o]! * ranks + t.sigRank[o]!;
   const notifies: number[][] = Array.from({ length: m.signals.length * ranks }, () => []);
   let anyNotify = false;
-  for (let o = 0; o < n; o++)
-    if (t.kind[o] === K_NOTIFY) {
-      notifies[sigKeyOf(o)]?.push(o);
-      anyNotify = true;
-    }
+  // (No signal, no notify: not a pass over every op.)
+  if (m.signals.length > 0)
+    for (let o = 0; o < n; o++)
+      if (t.kind[o] === K_NOTIFY) {
+        notifies[sigKeyOf(o)]?.push(o);
+        anyNotify = true;
+      }
   // The data ops writing each rank, in program order (what a notify of that rank announces).
   const writers: number[][] = Array.from({ length: ranks }, () => []);
   if (anyNotify)
@@ -361,20 +373,27 @@ function createChecker(
   const overRaised = new Uint8Array(notifies.length);
 
   // ---- commands of each data op (CSR), from the entries' ops --------------------------------
-  const { opStart, opCmd } = commandsOfOps(C, n, t.kind);
+  const opCmds = commandsOfOps(C, n, t.kind);
+  const { one, start: opStart, cmd: opCmd } = opCmds;
 
+  /** Whether command c did not run or is not ordered before `vc` (null: word `word`'s clock). */
+  const late = (c: number, vc: ArrayLike<number> | null, word: number): boolean => {
+    const clock = mem.epochClock[c]!;
+    const queue = mem.epochQueue[c]!;
+    const seen = vc !== null ? vc[queue]! : wordClockAt(mem.words, word, queue);
+    return clock === 0 || seen < clock;
+  };
   /**
    * The first command of op o that did not run or is not ordered before the clock `vc` (or,
    * with vc null, word region `word`'s clock); -1 if none.
    */
   const opBefore = (o: number, vc: ArrayLike<number> | null, word: number): number => {
-    for (let j = opStart[o]!; j < opStart[o + 1]!; j++) {
-      const c = opCmd[j]!;
-      const clock = mem.epochClock[c]!;
-      const queue = mem.epochQueue[c]!;
-      const seen = vc !== null ? vc[queue]! : wordClockAt(mem.words, word, queue);
-      if (clock === 0 || seen < clock) return c;
+    if (one !== undefined) {
+      const c = one[o]! - 1;
+      return c >= 0 && late(c, vc, word) ? c : -1;
     }
+    for (let j = opStart![o]!; j < opStart![o + 1]!; j++)
+      if (late(opCmd![j]!, vc, word)) return opCmd![j]!;
     return -1;
   };
   const cmdWhere = (c: number): string => {
@@ -420,14 +439,15 @@ function createChecker(
   // ---- implementation: which bytes of which op each data command moved ---------------------
   const roles = (o: number): number => (t.kind[o] === K_BCAST ? 2 : 1);
   const covNext = new Float64Array(n);
-  const covNext2 = new Float64Array(n);
+  // (A broadcast's second destination: made by the first such piece.)
+  let covNext2: Float64Array | undefined;
   // The common case is one interval per op and role, grown in order (covNext); any other shape
   // lists its intervals in covMore (flagged in hasMore, so the common case never looks it up).
   const covMore = new Map<number, number[]>(); // o * 2 + role -> [lo, hi, lo, hi, ...]
   const hasMore = new Uint8Array(2 * n);
   const cover = (o: number, role: number, lo: number, hi: number): void => {
     const key = o * 2 + role;
-    const next = role === 0 ? covNext : covNext2;
+    const next = role === 0 ? covNext : (covNext2 ??= new Float64Array(n));
     if (hasMore[key] === 1) {
       covMore.get(key)!.push(lo, hi);
       return;
@@ -566,7 +586,7 @@ function createChecker(
   const announcedOp = new Uint8Array(n);
   const unannounced = (): void => {
     for (let o = 0; o < n; o++)
-      if (opStart[o + 1]! > opStart[o]! && announcedOp[o] === 0)
+      if (hasCommands(opCmds, o) && announcedOp[o] === 0)
         report(
           "end of run",
           `${opName(o)} is announced by no completion slot: the host cannot tell when its bytes have landed`,
@@ -581,7 +601,7 @@ function createChecker(
     const addr = p.completions.addr[k]!;
     const i = mem.starts[lastSlot + 1] === addr ? lastSlot + 1 : regionAt(addr);
     if (i >= 0) lastSlot = i;
-    if (i < 0 || isCompletion[i] !== 1) continue;
+    if (i < 0 || mem.kind[i] !== REGION_CODE.completion) continue;
     info[3 * i] = -2 - k;
     info[3 * i + 2] = meaning.slotOwner?.[k] ?? -2;
   }
@@ -705,7 +725,8 @@ function createChecker(
       }
       if (sig === -1) return;
       const slot = -2 - sig;
-      (lastSlotVc[q] ??= new Int32Array(vc.length)).set(vc);
+      slotLive[q] = vc;
+      slotOwn[q] = vc[q]!;
       const prev = info[3 * region + 1]!;
       if (prev >= 0) {
         report(
@@ -791,6 +812,8 @@ function createChecker(
       }
     },
 
+    joining: keepSlotVc,
+
     finish(clean) {
       if (clean && p.completions.count > 0 && unmapped.size === 0) unannounced();
       const seen = clean && p.completions.count > 0 ? published() : undefined;
@@ -817,7 +840,7 @@ function createChecker(
             if (!isData(t.kind[o]!)) continue;
             const len = t.len[o]!;
             for (let role = 0; role < roles(o); role++) {
-              const next = (role === 0 ? covNext : covNext2)[o]!;
+              const next = (role === 0 ? covNext : covNext2)?.[o] ?? 0;
               // (The common case, one interval grown to the end, without a lookup.)
               if (hasMore[o * 2 + role] === 0 && next === len) continue;
               const problem = coverageProblem(covMore.get(o * 2 + role), next, len);
@@ -834,67 +857,6 @@ function createChecker(
         ctx.report("end of run", `${reports - MAX_REPORTS} more schedule-meaning errors not shown`);
     },
   };
-}
-
-/** Per IR op kind code: 1 for the data ops (copy, bcast, swap, fill). */
-const DATA_OP = new Uint8Array(256);
-for (const k of [K_COPY, K_BCAST, K_SWAP, K_FILL]) DATA_OP[k] = 1;
-
-/**
- * The data commands of each data op of `opKind` (n ops), by row, as CSR: opCmd[opStart[o] ..
- * opStart[o + 1]). One walk of the rows collects the (op, row) pairs, a counting sort orders
- * them (the rows are millions; the pairs are read twice more, in order). Ops outside [0, n) are
- * left out (a hand-edited source map). No call per row: this is most of the checks' set-up.
- */
-function commandsOfOps(
-  C: Commands,
-  n: number,
-  opKind: Uint8Array,
-): { opStart: Int32Array; opCmd: Int32Array } {
-  const kind = C.kind;
-  const opsLo = C.opsLo;
-  const opsHi = C.opsHi;
-  const ops = C.ops;
-  // Sized for one op per data row, the usual count (more grows the pairs).
-  let rows = 0;
-  for (let cmd = 0; cmd < C.n; cmd++) if (isDataKind(kind[cmd]!)) rows++;
-  let pairOp = new Int32Array(Math.max(16, rows));
-  let pairCmd = new Int32Array(pairOp.length);
-  let pairs = 0;
-  let lo = -1;
-  let hi = -1;
-  let from = 0; // the pairs of the last range [lo, hi): its wanted ops, reused by the next row
-  let to = 0;
-  for (let cmd = 0; cmd < C.n; cmd++) {
-    const l = opsLo[cmd]!;
-    if (l < 0 || !isDataKind(kind[cmd]!)) continue;
-    const h = opsHi[cmd]!;
-    const same = l === lo && h === hi;
-    const need = same ? to - from : h - l;
-    if (pairs + need > pairOp.length) {
-      pairOp = grown(pairOp, 2 * (pairs + need));
-      pairCmd = grown(pairCmd, 2 * (pairs + need));
-    }
-    const start = pairs;
-    if (same) for (let k = from; k < to; k++) pairOp[pairs++] = pairOp[k]!;
-    else
-      for (let j = l; j < h; j++) {
-        const o = ops[j]!;
-        if (o >= 0 && o < n && DATA_OP[opKind[o]!] === 1) pairOp[pairs++] = o;
-      }
-    for (let k = start; k < pairs; k++) pairCmd[k] = cmd;
-    lo = l;
-    hi = h;
-    from = start;
-    to = pairs;
-  }
-  const opStart = new Int32Array(n + 1);
-  for (let k = 0; k < pairs; k++) opStart[pairOp[k]! + 1]!++;
-  for (let o = 0; o < n; o++) opStart[o + 1]! += opStart[o]!;
-  const opCmd = new Int32Array(pairs);
-  const fillAt = opStart.slice(0, n);
-  for (let k = 0; k < pairs; k++) opCmd[fillAt[pairOp[k]!]!++] = pairCmd[k]!;
-  return { opStart, opCmd };
 }
 
 /** Why the intervals an op's commands moved do not tile [0, len) exactly once, or undefined. */

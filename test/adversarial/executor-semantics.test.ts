@@ -18,7 +18,8 @@ import { programFromManifest, simulate, type SimResult } from "../../src/sim/run
 import type { SimProgram } from "../../src/sim/program.js";
 import { dmac, example } from "../helpers/cli.js";
 import { compileFile, compileText, type Compiled } from "../unit/sim/compile-helper.js";
-import { model } from "../unit/sim/node.js";
+import { bufAddr, model, program, slotAddr, syncAddr } from "../unit/sim/node.js";
+import { checksInProcess } from "../../src/sim/check-replay.js";
 
 const api = { decodeStream };
 
@@ -179,6 +180,60 @@ describe("completion slots", () => {
     const r = simulate({ trace, module: PAG.module }, { target: PAG.target });
     expect(r.verified).toBe(false);
     expect(messages(r)).toMatch(/writes completion slot \d+ again/);
+  });
+
+  it("data published only by a clock its reader joined after its last completion", () => {
+    // gpu0.sdma14 signals its slot, then polls a word gpu1.sdma14 fences after its copy: what
+    // the slot published is gpu0's clock at the slot, which does not cover gpu1's copy (the
+    // clock joined later counts for nothing; semantics.ts keeps the slot's clock lazily).
+    const c = compileText(
+      "late.dmac",
+      "target mi300x\nschedule s() {\n  buffer buf: 8KiB\n  copy buf@1[0 +: 64B] -> buf@2[0 +: 64B]\n  copy buf@0[0 +: 64B] -> buf@3[0 +: 64B]\n}\n",
+    );
+    const cmd = (kind: "copy", src: number, dst: number) => ({ kind, src, dst, bytes: 64 });
+    const base = program(
+      8 * 1024,
+      [
+        {
+          gpu: 0,
+          engine: 14,
+          cmds: [
+            cmd("copy", bufAddr(0), bufAddr(3)),
+            { kind: "atomic", addr: slotAddr(0), width: 64, add: -1 },
+            { kind: "poll", addr: syncAddr(1, 0), func: ">=", value: 1, mask: -1, interval: 4 },
+          ],
+        },
+        {
+          gpu: 1,
+          engine: 14,
+          cmds: [
+            cmd("copy", bufAddr(1), bufAddr(2)),
+            { kind: "fence", addr: syncAddr(1, 0), value: 1 },
+          ],
+        },
+      ],
+      1,
+    );
+    const opsOf = [
+      [[1], [1], undefined],
+      [[0], undefined],
+    ];
+    const p: SimProgram = {
+      ...base,
+      queues: base.queues.map((q, k) => ({
+        ...q,
+        entries: q.entries.map((e, i) => ({ ...e, ops: opsOf[k]![i] })),
+      })),
+      meaning: { module: c.module!, signals: [], slotOwner: [0] },
+    };
+    for (const checks of [undefined, checksInProcess(c.module)]) {
+      const found = execute(p, { model, checks }).diagnostics.map((d) => d.message);
+      expect(found.join("\n")).toMatch(/copy op 0 .* is announced by no completion slot/);
+      expect(found.join("\n")).toMatch(
+        /gpu1\.sdma14: data commands of this queue finish after every completion signal/,
+      );
+      expect(found).toHaveLength(2);
+    }
   });
 
   it("another queue's slot, and a slot written twice: the executor's own check", () => {

@@ -4,6 +4,7 @@
 import type { IrModule } from "../../ir/ir.js";
 import { serveChecks, type ChecksRequest } from "../../sim/check-thread.js";
 import type { ProvenanceState } from "../../ir/provenance.js";
+import { prepareParsing } from "../../frontend/parse.js";
 import { referenceRun } from "../../ir/interp.js";
 import type { FinalCheck } from "../../sim/checker.js";
 import { finalStateProblems } from "../../sim/run.js";
@@ -13,6 +14,14 @@ import type { HelperReply } from "./sim-helper.js";
 /** The IR built here, kept for the checks, and its reference run (ir/interp.ts). */
 let built: IrModule | undefined;
 let reference: ProvenanceState | undefined;
+
+/**
+ * What the front end builds once per process (the parser), made while the thread waits for its
+ * first request (BOOT, sim-helper.ts): the request then finds it built.
+ */
+export function prepare(): void {
+  prepareParsing();
+}
 
 /**
  * The module goes to the calling thread with its typed arrays in shared memory: both threads read
@@ -52,11 +61,18 @@ function shareArrays(root: unknown): void {
   }
 }
 
-/** The checks of a run, over the module built here. */
-export function serveCheckRequest(req: ChecksRequest, post: (reply: HelperReply) => void): void {
+/**
+ * The checks of a run, over the module built here; `idle`: other work, done a step at a time
+ * while the run's log has nothing to replay (false: none left).
+ */
+export function serveCheckRequest(
+  req: ChecksRequest,
+  post: (reply: HelperReply) => void,
+  idle?: () => boolean,
+): void {
   const m = built;
   const want = reference;
   const finalCheck: FinalCheck | undefined =
     m && want && ((prov, p, where) => finalStateProblems(m, prov, p, where, want));
-  post(serveChecks(req, m, finalCheck));
+  post(serveChecks(req, m, finalCheck, idle));
 }

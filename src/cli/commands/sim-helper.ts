@@ -58,17 +58,20 @@ export type HelperReply =
     };
 
 /**
- * The thread's first code: hashes on request, then loads dmac and serves the front end and the
- * run's checks, and closes its port after the checks (the thread then ends). It is
+ * The thread's first code: loads dmac and serves the front end and the run's checks, hashes on
+ * request when it has nothing else to do, and closes its port after the checks (the thread then
+ * ends). It is
  * evaluated as CommonJS or, when this process runs with --input-type=module (a worker inherits
  * its flags), as a module: so it names nothing but globals and imports what it needs.
  */
 const BOOT = `"use strict";
 (async () => {
   if (process.env.DMAC_SIM_HELPER_BOOT_DELAY) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, Number(process.env.DMAC_SIM_HELPER_BOOT_DELAY));
-  const { workerData: d } = await import("node:worker_threads");
-  const fs = await import("node:fs");
-  const { createHash } = await import("node:crypto");
+  // (require where there is one: import() of a built-in goes through the ES module loader.)
+  const use = (m) => (typeof require === "function" ? require(m) : import(m));
+  const { workerData: d } = await use("node:worker_threads");
+  const fs = await use("node:fs");
+  const { createHash } = await use("node:crypto");
   const post = (m) => {
     d.port.postMessage(m);
     Atomics.add(d.flag, 0, 1);
@@ -77,28 +80,47 @@ const BOOT = `"use strict";
   const fail = (e) =>
     post({ kind: "error", name: String(e?.name ?? "Error"), message: String(e?.message ?? e), stack: e?.stack });
   process.on("uncaughtException", fail);
-  const hash = (fd, bytes) => {
+  // The hash of manifest.json, made a chunk at a time whenever the thread has nothing else to do
+  // (the other thread needs it only after its run): between requests, in the gaps of the run's
+  // log (check-thread.ts serveChecks' idle), and at the latest just before the checks' reply,
+  // which the other thread takes first (the hash's reply must come before it).
+  let pending; // { fd, bytes, at, h, buf }
+  // One chunk of the hash (1 MiB, reused: it stays in the cache; 16 MiB chunks made the hash 1.8x
+  // slower); posts the digest after the last. False: no hash to make.
+  // (sim-json-input.ts hashHere reads the same way, for a thread that gave no digest.)
+  const hashStep = () => {
+    const p = pending;
+    if (p === undefined) return false;
     try {
-      const h = createHash("sha256");
-      // 1 MiB, reused: it stays in the cache (16 MiB chunks made the hash 1.8x slower: 36 -> 20 ms on 29 MB).
-      // (sim-json-input.ts hashHere reads the same way, for a thread that gave no digest.)
-      const buf = Buffer.allocUnsafe(Math.max(1, Math.min(bytes, 1 << 20)));
-      for (let at = 0; at < bytes; ) {
-        const n = fs.readSync(fd, buf, 0, Math.min(buf.length, bytes - at), at);
-        if (n === 0) break;
-        h.update(buf.subarray(0, n));
-        at += n;
+      const n = p.at < p.bytes ? fs.readSync(p.fd, p.buf, 0, Math.min(p.buf.length, p.bytes - p.at), p.at) : 0;
+      if (n > 0) {
+        p.h.update(p.buf.subarray(0, n));
+        p.at += n;
+        return true;
       }
-      return { kind: "hash", digest: h.digest() };
+      pending = undefined;
+      post({ kind: "hash", digest: p.h.digest() });
     } catch {
-      return { kind: "hash", digest: null };
+      pending = undefined;
+      post({ kind: "hash", digest: null });
     }
+    return true;
+  };
+  const hashAll = () => { while (pending !== undefined) hashStep(); };
+  let idling = false;
+  const idle = () => {
+    if (idling || pending === undefined) return;
+    idling = true;
+    setImmediate(function step() {
+      if (hashStep() && pending !== undefined) setImmediate(step);
+      else idling = false;
+    });
   };
   // As bin/load-bundle.js runs it (the same text, so that the code cache applies).
   const loadBundle = async (file) => {
-    const { Script } = await import("node:vm");
-    const { createRequire } = await import("node:module");
-    const { dirname } = await import("node:path");
+    const { Script } = await use("node:vm");
+    const { createRequire } = await use("node:module");
+    const { dirname } = await use("node:path");
     let cachedData;
     try { cachedData = fs.readFileSync(file + ".cache"); } catch {}
     const script = new Script(
@@ -111,8 +133,12 @@ const BOOT = `"use strict";
   };
   let code;
   const load = () => (code ??= d.bundle ? loadBundle(d.bundle) : import(d.url));
-  // Loaded ahead of the request; a failure is reported when the request comes.
-  const preload = () => void load().catch(() => {});
+  // Loaded ahead of the request, and the front end prepared (its parser: needed anyway, and
+  // the request may not have come yet); a failure is reported when the request comes.
+  const preload = () =>
+    void load()
+      .then((w) => w.prepare())
+      .catch(() => {});
   // A run whose log nobody reads any more: its writer must stop waiting for room (check-log.ts).
   const stopLog = (log) => {
     const h = new Int32Array(log.header);
@@ -121,20 +147,24 @@ const BOOT = `"use strict";
   };
   d.port.on("message", (m) => {
     if (m.kind === "hash") {
-      post(hash(m.fd, m.bytes));
-      preload();
+      try {
+        pending = { fd: m.fd, bytes: m.bytes, at: 0, h: createHash("sha256"), buf: Buffer.allocUnsafe(Math.max(1, Math.min(m.bytes, 1 << 20))) };
+      } catch {
+        post({ kind: "hash", digest: null });
+      }
+      load().then(idle, idle);
       return;
     }
     if (m.kind === "checks") {
       load()
-        .then((w) => w.serveCheckRequest(m, post))
-        .catch((e) => (stopLog(m.log), fail(e)))
+        .then((w) => w.serveCheckRequest(m, (r) => (hashAll(), post(r)), hashStep))
+        .catch((e) => (stopLog(m.log), hashAll(), fail(e)))
         .finally(() => d.port.close());
       return;
     }
     // The module; the run's checks follow (the port stays open for them, or until the thread is
     // terminated: sim-helper.ts close).
-    load().then((w) => w.serveFrontEnd(m, post)).catch(fail);
+    load().then((w) => w.serveFrontEnd(m, post)).catch(fail).finally(idle);
   });
   // Its OS thread, where the system lists it (Linux): a thread that ends without a word (out of
   // memory) is seen gone from /proc by the thread waiting for it (sim-helper.ts gone).
@@ -142,7 +172,7 @@ const BOOT = `"use strict";
     Atomics.store(d.flag, 2, Number(fs.readlinkSync("/proc/thread-self").split("/").pop()) | 0);
   } catch {}
   Atomics.store(d.flag, 1, 1);
-  if (!d.hashFirst) preload();
+  preload();
 })();
 `;
 
@@ -186,10 +216,10 @@ export class SimHelper {
   ) {}
 
   /**
-   * A started helper for a manifest of `manifestBytes`; `hashFirst`: its first request will be
-   * hash(). Undefined: none (not worth it, or not possible here).
+   * A started helper for a manifest of `manifestBytes` (it loads dmac at once). Undefined: none
+   * (not worth it, or not possible here).
    */
-  static start(manifestBytes: number, hashFirst: boolean): SimHelper | undefined {
+  static start(manifestBytes: number): SimHelper | undefined {
     const code = helperCode(manifestBytes);
     if (!code) return undefined;
     const { port1, port2 } = new MessageChannel();
@@ -199,7 +229,7 @@ export class SimHelper {
     try {
       worker = new Worker(BOOT, {
         eval: true,
-        workerData: { port: port2, flag, hashFirst, ...code },
+        workerData: { port: port2, flag, ...code },
         transferList: [port2],
       });
     } catch {

@@ -364,7 +364,7 @@ export function loadSimInput(
       ],
     };
   // A large manifest.json (DIR): a helper thread hashes it for its sidecar and rebuilds the IR.
-  const helper = basename(p) === "manifest.json" ? SimHelper.start(fileBytes(p), true) : undefined;
+  const helper = basename(p) === "manifest.json" ? SimHelper.start(fileBytes(p)) : undefined;
   const read = readJsonInput(p, MAX_SIM_JSON_BYTES, helper);
   // A sidecar not yet known to be bound: what it gives is only kept once the binding holds, so an
   // exception from a stale one must not end the run either.
