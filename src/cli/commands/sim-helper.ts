@@ -58,6 +58,17 @@ export type HelperReply =
     };
 
 /**
+ * The thread's nice value (Linux; the other thread keeps its own, 0 by default). Its work is
+ * needed only at the end of the run, while the other thread's run is the whole run's critical
+ * path, and on a machine whose cores the two threads (and V8's compiler threads) fill, the
+ * scheduler shared the cores evenly: the run's first events went at half speed while the checks
+ * set themselves up. Measured on the 262,144-copy all-to-all (2-core machine, 6 alternating
+ * rounds): nice 0 0.56-0.63 s, 10 0.53-0.60 s, 19 0.53-0.58 s (docs/performance.md, "Executor,
+ * eighth round: the main thread").
+ */
+export const HELPER_NICE = 10;
+
+/**
  * The thread's first code: loads dmac and serves the front end and the run's checks, hashes on
  * request when it has nothing else to do, and closes its port after the checks (the thread then
  * ends). It is
@@ -171,6 +182,13 @@ const BOOT = `"use strict";
   try {
     Atomics.store(d.flag, 2, Number(fs.readlinkSync("/proc/thread-self").split("/").pop()) | 0);
   } catch {}
+  // A lower priority than the other thread's (HELPER_NICE): on Linux only, where a thread's nice
+  // value is its own (elsewhere setPriority(0) changes the whole process).
+  if (process.platform === "linux") {
+    try {
+      (await use("node:os")).setPriority(${HELPER_NICE});
+    } catch {}
+  }
   Atomics.store(d.flag, 1, 1);
   preload();
 })();

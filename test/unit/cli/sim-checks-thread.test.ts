@@ -15,6 +15,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { assemble, cloneQueues, explode, type EditQueues } from "../../../fuzz/stream-edit.js";
 import { decodeStream } from "../../../src/backend/sdma/decode.js";
 import { HEADER_INTS } from "../../../src/sim/check-log.js";
+import { HELPER_NICE } from "../../../src/cli/commands/sim-helper.js";
 import { example } from "../../helpers/cli.js";
 import { compileFile, type Compiled } from "../sim/compile-helper.js";
 
@@ -171,6 +172,19 @@ describe("runs that end early or fail: the same both ways, and no wait that neve
     const dir = written(PAG, edit(PAG));
     expect(same(dir, "-o", join(scratch, "trace.json")).status).toBe(0);
     expect(same(dir, "--no-verify").status).toBe(0);
+  });
+
+  it.runIf(process.platform === "linux")("the thread runs at nice HELPER_NICE (Linux)", () => {
+    // The thread's nice value as it starts the checks (field 19 of its /proc stat), in a file.
+    const out = join(scratch, "nice.txt");
+    const stat = 'require("node:fs").readFileSync("/proc/thread-self/stat", "utf8")';
+    const nice = `${stat}.slice(${stat}.lastIndexOf(")") + 2).split(" ")[16]`;
+    const r = simWithWorkerHook(
+      "nice",
+      `require("node:fs").writeFileSync(${JSON.stringify(out)}, ${nice})`,
+    );
+    expect(r.status, r.stderr).not.toBe(2);
+    expect(Number(readFileSync(out, "utf8"))).toBe(HELPER_NICE);
   });
 
   it("the checks fail on the thread: an internal error (exit 2), not a wait", () => {
