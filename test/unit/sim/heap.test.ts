@@ -46,8 +46,15 @@ describe("EventHeap", () => {
     }
   });
 
-  it("is empty after its last pop", () => {
+  it("is empty when made (its warm-up leaves nothing) and after its last pop", () => {
     const heap = new EventHeap();
+    expect(heap.size).toBe(0);
+    expect(heap.pop()).toBe(false);
+    // Ties go in push order from the first push on (the sequence starts again after the warm-up).
+    heap.push(5, 1, 1);
+    heap.push(5, 2, 2);
+    expect(heap.pop() && heap.lastArg).toBe(1);
+    expect(heap.pop() && heap.lastArg).toBe(2);
     heap.push(5, 2, 7);
     expect(heap.peekTime()).toBe(5);
     expect(heap.pop()).toBe(true);
