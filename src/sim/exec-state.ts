@@ -7,7 +7,7 @@ import { diag, type Diagnostic } from "../diagnostics/diagnostic.js";
 import type { DiagnosticCode } from "../diagnostics/codes.js";
 import { EventHeap } from "./heap.js";
 import { createFlowSet, type Flow, type FlowLoad, type FlowSet } from "./flows.js";
-import { createMemory, regionOf, type Memory } from "./memory.js";
+import { createMemory, regionGuessed, regionOf, type Memory } from "./memory.js";
 import { bytesPerUs, type MachineModel } from "./model.js";
 import {
   BAD,
@@ -457,18 +457,8 @@ function markClocksRead(mem: Memory, C: Commands, flags: Uint8Array, all: boolea
  * (every 14th slot, say), which the gallop of regionOf would take ~8 probes to find.
  */
 export function regionNear(x: ExecState, h: number, addr: number, bytes: number): number {
-  const { starts, ends } = x.mem;
   const last = x.hints[h]!;
-  const guess = last + x.hintStep[h]!;
-  let i: number;
-  if (
-    last >= 0 &&
-    guess < starts.length &&
-    starts[guess]! <= addr &&
-    (guess + 1 === starts.length || addr < starts[guess + 1]!)
-  )
-    i = addr + bytes <= ends[guess]! ? guess : -1; // (what regionOf decides at that region)
-  else i = regionOf(x.mem, addr, bytes, last);
+  const i = regionGuessed(x.mem, addr, bytes, last >= 0 ? last + x.hintStep[h]! : -1, last);
   if (i >= 0) {
     x.hintStep[h] = last >= 0 ? i - last : 0;
     x.hints[h] = i;

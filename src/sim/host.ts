@@ -4,7 +4,7 @@
 
 import { grown } from "../util/arrays.js";
 import { externalTarget, type ExternalWait } from "./external-signals.js";
-import { regionOf } from "./memory.js";
+import { regionGuessed } from "./memory.js";
 import { ATOMIC, FENCE, POLL, POLL_FUNC_CODES } from "./program.js";
 import {
   EV_EXT_SIGNAL,
@@ -97,15 +97,21 @@ export function submit(x: ExecState): { hostSubmitUs: number; doorbells: Doorbel
       timeline.host.push({ queue: -1, name: "trigger store", start: 0, end: hostT, args: {} });
     return { hostSubmitUs: hostT, doorbells: doorbells.done() };
   }
-  // A hint per kind: a queue's ATOMICs (completion slots) and FENCEs (sync words) alternate.
+  // A hint per kind: a queue's ATOMICs (completion slots) and FENCEs (sync words) alternate;
+  // each goes on at a stride, which the next lookup tries first (regionGuessed).
   const hint = [-1, -1];
+  const step = [0, 0];
   /** Whether command row e signals the host (a FENCE/ATOMIC on a completion slot). */
   const signalsHost = (e: number): boolean => {
     const kind = C.kind[e];
     if (kind !== FENCE && kind !== ATOMIC) return false;
     const h = kind === ATOMIC ? 1 : 0;
-    const i = regionOf(x.mem, C.a[e]!, 4, hint[h]);
-    if (i >= 0) hint[h] = i;
+    const last = hint[h]!;
+    const i = regionGuessed(x.mem, C.a[e]!, 4, last >= 0 ? last + step[h]! : -1, last);
+    if (i >= 0) {
+      step[h] = last >= 0 ? i - last : 0;
+      hint[h] = i;
+    }
     return i >= 0 && (x.wordFlags[i]! & W_COMPLETION) !== 0;
   };
   for (let q = 0; q < x.Q; q++) {
@@ -191,7 +197,8 @@ export function watchCompletions(x: ExecState): void {
   const { count, addr, done } = x.p.completions;
   let lastSlot = -1;
   for (let k = 0; k < count; k++) {
-    const i = regionAtStart(x, addr[k]!, lastSlot);
+    // (Slots in address order are regions in order: the next one first.)
+    const i = regionAtStart(x, addr[k]!, lastSlot, lastSlot >= 0 ? lastSlot + 1 : -1);
     if (i >= 0) lastSlot = i;
     if (i >= 0 && (x.wordFlags[i]! & W_COMPLETION) !== 0) {
       x.completion[2 * i] = done[k]!;
@@ -213,7 +220,8 @@ export function completionScan(x: ExecState, hostSubmitUs: number): number {
   const { count, addr, done } = x.p.completions;
   let lastSlot = -1;
   for (let k = 0; k < count; k++) {
-    const i = regionAtStart(x, addr[k]!, lastSlot);
+    // (Slots in address order are regions in order: the next one first.)
+    const i = regionAtStart(x, addr[k]!, lastSlot, lastSlot >= 0 ? lastSlot + 1 : -1);
     if (i >= 0) lastSlot = i;
     const landed = i >= 0 && x.completion.length > 0 ? x.completion[2 * i + 1]! : NaN;
     const from = t;

@@ -244,6 +244,30 @@ export function regionOf(m: Memory, addr: number, bytes: number, hint = -1): num
   return addr + bytes <= m.ends[i]! ? i : -1;
 }
 
+/**
+ * regionOf(addr, bytes, hint), trying region `guess` first: a caller walking regions at a stride
+ * (a queue's completion slots, the slots in address order) guesses the next one, and regionOf's
+ * gallop would take several probes to find it. The guess is taken only when it is the last region
+ * that starts at or before addr, which is where regionOf would land.
+ */
+export function regionGuessed(
+  m: Memory,
+  addr: number,
+  bytes: number,
+  guess: number,
+  hint: number,
+): number {
+  const { starts, ends } = m;
+  if (
+    guess >= 0 &&
+    guess < starts.length &&
+    starts[guess]! <= addr &&
+    (guess + 1 === starts.length || addr < starts[guess + 1]!)
+  )
+    return addr + bytes <= ends[guess]! ? guess : -1; // (what regionOf decides at that region)
+  return regionOf(m, addr, bytes, hint);
+}
+
 /** The last index at or after `from` (where s[from] <= x) whose start is <= x. */
 function gallop(s: Float64Array, from: number, x: number): number {
   let a = from;

@@ -3,7 +3,7 @@
 // host's completion slots, the meaning checks), and waking the polls waiting on it. A word is
 // named by its region index; `half` is 4 for the high dword of a 64-bit word.
 
-import { regionIndex, regionOf } from "./memory.js";
+import { regionGuessed, regionIndex, regionOf } from "./memory.js";
 import {
   ADD,
   EV_POLL_CHECK,
@@ -30,9 +30,12 @@ export function read32(x: ExecState, i: number, half: number): number {
   return half === 4 ? Math.floor(value / 4294967296) >>> 0 : (value % 4294967296) >>> 0;
 }
 
-/** Index of the region that starts exactly at addr, or -1 (hint: see regionOf). */
-export function regionAtStart(x: ExecState, addr: number, hint = -1): number {
-  const i = regionOf(x.mem, addr, 0, hint);
+/**
+ * Index of the region that starts exactly at addr, or -1 (hint: see regionOf; guess: see
+ * regionGuessed).
+ */
+export function regionAtStart(x: ExecState, addr: number, hint = -1, guess = -1): number {
+  const i = regionGuessed(x.mem, addr, 0, guess, hint);
   const j = i >= 0 ? i : regionIndex(x.mem, addr);
   return j >= 0 && x.mem.starts[j] === addr ? j : -1;
 }
