@@ -239,8 +239,10 @@ function runBeforeModule(
   if (!deferred.checks || opts.checks) return undefined;
   const program: PackedProgram = { ...built, meaning: undefined };
   if (outsideModel(program, model, opts.inputFile ?? "manifest.json")) return undefined;
+  // (Shared memory the checks' thread only reads: the result's meaning takes it again below.)
+  const slotOwner = slotOwnersOf(manifest);
   const sink = deferred.checks(program, opts.maxRaces ?? MAX_RACES, {
-    meaning: { signals: [], slotOwner: slotOwnersOf(manifest) },
+    meaning: { signals: [], slotOwner },
     shape: {
       ranks: manifest.ranks,
       trigger: manifest.trigger,
@@ -252,7 +254,7 @@ function runBeforeModule(
   const module = deferred.module();
   const late = module && validateManifestModule(manifest, { file: opts.inputFile, module });
   if (late) return failed([late], model);
-  const meant = module ? withMeaning(built, module, manifest.memory, manifest) : program;
+  const meant = module ? withMeaning(built, module, manifest.memory, manifest, slotOwner) : program;
   return resultOf(ex, meant, model, module, opts);
 }
 
@@ -307,12 +309,15 @@ function withMeaning(
   m: IrModule,
   memory: ManifestMemory,
   manifest: Manifest | undefined,
+  slotOwner: Int32Array | undefined = manifest && slotOwnersOf(manifest),
 ): PackedProgram {
   const signals: { addr: number; signal: number; rank: number }[] = [];
   const notified = new Set<number>();
-  for (let i = 0; i < m.ops.count; i++)
-    if (m.ops.kind[i] === OP_KINDS.notify.code)
-      notified.add(m.ops.signal[i]! * m.ranks + m.ops.sigRank[i]!);
+  // (The ops are read only for the signals: none, no pass over a million ops after the run.)
+  const notify = OP_KINDS.notify.code;
+  if (memory.signals.length > 0)
+    for (let i = 0; i < m.ops.count; i++)
+      if (m.ops.kind[i] === notify) notified.add(m.ops.signal[i]! * m.ranks + m.ops.sigRank[i]!);
   const external: number[] = [];
   for (const s of memory.signals) {
     signals.push({ addr: s.address, signal: s.id, rank: s.gpu });
@@ -321,7 +326,7 @@ function withMeaning(
   return {
     ...p,
     externalSignals: external,
-    meaning: { module: m, signals, slotOwner: manifest && slotOwnersOf(manifest) },
+    meaning: { module: m, signals, slotOwner },
   };
 }
 
