@@ -7,7 +7,7 @@ import { diag, type Diagnostic } from "../diagnostics/diagnostic.js";
 import type { DiagnosticCode } from "../diagnostics/codes.js";
 import { EventHeap } from "./heap.js";
 import { createFlowSet, type Flow, type FlowLoad, type FlowSet } from "./flows.js";
-import { createMemory, regionGuessed, regionOf, type Memory } from "./memory.js";
+import { createMemory, keepClocks, regionGuessed, regionOf, type Memory } from "./memory.js";
 import { bytesPerUs, type MachineModel } from "./model.js";
 import {
   BAD,
@@ -448,7 +448,13 @@ function markClocksRead(mem: Memory, C: Commands, flags: Uint8Array, all: boolea
     read[i] = 1;
     flags[i]! |= W_POLLED;
   }
-  for (let i = 0; i < read.length; i++) if (read[i] === 1) flags[i]! |= W_CLOCK;
+  let kept = false;
+  for (let i = 0; i < read.length; i++)
+    if (read[i] === 1) {
+      flags[i]! |= W_CLOCK;
+      kept = true;
+    }
+  if (kept) keepClocks(mem.words);
 }
 
 /**

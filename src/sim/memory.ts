@@ -45,10 +45,23 @@ export interface Words {
    */
   readonly clockRead: Uint8Array;
   readonly value: Float64Array;
-  readonly vc: (Int32Array | null)[];
-  readonly first: (ArrayLike<number> | null)[];
-  readonly firstQueue: Int32Array;
-  readonly firstClock: Int32Array;
+  // The clock columns, by region: empty until a word's clock is kept (keepClocks). On the
+  // all-to-all no word's is (nothing polls its million completion slots), and two JS arrays of a
+  // million nulls were 8 MB for each full collection to mark.
+  vc: (Int32Array | null)[];
+  first: (ArrayLike<number> | null)[];
+  firstQueue: Int32Array;
+  firstClock: Int32Array;
+}
+
+/** Makes the clock columns of `w` (R regions), once a word's clock is kept (clockRead). */
+export function keepClocks(w: Words): void {
+  const R = w.clockRead.length;
+  if (w.vc.length === R) return;
+  w.vc = new Array<Int32Array | null>(R).fill(null);
+  w.first = new Array<ArrayLike<number> | null>(R).fill(null);
+  w.firstQueue = new Int32Array(R);
+  w.firstClock = new Int32Array(R);
 }
 
 /** One access: which queue, its clock value, and the command (global id) that made it. */
@@ -128,10 +141,10 @@ export function createMemory(
     isWord: new Uint8Array(R),
     clockRead: new Uint8Array(R),
     value: new Float64Array(R),
-    vc: new Array<Int32Array | null>(R).fill(null),
-    first: new Array<ArrayLike<number> | null>(R).fill(null),
-    firstQueue: new Int32Array(R),
-    firstClock: new Int32Array(R),
+    vc: [],
+    first: [],
+    firstQueue: new Int32Array(0),
+    firstClock: new Int32Array(0),
   };
   for (let i = 0; i < R; i++) {
     if (IS_WORD_KIND[map.kind[i]!] !== 1) continue;
@@ -209,9 +222,9 @@ export function wordWriteClock(
 
 /** Joins the clock of word i into `dst` (a poll that saw the word); true if dst changed. */
 export function joinWordClock(dst: Int32Array, w: Words, i: number): boolean {
-  const own = w.vc[i]!;
+  const own = w.vc[i] ?? null; // (none kept: keepClocks)
   if (own !== null) return joinVc(dst, own);
-  const first = w.first[i]!;
+  const first = w.first[i] ?? null;
   if (first !== null) return joinStamp(dst, first, w.firstQueue[i]!, w.firstClock[i]!);
   return false;
 }
@@ -466,9 +479,9 @@ export function lastWriter(m: Memory, gpu: number, buffer: number, at: number): 
 
 /** Component `queue` of word i's clock (the join of its writes); 0 if never written. */
 export function wordClockAt(w: Words, i: number, queue: number): number {
-  const own = w.vc[i]!;
+  const own = w.vc[i] ?? null; // (none kept: keepClocks)
   if (own !== null) return own[queue]!;
-  const first = w.first[i]!;
+  const first = w.first[i] ?? null;
   if (first === null) return 0;
   const c = first[queue]!;
   return w.firstQueue[i] === queue ? Math.max(c, w.firstClock[i]!) : c;
