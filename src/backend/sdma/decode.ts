@@ -189,8 +189,24 @@ export function countEntries(words: Uint32Array | readonly number[], limit = Inf
   const end = words.length;
   let n = 0;
   let i = 0;
+  // The last two header dwords with their packet kind: a stream alternates between a few packets
+  // with the same header each time (sim's stream reader does the same: stream-rows.ts).
+  let h0 = -1;
+  let c0: CompiledPacket | undefined;
+  let h1 = -1;
+  let c1: CompiledPacket | undefined;
   while (i < end && n <= limit) {
-    const c = lookupHeader(words[i]!);
+    const h = words[i]!;
+    let c: CompiledPacket | undefined;
+    if (h === h0) c = c0;
+    else if (h === h1) c = c1;
+    else {
+      c = lookupHeader(h);
+      h1 = h0;
+      c1 = c0;
+      h0 = h;
+      c0 = c;
+    }
     if (c === undefined) {
       n++;
       i++;
