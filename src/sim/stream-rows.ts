@@ -11,6 +11,7 @@
 // problem.
 
 import { COMPILED_BY_KIND, lengthAt, lookupHeader } from "../backend/sdma/bitfield.js";
+import { LOOKED_UP } from "../backend/sdma/decode.js";
 import type { CompiledPacket } from "../backend/sdma/bitfield.js";
 import {
   ATOMIC_OP,
@@ -221,10 +222,10 @@ export function rowsOfCleanStream(
     const h = words[i]!;
     let c: CompiledPacket;
     let fast: FastRow | undefined;
-    if (h === h0) {
+    if (h === h0 && i >= LOOKED_UP) {
       c = c0;
       fast = f0;
-    } else if (h === h1) {
+    } else if (h === h1 && i >= LOOKED_UP) {
       c = c1;
       fast = f1;
     } else {

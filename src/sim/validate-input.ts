@@ -715,7 +715,9 @@ function slotAt(
   const off = addr - slots.base;
   if (off < 0 || off % slots.stride !== 0) return undefined;
   const k = off / slots.stride;
-  return k < slots.count ? k : undefined;
+  // (As an int32: a quotient is a double, and the first one pushed into a queue's list of
+  // signalled slots changed that list's element kind, which threw away the compiled reader.)
+  return k < slots.count ? k | 0 : undefined;
 }
 
 /** Low dwords of the address fields of each packet kind (from the packet table). */

@@ -51,7 +51,10 @@ export function pendingWrite(
   queue: number,
 ): number {
   const pw = x.pending;
-  const i = pw.free.length > 0 ? pw.free.pop()! : pw.region.length;
+  // (Both read on every write: a read V8 first saw run after it compiled this threw it away.)
+  const reused = pw.free.pop();
+  const fresh = pw.region.length;
+  const i = reused !== undefined ? reused : fresh;
   pw.region[i] = region;
   pw.half[i] = half;
   pw.kind[i] = kind;

@@ -180,6 +180,14 @@ export function scanStream(
 const NONE: StreamProblem[] = [];
 
 /**
+ * Dwords at a stream's start whose headers are looked up even when remembered (countEntries here,
+ * sim's stream reader stream-rows.ts): otherwise the lookup is made at a stream's first two
+ * packets only, before V8 keeps feedback for the loop, and the loop compiled without it was
+ * thrown away at the next stream's first packet.
+ */
+export const LOOKED_UP = 1024;
+
+/**
  * The number of entries decodeStream would give (packets, plus one per undecodable dword), from
  * the headers and length fields alone: no packet is decoded or allocated. Stops counting once past
  * `limit` (and returns a value above it), so a loader can refuse a 128 MiB stream of NOPs (33M
@@ -198,8 +206,9 @@ export function countEntries(words: Uint32Array | readonly number[], limit = Inf
   while (i < end && n <= limit) {
     const h = words[i]!;
     let c: CompiledPacket | undefined;
-    if (h === h0) c = c0;
-    else if (h === h1) c = c1;
+    // (Looked up at a stream's first dwords all the same: LOOKED_UP.)
+    if (h === h0 && i >= LOOKED_UP) c = c0;
+    else if (h === h1 && i >= LOOKED_UP) c = c1;
     else {
       c = lookupHeader(h);
       h1 = h0;
