@@ -324,15 +324,7 @@ export function createExecState(
     hints: new Int32Array(Q * HINTS).fill(-1),
     hintStep: new Int32Array(Q * HINTS),
     rings: p.queues.filter((queue) => queue.ring !== undefined),
-    pending: {
-      region: [],
-      half: [],
-      kind: [],
-      value: [],
-      width: [],
-      queue: [],
-      free: [],
-    },
+    pending: pendingRows(),
     waitHead: new Int32Array(R).fill(-1),
     waitNext: new Int32Array(Q).fill(-1),
     completion: new Float64Array(p.completions.count > 0 ? 2 * R : 0).fill(NaN),
@@ -364,6 +356,30 @@ const DOUBLE = 0.5;
 function asDoubles<T extends object>(o: T, fields: readonly (keyof T)[]): T {
   for (const f of fields) (o as Record<keyof T, unknown>)[f] = 0;
   return o;
+}
+
+/** Rows of writes in flight made up front (pendingRows). */
+const PENDING_ROWS = 64;
+
+/**
+ * The table of writes in flight with PENDING_ROWS rows made and free, taken in the order a table
+ * growing from empty would have numbered them (0, 1, ...: the free list pops its last). A row
+ * appended past the end, first made after V8 had compiled the engine's signal, threw it away
+ * ("out of bounds"); the values are made doubles (DOUBLE) where a write's value may be one.
+ */
+function pendingRows(): PendingWrites {
+  const rows = (v: number): number[] => Array.from({ length: PENDING_ROWS }, () => v);
+  const value = rows(DOUBLE);
+  value.fill(0);
+  return {
+    region: rows(0),
+    half: rows(0),
+    kind: rows(0),
+    value,
+    width: rows(0),
+    queue: rows(0),
+    free: Array.from({ length: PENDING_ROWS }, (_, k) => PENDING_ROWS - 1 - k),
+  };
 }
 
 /** Queue q's engine before its first doorbell. */

@@ -109,6 +109,18 @@ describe("engine: the queue state machine", () => {
     expect(drain(x)).toEqual([[t, EV_STEP, 0]]);
   });
 
+  it("writes in flight take rows 0, 1, 2 ... as a growing table would, a landed one's first", () => {
+    // (The table is made with free rows up front: exec-state.ts pendingRows.)
+    const x = state([{ gpu: 0, engine: 14, cmds: [{ kind: "nop" }] }]);
+    const w = wordAt(x, syncAddr(0, 0));
+    const rows = Array.from({ length: 70 }, () => pendingWrite(x, w, 0, SET, 1, 32, x.HOST));
+    expect(rows).toEqual(Array.from({ length: 70 }, (_, k) => k));
+    applyWrite(x, 5);
+    x.pending.free.push(5); // (as the event loop does after a write lands)
+    expect(pendingWrite(x, w, 0, SET, 2, 32, x.HOST)).toBe(5);
+    expect(pendingWrite(x, w, 0, SET, 2, 32, x.HOST)).toBe(70);
+  });
+
   it("a signal write lands a latency after its packet; the queue goes on meanwhile", () => {
     const x = state([{ gpu: 0, engine: 14, cmds: [done(0)] }], 1);
     if (doorbell(x, 0, 1)) fetch(x, 0);
