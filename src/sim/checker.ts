@@ -24,6 +24,7 @@ import {
 import {
   joinWordClock,
   lastWriter,
+  PENDING_ROWS,
   recordAccess,
   wordWriteClock,
   type Conflict,
@@ -181,8 +182,10 @@ export function createCheckState(opts: {
     vc: p.queues.map(() => new Int32Array(Q + 2)),
     clock: new Int32Array(Q),
     snap: p.queues.map(() => null),
-    pendVc: [],
-    pendClock: [],
+    // (Rows for the writes in flight the run makes up front, exec-state.ts pendingRows: a store
+    // past the end, first made after V8 compiled the replay, threw it away.)
+    pendVc: Array.from({ length: PENDING_ROWS }, (): ArrayLike<number> => NO_CLOCK),
+    pendClock: Array.from({ length: PENDING_ROWS }, () => 0),
     producerVc: new Int32Array(Q + 2),
     // The schedule's meaning (notify, when, completion slots), when the IR is known.
     sem: createSemantics({

@@ -7,7 +7,14 @@ import { diag, type Diagnostic } from "../diagnostics/diagnostic.js";
 import type { DiagnosticCode } from "../diagnostics/codes.js";
 import { EventHeap } from "./heap.js";
 import { createFlowSet, type Flow, type FlowLoad, type FlowSet } from "./flows.js";
-import { createMemory, keepClocks, regionGuessed, regionOf, type Memory } from "./memory.js";
+import {
+  createMemory,
+  keepClocks,
+  PENDING_ROWS,
+  regionGuessed,
+  regionOf,
+  type Memory,
+} from "./memory.js";
 import { bytesPerUs, type MachineModel } from "./model.js";
 import {
   BAD,
@@ -357,9 +364,6 @@ function asDoubles<T extends object>(o: T, fields: readonly (keyof T)[]): T {
   for (const f of fields) (o as Record<keyof T, unknown>)[f] = 0;
   return o;
 }
-
-/** Rows of writes in flight made up front (pendingRows). */
-const PENDING_ROWS = 64;
 
 /**
  * The table of writes in flight with PENDING_ROWS rows made and free, taken in the order a table

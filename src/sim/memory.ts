@@ -54,6 +54,12 @@ export interface Words {
   firstClock: Int32Array;
 }
 
+/**
+ * Rows for writes in flight that a run's tables make up front (exec-state.ts pendingRows, the
+ * checks' in checker.ts): the rows a table growing from empty would number first.
+ */
+export const PENDING_ROWS = 64;
+
 /** Makes the clock columns of `w` (R regions), once a word's clock is kept (clockRead). */
 export function keepClocks(w: Words): void {
   const R = w.clockRead.length;
@@ -165,7 +171,9 @@ export function createMemory(
     // (About a row per range written: most data commands write one range of one piece; and
     // each (GPU, buffer) written has its initial row.)
     prov: createProvenance(p.gpus, p.bufferSizes, writes + p.gpus * p.bufferSizes.length),
-    access: [],
+    // (Every (GPU, buffer) slot up front: a read past the end of a growing array threw the
+    // compiled access checks away.)
+    access: new Array<AccessMap | undefined>(p.gpus * p.bufferSizes.length).fill(undefined),
     buffers: p.bufferSizes.length,
     epochQueue: commandQueue,
     epochClock: new Int32Array(commandQueue.length),
