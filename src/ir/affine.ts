@@ -13,8 +13,8 @@
 import type { Expr } from "../frontend/ast.js";
 import { assertNever } from "../util/assert-never.js";
 
-/** Whether `e` names the value in environment slot `slot` (names resolved by `slotOf`). */
-export function mentionsSlot(e: Expr, slot: number, slotOf: (e: NameExpr) => number): boolean {
+/** Whether `e` mentions a name for which `named` holds. */
+export function mentionsName(e: Expr, named: (e: NameExpr) => boolean): boolean {
   switch (e.kind) {
     case "int":
     case "size":
@@ -23,16 +23,21 @@ export function mentionsSlot(e: Expr, slot: number, slotOf: (e: NameExpr) => num
     case "host":
       return false;
     case "name":
-      return slotOf(e) === slot;
+      return named(e);
     case "unary":
-      return mentionsSlot(e.operand, slot, slotOf);
+      return mentionsName(e.operand, named);
     case "binary":
-      return mentionsSlot(e.left, slot, slotOf) || mentionsSlot(e.right, slot, slotOf);
+      return mentionsName(e.left, named) || mentionsName(e.right, named);
     case "call":
-      return e.args.some((a) => mentionsSlot(a, slot, slotOf));
+      return e.args.some((a) => mentionsName(a, named));
     default:
       return assertNever(e, "expression");
   }
+}
+
+/** Whether `e` names the value in environment slot `slot` (names resolved by `slotOf`). */
+export function mentionsSlot(e: Expr, slot: number, slotOf: (e: NameExpr) => number): boolean {
+  return mentionsName(e, (n) => slotOf(n) === slot);
 }
 
 type NameExpr = Extract<Expr, { kind: "name" }>;

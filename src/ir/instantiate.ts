@@ -36,7 +36,7 @@ import type { SourceFile, Span } from "../source/source-file.js";
 import type { Target } from "../target/target.js";
 import { assertNever } from "../util/assert-never.js";
 import { InternalError } from "../util/internal-error.js";
-import { affineIn, mentionsSlot } from "./affine.js";
+import { affineIn, mentionsName, mentionsSlot } from "./affine.js";
 import { setCopyRuns } from "./copy-runs.js";
 import { compileExpr, EvalStop, stop, type CompiledExpr, type Env } from "./eval.js";
 import {
@@ -535,27 +535,6 @@ function compileIf(st: State, s: Extract<Stmt, { kind: "if" }>): Compiled {
   };
 }
 
-function mentions(e: Expr, names: ReadonlySet<string>): boolean {
-  switch (e.kind) {
-    case "int":
-    case "size":
-    case "bool":
-    case "ranks":
-    case "host":
-      return false;
-    case "name":
-      return names.has(e.name);
-    case "unary":
-      return mentions(e.operand, names);
-    case "binary":
-      return mentions(e.left, names) || mentions(e.right, names);
-    case "call":
-      return e.args.some((a) => mentions(a, names));
-    default:
-      return assertNever(e, "expression");
-  }
-}
-
 interface LoopLevel {
   readonly slot: number;
   readonly from: CompiledExpr;
@@ -589,7 +568,11 @@ function compileFor(st: State, s: ForStmt): Compiled {
         to = expr(st, r.to);
         step = r.step && expr(st, r.step);
         stepSpan = r.step?.span ?? r.span;
-        if ([r.from, r.to, ...(r.step ? [r.step] : [])].some((e) => mentions(e, earlier)))
+        if (
+          [r.from, r.to, ...(r.step ? [r.step] : [])].some((e) =>
+            mentionsName(e, (n) => earlier.has(n.name)),
+          )
+        )
           dependent = true;
         break;
       case "expr":

@@ -14,6 +14,7 @@ import { runReference, runReferenceSources, type ReferenceState } from "../../..
 import type { IrModule } from "../../../src/ir/ir.js";
 import { coalesce, readRange } from "../../../src/ir/provenance.js";
 import type { Expr } from "../../../src/frontend/ast.js";
+import { mulberry32 } from "../../helpers/prng.js";
 
 const ROOT = new URL("../../../", import.meta.url);
 
@@ -86,18 +87,6 @@ function dmacFiles(dir: URL): string[] {
     .filter((f) => f.endsWith(".dmac"))
     .sort()
     .map((f) => fileURLToPath(new URL(f, dir)));
-}
-
-/** A small deterministic generator (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /**
@@ -228,7 +217,7 @@ schedule a2a(piece: bytes = 4KiB, chunks: int = 64) implements all_to_all(src, d
   });
 
   it("600 random loops of copies, right and wrong", () => {
-    const rand = rng(13);
+    const rand = mulberry32(13);
     let checked = 0;
     for (let i = 0; i < 600; i++) {
       const text = randomSchedule(rand);
