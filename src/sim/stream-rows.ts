@@ -10,8 +10,8 @@
 // and the caller reads the stream again with decode.ts's scanStream, which describes every
 // problem.
 
-import { COMPILED_BY_KIND, lengthAt, lookupHeader } from "../backend/sdma/bitfield.js";
-import { LOOKED_UP } from "../backend/sdma/decode.js";
+import { COMPILED_BY_KIND, lengthAt } from "../backend/sdma/bitfield.js";
+import { HeaderMemo } from "../backend/sdma/decode.js";
 import type { CompiledPacket } from "../backend/sdma/bitfield.js";
 import {
   ATOMIC_OP,
@@ -208,38 +208,13 @@ export function rowsOfCleanStream(
 ): boolean {
   const end = words.length;
   let i = 0;
-  // The last two header dwords seen, with their packet kind and fast reading: a stream
-  // alternates between a few packets (a copy and its completion ATOMIC), each with the same
-  // header dword every time, so most packets skip the header table and the map.
-  // (-1: no dword; the kinds start as any packet, only read once h0/h1 matched.)
-  let h0 = -1;
-  let c0 = COMPILED_BY_KIND.nop;
-  let f0: FastRow | undefined;
-  let h1 = -1;
-  let c1 = COMPILED_BY_KIND.nop;
-  let f1: FastRow | undefined;
+  // (Each header's fast reading derived once, with its kind: a stream alternates between a few.)
+  const memo = new HeaderMemo((c) => FAST.get(c));
   while (i < end) {
-    const h = words[i]!;
-    let c: CompiledPacket;
-    let fast: FastRow | undefined;
-    if (h === h0 && i >= LOOKED_UP) {
-      c = c0;
-      fast = f0;
-    } else if (h === h1 && i >= LOOKED_UP) {
-      c = c1;
-      fast = f1;
-    } else {
-      const found = lookupHeader(h);
-      if (found === undefined) return false;
-      c = found;
-      fast = FAST.get(c);
-      h1 = h0;
-      c1 = c0;
-      f1 = f0;
-      h0 = h;
-      c0 = c;
-      f0 = fast;
-    }
+    memo.at(words, i);
+    const c = memo.kind;
+    if (c === undefined) return false;
+    const fast = memo.derived;
     const len = lengthAt(c, words, i, end);
     if (len < 0 || i + len > end || c.suspicious(words, i)) return false;
     const row = w.row(NOP, i * 4);

@@ -180,12 +180,55 @@ export function scanStream(
 const NONE: StreamProblem[] = [];
 
 /**
- * Dwords at a stream's start whose headers are looked up even when remembered (countEntries here,
- * sim's stream reader stream-rows.ts): otherwise the lookup is made at a stream's first two
- * packets only, before V8 keeps feedback for the loop, and the loop compiled without it was
- * thrown away at the next stream's first packet.
+ * A stream's packet kinds by header dword, each with what its caller derives from the kind
+ * (`derive`, called on a lookup only). The last two headers are remembered: a stream alternates
+ * between a few packets with the same header each time (a copy and its completion ATOMIC), so
+ * most packets skip the header table. The headers of a stream's first LOOKED_UP dwords are looked
+ * up all the same: otherwise the lookup is made at a stream's first two packets only, before V8
+ * keeps feedback for the caller's loop, and the loop compiled without it was thrown away at the
+ * next stream's first packet. One per stream: countEntries here, sim's stream reader
+ * (stream-rows.ts).
  */
-export const LOOKED_UP = 1024;
+export class HeaderMemo<T> {
+  /** The packet kind at the dword last asked (undefined: no packet starts with it). */
+  kind: CompiledPacket | undefined = undefined;
+  /** derive(kind), or undefined with no kind. */
+  derived: T | undefined = undefined;
+  private h0 = -1;
+  private k0: CompiledPacket | undefined = undefined;
+  private d0: T | undefined = undefined;
+  private h1 = -1;
+  private k1: CompiledPacket | undefined = undefined;
+  private d1: T | undefined = undefined;
+
+  constructor(private readonly derive: (c: CompiledPacket) => T) {}
+
+  /** Sets kind and derived for the packet starting at words[i]. */
+  at(words: ArrayLike<number>, i: number): void {
+    const h = words[i]!;
+    if (h === this.h0 && i >= LOOKED_UP) {
+      this.kind = this.k0;
+      this.derived = this.d0;
+    } else if (h === this.h1 && i >= LOOKED_UP) {
+      this.kind = this.k1;
+      this.derived = this.d1;
+    } else {
+      const c = lookupHeader(h);
+      const d = c === undefined ? undefined : this.derive(c);
+      this.h1 = this.h0;
+      this.k1 = this.k0;
+      this.d1 = this.d0;
+      this.h0 = h;
+      this.k0 = c;
+      this.d0 = d;
+      this.kind = c;
+      this.derived = d;
+    }
+  }
+}
+
+/** Dwords at a stream's start whose headers are looked up even when remembered (HeaderMemo). */
+const LOOKED_UP = 1024;
 
 /**
  * The number of entries decodeStream would give (packets, plus one per undecodable dword), from
@@ -197,25 +240,10 @@ export function countEntries(words: Uint32Array | readonly number[], limit = Inf
   const end = words.length;
   let n = 0;
   let i = 0;
-  // The last two header dwords with their packet kind: a stream alternates between a few packets
-  // with the same header each time (sim's stream reader does the same: stream-rows.ts).
-  let h0 = -1;
-  let c0: CompiledPacket | undefined;
-  let h1 = -1;
-  let c1: CompiledPacket | undefined;
+  const memo = new HeaderMemo(() => undefined);
   while (i < end && n <= limit) {
-    const h = words[i]!;
-    let c: CompiledPacket | undefined;
-    // (Looked up at a stream's first dwords all the same: LOOKED_UP.)
-    if (h === h0 && i >= LOOKED_UP) c = c0;
-    else if (h === h1 && i >= LOOKED_UP) c = c1;
-    else {
-      c = lookupHeader(h);
-      h1 = h0;
-      c1 = c0;
-      h0 = h;
-      c0 = c;
-    }
+    memo.at(words, i);
+    const c = memo.kind;
     if (c === undefined) {
       n++;
       i++;
