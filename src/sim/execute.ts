@@ -496,7 +496,7 @@ function endOfRun(
   const cs = p.completions;
   const words = x.mem.words;
   for (let k = 0; k < cs.count; k++) {
-    const wi = regionAtStart(x, cs.addr[k]!, hint, hint >= 0 ? hint + 1 : -1); // (host.ts)
+    const wi = regionAtStart(x, cs.addr[k]!, hint);
     if (wi >= 0) hint = wi;
     const value = wi < 0 || words.isWord[wi] !== 1 ? undefined : words.value[wi];
     if (value === cs.done[k]) continue;

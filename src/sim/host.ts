@@ -197,8 +197,7 @@ export function watchCompletions(x: ExecState): void {
   const { count, addr, done } = x.p.completions;
   let lastSlot = -1;
   for (let k = 0; k < count; k++) {
-    // (Slots in address order are regions in order: the next one first.)
-    const i = regionAtStart(x, addr[k]!, lastSlot, lastSlot >= 0 ? lastSlot + 1 : -1);
+    const i = regionAtStart(x, addr[k]!, lastSlot);
     if (i >= 0) lastSlot = i;
     if (i >= 0 && (x.wordFlags[i]! & W_COMPLETION) !== 0) {
       x.completion[2 * i] = done[k]!;
@@ -220,8 +219,7 @@ export function completionScan(x: ExecState, hostSubmitUs: number): number {
   const { count, addr, done } = x.p.completions;
   let lastSlot = -1;
   for (let k = 0; k < count; k++) {
-    // (Slots in address order are regions in order: the next one first.)
-    const i = regionAtStart(x, addr[k]!, lastSlot, lastSlot >= 0 ? lastSlot + 1 : -1);
+    const i = regionAtStart(x, addr[k]!, lastSlot);
     if (i >= 0) lastSlot = i;
     const landed = i >= 0 && x.completion.length > 0 ? x.completion[2 * i + 1]! : NaN;
     const from = t;

@@ -31,11 +31,12 @@ export function read32(x: ExecState, i: number, half: number): number {
 }
 
 /**
- * Index of the region that starts exactly at addr, or -1 (hint: see regionOf; guess: see
- * regionGuessed).
+ * Index of the region that starts exactly at addr, or -1. `hint`: the region found last (see
+ * regionOf); the one after it is tried first (regionGuessed): callers walk the completion slots
+ * in address order, which are regions in order.
  */
-export function regionAtStart(x: ExecState, addr: number, hint = -1, guess = -1): number {
-  const i = regionGuessed(x.mem, addr, 0, guess, hint);
+export function regionAtStart(x: ExecState, addr: number, hint = -1): number {
+  const i = regionGuessed(x.mem, addr, 0, hint >= 0 ? hint + 1 : -1, hint);
   const j = i >= 0 ? i : regionIndex(x.mem, addr);
   return j >= 0 && x.mem.starts[j] === addr ? j : -1;
 }
