@@ -5,6 +5,7 @@
 // columns; a region becomes an object only when a report asks for it (region(i)). Before, every
 // slot was an object that every full collection marked for the whole run.
 
+import { grown } from "../util/arrays.js";
 import type { ProgramBase, RegionKind, SimRegion } from "./program.js";
 
 /** Region kinds by code (the `kind` columns). */
@@ -130,12 +131,9 @@ class StretchList {
       return;
     }
     if (this.n === this.at.length) {
-      const grow = (a: Int32Array) => {
-        const b = new Int32Array(a.length * 2);
-        b.set(a);
-        return b;
-      };
-      [this.at, this.src, this.len] = [grow(this.at), grow(this.src), grow(this.len)];
+      this.at = grown(this.at, 2 * this.n);
+      this.src = grown(this.src, 2 * this.n);
+      this.len = grown(this.len, 2 * this.n);
     }
     this.at[this.n] = this.i;
     this.src[this.n] = from;
@@ -146,11 +144,9 @@ class StretchList {
 
 function stableStretches(R: number, N: number, addrOf: (j: number) => number): Stretches {
   const list = new StretchList();
-  const add = (from: number, len: number): void => {
-    // (A named region stays a stretch of its own: it is written field by field.)
-    if (from < N) for (let j = 0; j < len; j++) list.push(from + j, 1, false);
-    else list.push(from, len, true);
-  };
+  // (A named region comes one at a time and stays a stretch of its own: it is written field by
+  // field.)
+  const add = (from: number, len: number): void => list.push(from, len, from >= N);
   const runStart: number[] = [];
   for (let j = N; j < R; j++) if (j === N || addrOf(j) < addrOf(j - 1)) runStart.push(j);
   if (runStart.length > MAX_RUNS) {
