@@ -11,8 +11,8 @@ import {
   createMemory,
   keepClocks,
   PENDING_ROWS,
-  regionGuessed,
   regionOf,
+  regionStepped,
   type Memory,
 } from "./memory.js";
 import { bytesPerUs, type MachineModel } from "./model.js";
@@ -477,19 +477,9 @@ function markClocksRead(mem: Memory, C: Commands, flags: Uint8Array, all: boolea
   if (kept) keepClocks(mem.words);
 }
 
-/**
- * regionOf(addr, bytes) from hint h (x.hints), trying first the region as many regions on as the
- * last step from this hint went: a queue's completion slots and sync words come at a stride
- * (every 14th slot, say), which the gallop of regionOf would take ~8 probes to find.
- */
+/** regionOf(addr, bytes) from hint h (x.hints, x.hintStep): regionStepped. */
 export function regionNear(x: ExecState, h: number, addr: number, bytes: number): number {
-  const last = x.hints[h]!;
-  const i = regionGuessed(x.mem, addr, bytes, last >= 0 ? last + x.hintStep[h]! : -1, last);
-  if (i >= 0) {
-    x.hintStep[h] = last >= 0 ? i - last : 0;
-    x.hints[h] = i;
-  }
-  return i;
+  return regionStepped(x.mem, addr, bytes, x.hints, x.hintStep, h);
 }
 
 // ---- reporting ---------------------------------------------------------------------------------

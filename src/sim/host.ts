@@ -4,7 +4,7 @@
 
 import { grown } from "../util/arrays.js";
 import { externalTarget, type ExternalWait } from "./external-signals.js";
-import { regionGuessed } from "./memory.js";
+import { regionStepped } from "./memory.js";
 import { ATOMIC, FENCE, POLL, POLL_FUNC_CODES } from "./program.js";
 import {
   EV_EXT_SIGNAL,
@@ -97,21 +97,15 @@ export function submit(x: ExecState): { hostSubmitUs: number; doorbells: Doorbel
       timeline.host.push({ queue: -1, name: "trigger store", start: 0, end: hostT, args: {} });
     return { hostSubmitUs: hostT, doorbells: doorbells.done() };
   }
-  // A hint per kind: a queue's ATOMICs (completion slots) and FENCEs (sync words) alternate;
-  // each goes on at a stride, which the next lookup tries first (regionGuessed).
-  const hint = [-1, -1];
-  const step = [0, 0];
+  // A hint per kind: a queue's ATOMICs (completion slots) and FENCEs (sync words) alternate,
+  // each at a stride (regionStepped).
+  const hints = new Int32Array(2).fill(-1);
+  const steps = new Int32Array(2);
   /** Whether command row e signals the host (a FENCE/ATOMIC on a completion slot). */
   const signalsHost = (e: number): boolean => {
     const kind = C.kind[e];
     if (kind !== FENCE && kind !== ATOMIC) return false;
-    const h = kind === ATOMIC ? 1 : 0;
-    const last = hint[h]!;
-    const i = regionGuessed(x.mem, C.a[e]!, 4, last >= 0 ? last + step[h]! : -1, last);
-    if (i >= 0) {
-      step[h] = last >= 0 ? i - last : 0;
-      hint[h] = i;
-    }
+    const i = regionStepped(x.mem, C.a[e]!, 4, hints, steps, kind === ATOMIC ? 1 : 0);
     return i >= 0 && (x.wordFlags[i]! & W_COMPLETION) !== 0;
   };
   for (let q = 0; q < x.Q; q++) {

@@ -289,6 +289,29 @@ export function regionGuessed(
   return regionOf(m, addr, bytes, hint);
 }
 
+/**
+ * regionOf(addr, bytes) for lookups that go on at a stride (hint h: hints[h], the region found
+ * last, and steps[h], how many regions on it was from the one before): the region as many on
+ * again is tried first (regionGuessed). A queue's completion slots and sync words come at a stride
+ * (every 14th slot, say), which the gallop of regionOf would take ~8 probes to find.
+ */
+export function regionStepped(
+  m: Memory,
+  addr: number,
+  bytes: number,
+  hints: Int32Array,
+  steps: Int32Array,
+  h: number,
+): number {
+  const last = hints[h]!;
+  const i = regionGuessed(m, addr, bytes, last >= 0 ? last + steps[h]! : -1, last);
+  if (i >= 0) {
+    steps[h] = last >= 0 ? i - last : 0;
+    hints[h] = i;
+  }
+  return i;
+}
+
 /** The last index at or after `from` (where s[from] <= x) whose start is <= x. */
 function gallop(s: Float64Array, from: number, x: number): number {
   let a = from;
