@@ -219,6 +219,15 @@ export function execute(program: SimProgram, opts: ExecOptions): ExecResult {
   const snapshot = hung
     ? snapshotOf(x, stopped !== undefined ? "watchdog" : "deadlock")
     : undefined;
+  // Host detection: the first point of its poll grid at or after the last completion landed.
+  // (Before the checks' end: it needs only the run, and the checks' thread may still be busy.)
+  let total = x.now;
+  if (completed) {
+    total = completionScan(x, hostSubmitUs);
+    if (p.completions.count === 0) total = Math.max(x.now, hostSubmitUs);
+    if (x.timeline)
+      x.timeline.instants.push({ queue: -1, name: "host saw every completion", t: total });
+  }
   // What only the end can tell: notifies missing, operations not moved exactly once; the final
   // state. Findings made elsewhere join the loop's in event order (check-log.ts).
   const checked = x.chk.finish(
@@ -229,14 +238,6 @@ export function execute(program: SimProgram, opts: ExecOptions): ExecResult {
   const place = (s: string) => placeTokens(s, (q, at) => where(x, q, at));
   const diagnostics = checked.found ? mergeFound(x, checked.found, place) : x.diagnostics;
   const finalState = checked.finalState?.map((a) => diag("DMAC6001", undefined, [place(a)]));
-  // Host detection: the first point of its poll grid at or after the last completion landed.
-  let total = x.now;
-  if (completed) {
-    total = completionScan(x, hostSubmitUs);
-    if (p.completions.count === 0) total = Math.max(x.now, hostSubmitUs);
-    if (x.timeline)
-      x.timeline.instants.push({ queue: -1, name: "host saw every completion", t: total });
-  }
   return {
     diagnostics,
     stats: statsOf(x, total, hostSubmitUs, events),

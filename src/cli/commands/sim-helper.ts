@@ -12,7 +12,8 @@
 // sources (vitest) there is no file to start it on, and DMAC_SIM_HELPER=0 turns it off (to
 // measure): the work is then done on this thread, with the same results.
 
-import { existsSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, readSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import {
   MessageChannel,
@@ -68,6 +69,27 @@ export type HelperReply =
  */
 export const HELPER_NICE = 10;
 
+// The words of the shared flag (an Int32Array both threads see).
+/** Replies posted (the other thread waits on it). */
+const POSTED = 0;
+/** 1 once the thread has started. */
+const STARTED = 1;
+/** The thread's OS thread id (0: unknown). */
+const TID = 2;
+/** Who makes manifest.json's hash: HASH_NONE, HASH_THREAD, HASH_HERE or HASH_POSTED. */
+const HASH = 3;
+/** How far the thread's hash has read, in MiB. */
+const HASH_MIB = 4;
+const FLAG_WORDS = 5;
+/** Not begun. */
+const HASH_NONE = 0;
+/** The thread makes it. */
+const HASH_THREAD = 1;
+/** The other thread took it over (hashWhileWaiting): the thread posts no digest. */
+const HASH_HERE = 2;
+/** The thread's digest is posted. */
+const HASH_POSTED = 3;
+
 /**
  * The thread's first code: loads dmac and serves the front end and the run's checks, hashes on
  * request when it has nothing else to do, and closes its port after the checks (the thread then
@@ -85,8 +107,8 @@ const BOOT = `"use strict";
   const { createHash } = await use("node:crypto");
   const post = (m) => {
     d.port.postMessage(m);
-    Atomics.add(d.flag, 0, 1);
-    Atomics.notify(d.flag, 0);
+    Atomics.add(d.flag, ${POSTED}, 1);
+    Atomics.notify(d.flag, ${POSTED});
   };
   const fail = (e) =>
     post({ kind: "error", name: String(e?.name ?? "Error"), message: String(e?.message ?? e), stack: e?.stack });
@@ -96,24 +118,32 @@ const BOOT = `"use strict";
   // log (check-thread.ts serveChecks' idle), and at the latest just before the checks' reply,
   // which the other thread takes first (the hash's reply must come before it).
   let pending; // { fd, bytes, at, h, buf }
+  // The other thread takes the hash over when it would wait for this one while the hash is not
+  // half made (flag[${HASH}]: SimHelper.hashWhileWaiting): nothing is posted then, and what this
+  // thread still reads from the descriptor (closed there once it has its digest) is dropped.
+  const mine = () => Atomics.compareExchange(d.flag, ${HASH}, ${HASH_NONE}, ${HASH_THREAD}) !== ${HASH_HERE};
+  const postHash = (digest) => {
+    pending = undefined;
+    if (Atomics.compareExchange(d.flag, ${HASH}, ${HASH_THREAD}, ${HASH_POSTED}) === ${HASH_THREAD}) post({ kind: "hash", digest });
+  };
   // One chunk of the hash (1 MiB, reused: it stays in the cache; 16 MiB chunks made the hash 1.8x
   // slower); posts the digest after the last. False: no hash to make.
-  // (sim-json-input.ts hashHere reads the same way, for a thread that gave no digest.)
+  // (hashFile reads the same way, for a thread that gave no digest or whose hash was taken over.)
   const hashStep = () => {
     const p = pending;
     if (p === undefined) return false;
+    if (!mine()) return (pending = undefined), true;
     try {
       const n = p.at < p.bytes ? fs.readSync(p.fd, p.buf, 0, Math.min(p.buf.length, p.bytes - p.at), p.at) : 0;
       if (n > 0) {
         p.h.update(p.buf.subarray(0, n));
         p.at += n;
+        Atomics.store(d.flag, ${HASH_MIB}, Math.floor(p.at / 1048576));
         return true;
       }
-      pending = undefined;
-      post({ kind: "hash", digest: p.h.digest() });
+      postHash(p.h.digest());
     } catch {
-      pending = undefined;
-      post({ kind: "hash", digest: null });
+      postHash(null);
     }
     return true;
   };
@@ -161,7 +191,7 @@ const BOOT = `"use strict";
       try {
         pending = { fd: m.fd, bytes: m.bytes, at: 0, h: createHash("sha256"), buf: Buffer.allocUnsafe(Math.max(1, Math.min(m.bytes, 1 << 20))) };
       } catch {
-        post({ kind: "hash", digest: null });
+        if (mine()) postHash(null);
       }
       load().then(idle, idle);
       return;
@@ -180,7 +210,7 @@ const BOOT = `"use strict";
   // Its OS thread, where the system lists it (Linux): a thread that ends without a word (out of
   // memory) is seen gone from /proc by the thread waiting for it (sim-helper.ts gone).
   try {
-    Atomics.store(d.flag, 2, Number(fs.readlinkSync("/proc/thread-self").split("/").pop()) | 0);
+    Atomics.store(d.flag, ${TID}, Number(fs.readlinkSync("/proc/thread-self").split("/").pop()) | 0);
   } catch {}
   // A lower priority than the other thread's (HELPER_NICE): on Linux only, where a thread's nice
   // value is its own (elsewhere setPriority(0) changes the whole process).
@@ -189,7 +219,7 @@ const BOOT = `"use strict";
       (await use("node:os")).setPriority(${HELPER_NICE});
     } catch {}
   }
-  Atomics.store(d.flag, 1, 1);
+  Atomics.store(d.flag, ${STARTED}, 1);
   preload();
 })();
 `;
@@ -217,6 +247,36 @@ function helperCode(manifestBytes: number): { bundle: string } | { url: string }
   return undefined;
 }
 
+/** A hash asked of the thread; `digest` once known here (null: the file could not be read). */
+interface HashJob {
+  readonly fd: number;
+  readonly bytes: number;
+  digest: Uint8Array | null | undefined;
+}
+
+const MIB = 1 << 20;
+
+/**
+ * The SHA-256 of the first `bytes` of `fd`, read here exactly as the thread reads it (BOOT
+ * `hashStep`, which runs as source text on the thread and so cannot call this): the same digest,
+ * or null if it cannot be read.
+ */
+export function hashFile(fd: number, bytes: number): Uint8Array | null {
+  try {
+    const h = createHash("sha256");
+    const buf = Buffer.allocUnsafe(Math.max(1, Math.min(bytes, MIB)));
+    for (let at = 0; at < bytes;) {
+      const n = readSync(fd, buf, 0, Math.min(buf.length, bytes - at), at);
+      if (n === 0) break;
+      h.update(buf.subarray(0, n));
+      at += n;
+    }
+    return h.digest();
+  } catch {
+    return null;
+  }
+}
+
 export class SimHelper {
   private seen = 0;
   private closed = false;
@@ -226,6 +286,8 @@ export class SimHelper {
   asked = false;
   /** Replies taken while waiting for another kind (the run may take the checks' first). */
   private readonly early: HelperReply[] = [];
+  /** The hash asked for (hash()), if any. */
+  private hashJob: HashJob | undefined;
 
   private constructor(
     private readonly worker: Worker,
@@ -241,8 +303,7 @@ export class SimHelper {
     const code = helperCode(manifestBytes);
     if (!code) return undefined;
     const { port1, port2 } = new MessageChannel();
-    // [0]: replies posted; [1]: 1 once the thread has started; [2]: its OS thread id (0: unknown).
-    const flag = new Int32Array(new SharedArrayBuffer(12));
+    const flag = new Int32Array(new SharedArrayBuffer(4 * FLAG_WORDS));
     let worker: Worker;
     try {
       worker = new Worker(BOOT, {
@@ -266,14 +327,37 @@ export class SimHelper {
    */
   hash(fd: number, bytes: number): () => Uint8Array | null {
     this.port.postMessage({ kind: "hash", fd, bytes });
-    let digest: Uint8Array | null | undefined;
+    const job: HashJob = { fd, bytes, digest: undefined };
+    this.hashJob = job;
+    // (Tests: taken over at once, as when this thread waits before the thread has begun.)
+    if (process.env["DMAC_SIM_HELPER_HASH"] === "here") this.hashWhileWaiting();
     return () => {
-      if (digest === undefined) {
+      if (job.digest === undefined) {
         const r = this.take("hash");
-        digest = r?.kind === "hash" ? r.digest : null;
+        job.digest = r?.kind === "hash" ? r.digest : null;
       }
-      return digest;
+      return job.digest;
     };
+  }
+
+  /**
+   * Makes the hash here, unless the thread has posted it or made half of it: called where this
+   * thread would wait for another reply. The thread is then still busy (the hash is made in its
+   * idle time, else just before the checks' reply), and this one has nothing else to do: on the
+   * 262,144-copy all-to-all the 29 MB hash (~20 ms) came after the checks, this thread waiting.
+   */
+  private hashWhileWaiting(): boolean {
+    const job = this.hashJob;
+    if (job === undefined || job.digest !== undefined) return false;
+    for (;;) {
+      const who = Atomics.load(this.flag, HASH);
+      if (who === HASH_POSTED || who === HASH_HERE) return false;
+      if (who === HASH_THREAD && Atomics.load(this.flag, HASH_MIB) * 2 * MIB >= job.bytes)
+        return false;
+      if (Atomics.compareExchange(this.flag, HASH, who, HASH_HERE) === who) break;
+    }
+    job.digest = hashFile(job.fd, job.bytes);
+    return true;
   }
 
   /**
@@ -327,14 +411,14 @@ export class SimHelper {
    */
   private running(): boolean {
     const since = performance.now();
-    while (!this.abandoned && !this.closed && Atomics.load(this.flag, 1) !== 1) {
+    while (!this.abandoned && !this.closed && Atomics.load(this.flag, STARTED) !== 1) {
       if (performance.now() - since > START_LIMIT_MS) {
         this.abandoned = true;
         this.close();
         break;
       }
-      Atomics.wait(this.flag, 0, this.seen, 20);
-      this.seen = Atomics.load(this.flag, 0);
+      Atomics.wait(this.flag, POSTED, this.seen, 20);
+      this.seen = Atomics.load(this.flag, POSTED);
     }
     return !this.abandoned && !this.closed;
   }
@@ -356,7 +440,7 @@ export class SimHelper {
    * can call says so.
    */
   private gone(): boolean {
-    const tid = Atomics.load(this.flag, 2);
+    const tid = Atomics.load(this.flag, TID);
     return tid > 0 && !existsSync(`/proc/self/task/${tid}`);
   }
 
@@ -380,9 +464,11 @@ export class SimHelper {
         this.early.push(r); // (asked for earlier, taken later)
         continue;
       }
-      if (Atomics.load(this.flag, 1) === 1) {
+      if (Atomics.load(this.flag, STARTED) === 1) {
+        // (Its reply may have come meanwhile: looked for again.)
+        if (kind !== "hash" && this.hashWhileWaiting()) continue;
         // A reply posted just before the thread ended is still there: looked for first.
-        if (Atomics.wait(this.flag, 0, this.seen, LIVENESS_MS) === "timed-out" && this.gone())
+        if (Atomics.wait(this.flag, POSTED, this.seen, LIVENESS_MS) === "timed-out" && this.gone())
           if (!this.anyReply())
             throw new Error("sim helper: the thread ended without a reply (out of memory?)");
       } else if (performance.now() - since > START_LIMIT_MS) {
@@ -390,8 +476,8 @@ export class SimHelper {
         this.abandoned = true;
         this.close();
         return undefined;
-      } else Atomics.wait(this.flag, 0, this.seen, 20);
-      this.seen = Atomics.load(this.flag, 0);
+      } else Atomics.wait(this.flag, POSTED, this.seen, 20);
+      this.seen = Atomics.load(this.flag, POSTED);
     }
   }
 

@@ -13,11 +13,10 @@ import {
 } from "../../backend/sdma/manifest-sidecar.js";
 import { diag, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import { readInputFile, regularFileSize } from "../../util/read-input.js";
-import { createHash } from "node:crypto";
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { readErrorReason } from "../options.js";
-import type { SimHelper } from "./sim-helper.js";
+import { hashFile, type SimHelper } from "./sim-helper.js";
 
 export interface JsonInput {
   readonly json: unknown;
@@ -156,7 +155,7 @@ function readBesideHelper(
     if (digest === undefined) {
       // (No digest from the thread: it never started, or a run that failed early released it
       // before it replied. Hashed here then, so the binding is still known, not taken as stale.)
-      digest = take() ?? hashHere(fd, bytes);
+      digest = take() ?? hashFile(fd, bytes);
       closeSync(fd);
     }
     return digest;
@@ -205,26 +204,5 @@ function readBesideHelper(
     // A read that failed midway: the usual read reports it.
     if ((e as { code?: unknown }).code !== undefined) return undefined;
     throw e;
-  }
-}
-
-/**
- * The sha256 of the first `bytes` of `fd`, read here exactly as the thread reads it (sim-helper.ts
- * BOOT `hash`, which runs as source text on the thread and so cannot call this): the same digest,
- * or null if it cannot be read.
- */
-function hashHere(fd: number, bytes: number): Uint8Array | null {
-  try {
-    const h = createHash("sha256");
-    const buf = Buffer.allocUnsafe(Math.max(1, Math.min(bytes, 1 << 20)));
-    for (let at = 0; at < bytes;) {
-      const n = readSync(fd, buf, 0, Math.min(buf.length, bytes - at), at);
-      if (n === 0) break;
-      h.update(buf.subarray(0, n));
-      at += n;
-    }
-    return h.digest();
-  } catch {
-    return null;
   }
 }

@@ -3,7 +3,8 @@
 // stderr and exit code through the bundle (bin/dmac.js) and through dist/ (a module evaluated
 // with --input-type=module, whose flag the thread inherits), for a fresh sidecar, a stale one
 // (manifest.json edited: hashed on the thread, then read again whole), a tampered one, no
-// sidecar, a source that no longer compiles and --no-verify. Needs `npm run build`.
+// sidecar, a source that no longer compiles and --no-verify, and with the thread's hash taken over
+// by the thread that waits for it. Needs `npm run build`.
 
 import { spawnSync } from "node:child_process";
 import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -130,6 +131,26 @@ describe.each<Via>(["bin", "dist"])("through %s: the same as without the thread"
     appendFileSync(join(dir, "manifest.json"), "\n");
     expect(run(via, "1", ["sim", dir]).status).toBe(0);
     same(via, ["sim", dir]);
+  });
+
+  it("its hash taken over by the waiting thread: fresh, tampered and stale sidecars the same", () => {
+    // DMAC_SIM_HELPER_HASH=here: taken over as soon as asked (SimHelper.hashWhileWaiting), so the
+    // thread must post no digest and the binding comes from this thread's own hash.
+    const here = { DMAC_SIM_HELPER_HASH: "here" };
+    const dir = compiled("gather.dmac");
+    const args = ["sim", dir, "--format", "json"];
+    expect(run(via, "1", args, here)).toEqual(run(via, "0", args));
+    const side = join(dir, "manifest.sidecar");
+    const b = readFileSync(side);
+    b.writeUInt32LE(77, 48); // entry 0's field code: DMAC6011 while bound
+    writeFileSync(side, b);
+    const tampered = run(via, "1", ["sim", dir], here);
+    expect(tampered.stderr).toMatch(/manifest\.sidecar: entry 0: unknown field code 77/);
+    expect(tampered).toEqual(run(via, "0", ["sim", dir]));
+    appendFileSync(join(dir, "manifest.json"), "\n"); // stale: ignored, the JSON read whole
+    const stale = run(via, "1", args, here);
+    expect(stale.status).toBe(0);
+    expect(stale).toEqual(run(via, "0", args));
   });
 
   it("a source that no longer compiles: DMAC6020, the same reason", () => {
