@@ -58,10 +58,12 @@ function simWithWorkerHook(name: string, action: string) {
   const hook = join(scratch, `${name}.cjs`);
   writeFileSync(
     hook,
-    `if (!require("node:worker_threads").isMainThread) {
+    `const wt = require("node:worker_threads");
+if (!wt.isMainThread) {
   const store = Atomics.store;
   Atomics.store = (a, i, v) => {
-    if (a.length === ${HEADER_INTS} && i === 1) ${action};
+    // (The log's header, not the thread's flag, which may have as many words.)
+    if (a.length === ${HEADER_INTS} && i === 1 && a !== wt.workerData?.flag) ${action};
     return store(a, i, v);
   };
 }
