@@ -39,7 +39,8 @@ const END = 8;
 /** Ring size in doubles (16 MiB): a power of two, far below 2^30 (positions wrap at 2^30). */
 export const RING_DOUBLES = 1 << 21;
 const MASK = RING_DOUBLES - 1;
-/** Where the writer first looks at the reader's position (CheckLog.roomUpTo): a few hundred records. */
+/** Where the writer first looks at the reader's position and publishes its own (CheckLog.roomUpTo): a
+ * few hundred records. */
 const FIRST_LOOK = 1 << 12;
 const WRAP = (1 << 30) - 1;
 /** Positions are published (and consumed positions returned) every this many doubles. */
@@ -101,17 +102,18 @@ export class CheckLog implements CheckSink {
   calls = 0;
   private readonly ring: Float64Array;
   private readonly header: Int32Array;
-  /** Doubles written (absolute), published, and the reader's position last seen (absolute). */
+  /** Doubles written, and where the last wake-up was (absolute). */
   private w = 0;
-  private published = 0;
   private woken = 0;
   /**
-   * Where the room last seen ends (absolute): the reader's position then, plus the ring. The
-   * first look comes early (FIRST_LOOK), not when the ring first fills: V8 compiles room()'s slow
-   * path into the event loop only if it has run by then, and else threw the loop's compiled code
-   * away at the first fill, a fifth of the way into the 262,144-copy all-to-all.
+   * Where the room last seen ends (absolute): the reader's position then, plus the ring; and
+   * where the next batch is published. Both come first early (FIRST_LOOK), not when the ring
+   * first fills or a batch is full: V8 compiles a slow path into the event loop only if it has run
+   * by then, and else threw the loop's compiled code away when it first ran (the ring's first
+   * fill came a fifth of the way into the 262,144-copy all-to-all).
    */
   private roomUpTo = FIRST_LOOK;
+  private publishAt = FIRST_LOOK;
 
   constructor(
     memory: LogMemory,
@@ -205,12 +207,12 @@ export class CheckLog implements CheckSink {
   private done(end: number): void {
     this.w = end;
     this.calls++;
-    if (end - this.published >= BATCH) this.publish(end - this.woken >= WAKE);
+    if (end >= this.publishAt) this.publish(end - this.woken >= WAKE);
   }
 
   /** Publishes the position; `wake`: and wakes a reader waiting for it. */
   private publish(wake = true): void {
-    this.published = this.w;
+    this.publishAt = this.w + BATCH;
     Atomics.store(this.header, H_WRITTEN, this.w & WRAP);
     if (!wake || Atomics.load(this.header, H_READER_WAITS) === 0) return;
     this.woken = this.w;

@@ -29,7 +29,6 @@ import {
 } from "./program.js";
 import { REGION_CODE, REGION_KINDS } from "./regions.js";
 
-const BUFFER = REGION_CODE.buffer;
 const SYNC = REGION_CODE.sync;
 const SIGNAL = REGION_CODE.signal;
 const TIMESTAMP_SLOT = REGION_CODE.timestamp;
@@ -274,15 +273,15 @@ export function createExecState(
   // for it before the run starts, so 0 here is never a flow's only bound.
   const pcieCap = model.pcie ? bytesPerUs(model.pcie.usableGBps) : 0;
   for (let k = 0; k < 2 * G; k++) capacity[PCIE + k] = pcieCap;
+  // (From the program's named regions, the memory map's BUFFER regions: a branch for them in the
+  // loop below, first taken after V8 had compiled it, threw that code away.)
   const bufferHost = new Uint8Array(p.bufferSizes.length);
+  for (const r of p.regions)
+    if (r.kind === "buffer" && r.host && r.buffer !== undefined) bufferHost[r.buffer] = 1;
   const wordFlags = new Uint8Array(R);
   for (let i = 0; i < R; i++) {
     const kind = mem.kind[i]!;
     const host = mem.gpu[i] === -1;
-    if (kind === BUFFER) {
-      const r = mem.region(i); // (buffers are objects: a program has few)
-      if (r.host && r.buffer !== undefined) bufferHost[r.buffer] = 1;
-    }
     wordFlags[i] =
       (WORD_WRITE_KIND[kind] === 1 ? W_SIGNAL : 0) |
       (kind === TIMESTAMP_SLOT ? W_TIMESTAMP : 0) |
@@ -456,9 +455,18 @@ export function checkMemory(p: PackedProgram): { cmdBase: Int32Array; mem: Memor
  * user signals (the meaning checks) and, with the sync trace, every word.
  */
 function markClocksRead(mem: Memory, C: Commands, flags: Uint8Array, all: boolean): void {
+  // (A function per loop: a loop reached after V8 compiled the one before it, for a function run
+  // once, has no feedback yet, and threw the compiled code away.)
   const read = mem.words.clockRead;
   for (let i = 0; i < read.length; i++)
     if (all || mem.kind[i] === SIGNAL) read[i] = mem.words.isWord[i]!;
+  markPolled(mem, C, flags);
+  if (markClocks(read, flags)) keepClocks(mem.words);
+}
+
+/** The words POLL rows read: clockRead and W_POLLED. */
+function markPolled(mem: Memory, C: Commands, flags: Uint8Array): void {
+  const read = mem.words.clockRead;
   let hint = -1;
   for (let e = 0; e < C.n; e++) {
     if (C.kind[e] !== POLL) continue;
@@ -468,13 +476,17 @@ function markClocksRead(mem: Memory, C: Commands, flags: Uint8Array, all: boolea
     read[i] = 1;
     flags[i]! |= W_POLLED;
   }
+}
+
+/** W_CLOCK on every word whose clock is read; false: none. */
+function markClocks(read: Uint8Array, flags: Uint8Array): boolean {
   let kept = false;
   for (let i = 0; i < read.length; i++)
     if (read[i] === 1) {
       flags[i]! |= W_CLOCK;
       kept = true;
     }
-  if (kept) keepClocks(mem.words);
+  return kept;
 }
 
 /** regionOf(addr, bytes) from hint h (x.hints, x.hintStep): regionStepped. */

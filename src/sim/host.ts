@@ -75,7 +75,7 @@ class DoorbellList {
  * the host finished submitting, and the doorbells.
  */
 export function submit(x: ExecState): { hostSubmitUs: number; doorbells: Doorbells } {
-  const { p, C, T, timeline } = x;
+  const { p, T, timeline } = x;
   // One per completion signal and one per queue, the usual count.
   const doorbells = new DoorbellList(p.trigger ? 0 : p.completions.count + x.Q);
   let hostT = 0;
@@ -101,35 +101,54 @@ export function submit(x: ExecState): { hostSubmitUs: number; doorbells: Doorbel
   // each at a stride (regionStepped).
   const hints = new Int32Array(2).fill(-1);
   const steps = new Int32Array(2);
-  /** Whether command row e signals the host (a FENCE/ATOMIC on a completion slot). */
-  const signalsHost = (e: number): boolean => {
-    const kind = C.kind[e];
-    if (kind !== FENCE && kind !== ATOMIC) return false;
-    const i = regionStepped(x.mem, C.a[e]!, 4, hints, steps, kind === ATOMIC ? 1 : 0);
-    return i >= 0 && (x.wordFlags[i]! & W_COMPLETION) !== 0;
-  };
   for (let q = 0; q < x.Q; q++) {
-    const { first, count } = p.queues[q]!;
     const start = hostT;
-    for (let i = 0; i < count; i++) {
-      const e = first + i;
-      hostT += T.hostPacketUs * C.packets[e]!;
-      if (i === count - 1 || signalsHost(e)) {
-        hostT += T.hostDoorbellUs;
-        if (timeline) timeline.host.push(doorbellSpan(x, q, i + 1, hostT));
-        doorbells.push(q, i + 1, hostT + T.doorbellLatencyUs);
-      }
-    }
-    if (timeline && count > 0)
+    hostT = submitQueue(x, q, hostT, doorbells, hints, steps);
+    if (timeline && p.queues[q]!.count > 0)
       timeline.host.push({
         queue: -1,
         name: `submit ${p.queues[q]!.name}`,
         start,
         end: hostT,
-        args: { packets: count },
+        args: { packets: p.queues[q]!.count },
       });
   }
   return { hostSubmitUs: hostT, doorbells: doorbells.done() };
+}
+
+/**
+ * Queue q's packets built and its doorbells rung, the host starting at `hostT`: when it is done.
+ * (A function of its own: the loop over queues, first run before V8 kept feedback for submit,
+ * threw away the code it compiled while in this loop.)
+ */
+function submitQueue(
+  x: ExecState,
+  q: number,
+  hostT: number,
+  doorbells: DoorbellList,
+  hints: Int32Array,
+  steps: Int32Array,
+): number {
+  const { C, T, timeline } = x;
+  const { first, count } = x.p.queues[q]!;
+  for (let i = 0; i < count; i++) {
+    const e = first + i;
+    hostT += T.hostPacketUs * C.packets[e]!;
+    if (i === count - 1 || signalsHost(x, e, hints, steps)) {
+      hostT += T.hostDoorbellUs;
+      if (timeline) timeline.host.push(doorbellSpan(x, q, i + 1, hostT));
+      doorbells.push(q, i + 1, hostT + T.doorbellLatencyUs);
+    }
+  }
+  return hostT;
+}
+
+/** Whether command row e signals the host (a FENCE/ATOMIC on a completion slot). */
+function signalsHost(x: ExecState, e: number, hints: Int32Array, steps: Int32Array): boolean {
+  const kind = x.C.kind[e];
+  if (kind !== FENCE && kind !== ATOMIC) return false;
+  const i = regionStepped(x.mem, x.C.a[e]!, 4, hints, steps, kind === ATOMIC ? 1 : 0);
+  return i >= 0 && (x.wordFlags[i]! & W_COMPLETION) !== 0;
 }
 
 /**

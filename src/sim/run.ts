@@ -616,19 +616,33 @@ function completionsOf(
   const out = completionColumns(cs.count);
   // Slot k's owner: the last queue with a FENCE/ATOMIC on slot k's 8-byte word (by index, not
   // a map keyed by address: there may be one slot per packet).
-  for (let q = 0; q < queues.length; q++) {
-    const { first, count } = queues[q]!;
-    for (let i = first; i < first + count; i++)
-      if (cmds.kind[i] === FENCE || cmds.kind[i] === ATOMIC) {
-        // (The 8-byte word by a division by 8, exact on a double, not `%`: a million of them.)
-        const word = Math.floor(cmds.a[i]! / 8) * 8;
-        const k = (word - cs.base) / cs.stride;
-        if (Number.isInteger(k) && k >= 0 && k < cs.count) out.queue[k] = q;
-      }
-  }
+  for (let q = 0; q < queues.length; q++)
+    ownSlots(q, queues[q]!.first, queues[q]!.count, cmds, cs, out.queue);
   out.done.fill(done);
   for (let k = 0; k < cs.count; k++) out.addr[k] = cs.base + k * cs.stride;
   return out;
+}
+
+/**
+ * Queue q as the owner of the slots its FENCEs and ATOMICs write. (A function of its own: the
+ * loop over queues, first run before V8 kept feedback for completionsOf, threw away the code it
+ * compiled while in this loop.)
+ */
+function ownSlots(
+  q: number,
+  first: number,
+  count: number,
+  cmds: CommandWriter,
+  cs: ManifestMemory["completionSignals"],
+  owner: Int32Array,
+): void {
+  for (let i = first; i < first + count; i++)
+    if (cmds.kind[i] === FENCE || cmds.kind[i] === ATOMIC) {
+      // (The 8-byte word by a division by 8, exact on a double, not `%`: a million of them.)
+      const word = Math.floor(cmds.a[i]! / 8) * 8;
+      const k = (word - cs.base) / cs.stride;
+      if (Number.isInteger(k) && k >= 0 && k < cs.count) owner[k] = q;
+    }
 }
 
 function externalSignalsOf(regions: readonly SimRegion[], cmds: CommandWriter): number[] {

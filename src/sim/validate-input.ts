@@ -617,19 +617,37 @@ function completionSlots(queues: readonly ManifestQueue[], count: number): void 
   const byQueue = new Int32Array(count).fill(-1);
   const byIndex = new Float64Array(count);
   for (let i = 0; i < queues.length; i++) {
-    const list = queues[i]!.completionSlots;
-    for (let k = 0; k < list.length; k++) {
-      const s = list[k]!;
-      if (s >= count) throw new Bad(slotPath(i, k), `slot ${s} of ${count}`);
-      if (byQueue[s]! >= 0)
-        throw new Bad(
-          slotPath(i, k),
-          `slot ${s} is already listed at ${slotPath(byQueue[s]!, byIndex[s]!)}`,
-        );
-      byQueue[s] = i;
-      byIndex[s] = k;
-    }
+    const k = firstTaken(queues[i]!.completionSlots, i, count, byQueue, byIndex);
+    if (k < 0) continue;
+    const s = queues[i]!.completionSlots[k]!;
+    throw new Bad(
+      slotPath(i, k),
+      s >= count
+        ? `slot ${s} of ${count}`
+        : `slot ${s} is already listed at ${slotPath(byQueue[s]!, byIndex[s]!)}`,
+    );
   }
+}
+
+/**
+ * Queue i's slots entered in byQueue/byIndex, up to the first that is out of range or already
+ * listed: its index (-1: none). (A function of its own: the loop over queues, first run before V8
+ * kept feedback for completionSlots, threw away the code it compiled while in this loop.)
+ */
+function firstTaken(
+  list: ArrayLike<number>,
+  i: number,
+  count: number,
+  byQueue: Int32Array,
+  byIndex: Float64Array,
+): number {
+  for (let k = 0; k < list.length; k++) {
+    const s = list[k]!;
+    if (s >= count || byQueue[s]! >= 0) return k;
+    byQueue[s] = i;
+    byIndex[s] = k;
+  }
+  return -1;
 }
 
 /** The address fields of each trace command (each names a GPU that must be below `ranks`). */
