@@ -300,8 +300,13 @@ export class CommandWriter {
   nOps = 0;
   readonly detail = new Map<number, string>();
 
-  constructor(capacity: number) {
+  /**
+   * `opsCapacity`: the ops expected, when the caller knows (the list grows past it): a growth
+   * first needed after V8 had compiled pushOp into the stream's reading threw that code away.
+   */
+  constructor(capacity: number, opsCapacity = 0) {
     this.grow(Math.max(16, capacity));
+    if (opsCapacity > this.ops.length) this.ops = shared(this.ops, opsCapacity);
   }
 
   /** A new row (zeroed, ops unknown) of kind `kind` at position `at`; returns its index. */

@@ -691,9 +691,11 @@ export function packedFromManifest(
     const dwords = streams.get(mq.file)?.length ?? 0;
     rows += mq.packetStarts !== undefined ? Math.min(mq.packetStarts.length, dwords) : dwords / 4;
   }
-  const w = new CommandWriter(Math.ceil(rows));
-  const queues: PackedQueue[] = [];
   const rowsOf = sourceRowsByQueue(manifest.sourceMap);
+  let ops = 0; // (each source-map row: its offset, its statement, then its ops)
+  for (const r of rowsOf.values()) ops += r.starts[r.length]! - 2 * r.length;
+  const w = new CommandWriter(Math.ceil(rows), ops);
+  const queues: PackedQueue[] = [];
   for (const [index, mq] of manifest.queues.entries()) {
     const words = streams.get(mq.file);
     if (!words)
