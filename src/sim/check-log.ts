@@ -39,8 +39,10 @@ const END = 8;
 /** Ring size in doubles (16 MiB): a power of two, far below 2^30 (positions wrap at 2^30). */
 export const RING_DOUBLES = 1 << 21;
 const MASK = RING_DOUBLES - 1;
-/** Where the writer first looks at the reader's position and publishes its own (CheckLog.roomUpTo): a
- * few hundred records. */
+/**
+ * Where the writer first looks at the reader's position and publishes its own (CheckLog.roomUpTo,
+ * publishAt): after a few hundred records.
+ */
 const FIRST_LOOK = 1 << 12;
 const WRAP = (1 << 30) - 1;
 /** Positions are published (and consumed positions returned) every this many doubles. */

@@ -102,15 +102,16 @@ export function submit(x: ExecState): { hostSubmitUs: number; doorbells: Doorbel
   const hints = new Int32Array(2).fill(-1);
   const steps = new Int32Array(2);
   for (let q = 0; q < x.Q; q++) {
+    const { name, count } = p.queues[q]!;
     const start = hostT;
     hostT = submitQueue(x, q, hostT, doorbells, hints, steps);
-    if (timeline && p.queues[q]!.count > 0)
+    if (timeline && count > 0)
       timeline.host.push({
         queue: -1,
-        name: `submit ${p.queues[q]!.name}`,
+        name: `submit ${name}`,
         start,
         end: hostT,
-        args: { packets: p.queues[q]!.count },
+        args: { packets: count },
       });
   }
   return { hostSubmitUs: hostT, doorbells: doorbells.done() };

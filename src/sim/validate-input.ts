@@ -617,9 +617,10 @@ function completionSlots(queues: readonly ManifestQueue[], count: number): void 
   const byQueue = new Int32Array(count).fill(-1);
   const byIndex = new Float64Array(count);
   for (let i = 0; i < queues.length; i++) {
-    const k = firstTaken(queues[i]!.completionSlots, i, count, byQueue, byIndex);
+    const list = queues[i]!.completionSlots;
+    const k = firstBadSlot(list, i, count, byQueue, byIndex);
     if (k < 0) continue;
-    const s = queues[i]!.completionSlots[k]!;
+    const s = list[k]!;
     throw new Bad(
       slotPath(i, k),
       s >= count
@@ -634,7 +635,7 @@ function completionSlots(queues: readonly ManifestQueue[], count: number): void 
  * listed: its index (-1: none). (A function of its own: the loop over queues, first run before V8
  * kept feedback for completionSlots, threw away the code it compiled while in this loop.)
  */
-function firstTaken(
+function firstBadSlot(
   list: ArrayLike<number>,
   i: number,
   count: number,

@@ -89,6 +89,8 @@ const HASH_THREAD = 1;
 const HASH_HERE = 2;
 /** The thread's digest is posted. */
 const HASH_POSTED = 3;
+/** The hash's chunk (BOOT's and hashFile's reads), and HASH_MIB's unit. */
+const MIB = 1 << 20;
 
 /**
  * The thread's first code: loads dmac and serves the front end and the run's checks, hashes on
@@ -138,7 +140,7 @@ const BOOT = `"use strict";
       if (n > 0) {
         p.h.update(p.buf.subarray(0, n));
         p.at += n;
-        Atomics.store(d.flag, ${HASH_MIB}, Math.floor(p.at / 1048576));
+        Atomics.store(d.flag, ${HASH_MIB}, Math.floor(p.at / ${MIB}));
         return true;
       }
       postHash(p.h.digest());
@@ -189,7 +191,7 @@ const BOOT = `"use strict";
   d.port.on("message", (m) => {
     if (m.kind === "hash") {
       try {
-        pending = { fd: m.fd, bytes: m.bytes, at: 0, h: createHash("sha256"), buf: Buffer.allocUnsafe(Math.max(1, Math.min(m.bytes, 1 << 20))) };
+        pending = { fd: m.fd, bytes: m.bytes, at: 0, h: createHash("sha256"), buf: Buffer.allocUnsafe(Math.max(1, Math.min(m.bytes, ${MIB}))) };
       } catch {
         if (mine()) postHash(null);
       }
@@ -253,8 +255,6 @@ interface HashJob {
   readonly bytes: number;
   digest: Uint8Array | null | undefined;
 }
-
-const MIB = 1 << 20;
 
 /**
  * The SHA-256 of the first `bytes` of `fd`, read here exactly as the thread reads it (BOOT
