@@ -11,8 +11,8 @@
 // It runs the built CLI of this checkout (bin/dmac.js on dist/: `npm run build` first) as a user
 // would, in a scratch directory laid out like the repository (examples/..., bench/...), so the
 // relative source paths that manifest.json and trace.json record are the same on every machine.
-// The -O2 plan search runs without its time budget (DMAC_PLAN_BUDGET_MS): with it, the plan chosen
-// for a large program depends on the machine's speed and load.
+// The -O2 plan search runs without its work budget (`--plan-budget unlimited`), so the large cases
+// pin the plan a full search chooses.
 
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -30,8 +30,8 @@ export const DIGESTS_LARGE = join(ROOT, "test", "results", "digests-large.json")
 
 /** What compile writes: one place to change when dump.txt becomes opt-in (`--emit sdma,dump,trace`). */
 export const EMIT = "sdma,trace,dump";
-/** -O2 without the plan search's time budget (see the header). */
-const UNBUDGETED = { DMAC_PLAN_BUDGET_MS: "1e9" };
+/** -O2 without the plan search's work budget (see the header). */
+const UNBUDGETED = ["--plan-budget", "unlimited"];
 const LEVELS = ["0", "1", "2"];
 
 /**
@@ -114,9 +114,12 @@ const slug = (c) => c.id.replace(/[^A-Za-z0-9.]+/g, "_");
  */
 export function caseCommands(c) {
   const out = `out/${slug(c)}`;
-  const env = c.level === "2" ? UNBUDGETED : {};
+  const budget = c.level === "2" ? UNBUDGETED : [];
   return [
-    [env, ["compile", c.source, "-o", out, "-O", c.level, "--emit", EMIT, "--sync", c.sync]],
+    [
+      {},
+      ["compile", c.source, "-o", out, "-O", c.level, ...budget, "--emit", EMIT, "--sync", c.sync],
+    ],
     [{}, ["sim", out, `${out}/trace.json`, "--json"]],
   ];
 }
@@ -147,9 +150,7 @@ function run(argv, env, cwd) {
 }
 
 function baseEnv() {
-  const env = { ...process.env, NO_COLOR: "1" };
-  delete env.DMAC_PLAN_BUDGET_MS;
-  return env;
+  return { ...process.env, NO_COLOR: "1" };
 }
 
 function sha256File(path) {

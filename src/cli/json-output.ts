@@ -65,7 +65,7 @@ export function planJson(plan: PlanResult | undefined): unknown {
   return {
     chosen: plan.chosen.label,
     predictedUs: plan.chosen.timeUs,
-    searchMs: plan.searchMs,
+    work: plan.work,
     candidates: plan.entries.map((e) => ({
       label: e.label,
       predictedUs: e.timeUs,

@@ -11,7 +11,7 @@ import { diag, type Diagnostic } from "../diagnostics/diagnostic.js";
 import { formatStats } from "../passes/index.js";
 import { parsePassOptions } from "../passes/options.js";
 import type { CompletionPolicy, OptLevel, PassOptions } from "../passes/pass.js";
-import { formatLevelCheck, formatPlan } from "../passes/plan.js";
+import { formatLevelCheck, formatPlan, PLAN_BUDGET_WORK } from "../passes/plan.js";
 import type { CompletionProtocol } from "../queues/queue-program.js";
 import { SYNC_MODES, type SyncMode, type Target } from "../target/target.js";
 
@@ -29,6 +29,8 @@ export interface OptCommandOptions {
   readonly sync?: string | undefined;
   /** `dmac sim --signal-period` (sim parses and reports it): the optimiser predicts with it. */
   readonly signalPeriod?: string | undefined;
+  /** `--plan-budget N|unlimited`: the -O2 search's work budget. */
+  readonly planBudget?: string | undefined;
 }
 
 export interface AddOptOptions {
@@ -76,6 +78,10 @@ export function addOptOptions(cmd: Command, how: AddOptOptions = {}): Command {
   cmd.option(
     "--explain-plan",
     "-O2: print the chosen plan and the predicted time of each alternative; -O1: the check against -O0",
+  );
+  cmd.option(
+    "--plan-budget <work>",
+    `-O2: the plan search's work budget in executor events (counted, not timed: the same plan on every machine), or 'unlimited' (default ${PLAN_BUDGET_WORK})`,
   );
   return cmd;
 }
@@ -136,7 +142,7 @@ export function parseOptOptions(
   // allowed); only a usable one reaches the passes.
   const period =
     opts.signalPeriod === undefined ? NaN : Number(opts.signalPeriod.replace(/us$/, ""));
-  const budget = planBudgetFromEnv();
+  const budget = parsePlanBudget(opts.planBudget);
   const sync = parseSync(opts.sync);
   return {
     protocol: completion.protocol,
@@ -144,9 +150,14 @@ export function parseOptOptions(
     passes: passes.options && {
       ...passes.options,
       ...(Number.isFinite(period) && period > 0 ? { signalPeriodUs: period } : {}),
-      ...(budget !== undefined ? { planBudgetMs: budget } : {}),
+      ...(budget.work !== undefined ? { planBudget: budget.work } : {}),
     },
-    diagnostics: [...completion.diagnostics, ...passes.diagnostics, ...sync.diagnostics],
+    diagnostics: [
+      ...completion.diagnostics,
+      ...passes.diagnostics,
+      ...sync.diagnostics,
+      ...budget.diagnostics,
+    ],
   };
 }
 
@@ -167,15 +178,25 @@ export function parseSync(text: string | undefined): {
       };
 }
 
-/**
- * DMAC_PLAN_BUDGET_MS, not a user option: the results digests (scripts/results-digest.mjs) lift
- * the -O2 plan search's time budget with it, so that the plan chosen does not depend on the
- * machine's speed or load. Unset or not a number >= 0: the default budget.
- */
-function planBudgetFromEnv(): number | undefined {
-  const text = process.env["DMAC_PLAN_BUDGET_MS"];
-  const ms = text === undefined || text.trim() === "" ? NaN : Number(text);
-  return ms >= 0 ? ms : undefined;
+/** `--plan-budget N|unlimited` (N: an integer >= 0, `_` separators allowed); unset: the default. */
+export function parsePlanBudget(text: string | undefined): {
+  work: number | undefined;
+  diagnostics: Diagnostic[];
+} {
+  if (text === undefined) return { work: undefined, diagnostics: [] };
+  const t = text.trim();
+  if (t === "unlimited") return { work: Infinity, diagnostics: [] };
+  if (/^\d[\d_]*$/.test(t) && Number.isSafeInteger(Number(t.replace(/_/g, ""))))
+    return { work: Number(t.replace(/_/g, "")), diagnostics: [] };
+  return {
+    work: undefined,
+    diagnostics: [
+      diag("DMAC5004", undefined, [
+        "--plan-budget",
+        `'${text}': a whole number of executor events (e.g. ${PLAN_BUDGET_WORK}) or 'unlimited'`,
+      ]),
+    ],
+  };
 }
 
 /** `-O 0,1,2` (also `O2`, `-O2`): the distinct levels in the order given. */

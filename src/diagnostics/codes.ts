@@ -663,18 +663,22 @@ Fix: make the buffers smaller, or give a larger window in the layout configurati
     phase: "backend",
     title: "-O2 plan search stopped early",
     message: (budget: string, evaluated: number, total: number, kept: string) =>
-      `the -O2 plan search stopped at its time budget (${budget}): ${evaluated} of ${total} candidates evaluated; ${kept}`,
+      `the -O2 plan search stopped at its work budget (${budget}): ${evaluated} of ${total} candidates evaluated; ${kept}`,
     doc: `\`-O2\` predicts the time of each candidate plan with the executor and keeps the fastest
-(docs/optimisations.md, "-O2: the plan"). The search has a time budget (1.5 s); on a large program
-one candidate's passes and prediction can take longer than that. The search then stops where the
-budget ran out, between passes or inside a prediction, and keeps the best plan it has: the fastest
-candidate it evaluated or, when none was predicted, the first candidate (the \`-O1\` passes, not
-checked against \`-O0\`). The program is correct either way; it may be slower than the plan a
-full search would choose. \`--explain-plan\` lists which candidates were skipped or stopped.
+(docs/optimisations.md, "-O2: the plan"). The search has a work budget (\`--plan-budget\`, default
+2,000,000 executor events and their equivalents: 2-4 s on a 2-core machine). Work is counted, not
+timed, so the same input and options stop at the same place on every machine and under any load.
+On a large program the candidates' passes and predictions can need more than the budget. The
+search then stops where the budget ran out, between passes or inside a prediction, and keeps the
+best plan it has: the fastest candidate it evaluated or, when none was predicted, the first
+candidate (the \`-O1\` passes, not checked against \`-O0\`). The program is correct either way;
+it may be slower than the plan a full search would choose. \`--explain-plan\` lists which
+candidates were skipped or stopped.
 
-Fix: nothing is wrong with the schedule. To compare the plans anyway, compile a smaller
-instance (\`-D\` the size parameter down) with \`-O2 --explain-plan\` and pass the chosen options
-(\`--engines\`, \`--prelaunch\`) at \`-O1\` for the large one.`,
+Fix: nothing is wrong with the schedule. Raise the budget (\`--plan-budget 20000000\`, or
+\`unlimited\`) to search every candidate, or compile a smaller instance (\`-D\` the size parameter
+down) with \`-O2 --explain-plan\` and pass the chosen options (\`--engines\`, \`--prelaunch\`) at
+\`-O1\` for the large one.`,
   },
   DMAC4010: {
     severity: "error",

@@ -5,7 +5,7 @@
 // contract); -O2's plan search lives in plan.ts and calls runPasses once per candidate.
 
 import { verifyQueueProgram } from "../queues/verify.js";
-import type { QueueProgram } from "../queues/queue-program.js";
+import { commandCount, type QueueProgram } from "../queues/queue-program.js";
 import type { IrModule } from "../ir/ir.js";
 import { InternalError } from "../util/internal-error.js";
 import batchCompletions from "./batch-completions.js";
@@ -105,13 +105,14 @@ export interface RunPassesResult {
   readonly stats: PassStats[];
   /** printQueues after each pass named in options.dumpAfter, in pass order. */
   readonly dumps: { readonly pass: PassName; readonly text: string }[];
-  /** ctx.deadline passed before this pass could start: `program` is unfinished. */
+  /** ctx.budget was over before this pass could start: `program` is unfinished. */
   readonly stoppedBefore?: PassName | undefined;
 }
 
 /**
  * Runs the enabled passes in table order (verifying after each when ctx.verify is set). With
- * ctx.deadline, stops before the first pass that would start after it (stoppedBefore).
+ * ctx.budget, charges each pass the commands of its input and stops before the first pass that
+ * would start over budget (stoppedBefore).
  */
 export function runPasses(prog: QueueProgram, m: IrModule, ctx: PassContext): RunPassesResult {
   if (ctx.module !== m) ctx = { ...ctx, module: m };
@@ -120,8 +121,8 @@ export function runPasses(prog: QueueProgram, m: IrModule, ctx: PassContext): Ru
   let cur = prog;
   for (const p of PASSES) {
     if (!passEnabled(p, ctx.options)) continue;
-    if (ctx.deadline !== undefined && performance.now() > ctx.deadline)
-      return { program: cur, stats, dumps, stoppedBefore: p.name };
+    if (ctx.budget?.over()) return { program: cur, stats, dumps, stoppedBefore: p.name };
+    ctx.budget?.spend(commandCount(cur));
     const r = p.run(cur, ctx);
     cur = r.program;
     stats.push({ pass: p.name, counters: r.counters });

@@ -63,8 +63,14 @@ export interface PassOptions {
    * optimised for will. Undefined: all at time 0 (what compile and sweep predict with).
    */
   readonly signalPeriodUs?: number | undefined;
-  /** -O2: the plan search's time budget in ms (default PLAN_BUDGET_MS; tests set it). */
-  readonly planBudgetMs?: number | undefined;
+  /** -O2: the plan search's work budget (`--plan-budget`; default PLAN_BUDGET_WORK). */
+  readonly planBudget?: number | undefined;
+}
+
+/** A counter of work with a limit (passes/plan.ts PlanBudget). */
+export interface WorkBudget {
+  over(): boolean;
+  spend(work: number): void;
 }
 
 export interface PassContext {
@@ -79,10 +85,10 @@ export interface PassContext {
   /** For layout diagnostics in the -O2 plan; a synthetic file is used when absent. */
   readonly file?: SourceFile | undefined;
   /**
-   * A `performance.now()` time after which runPasses starts no further pass (the -O2 plan's
-   * budget, checked between passes; a pass itself runs to its end). Undefined: no limit.
+   * The -O2 plan's work budget: runPasses charges each pass the commands of its input and starts
+   * no further pass once it is over (a pass itself runs to its end). Undefined: no limit.
    */
-  readonly deadline?: number | undefined;
+  readonly budget?: WorkBudget | undefined;
   /**
    * What the -O1 check and the -O2 plan predict with (passes/cost-model.ts); the compile
    * pipeline injects the executor's (backend/cost-model.ts). Required at -O1 and -O2.

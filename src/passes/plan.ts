@@ -22,12 +22,15 @@
 // injected by the compile pipeline: backend/cost-model.ts), so this module needs nothing above
 // passes/.
 //
-// A time budget (PLAN_BUDGET_MS) bounds the search on huge programs, inside a candidate too: the
-// clock is checked between passes, before each step of a prediction, and the executor gets an
-// event limit worth the time left (its watchdog, maxEvents). The first candidate's passes always
-// run to their end (their program is the fallback: the -O1 passes); everything else stops at the
-// budget and is reported skipped or stopped. The best plan found so far is kept, and
-// planDiagnostics reports the early stop (DMAC4009, a warning) without --explain-plan.
+// A work budget (PLAN_BUDGET_WORK, `--plan-budget`) bounds the search on huge programs, inside a
+// candidate too. Work is counted, never timed, so the plan is a function of the input and the
+// options alone, whatever the machine's speed or load: each pass run costs the commands of its
+// input, each prediction its set-up (SETUP_WORK_PER_COMMAND per command) and the executor's events,
+// and the executor gets the work left as its event limit (its watchdog, maxEvents). The budget is
+// checked between passes and before each prediction. The first candidate's passes always run to
+// their end (their program is the fallback: the -O1 passes); everything else stops at the budget
+// and is reported skipped or stopped. The best plan found so far is kept, and planDiagnostics
+// reports the early stop (DMAC4009, a warning) without --explain-plan.
 
 import type { IrModule } from "../ir/ir.js";
 import {
@@ -46,6 +49,7 @@ import type {
   PassContext,
   PassName,
   PassOptions,
+  WorkBudget,
 } from "./pass.js";
 import { maxOf, minOf } from "../util/arrays.js";
 import { formatTime } from "../util/format-time.js";
@@ -74,47 +78,53 @@ export interface PlanEntry {
 export interface PlanResult extends RunPassesResult {
   readonly chosen: PlanEntry;
   readonly entries: readonly PlanEntry[];
-  readonly searchMs: number;
+  /** Work the search spent (see PlanBudget): the same number on every machine. */
+  readonly work: number;
   /** The budget ran out before every candidate was evaluated (see planDiagnostics). */
   readonly stoppedEarly?:
-    { readonly evaluated: number; readonly total: number; readonly budgetMs: number } | undefined;
+    { readonly evaluated: number; readonly total: number; readonly budget: number } | undefined;
 }
-
-/** The plan search's time budget (the best plan so far is kept when it runs out). */
-export const PLAN_BUDGET_MS = 1500;
-
-/** Notes of the entries the budget left unevaluated. */
-export const NOTE_SKIPPED = "skipped (time budget)";
-export const NOTE_STOPPED = "stopped (time budget)";
 
 /**
- * The search's clock. A prediction's layout, command trace and the executor's set-up cannot be
- * interrupted: they start only if the time left covers SETUP_US_PER_COMMAND per command (about
- * what they cost on the 2-core bench machine). The executor's event loop is bounded by its
- * watchdog: no more events than the time left buys at eventsPerMs, the slowest rate seen in this
- * search (set-up included), at first a guess measured on the same machine.
+ * The plan search's default work budget (the best plan so far is kept when it runs out): 2-4 s of
+ * search on the 2-core bench machine (400-800 work/ms, scripts/plan-work.mjs). The examples'
+ * searches take 2k-250k, a 16-piece pipelined ring at 4 MiB about 1M; allToAll(256) (4.1M) stops
+ * early.
  */
-export class PlanBudget {
-  eventsPerMs = 500;
-  constructor(
-    readonly deadline: number,
-    readonly budgetMs: number,
-  ) {}
-  leftMs(): number {
-    return this.deadline - performance.now();
+export const PLAN_BUDGET_WORK = 2_000_000;
+
+/** Notes of the entries the budget left unevaluated. */
+export const NOTE_SKIPPED = "skipped (work budget)";
+export const NOTE_STOPPED = "stopped (work budget)";
+
+/**
+ * The search's work counter, in executor events and their equivalents: a pass run costs the
+ * commands of its input, a prediction's set-up (layout, command trace, the executor's program:
+ * it cannot be interrupted) SETUP_WORK_PER_COMMAND per command, its event loop one per event.
+ * Counting work rather than time makes the search a function of its input.
+ */
+export class PlanBudget implements WorkBudget {
+  spent = 0;
+  constructor(readonly limit: number) {}
+  left(): number {
+    return this.limit - this.spent;
   }
   over(): boolean {
-    return performance.now() > this.deadline;
+    return this.spent > this.limit;
   }
-  learn(events: number, ms: number): void {
-    if (events > 10_000 && ms > 1) this.eventsPerMs = Math.min(this.eventsPerMs, events / ms);
+  spend(work: number): void {
+    this.spent += work;
   }
 }
 
-/** Layout + command trace + executor set-up per command, in microseconds (see PlanBudget). */
-export const SETUP_US_PER_COMMAND = 3;
-/** Of which the executor's set-up (reading the trace, building its program). */
-const SIM_SETUP_US_PER_COMMAND = 2;
+/**
+ * A prediction's set-up per command, in events' worth of work: layout + command trace cost 0.2-0.9
+ * events' time per command (scripts/plan-work.mjs on bench/gen.js programs); the executor's own
+ * set-up is counted with its events.
+ */
+export const SETUP_WORK_PER_COMMAND = 1;
+/** The executor's watchdog never below this many events (a prediction needs a few). */
+const MIN_EVENT_LIMIT = 10_000;
 
 /**
  * Predicted times within this fraction of the fastest are a tie: the model is not that exact
@@ -194,7 +204,7 @@ export function planCandidates(o: PassOptions): PlanCandidate[] {
 
 /**
  * Predicted time of a program under the executor's model, and whether it verifies. With a
- * budget, stops (`stopped`, note NOTE_STOPPED) where the time runs out (see PlanBudget).
+ * budget, stops (`stopped`, note NOTE_STOPPED) where the work runs out (see PlanBudget).
  */
 export function predict(
   prog: QueueProgram,
@@ -205,33 +215,27 @@ export function predict(
   const stopped = { timeUs: undefined, verified: false, note: NOTE_STOPPED, stopped: true };
   const model = ctx.costModel;
   if (!model) throw new InternalError("a prediction needs a cost model (PassContext.costModel)");
-  const commands = programSize(prog).commands;
-  const setupMs = (usPerCommand: number): number => (commands * usPerCommand) / 1000;
-  if (budget && budget.leftMs() < setupMs(SETUP_US_PER_COMMAND)) return stopped;
-  let t0 = performance.now();
-  // The executor's watchdog as the deadline: no more events than the time left buys.
-  let maxEvents: number | undefined;
-  const eventLimit = (): number | null | undefined => {
-    t0 = performance.now();
-    if (!budget) return undefined;
-    const leftMs = budget.leftMs() - setupMs(SIM_SETUP_US_PER_COMMAND);
-    if (leftMs <= 0) return null;
-    return (maxEvents = Math.max(10_000, Math.floor(leftMs * budget.eventsPerMs)));
-  };
+  const setup = programSize(prog).commands * SETUP_WORK_PER_COMMAND;
+  if (budget && budget.left() < setup) return stopped;
+  budget?.spend(setup);
+  // The executor's watchdog as the budget: no more events than the work left.
+  const left = budget?.left() ?? Infinity;
+  const maxEvents = Number.isFinite(left) ? Math.max(MIN_EVENT_LIMIT, Math.floor(left)) : undefined;
   const r = model.predict(prog, m, {
     target: ctx.target,
     signalPeriodUs: ctx.options.signalPeriodUs,
     file: ctx.file,
-    eventLimit,
+    eventLimit: () => maxEvents,
   });
   if (r.kind === "stopped") return stopped;
+  budget?.spend(r.events);
   if (r.kind === "failed" && r.eventLimitHit && maxEvents !== undefined) return stopped;
-  if (r.kind === "failed" && r.note === "layout failed")
-    return { timeUs: undefined, verified: false, note: r.note };
-  budget?.learn(r.events, performance.now() - t0);
   if (r.kind === "failed") return { timeUs: undefined, verified: false, note: r.note };
   return { timeUs: r.timeUs, verified: true };
 }
+
+/** The budget's counter without its limit (the first candidate's passes always run). */
+const countOnly = (b: PlanBudget): WorkBudget => ({ over: () => false, spend: (w) => b.spend(w) });
 
 /** Concatenates pass runs that follow each other. */
 function chain(...rs: RunPassesResult[]): RunPassesResult {
@@ -243,10 +247,8 @@ function chain(...rs: RunPassesResult[]): RunPassesResult {
 }
 
 export function choosePlan(prog: QueueProgram, m: IrModule, ctx: PassContext): PlanResult {
-  const t0 = performance.now();
   const o = ctx.options;
-  const budgetMs = o.planBudgetMs ?? PLAN_BUDGET_MS;
-  const budget = new PlanBudget(t0 + budgetMs, budgetMs);
+  const budget = new PlanBudget(o.planBudget ?? PLAN_BUDGET_WORK);
   const off = (n: PassName): boolean => o.disabled?.includes(n) === true;
   // Pass runs are made of runPasses calls with only some passes enabled.
   const only = (enable: Partial<Record<PassName, boolean>>, engines = o.engines): PassOptions => ({
@@ -262,10 +264,10 @@ export function choosePlan(prog: QueueProgram, m: IrModule, ctx: PassContext): P
       ...enable,
     },
   });
-  // The first candidate's passes run to their end (no deadline): their program is the result
-  // when nothing could be predicted in time.
+  // The first candidate's passes run to their end (their work is counted, never refused): their
+  // program is the result when nothing could be predicted within the budget.
   const passes = (input: QueueProgram, options: PassOptions, first: boolean): RunPassesResult =>
-    runPasses(input, m, { ...ctx, options, deadline: first ? undefined : budget.deadline });
+    runPasses(input, m, { ...ctx, options, budget: first ? countOnly(budget) : budget });
 
   // bcast-fusion's program (the same for every engine strategy), made on first use.
   let fused: RunPassesResult | undefined;
@@ -376,19 +378,19 @@ export function choosePlan(prog: QueueProgram, m: IrModule, ctx: PassContext): P
   const budgetNotes = entries.filter((e) => e.note === NOTE_SKIPPED || e.note === NOTE_STOPPED);
   const stoppedEarly =
     budgetNotes.length > 0
-      ? { evaluated: entries.length - budgetNotes.length, total: entries.length, budgetMs }
+      ? {
+          evaluated: entries.length - budgetNotes.length,
+          total: entries.length,
+          budget: budget.limit,
+        }
       : undefined;
   const chosen = pickPlan(entries);
   const best = chosen && { entry: chosen, run: runs.get(chosen)! };
-  if (best) {
-    const searchMs = performance.now() - t0;
-    return { ...best.run, chosen: best.entry, entries, searchMs, stoppedEarly };
-  }
+  if (best) return { ...best.run, chosen: best.entry, entries, work: budget.spent, stoppedEarly };
   if (firstRun && firstRun.entry.note === NOTE_STOPPED) {
     // The budget ran out before any prediction finished: the first candidate's program (the
     // -O1 passes), unpredicted.
-    const searchMs = performance.now() - t0;
-    return { ...firstRun.run, chosen: firstRun.entry, entries, searchMs, stoppedEarly };
+    return { ...firstRun.run, chosen: firstRun.entry, entries, work: budget.spent, stoppedEarly };
   }
   // Nothing verified under the model: fall back to -O1 (a dmac bug; tests would catch it).
   const fallback = runPasses(prog, m, { ...ctx, options: { ...o, level: 1 } });
@@ -405,7 +407,7 @@ export function choosePlan(prog: QueueProgram, m: IrModule, ctx: PassContext): P
     verified: false,
     note: "no candidate verified",
   };
-  return { ...fallback, chosen: entry, entries, searchMs: performance.now() - t0, stoppedEarly };
+  return { ...fallback, chosen: entry, entries, work: budget.spent, stoppedEarly };
 }
 
 /** DMAC4009 (a warning) when the plan search stopped at its budget; none otherwise. */
@@ -418,7 +420,14 @@ export function planDiagnostics(plan: PlanResult | undefined): Diagnostic[] {
       : plan.chosen.note === NOTE_STOPPED
         ? `none was predicted in time: kept the first, ${plan.chosen.label} (the -O1 passes)`
         : `kept ${plan.chosen.label}`;
-  return [diag("DMAC4009", undefined, [`${s.budgetMs} ms`, s.evaluated, s.total, kept])];
+  return [diag("DMAC4009", undefined, [`${formatWork(s.budget)} events`, s.evaluated, s.total, kept])];
+}
+
+/** A work count for people: 2.0M, 350k, 900. */
+export function formatWork(work: number): string {
+  if (work >= 1e6) return `${(work / 1e6).toFixed(1)}M`;
+  if (work >= 1e4) return `${Math.round(work / 1e3)}k`;
+  return String(Math.round(work));
 }
 
 const fmtUs = (t: number | undefined): string => (t === undefined ? "-" : formatTime(t));
@@ -426,7 +435,7 @@ const fmtUs = (t: number | undefined): string => (t === undefined ? "-" : format
 /** `--explain-plan`: the chosen plan and the predicted time of every alternative. */
 export function formatPlan(r: PlanResult): string {
   const lines = [
-    `plan: ${r.chosen.label}, predicted ${fmtUs(r.chosen.timeUs)} (${r.entries.length} candidates, ${r.searchMs.toFixed(0)} ms)`,
+    `plan: ${r.chosen.label}, predicted ${fmtUs(r.chosen.timeUs)} (${r.entries.length} candidates, work ${formatWork(r.work)})`,
   ];
   const width = maxOf(r.entries.map((e) => e.label.length));
   // The chosen plan first (it may be a tie that a faster plan with more queues lost), then the

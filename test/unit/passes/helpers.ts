@@ -24,15 +24,10 @@ export function exampleText(name: string): string {
   return readFileSync(fileURLToPath(new URL(`../../../examples/${name}`, import.meta.url)), "utf8");
 }
 
-/**
- * Pass options at a level. The -O2 plan search runs without its wall-clock budget (as the CLI
- * tests do through DMAC_PLAN_BUDGET_MS in vitest.config.ts): on a loaded machine the budget
- * would otherwise stop it early and the chosen plan would depend on the load.
- */
+/** Pass options at a level (the -O2 plan search with its default work budget). */
 export const O = (level: 0 | 1 | 2, extra: Partial<PassOptions> = {}): PassOptions => ({
   level,
   engines: { kind: "affinity" },
-  planBudgetMs: 1e9,
   ...extra,
 });
 

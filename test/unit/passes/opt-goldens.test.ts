@@ -34,7 +34,7 @@ function golden(name: string, text: string, level: 1 | 2) {
   const file = makeSourceFile(name, text);
   // The passes' results, in the forms they produce (--sync conservative rewrites them after).
   const q = compileToQueues(file, {
-    passes: O(level, { planBudgetMs: 1e9 }),
+    passes: O(level),
     sync: "aggressive",
   });
   if (!q.compiled) throw new Error(q.diagnostics.map((d) => `${d.code} ${d.message}`).join("\n"));

@@ -1,8 +1,8 @@
-// The -O2 plan search (issue 13 item 3): incremental evaluation gives exactly what evaluating
-// every candidate from scratch gave (the original search is kept here as the reference); the
-// time budget holds inside a candidate (between passes, before and inside a prediction through
-// the executor's event watchdog); an early stop is reported as DMAC4009. Also the structural
-// program key that replaced JSON.stringify.
+// The -O2 plan search: incremental evaluation gives exactly what evaluating every candidate from
+// scratch gave (the original search is kept here as the reference); the work budget holds inside
+// a candidate (between passes, before and inside a prediction through the executor's event
+// watchdog) and counts the same work on every run; an early stop is reported as DMAC4009. Also
+// the structural program key that replaced JSON.stringify.
 
 import { SIMULATED_COST_MODEL } from "../../../src/backend/cost-model.js";
 import { describe, expect, it } from "vitest";
@@ -132,7 +132,7 @@ describe("-O2 plan search: incremental evaluation", () => {
   for (const [name, extra] of cases)
     it(`${name} ${JSON.stringify(extra)}: the same entries, choice, program and report`, () => {
       const c = compiled(name, exampleText(name));
-      const options = O(2, { ...extra, planBudgetMs: 1e9 });
+      const options = O(2, extra);
       const got = choosePlan(c.program, c.module, ctxOf(c, options));
       const want = choosePlanRef(c.program, c.module, ctxOf(c, options));
       expect(got.stoppedEarly).toBeUndefined();
@@ -147,14 +147,14 @@ describe("-O2 plan search: incremental evaluation", () => {
     });
 });
 
-describe("-O2 plan search: the time budget", () => {
-  it("with no time at all: the first candidate's program (the -O1 passes), and DMAC4009", () => {
+describe("-O2 plan search: the work budget", () => {
+  it("with no work at all: the first candidate's program (the -O1 passes), and DMAC4009", () => {
     const c = compiled("a2a", exampleText("all_to_all_pcpy.dmac"));
-    const plan = choosePlan(c.program, c.module, ctxOf(c, O(2, { planBudgetMs: 0 })));
+    const plan = choosePlan(c.program, c.module, ctxOf(c, O(2, { planBudget: 0 })));
     expect(plan.stoppedEarly).toEqual({
       evaluated: 0,
       total: planCandidates(O(2)).length,
-      budgetMs: 0,
+      budget: 0,
     });
     expect(plan.chosen.label).toBe(plan.entries[0]!.label);
     expect(plan.chosen.note).toBe(NOTE_STOPPED);
@@ -164,50 +164,74 @@ describe("-O2 plan search: the time budget", () => {
     expect(plan.stats).toEqual(o1.stats);
     const d = planDiagnostics(plan);
     expect(d.map((x) => [x.code, x.severity])).toEqual([["DMAC4009", "warning"]]);
-    expect(d[0]!.message).toMatch(/stopped at its time budget \(0 ms\): 0 of \d+ candidates/);
+    expect(d[0]!.message).toMatch(/stopped at its work budget \(0 events\): 0 of \d+ candidates/);
+  });
+
+  it("a budget that runs out midway stops at the same candidate, with the same work, every run", () => {
+    const c = compiled("ring", exampleText("pipelined_all_gather.dmac"));
+    const full = choosePlan(c.program, c.module, ctxOf(c, O(2)));
+    expect(full.stoppedEarly).toBeUndefined();
+    const half = Math.floor(full.work / 2);
+    const runs = [0, 1].map(() =>
+      choosePlan(c.program, c.module, ctxOf(c, O(2, { planBudget: half }))),
+    );
+    const [a, b] = runs.map((r) => ({
+      entries: r.entries,
+      work: r.work,
+      stoppedEarly: r.stoppedEarly,
+      program: JSON.stringify(toReadable(r.program)),
+    }));
+    expect(a).toEqual(b);
+    expect(a!.stoppedEarly!.evaluated).toBeGreaterThan(0);
+    expect(a!.stoppedEarly!.evaluated).toBeLessThan(a!.stoppedEarly!.total);
+    // The work counted never passes the budget by more than the unit that crossed it.
+    expect(a!.work).toBeGreaterThan(half);
   });
 
   it("compileToQueues reports DMAC4009 as a warning and still compiles", () => {
     const file = makeSourceFile("a2a", exampleText("all_to_all_pcpy.dmac"));
-    const q = compileToQueues(file, { passes: O(2, { planBudgetMs: 0 }) });
+    const q = compileToQueues(file, { passes: O(2, { planBudget: 0 }) });
     expect(q.compiled).toBeDefined();
     expect(q.diagnostics.map((x) => `${x.code} ${x.severity}`)).toEqual(["DMAC4009 warning"]);
-    const full = compileToQueues(file, { passes: O(2, { planBudgetMs: 1e9 }) });
+    const full = compileToQueues(file, { passes: O(2) });
     expect(full.diagnostics).toEqual([]);
   });
 
-  it("runPasses starts no pass after the deadline", () => {
+  it("runPasses charges each pass its input's commands and starts none over budget", () => {
     const c = compiled("a2a", exampleText("all_to_all_pcpy.dmac"));
-    const r = runPasses(c.program, c.module, {
-      ...ctxOf(c, O(1)),
-      deadline: performance.now() - 1,
-    });
+    const counted = new PlanBudget(Infinity);
+    runPasses(c.program, c.module, { ...ctxOf(c, O(1)), budget: counted });
+    expect(counted.spent).toBeGreaterThanOrEqual(commandCount(c.program));
+    const spent = new PlanBudget(0);
+    spent.spend(1);
+    const r = runPasses(c.program, c.module, { ...ctxOf(c, O(1)), budget: spent });
     expect(r.stoppedBefore).toBe("engine-assign");
     expect(r.program).toBe(c.program);
     expect(r.stats).toEqual([]);
   });
 
-  it("a prediction stops at the executor's event limit worth the time left", () => {
+  it("a prediction stops at the executor's event limit: the work left", () => {
     const c = compiled("fwd", forwardProgram(4096));
     const ctx = ctxOf(c, O(2));
     const full = predict(c.program, c.module, ctx);
     expect(full.verified).toBe(true);
-    // Plenty of time, but a rate that buys only the minimum of 10,000 events.
-    const slow = new PlanBudget(performance.now() + 1e6, 1e6);
-    slow.eventsPerMs = 1e-9;
-    expect(predict(c.program, c.module, ctx, slow)).toEqual({
+    // Work for the set-up, but only the minimum of 10,000 events.
+    const commands = commandCount(c.program);
+    const short = new PlanBudget(commands + 1);
+    expect(predict(c.program, c.module, ctx, short)).toEqual({
       timeUs: undefined,
       verified: false,
       note: NOTE_STOPPED,
       stopped: true,
     });
-    // No time for the set-up: nothing is started.
-    const none = new PlanBudget(performance.now() - 1, 0);
+    // No work left for the set-up: nothing is started, nothing spent.
+    const none = new PlanBudget(commands - 1);
     expect(predict(c.program, c.module, ctx, none).stopped).toBe(true);
-    // Time enough: the same prediction as without a budget, and the rate is learned.
-    const ample = new PlanBudget(performance.now() + 1e6, 1e6);
+    expect(none.spent).toBe(0);
+    // Work enough: the same prediction as without a budget; set-up and events are charged.
+    const ample = new PlanBudget(1e9);
     expect(predict(c.program, c.module, ctx, ample)).toEqual(full);
-    expect(ample.eventsPerMs).toBeLessThanOrEqual(500);
+    expect(ample.spent).toBeGreaterThan(commands);
   }, 30_000);
 });
 
