@@ -420,7 +420,9 @@ export function planDiagnostics(plan: PlanResult | undefined): Diagnostic[] {
       : plan.chosen.note === NOTE_STOPPED
         ? `none was predicted in time: kept the first, ${plan.chosen.label} (the -O1 passes)`
         : `kept ${plan.chosen.label}`;
-  return [diag("DMAC4009", undefined, [`${formatWork(s.budget)} events`, s.evaluated, s.total, kept])];
+  return [
+    diag("DMAC4009", undefined, [`${formatWork(s.budget)} events`, s.evaluated, s.total, kept]),
+  ];
 }
 
 /** A work count for people: 2.0M, 350k, 900. */

@@ -52,7 +52,9 @@ describe("dmac compile with optimiser options", () => {
       "--explain-plan",
     );
     expect(r.code).toBe(0);
-    expect(r.out).toMatch(/^plan: .+, predicted [\d.]+ µs \(\d+ candidates, work [\d.]+[kM]?\)\n\* /);
+    expect(r.out).toMatch(
+      /^plan: .+, predicted [\d.]+ µs \(\d+ candidates, work [\d.]+[kM]?\)\n\* /,
+    );
     expect(readdirSync(tmp)).toContain("manifest.json");
   });
 
