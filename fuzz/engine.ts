@@ -18,16 +18,26 @@ import {
   type SimSeed,
 } from "./properties.js";
 import { caseRng, type Rng } from "./rng.js";
+import { checkParts, pickConfig, type PartsCase } from "./parts.js";
 import { assemble, cloneQueues, explode, mutatePackets, type EditQueues } from "./stream-edit.js";
 
 /** Each seed's packets, exploded once per process (mutations work on clones). */
 const exploded = new WeakMap<SimSeed, EditQueues>();
 import { pushAll } from "../src/util/arrays.js";
 
-export type FuzzTarget = "frontend" | "decoder" | "executor" | "sim-input";
-export const FUZZ_TARGETS: readonly FuzzTarget[] = ["frontend", "decoder", "executor", "sim-input"];
-/** `--target all` and CI mode: every target. */
-export const DEFAULT_TARGETS: readonly FuzzTarget[] = FUZZ_TARGETS;
+export type FuzzTarget = "frontend" | "decoder" | "executor" | "sim-input" | "parts";
+export const FUZZ_TARGETS: readonly FuzzTarget[] = [
+  "frontend",
+  "decoder",
+  "executor",
+  "sim-input",
+  "parts",
+];
+/**
+ * `--target all` and CI mode: every target but `parts` (three CLI runs and two temporary
+ * directories a case: `--target parts` runs it on its own).
+ */
+export const DEFAULT_TARGETS: readonly FuzzTarget[] = FUZZ_TARGETS.filter((t) => t !== "parts");
 
 export type FuzzInput =
   | { readonly target: "frontend"; readonly source: string; readonly viaCli: boolean }
@@ -45,7 +55,8 @@ export type FuzzInput =
       readonly target: "sim-input";
       readonly seedName: string;
       readonly doc: { readonly manifest: unknown } | { readonly trace: unknown };
-    };
+    }
+  | ({ readonly target: "parts" } & PartsCase);
 
 export interface FuzzFailure {
   readonly seed: number;
@@ -97,6 +108,7 @@ export async function runFuzz(opts: FuzzOptions): Promise<FuzzStats> {
     decoder: 0,
     executor: 0,
     "sim-input": 0,
+    parts: 0,
   };
   const failures: FuzzFailure[] = [];
   const texts = opts.examples.map((e) => e.text);
@@ -157,6 +169,8 @@ export async function runCase(
       if (!seed) return [{ property: "setup", detail: `no executor seed ${input.seedName}` }];
       return checkSimInput(api, seed, input.doc, o.timeBoundMs);
     }
+    case "parts":
+      return checkParts(api, input, o.maxOps);
   }
 }
 
@@ -217,6 +231,8 @@ function makeInput(
         : { trace: mutateJson(rng, seed.trace) };
       return { target, seedName: seed.name, doc };
     }
+    case "parts":
+      return { target, source: generateProgram(rng, { errorRate: 0 }), ...pickConfig(rng) };
   }
 }
 

@@ -7,11 +7,13 @@
 //   executor-<hash>.json       { "seed": example file name, "streams": { file: base64 },
 //                              "manifest"?: the rebuilt manifest of a packet-level edit }
 //   sim-input-<hash>.json      { "seed": example file name, "manifest" | "trace": document }
+//   parts-<part>-<sync>-O<level>-<hash>.dmac   the source, replayed with that configuration
 
 import { readdirSync, readFileSync, writeFileSync, mkdirSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Manifest } from "../src/backend/sdma/manifest.js";
 import type { FuzzInput } from "./engine.js";
+import { PARTS, SYNC_MODES } from "./parts.js";
 
 function fnv1a(data: Uint8Array): string {
   let h = 0x811c9dc5;
@@ -49,6 +51,11 @@ export function encodeInput(input: FuzzInput): { name: string; data: Uint8Array 
       );
       return { name: `sim-input-${fnv1a(data)}.json`, data };
     }
+    case "parts": {
+      const data = Buffer.from(input.source, "utf8");
+      const name = `parts-${input.part}-${input.sync}-O${input.level}-${fnv1a(data)}.dmac`;
+      return { name, data };
+    }
   }
 }
 
@@ -65,6 +72,14 @@ export function decodeInput(name: string, data: Uint8Array): FuzzInput | undefin
       source: Buffer.from(data).toString("utf8"),
       viaCli: name.startsWith("frontend-cli-"),
     };
+  const parts = /^parts-(\w+)-(\w+)-O([012])-[0-9a-f]+\.dmac$/.exec(name);
+  if (parts) {
+    const part = PARTS.find((p) => p === parts[1]);
+    const sync = SYNC_MODES.find((m) => m === parts[2]);
+    if (!part || !sync) return undefined;
+    const source = Buffer.from(data).toString("utf8");
+    return { target: "parts", source, part, sync, level: Number(parts[3]) as 0 | 1 | 2 };
+  }
   if (name.startsWith("decoder-") && name.endsWith(".bin"))
     return { target: "decoder", words: wordsOf(data) };
   if (name.startsWith("sim-input-") && name.endsWith(".json")) {
@@ -86,7 +101,7 @@ export function decodeInput(name: string, data: Uint8Array): FuzzInput | undefin
   return undefined;
 }
 
-const SAVED_NAME = /^(frontend-.*\.dmac|decoder-.*\.bin|(executor|sim-input)-.*\.json)$/;
+const SAVED_NAME = /^((frontend|parts)-.*\.dmac|decoder-.*\.bin|(executor|sim-input)-.*\.json)$/;
 
 export function saveInput(dir: string, input: FuzzInput): string {
   const { name, data } = encodeInput(input);

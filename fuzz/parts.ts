@@ -1,0 +1,111 @@
+// The differential part target (`npm run fuzz -- --target parts`): a random schedule compiled for
+// a random built-in target (every MI300-family part and both NVIDIA targets), sync mode and -O
+// level through the CLI's main(), as a user would, then run by `dmac sim` on the compiled
+// directory and on the source. The properties (issue 29's "done when"):
+//   - no internal error (exit 2, or main() throwing) in any of the three commands;
+//   - a refusal is a diagnostic located in the source (`file:line:col`) or naming the option;
+//   - an SDMA output that compiled verifies (`dmac sim DIR`), and `dmac sim FILE.dmac` with the
+//     same options agrees: the same verdict and the same predicted time.
+// NVIDIA targets are compiled only: their command programs have no executor yet.
+
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { DmacApi } from "./api.js";
+import type { Failure } from "./properties.js";
+import type { Rng } from "./rng.js";
+
+export const PARTS = ["mi300x", "mi325x", "mi355x", "mi308x", "h100", "h200"] as const;
+export const SYNC_MODES = ["conservative", "aggressive"] as const;
+const SDMA_PARTS: readonly string[] = ["mi300x", "mi325x", "mi355x", "mi308x"];
+
+export interface PartsCase {
+  readonly source: string;
+  readonly part: (typeof PARTS)[number];
+  readonly sync: (typeof SYNC_MODES)[number];
+  readonly level: 0 | 1 | 2;
+}
+
+/** The configuration of a case (the source comes from the front-end generator). */
+export function pickConfig(rng: Rng): Omit<PartsCase, "source"> {
+  return { part: rng.pick(PARTS), sync: rng.pick(SYNC_MODES), level: rng.int(3) as 0 | 1 | 2 };
+}
+
+interface Run {
+  readonly code: number;
+  readonly out: string;
+  readonly err: string;
+}
+
+async function dmac(api: DmacApi, args: readonly string[], failures: Failure[]): Promise<Run> {
+  let out = "";
+  let err = "";
+  const streams = { out: (s: string) => void (out += s), err: (s: string) => void (err += s) };
+  let code = -1;
+  try {
+    code = await api.main(["node", "dmac", ...args], { ...streams, isTTY: false });
+  } catch (e) {
+    failures.push({ property: "no-crash", detail: `dmac ${args[0]} threw ${String(e)}` });
+  }
+  if (code === 2)
+    failures.push({
+      property: "no-crash",
+      detail: `dmac ${args[0]}: exit 2: ${err.slice(0, 300)}`,
+    });
+  return { code, out, err };
+}
+
+/** A refusal names a source position (`case.dmac:L:C`) or an option, with a DMAC code. */
+function located(err: string): boolean {
+  return /DMAC\d{4}/.test(err) && (/case\.dmac:\d+:\d+/.test(err) || /--[a-z-]+|target/.test(err));
+}
+
+/** The verdict and predicted time of a `sim --json` document. */
+function verdict(run: Run): { verified: boolean; totalUs: unknown } | undefined {
+  try {
+    const doc = JSON.parse(run.out) as { verified?: boolean; totalUs?: unknown };
+    return { verified: doc.verified === true, totalUs: doc.totalUs };
+  } catch {
+    return undefined;
+  }
+}
+
+export async function checkParts(api: DmacApi, c: PartsCase, maxOps: number): Promise<Failure[]> {
+  const failures: Failure[] = [];
+  const root = mkdtempSync(join(tmpdir(), "dmac-fuzz-parts-"));
+  try {
+    const src = join(root, "case.dmac");
+    writeFileSync(src, c.source);
+    mkdirSync(join(root, "out"));
+    const opts = ["--target", c.part, "--sync", c.sync, "-O", String(c.level)];
+    const limits = ["--max-ops", String(maxOps)];
+    const compiled = await dmac(
+      api,
+      ["compile", src, "-o", join(root, "out", "c"), ...opts, ...limits, "--format", "concise"],
+      failures,
+    );
+    if (compiled.code === 1 && !located(compiled.err))
+      failures.push({
+        property: "diagnostic",
+        detail: `compile refused: ${compiled.err.slice(0, 300)}`,
+      });
+    if (compiled.code !== 0 || !SDMA_PARTS.includes(c.part)) return failures;
+    const fromDir = await dmac(api, ["sim", join(root, "out", "c"), "--json"], failures);
+    const fromSource = await dmac(api, ["sim", src, ...opts, "--json"], failures);
+    const a = verdict(fromDir);
+    const b = verdict(fromSource);
+    if (!a?.verified)
+      failures.push({
+        property: "compiled-verifies",
+        detail: `dmac sim DIR: exit ${fromDir.code}: ${(fromDir.err || fromDir.out).slice(0, 300)}`,
+      });
+    else if (!b || b.verified !== a.verified || b.totalUs !== a.totalUs)
+      failures.push({
+        property: "sim-agrees",
+        detail: `sim DIR ${JSON.stringify(a)}, sim FILE ${JSON.stringify(b)}: ${fromSource.err.slice(0, 200)}`,
+      });
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+  return failures;
+}
