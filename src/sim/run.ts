@@ -118,6 +118,13 @@ export interface SimResult {
   /** No errors, every queue drained, and the postcondition was checked and holds. */
   readonly verified: boolean;
   readonly postcondition: "holds" | "fails" | "unchecked";
+  /**
+   * What the schedule itself claims beyond its own copies (with the IR): the collective it
+   * `implements` and its number of `ensure`s. The final state is checked against the reference
+   * semantics either way; the summary says which promise that proves.
+   */
+  readonly claims?:
+    { readonly collective: string | undefined; readonly ensures: number } | undefined;
   /** The run deadlocked only on waits a monotonic external-signal producer cannot meet. */
   readonly deadlockOnExternal: boolean;
   readonly stats: ExecStats;
@@ -287,6 +294,7 @@ function resultOf(
     diagnostics: withSourceFrames(diagnostics, program, module),
     verified: !errors && ex.completed && postcondition === "holds",
     postcondition,
+    claims: module && { collective: module.collective?.name, ensures: module.ensures.length },
     deadlockOnExternal: ex.deadlockOnExternal,
     stats: ex.stats,
     bandwidth,

@@ -112,13 +112,29 @@ function bandwidthLines(b: Bandwidth): string[] {
   ];
 }
 
+/**
+ * What "verified" proved about the final buffers: the schedule's postcondition where it states
+ * one (`implements`, `ensure`), otherwise only that they match its own copies' meaning.
+ */
+function verifiedWhat(claims: SimResult["claims"]): string {
+  const stated = [
+    ...(claims?.collective !== undefined ? [`implements ${claims.collective}`] : []),
+    ...(claims && claims.ensures > 0
+      ? [`${claims.ensures} ensure${claims.ensures === 1 ? "" : "s"}`]
+      : []),
+  ];
+  return stated.length > 0
+    ? `the postcondition holds (${stated.join(", ")})`
+    : "every buffer ends as the schedule's copies say (it states no postcondition: no implements, no ensure)";
+}
+
 /** The full summary of one run (`dmac sim` with one input). */
 export function summaryText(r: SimResult, opts: SummaryOptions = {}): string {
   const s = r.stats;
   const verbose = opts.verbose === true;
   const lines: string[] = [];
   const status = r.verified
-    ? "verified: the postcondition holds, no out-of-bounds access, no race, no deadlock, every queue drained"
+    ? `verified: ${verifiedWhat(r.claims)}, no out-of-bounds access, no race, no deadlock, every queue drained`
     : r.diagnostics.some((d) => d.severity === "error")
       ? "NOT verified: see the errors above"
       : `functional checks passed; postcondition NOT checked (${opts.unchecked ?? "no IR"})`;
