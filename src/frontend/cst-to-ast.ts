@@ -576,13 +576,24 @@ function operators(ctx: Ctx, n: CstNode): IToken[] {
   return [...ops, ...asCompare].sort((a, b) => a.startOffset - b.startOffset);
 }
 
-/** DMAC1010 for `=` where a comparison belongs, with the fix `==`; returns the meant operator. */
+/**
+ * DMAC1010 for `=` where a comparison belongs, with the fix `==`; returns the meant operator.
+ * `=>` and `=<` are `>=` and `<=` typed backwards (`when f@0 => 1`): the fix swaps them, since
+ * `==>` would be worse.
+ */
 function assignForCompare(ctx: Ctx, eq: IToken): "==" {
   const span = tokSpan(eq);
+  const next = ctx.file.text[span.end];
+  const swapped = next === ">" || next === "<" ? `${next}=` : undefined;
+  const fix = swapped
+    ? { span: { start: span.start, end: span.end + 1 }, replacement: swapped }
+    : { span, replacement: "==" };
   ctx.diagnostics.push(
     diag("DMAC1010", { file: ctx.file, span }, ["a comparison such as '=='", "'='"], {
-      hint: "compare with '=='; a single '=' only gives a name its value",
-      fix: { span, replacement: "==" },
+      hint: swapped
+        ? `write '${swapped}': the '=' comes second`
+        : "compare with '=='; a single '=' only gives a name its value",
+      fix,
     }),
   );
   return "==";

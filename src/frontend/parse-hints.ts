@@ -175,6 +175,62 @@ function arithmeticEnd(tokens: readonly IToken[], from: number): number {
 // ---- the table -----------------------------------------------------------------------------
 
 /**
+ * `(i = A; i < B; i++)` from the offending `(`: the variable, A and B as written, and the span to
+ * replace. Anything else (another step, `<=`, two variables) is not rewritten.
+ */
+function cStyleLoop(
+  s: SyntaxErrorSite,
+): { span: Span; name: string; from: string; to: string } | undefined {
+  const semis: number[] = [];
+  let close = -1;
+  for (let i = s.index + 1, depth = 0; i < s.tokens.length && close < 0; i++) {
+    const t = s.tokens[i]!;
+    if (isType(t, P["("])) depth++;
+    else if (isType(t, P[")"]) && depth-- === 0) close = i;
+    else if (isType(t, P[";"]) && depth === 0) semis.push(i);
+  }
+  if (close < 0 || semis.length !== 2) return undefined;
+  const [a, b] = semis as [number, number];
+  const v = at(s, 1);
+  const name = v?.image;
+  const tok = (i: number) => s.tokens[i];
+  const is = (i: number, type: TokenType, image?: string) =>
+    isType(tok(i), type) && (image === undefined || tok(i)!.image === image);
+  const text = (from: number, to: number) =>
+    s.file.text.slice(tok(from)!.startOffset, spanOf(tok(to - 1)!).end).trim();
+  const ok =
+    is(s.index + 1, Identifier) &&
+    is(s.index + 2, P["="]) &&
+    a > s.index + 3 &&
+    is(a + 1, Identifier, name) &&
+    is(a + 2, P["<"]) &&
+    b > a + 3 &&
+    is(b + 1, Identifier, name) &&
+    is(b + 2, P["+"]) &&
+    is(b + 3, P["+"]) &&
+    close === b + 4;
+  if (!ok || name === undefined) return undefined;
+  const span = { start: at(s)!.startOffset, end: spanOf(tok(close)!).end };
+  return { span, name, from: text(s.index + 3, a), to: text(a + 3, b) };
+}
+
+/** Type names from other languages, by the dmac type they mean (lower case). */
+const TYPE_ALIASES: Readonly<Record<string, "int" | "bytes" | "bool">> = {
+  size: "bytes",
+  size_t: "bytes",
+  usize: "bytes",
+  byte: "bytes",
+  integer: "int",
+  i32: "int",
+  i64: "int",
+  u32: "int",
+  u64: "int",
+  uint: "int",
+  number: "int",
+  boolean: "bool",
+};
+
+/**
  * `=>` for `->`, `<=>` for `<->`, copy and swap arrows mixed up, `to` for `->`. What was written
  * is a run of adjacent tokens; a string stands for a name (an Identifier with that text).
  */
@@ -334,6 +390,60 @@ export const PARSE_HINTS: readonly HintRow[] = [
         hint: "a name is given its value once, with 'let': values never change",
         fix: { span: { start: t!.startOffset, end: t!.startOffset }, replacement: "let " },
       };
+    },
+  },
+  {
+    mistake: "`=>` or `=<` for `>=` or `<=` in a comparison",
+    match: (s) => {
+      const t = at(s);
+      const eq = at(s, -1);
+      if (!(isType(t, P[">"]) || isType(t, P["<"])) || !isType(eq, P["="]) || !adjacent(eq!, t))
+        return undefined;
+      const swapped = `${t!.image}=`;
+      return {
+        hint: `write '${swapped}': the '=' comes second`,
+        fix: replace({ start: eq!.startOffset, end: spanOf(t!).end }, swapped),
+        span: { start: eq!.startOffset, end: spanOf(t!).end },
+      };
+    },
+  },
+  {
+    mistake: "another language's type name for a parameter (`chunk: size`, `n: u32`)",
+    match: (s) => {
+      const t = at(s);
+      if (s.rules[s.rules.length - 1] !== "typeName" || !isType(t, Identifier)) return undefined;
+      const meant = TYPE_ALIASES[t!.image.toLowerCase()];
+      if (meant === undefined) return undefined;
+      return {
+        hint: `a parameter's type is 'int', 'bytes' or 'bool': a ${meant === "bytes" ? "size" : "value like this"} is '${meant}'`,
+        fix: replace(spanOf(t!), meant),
+      };
+    },
+  },
+  {
+    mistake: "two loop variables without `,` between them (`for r in ranks p in ranks`)",
+    match: (s) => {
+      if (!s.rules.includes("forStmt")) return undefined;
+      // The parser stops at the end of the first range (`ranks`) or at the second name.
+      const k = [0, 1].find(
+        (j) => isType(at(s, j), Identifier) && isType(at(s, j + 1), KEYWORDS.in),
+      );
+      const before = k === undefined ? undefined : at(s, k - 1);
+      if (k === undefined || before === undefined) return undefined;
+      const end = spanOf(before).end;
+      return {
+        hint: "separate loop variables with ',': for r in ranks, p in ranks",
+        fix: replace({ start: end, end }, ","),
+      };
+    },
+  },
+  {
+    mistake: "a C-style loop (`for (i = 0; i < n; i++)`)",
+    match: (s) => {
+      if (s.rules[s.rules.length - 1] !== "loopVar" || !isType(at(s), P["("])) return undefined;
+      const hint = "a loop is written 'for i in 0..n { ... }' (n excluded) or 'for r in ranks'";
+      const c = cStyleLoop(s);
+      return c ? { hint, fix: replace(c.span, `${c.name} in ${c.from}..${c.to}`) } : { hint };
     },
   },
   {

@@ -13,6 +13,8 @@ interface Case {
   readonly hint: string;
   /** The fixed file, or undefined when the row offers no fix. */
   readonly fixed: string | undefined;
+  /** The parser cannot resynchronise after this mistake: more errors follow the first. */
+  readonly cascade?: true;
 }
 
 const wrap = (body: string) =>
@@ -53,6 +55,27 @@ const CASES: Readonly<Record<string, Case>> = {
     src: wrap("  fill buf@0[0:chunk] with 1"),
     hint: "a region is [start..end] or [start +: length]",
     fixed: wrap("  fill buf@0[0..chunk] with 1"),
+  },
+  "`=>` or `=<` for `>=` or `<=` in a comparison": {
+    src: wrap("  if chunk =< 1KiB { notify flag@0 }"),
+    hint: "write '<=': the '=' comes second",
+    fixed: wrap("  if chunk <= 1KiB { notify flag@0 }"),
+  },
+  "another language's type name for a parameter (`chunk: size`, `n: u32`)": {
+    src: "schedule s(chunk: size = 1KiB) {\n}\n",
+    hint: "a size is 'bytes'",
+    fixed: "schedule s(chunk: bytes = 1KiB) {\n}\n",
+  },
+  "two loop variables without `,` between them (`for r in ranks p in ranks`)": {
+    src: wrap("  for r in ranks p in ranks { notify flag@r }"),
+    hint: "separate loop variables with ','",
+    fixed: wrap("  for r in ranks, p in ranks { notify flag@r }"),
+  },
+  "a C-style loop (`for (i = 0; i < n; i++)`)": {
+    src: wrap("  for (i = 0; i < ranks - 1; i++) { notify flag@i }"),
+    hint: "for i in 0..n",
+    fixed: wrap("  for i in 0..ranks - 1 { notify flag@i }"),
+    cascade: true,
   },
   "a misspelt keyword (`cpy`, `fil`, `width` for `with`, `byte` for `bytes`)": {
     src: wrap("  notfy flag@0"),
@@ -99,7 +122,8 @@ describe("the table of common syntax mistakes", () => {
   for (const [mistake, c] of Object.entries(CASES)) {
     it(mistake, () => {
       const diags = parse(c.src).diagnostics;
-      expect(diags.map((d) => d.code)).toEqual(["DMAC1010"]);
+      if (c.cascade) expect(diags[0]!.code).toBe("DMAC1010");
+      else expect(diags.map((d) => d.code)).toEqual(["DMAC1010"]);
       const d = diags[0]!;
       expect(d.hint).toContain(c.hint);
       if (c.fixed === undefined) {
@@ -165,6 +189,22 @@ describe("'=' where a comparison belongs (an error production)", () => {
       const noSpans = (v: unknown) =>
         JSON.stringify(v, (k, x: unknown) => (k === "span" ? undefined : x));
       expect(noSpans(parse(src).program)).toBe(noSpans(parse(fixed).program));
+    });
+  }
+});
+
+describe("'=>' and '=<' where '>=' and '<=' belong", () => {
+  for (const [body, want] of [
+    ["  when flag@0 => 1 { notify flag@1 }", "  when flag@0 >= 1 { notify flag@1 }"],
+    ["  if chunk =< 1KiB { notify flag@0 }", "  if chunk <= 1KiB { notify flag@0 }"],
+  ] as const) {
+    it(`${body.trim()}: the preferred fix swaps the two characters, never '==>'`, () => {
+      const src = wrap(body);
+      const first = parse(src).diagnostics[0]!;
+      expect(first.hint).toMatch(/the '=' comes second/);
+      const fixed = applyFix(src, first);
+      expect(fixed).toBe(wrap(want));
+      expect(parse(fixed).diagnostics).toEqual([]);
     });
   }
 });
