@@ -4,10 +4,11 @@
 //   await goldenSuite("golden");                 // every .dmac below ./golden
 //
 // registers one vitest test per configuration (each `/// golden:` line of each file, named
-// `FILE [LABEL]`) and one that no golden is obsolete. It runs the workflow of `dmac golden`
+// `FILE [LABEL]`) and one that no golden is unused. It runs the workflow of `dmac golden`
 // (src/golden) and honours vitest's snapshot update flag: `vitest -u` writes new and changed
-// goldens and removes obsolete ones; vitest's default outside CI writes only new ones; in CI
-// (`CI` set) nothing is written and a missing golden fails. vitest is imported when goldenSuite
+// goldens and removes those whose test is gone (golden/obsolete.ts); vitest's default outside CI
+// writes only new ones; in CI (`CI` set) nothing is written and a missing golden fails. What a
+// suite wrote is recorded in the golden indexes (golden/owners.ts) once, after its tests. vitest is imported when goldenSuite
 // is called, so loading dmac (or this module) never loads it: it is the caller's peer.
 
 import { fileURLToPath } from "node:url";
@@ -25,7 +26,7 @@ export interface GoldenSuiteOptions {
    * `/// golden:` lines win): `["--emit", "dump,ir", "-O2"]`.
    */
   readonly args?: readonly string[] | undefined;
-  /** Keep goldens in this directory, mirroring each input directory, not beside the files. */
+  /** Keep goldens in this directory, mirroring each test's path from the working directory. */
   readonly goldenDir?: string | URL | undefined;
   /** Register only the tests whose name contains this text. */
   readonly filter?: string | undefined;

@@ -2,8 +2,8 @@
 // directory (every .dmac below it, sorted; hidden directories and node_modules skipped) or a glob
 // (`"tests/**/*.dmac"`, for shells that do not expand it; tinyglobby, loaded only for a glob).
 // Goldens live beside their file, or with --golden-dir in a tree of their own that mirrors the
-// working directory (goldenDirOf). Bad inputs are diagnostics (DMAC5001 unreadable, DMAC5004 not a test input),
-// never exceptions.
+// working directory (goldenDirOf). Bad inputs are diagnostics (DMAC5001 unreadable, DMAC5004 not
+// a test input), never exceptions.
 
 import { readdirSync, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
@@ -19,7 +19,7 @@ export interface TestFile {
   readonly stem: string;
 }
 
-/** A directory whose goldens the run owns: any dmac golden there not produced is obsolete. */
+/** A directory of goldens the run looks after: those there no test uses are reported (obsolete.ts). */
 export interface GoldenScope {
   readonly dir: string;
   readonly recursive: boolean;

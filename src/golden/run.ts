@@ -62,7 +62,7 @@ export interface PlanOptions {
   readonly options?: ConfigOptions | undefined;
   /** Keep the tests whose name contains this text. */
   readonly filter?: string | undefined;
-  /** Goldens in this tree, mirroring each input directory, instead of beside the files. */
+  /** Goldens in this tree, mirroring each test's path from the working directory (discover.ts). */
   readonly goldenDir?: string | undefined;
 }
 
