@@ -7,7 +7,9 @@
 //
 // `source` is relative to the index's directory (like a golden's header), so a checkout can move.
 // The index, not a golden's header, is what makes a golden dmac's to remove: a header can be
-// copied or hand-edited, and a golden from before the index existed has none (owners.ts).
+// copied or hand-edited, and a golden from before the index existed has none (owners.ts). It is
+// written after the goldens it lists, so a run cut short leaves goldens it does not record (never
+// removed), never an entry for a file dmac did not write.
 
 import { lstatSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
