@@ -20,7 +20,7 @@ import type { GoldenTest, TestOutcome, UpdateMode } from "./run.js";
 type DiagnosticAt = { readonly file: SourceFile; readonly span: Span } | undefined;
 
 /** `FILE [LABEL]`, as test names read. */
-export const ownerName = (o: { source: string; label: string }): string =>
+const ownerName = (o: { source: string; label: string }): string =>
   o.label === "" ? shownPath(o.source) : `${shownPath(o.source)} [${o.label}]`;
 
 /**

@@ -125,14 +125,16 @@ describe("obsolete-removal removes only goldens whose test is gone", () => {
 
   it("keeps the goldens of a `/// golden:` line commented out, and says so", () => {
     const file = join(proj, "t", "a.dmac");
-    write(file, schedule("/// golden: --emit dump\n/// golden: -O2 --emit dump"));
+    write(file, schedule("/// golden: --emit dump,sim\n/// golden: -O2 --emit dump"));
     expect(golden(["t", "--update"]).code).toBe(0);
     const before = goldens(join(proj, "t"));
-    expect(Object.keys(before)).toEqual(["a.O2.dump.golden", "a.dump.golden"]);
+    expect(Object.keys(before)).toEqual(["a.O2.dump.golden", "a.dump.golden", "a.sim.golden"]);
+    // The second line commented out, and the first no longer compares sim.
     write(file, schedule("/// golden: --emit dump\n// /// golden: -O2 --emit dump"));
     const r = golden(["t", "--update"]);
     expect(r.code, r.out).toBe(0);
     expect(r.out).toMatch(/^UNUSED t\/a\.O2\.dump\.golden \(t\/a\.dmac .*not removed/m);
+    expect(r.out).toMatch(/^UNUSED t\/a\.sim\.golden /m);
     expect(goldens(join(proj, "t"))).toEqual(before);
   });
 
