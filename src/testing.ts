@@ -4,25 +4,21 @@
 //   await goldenSuite("golden");                 // every .dmac below ./golden
 //
 // registers one vitest test per configuration (each `/// golden:` line of each file, named
-// `FILE [LABEL]`) and one that no golden is obsolete. It runs the workflow of `dmac golden`
+// `FILE [LABEL]`) and one that no golden is unused. It runs the workflow of `dmac golden`
 // (src/golden) and honours vitest's snapshot update flag: `vitest -u` writes new and changed
-// goldens and removes obsolete ones; vitest's default outside CI writes only new ones; in CI
-// (`CI` set) nothing is written and a missing golden fails. vitest is imported when goldenSuite
+// goldens and removes those whose test is gone (golden/obsolete.ts); vitest's default outside CI
+// writes only new ones; in CI (`CI` set) nothing is written and a missing golden fails. What a
+// suite wrote is recorded in the golden indexes (golden/owners.ts) once, after its tests. vitest is imported when goldenSuite
 // is called, so loading dmac (or this module) never loads it: it is the caller's peer.
 
 import { fileURLToPath } from "node:url";
 import { parseConfigArgs } from "./golden/config-options.js";
 import { checkConfigOptions } from "./golden/config.js";
 import { renderDiagnostics } from "./diagnostics/render.js";
-import { testReport } from "./golden/report.js";
-import {
-  findObsolete,
-  planGolden,
-  removeObsolete,
-  runTest,
-  type UpdateMode,
-} from "./golden/run.js";
-import { shownPath } from "./golden/discover.js";
+import { obsoleteLine, testReport } from "./golden/report.js";
+import { planGolden, runTest, type TestOutcome, type UpdateMode } from "./golden/run.js";
+import { findObsolete, removeObsolete } from "./golden/obsolete.js";
+import { recordOwners } from "./golden/owners.js";
 
 export interface GoldenSuiteOptions {
   /**
@@ -30,7 +26,7 @@ export interface GoldenSuiteOptions {
    * `/// golden:` lines win): `["--emit", "dump,ir", "-O2"]`.
    */
   readonly args?: readonly string[] | undefined;
-  /** Keep goldens in this directory, mirroring each input directory, not beside the files. */
+  /** Keep goldens in this directory, mirroring each test's path from the working directory. */
   readonly goldenDir?: string | URL | undefined;
   /** Register only the tests whose name contains this text. */
   readonly filter?: string | undefined;
@@ -53,7 +49,7 @@ export async function goldenSuite(
   inputs: string | URL | readonly (string | URL)[],
   options: GoldenSuiteOptions = {},
 ): Promise<void> {
-  const { describe, expect, it } = await import("vitest");
+  const { afterAll, describe, expect, it } = await import("vitest");
   const parsed = parseConfigArgs(options.args ?? []);
   if ("error" in parsed) throw new Error(`goldenSuite: bad args: ${parsed.error}`);
   const bad = checkConfigOptions(parsed.options);
@@ -71,13 +67,23 @@ export async function goldenSuite(
         ?.snapshotUpdateState,
     );
   describe(options.name ?? "golden", () => {
+    // Recorded in the golden indexes once, after the tests (each index read and written once).
+    const outcomes: TestOutcome[] = [];
+    let update: UpdateMode = "none";
+    afterAll(() => {
+      const problems = recordOwners(outcomes, update);
+      if (problems.length > 0)
+        throw new Error(renderDiagnostics(problems, "concise", { color: false }));
+    });
     if (plan.diagnostics.length > 0)
       it("inputs", () => {
         throw new Error(renderDiagnostics(plan.diagnostics, "concise", { color: false }));
       });
     for (const t of plan.selected) {
       it(t.name, () => {
-        const outcome = runTest(t, mode());
+        update = mode();
+        const outcome = runTest(t, update);
+        outcomes.push(outcome);
         if (outcome.failed)
           throw new Error(
             `${testReport(outcome, false)}(if the change is intended, re-bless with vitest -u)`,
@@ -87,13 +93,19 @@ export async function goldenSuite(
     it("has no obsolete goldens", () => {
       const stale = findObsolete(plan, options.filter);
       if (stale.length === 0) return;
-      if (mode() === "all") {
-        const failed = removeObsolete(stale).filter((o) => !o.removed);
-        if (failed.length === 0) return;
-        throw new Error(`cannot remove ${failed.map((o) => shownPath(o.path)).join(", ")}`);
-      }
+      const all = mode() === "all";
+      const obsolete = removeObsolete(stale, mode());
+      const removed = obsolete.filter((o) => o.removed).map((o) => o.path);
+      const problems = [
+        ...obsolete.flatMap((o) => o.diagnostics ?? []),
+        ...recordOwners([], mode(), removed),
+      ];
+      const left = obsolete.filter((o) => !o.removed);
+      if (left.length === 0 && problems.length === 0) return;
       throw new Error(
-        `obsolete goldens (no test produces them; vitest -u removes them):\n${stale.map((p) => `  ${shownPath(p)}`).join("\n")}`,
+        `goldens no test uses (${all ? "" : "vitest -u removes those whose test is gone; "}the others stay until you delete them):\n` +
+          left.map((o) => `  ${obsoleteLine(o)}`).join("") +
+          renderDiagnostics(problems, "concise", { color: false }),
       );
     });
   });

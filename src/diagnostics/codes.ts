@@ -954,6 +954,34 @@ Example:
 
 Fix: \`-O\` takes 0, 1 or 2 (\`/// golden: -O2 --emit dump\`).`,
   },
+
+  DMAC5030: {
+    severity: "error",
+    phase: "cli",
+    title: "golden name collision",
+    message: (goldens: string, first: string, second: string) =>
+      `${first} and ${second} would both own the goldens ${goldens}`,
+    doc: `Two tests would write goldens of the same name, so each \`--update\` would overwrite the
+other's and the run could never pass: \`a.dmac\` with \`/// golden: -O2\` and a file \`a.O2.dmac\`
+both name \`a.O2.KIND.golden\` (so do \`--name x\` and \`a.x.dmac\`). The second test may also be the
+one the golden index of the directory records as having blessed the golden, while its file
+still exists (another run, from another directory or with other inputs). Neither test runs and
+nothing is written for them (\`docs/golden.md\`, "Who owns a golden").
+
+Fix: give one configuration a \`--name\`, or rename one file.`,
+  },
+  DMAC5031: {
+    severity: "error",
+    phase: "cli",
+    title: "bad golden index",
+    message: (path: string, detail: string) => `cannot use the golden index ${path}: ${detail}`,
+    doc: `The index of a directory of goldens (\`.dmac-golden-index.json\`: which test blessed each
+golden) is not one dmac wrote, cannot be read, or comes from a newer dmac. The tests whose
+goldens live there do not run, and nothing there is written or removed.
+
+Fix: restore the index from version control, or delete it (its goldens are then reported
+unowned and never removed until an \`--update\` records them again).`,
+  },
   DMAC5101: {
     severity: "error",
     phase: "cli",

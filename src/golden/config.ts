@@ -17,7 +17,7 @@ import { parseSource } from "../frontend/parse.js";
 import type { SourceFile, Span } from "../source/source-file.js";
 import { parseDefines, parseFrontEndLimits, parsePositiveInt } from "../cli/options.js";
 import { parseOptOptions } from "../cli/opt-options.js";
-import { parseArtefactList, type ArtefactKind } from "./artefacts.js";
+import { ARTEFACTS, parseArtefactList, type ArtefactKind } from "./artefacts.js";
 import { configLabel, parseConfigArgs, type ConfigOptions } from "./config-options.js";
 
 /**
@@ -32,6 +32,8 @@ export interface GoldenConfig {
   /** The effective options (file's over command line's), as commander delivers them. */
   readonly options: ConfigOptions;
   readonly artefacts: readonly ArtefactKind[];
+  /** The artefacts the configuration itself declares: its line's --emit, else every kind. */
+  readonly declared: readonly ArtefactKind[];
   /** Relative tolerance of the sim summary's time and bandwidths (0.02 for 2%). */
   readonly tolerance: number;
   /** The `/// golden:` line (undefined: the default configuration of a file without one). */
@@ -128,10 +130,13 @@ function makeConfig(
   span: Span | undefined,
 ): GoldenConfig {
   const kinds = parseArtefactList(options.emit);
+  const declared =
+    own.emit === undefined ? ARTEFACTS.map((a) => a.kind) : parseArtefactList(own.emit);
   return {
     label: configLabel(own),
     options,
     artefacts: "error" in kinds ? [] : kinds,
+    declared: "error" in declared ? [] : declared,
     tolerance: parseTolerance(options.timeTolerance) ?? DEFAULT_TOLERANCE,
     span,
   };

@@ -2,11 +2,11 @@
 // directory (every .dmac below it, sorted; hidden directories and node_modules skipped) or a glob
 // (`"tests/**/*.dmac"`, for shells that do not expand it; tinyglobby, loaded only for a glob).
 // Goldens live beside their file, or with --golden-dir in a tree of their own that mirrors the
-// input directory. Bad inputs are diagnostics (DMAC5001 unreadable, DMAC5004 not a test input),
-// never exceptions.
+// working directory (goldenDirOf). Bad inputs are diagnostics (DMAC5001 unreadable, DMAC5004 not
+// a test input), never exceptions.
 
 import { readdirSync, statSync } from "node:fs";
-import { basename, dirname, join, relative, resolve } from "node:path";
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { diag, type Diagnostic } from "../diagnostics/diagnostic.js";
 import { readErrorReason } from "../cli/options.js";
 
@@ -19,7 +19,7 @@ export interface TestFile {
   readonly stem: string;
 }
 
-/** A directory whose goldens the run owns: any dmac golden there not produced is obsolete. */
+/** A directory of goldens the run looks after: those there no test uses are reported (obsolete.ts). */
 export interface GoldenScope {
   readonly dir: string;
   readonly recursive: boolean;
@@ -56,12 +56,24 @@ function walk(dir: string, out: string[]): void {
 
 const badInput = (detail: string): Diagnostic => diag("DMAC5004", undefined, ["input", detail]);
 
-function stemOf(path: string, root: string, goldenDir: string | undefined): string {
-  const name = basename(path, ".dmac");
-  return goldenDir === undefined
-    ? join(dirname(path), name)
-    : join(resolve(goldenDir), relative(root, dirname(path)), name);
+/**
+ * Where the goldens of what lies in `dir` go: `dir` itself, or with --golden-dir the same path
+ * below it as `dir` has below the working directory. One tree for every run from there, so two
+ * sources never share a golden, whichever inputs a run names; undefined for a directory outside
+ * the working directory (its goldens would land outside the golden directory).
+ */
+function goldenDirOf(dir: string, goldenDir: string | undefined): string | undefined {
+  if (goldenDir === undefined) return dir;
+  const below = relative(process.cwd(), dir);
+  if (below === ".." || below.startsWith(`..${sep}`) || isAbsolute(below)) return undefined;
+  return join(resolve(goldenDir), below);
 }
+
+const outside = (input: string): Diagnostic =>
+  diag("DMAC5004", undefined, [
+    "--golden-dir",
+    `${input} is outside the working directory; goldens there mirror each test's path from the working directory, so run from a directory that holds it`,
+  ]);
 
 /** The test files of `inputs` (files, directories, globs) and the golden scopes they own. */
 export async function discover(inputs: readonly string[], goldenDir?: string): Promise<Discovered> {
@@ -69,14 +81,17 @@ export async function discover(inputs: readonly string[], goldenDir?: string): P
   const scopes: GoldenScope[] = [];
   const diagnostics: Diagnostic[] = [];
   const fileScopes = new Map<string, Set<string>>();
-  const addFile = (path: string, root: string): void => {
-    const stem = stemOf(path, root, goldenDir);
-    if (!files.has(path)) files.set(path, { path, shown: shownPath(path), stem });
+  /** The golden directory of `path`'s directory, or undefined (reported) for none. */
+  const addFile = (path: string): string | undefined => {
+    const dir = goldenDirOf(dirname(path), goldenDir);
+    if (dir === undefined) diagnostics.push(outside(shownPath(path)));
+    else if (!files.has(path))
+      files.set(path, { path, shown: shownPath(path), stem: join(dir, basename(path, ".dmac")) });
+    return dir;
   };
   const addSingle = (path: string): void => {
-    addFile(path, dirname(path));
-    const dir = dirname(stemOf(path, dirname(path), goldenDir));
-    fileScopes.set(dir, (fileScopes.get(dir) ?? new Set()).add(path));
+    const dir = addFile(path);
+    if (dir !== undefined) fileScopes.set(dir, (fileScopes.get(dir) ?? new Set()).add(path));
   };
   for (const input of inputs) {
     if (GLOB.test(input)) {
@@ -115,20 +130,30 @@ export async function discover(inputs: readonly string[], goldenDir?: string): P
       continue;
     }
     if (found.length === 0) diagnostics.push(badInput(`${input} has no .dmac file below it`));
-    for (const f of found) addFile(f, path);
-    scopes.push({
-      dir: goldenDir === undefined ? path : resolve(goldenDir),
-      recursive: true,
-      sourceRoot: path,
-    });
+    const dir = goldenDirOf(path, goldenDir);
+    if (dir === undefined) {
+      diagnostics.push(outside(input));
+      continue;
+    }
+    for (const f of found) addFile(f);
+    scopes.push({ dir, recursive: true, sourceRoot: path });
   }
   for (const [dir, sources] of fileScopes) scopes.push({ dir, recursive: false, sources });
   return { files: [...files.values()], scopes, diagnostics };
 }
 
-/** Every `*.golden` file a scope holds (sorted); unreadable directories are skipped. */
-export function goldenFilesIn(scope: GoldenScope): string[] {
-  const out: string[] = [];
+/** A directory of a scope and the `*.golden` files it holds (sorted). */
+export interface GoldenDir {
+  readonly dir: string;
+  readonly goldens: readonly string[];
+}
+
+/**
+ * The directories of a scope, with the directories below it when it is recursive (hidden ones and
+ * node_modules skipped, as the walk for tests skips them); unreadable directories are skipped.
+ */
+export function goldenDirsIn(scope: GoldenScope): GoldenDir[] {
+  const out: GoldenDir[] = [];
   const visit = (dir: string): void => {
     let entries;
     try {
@@ -136,13 +161,15 @@ export function goldenFilesIn(scope: GoldenScope): string[] {
     } catch {
       return;
     }
+    const goldens: string[] = [];
     for (const e of entries) {
       const p = join(dir, e.name);
       if (e.isDirectory()) {
         if (scope.recursive && !e.name.startsWith(".") && !SKIPPED_DIRS.has(e.name)) visit(p);
-      } else if (e.isFile() && e.name.endsWith(".golden")) out.push(p);
+      } else if (e.isFile() && e.name.endsWith(".golden")) goldens.push(p);
     }
+    out.push({ dir, goldens: goldens.sort() });
   };
   visit(scope.dir);
-  return out.sort();
+  return out;
 }

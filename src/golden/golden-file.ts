@@ -34,9 +34,15 @@ export interface GoldenMeta {
   readonly command: string;
 }
 
+/** `dir/NAME[.LABEL]`: what the goldens of one configuration share (kinds have no dot, so two
+ * configurations' goldens have the same names exactly when their bases are the same). */
+export function goldenBase(stem: string, label: string): string {
+  return label === "" ? stem : `${stem}.${label}`;
+}
+
 /** NAME[.LABEL].KIND.golden for the golden stem `dir/NAME`. */
 export function goldenPath(stem: string, label: string, kind: ArtefactKind): string {
-  return `${stem}${label === "" ? "" : `.${label}`}.${kind}${GOLDEN_EXTENSION}`;
+  return `${goldenBase(stem, label)}.${kind}${GOLDEN_EXTENSION}`;
 }
 
 export function renderGolden(meta: GoldenMeta, body: string): string {

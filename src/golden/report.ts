@@ -1,5 +1,6 @@
 // The text `dmac golden` prints for a run: one block per test that needs attention (FAIL with its
-// unified diff or its diagnostics, NEW, WROTE, UPDATED), one line per obsolete golden, and the
+// unified diff or its diagnostics, NEW, WROTE, UPDATED), one line per golden no test uses
+// (OBSOLETE, REMOVED, UNUSED, UNOWNED: obsolete.ts), and the
 // summary line `N passed, M failed, K new, J obsolete` (counted in goldens; a file that cannot be
 // read or configured counts as one failure).
 
@@ -7,6 +8,7 @@ import { renderDiagnostics } from "../diagnostics/render.js";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import { colourDiff } from "./diff.js";
 import { shownPath } from "./discover.js";
+import type { Obsolete } from "./obsolete.js";
 import type { RunReport, TestOutcome } from "./run.js";
 
 export interface Counts {
@@ -82,18 +84,25 @@ export function testReport(o: TestOutcome, color: boolean): string {
   return out.join("");
 }
 
+/** One line on a golden no test uses: what it is and whether it was (or will be) removed. */
+export function obsoleteLine(o: Obsolete): string {
+  const p = shownPath(o.path);
+  const source = shownPath(o.source);
+  if (o.removed) return `REMOVED ${p} (obsolete: ${source} is gone)\n`;
+  switch (o.reason) {
+    case "gone":
+      return `OBSOLETE ${p} (${source}, the test that blessed it, is gone; --update removes it)\n`;
+    case "unused":
+      return `UNUSED ${p} (${source} no longer has its configuration or artefact, but still exists: not removed; delete it if that is for good)\n`;
+    case "unowned":
+      return `UNOWNED ${p} (no test uses it, and the golden index does not record it: not removed)\n`;
+  }
+}
+
 /** The report of a run; `color` for a terminal. */
 export function renderReport(r: RunReport, color: boolean): string {
   const parts = r.outcomes.map((o) => testReport(o, color));
-  for (const o of r.obsolete) {
-    const p = shownPath(o.path);
-    if (o.removed) parts.push(`REMOVED ${p} (obsolete)\n`);
-    else if (o.diagnostics?.length) parts.push(`OBSOLETE ${p}\n${concise(o.diagnostics, color)}`);
-    else
-      parts.push(
-        `OBSOLETE ${p} (no test produces it: its schedule or configuration is gone; --update removes it)\n`,
-      );
-  }
+  for (const o of r.obsolete) parts.push(obsoleteLine(o), concise(o.diagnostics ?? [], color));
   parts.push(summaryLine(countOutcomes(r), r.update !== "none") + "\n");
   return parts.join("");
 }

@@ -1,12 +1,13 @@
-// The golden workflow as data: plan (discover the test files, read each one's configurations),
-// run one test (a configuration: produce each artefact, compare it with its golden, write it when
-// the update mode says so), and find the obsolete goldens (dmac wrote them, their schedule or
-// configuration is gone). Nothing here prints: report.ts renders the outcomes for the CLI and
-// src/testing.ts turns each test into a vitest test. Files are read through read-input.ts and
-// written or removed through backend/output.ts (never through a link, never over an input).
+// The golden workflow as data: plan (discover the test files, read each one's configurations,
+// check who owns each golden name: owners.ts), run one test (a configuration: produce each
+// artefact, compare it with its golden, write it when the update mode says so), then the obsolete
+// goldens (obsolete.ts) and the golden indexes (owners.ts). Nothing here prints: report.ts renders
+// the outcomes for the CLI and src/testing.ts turns each test into a vitest test. Files are read
+// through read-input.ts and written or removed through backend/output.ts (never through a link,
+// never over an input).
 
-import { dirname, resolve, sep } from "node:path";
-import { OutputError, removeOutputFile, writeOutputFile } from "../backend/output.js";
+import { dirname, resolve } from "node:path";
+import { OutputError, writeOutputFile } from "../backend/output.js";
 import { diag, type Diagnostic } from "../diagnostics/diagnostic.js";
 import { makeSourceFile, type SourceFile } from "../source/source-file.js";
 import { InputFileError, readInputText } from "../util/read-input.js";
@@ -14,16 +15,18 @@ import { parseFrontEndLimits, readErrorReason, readSourceFile } from "../cli/opt
 import { artefact, type ArtefactKind } from "./artefacts.js";
 import { readConfigs, type GoldenConfig } from "./config.js";
 import { renderConfigArgs, shellQuote, type ConfigOptions } from "./config-options.js";
-import { discover, goldenFilesIn, shownPath, type GoldenScope, type TestFile } from "./discover.js";
+import { discover, shownPath, type GoldenScope, type TestFile } from "./discover.js";
 import { unifiedDiff } from "./diff.js";
 import {
   goldenPath,
-  isGoldenText,
   parseGolden,
   recordedSource,
   renderGolden,
   sourceFromGolden,
 } from "./golden-file.js";
+import { IndexCache } from "./golden-index.js";
+import { findObsolete, removeObsolete, type Obsolete } from "./obsolete.js";
+import { claimOwners, recordOwners } from "./owners.js";
 import { makeProducts, type Products } from "./products.js";
 import { runTests } from "./parallel.js";
 
@@ -59,7 +62,7 @@ export interface PlanOptions {
   readonly options?: ConfigOptions | undefined;
   /** Keep the tests whose name contains this text. */
   readonly filter?: string | undefined;
-  /** Goldens in this tree, mirroring each input directory, instead of beside the files. */
+  /** Goldens in this tree, mirroring each test's path from the working directory (discover.ts). */
   readonly goldenDir?: string | undefined;
 }
 
@@ -75,6 +78,8 @@ export interface GoldenOutcome {
   /** Why it failed or what moved (sim's tolerance). */
   readonly note?: string | undefined;
   readonly diagnostics?: readonly Diagnostic[] | undefined;
+  /** A passed golden whose header names this test and artefact (owners.ts may record it). */
+  readonly headerNamesTest?: boolean | undefined;
 }
 
 export interface TestOutcome {
@@ -83,16 +88,12 @@ export interface TestOutcome {
   readonly failed: boolean;
 }
 
-export interface Obsolete {
-  readonly path: string;
-  readonly removed: boolean;
-  readonly diagnostics?: readonly Diagnostic[] | undefined;
-}
-
 export interface RunReport {
   readonly plan: GoldenPlan;
   readonly outcomes: readonly TestOutcome[];
   readonly obsolete: readonly Obsolete[];
+  /** Golden indexes that could not be written (DMAC5002) or read (DMAC5031) after the run. */
+  readonly indexDiagnostics: readonly Diagnostic[];
   readonly update: UpdateMode;
 }
 
@@ -125,24 +126,32 @@ export async function planGolden(opts: PlanOptions): Promise<GoldenPlan> {
       tests.push({ file, name: testName(file, config.label), source, config, problems: [] });
   }
   const filter = opts.filter;
+  const owned = claimOwners(tests, new IndexCache());
   return {
-    tests,
-    selected: filter === undefined ? tests : tests.filter((t) => t.name.includes(filter)),
+    tests: owned,
+    selected: filter === undefined ? owned : owned.filter((t) => t.name.includes(filter)),
     scopes: found.scopes,
     diagnostics: found.diagnostics,
   };
 }
 
-/** The goldens a test compares (and may write). */
-export function goldensOf(t: GoldenTest): { kind: ArtefactKind; path: string }[] {
-  return (t.config?.artefacts ?? []).map((kind) => ({
+/**
+ * The goldens a test compares (and may write), or those it declares: every artefact, unless its
+ * own `/// golden:` line chooses them with --emit (obsolete.ts: the others are not its any more).
+ */
+export function goldensOf(
+  t: GoldenTest,
+  which: "compared" | "declared" = "compared",
+): { kind: ArtefactKind; path: string }[] {
+  const kinds = which === "compared" ? t.config?.artefacts : t.config?.declared;
+  return (kinds ?? []).map((kind) => ({
     kind,
     path: goldenPath(t.file.stem, t.config!.label, kind),
   }));
 }
 
 /** A golden's text, undefined if there is none; never a FIFO, a directory or a huge file. */
-function readGolden(path: string): string | undefined {
+export function readGolden(path: string): string | undefined {
   try {
     return readInputText(path, { maxBytes: MAX_GOLDEN_BYTES, what: "a golden file" });
   } catch (e) {
@@ -212,7 +221,14 @@ function checkGolden(
   if ("error" in golden)
     return { kind, path, status: "failed", note: `cannot use ${shownPath(path)}: ${golden.error}` };
   const cmp = a.compare(golden.body, produced.text, t.config.tolerance);
-  if (cmp.same) return { kind, path, status: "passed", note: cmp.note };
+  if (cmp.same) {
+    const f = golden.fields;
+    const headerNamesTest =
+      recordedSource(path, f) === t.file.path &&
+      (f.get("configuration") ?? "") === t.config.label &&
+      f.get("artefact") === kind;
+    return { kind, path, status: "passed", note: cmp.note, headerNamesTest };
+  }
   if (update === "all") {
     const d = write(t, kind, path, produced.text);
     return {
@@ -244,76 +260,24 @@ export function runTest(t: GoldenTest, update: UpdateMode): TestOutcome {
   return { test: t, goldens, failed: goldens.some((g) => g.status === "failed") };
 }
 
-/** `inner` is `outer` or below it. */
-const below = (inner: string, outer: string): boolean =>
-  inner === outer || inner.startsWith(outer.endsWith(sep) ? outer : outer + sep);
-
-/**
- * Goldens dmac wrote in the plan's scopes that no test of the plan produces: their schedule was
- * deleted or renamed, or lost the configuration or artefact. Goldens of a file that could not be
- * read or has a bad header are never counted (what it produces is unknown), nor, with --filter,
- * those of files the filter leaves out.
- */
-export function findObsolete(plan: GoldenPlan, filter?: string): string[] {
-  const produced = new Set(plan.tests.flatMap((t) => goldensOf(t).map((g) => g.path)));
-  const unknown = new Set(plan.tests.filter((t) => !t.config).map((t) => t.file.path));
-  const out = new Set<string>();
-  for (const scope of plan.scopes) {
-    for (const path of goldenFilesIn(scope)) {
-      if (produced.has(path)) continue;
-      let text: string | undefined;
-      try {
-        text = readGolden(path);
-      } catch {
-        continue;
-      }
-      if (text === undefined || !isGoldenText(text)) continue;
-      const golden = parseGolden(text);
-      if ("error" in golden) continue;
-      const source = recordedSource(path, golden.fields);
-      if (source === undefined || unknown.has(source)) continue;
-      const owned = scope.sources
-        ? scope.sources.has(source)
-        : scope.sourceRoot !== undefined && below(source, scope.sourceRoot);
-      if (!owned) continue;
-      if (filter !== undefined && !shownPath(source).includes(filter)) continue;
-      out.add(path);
-    }
-  }
-  return [...out].sort();
-}
-
-/** Removes obsolete goldens (only files that still carry dmac's golden header). */
-export function removeObsolete(paths: readonly string[]): Obsolete[] {
-  return paths.map((path) => {
-    try {
-      removeOutputFile(path, isGoldenText);
-      return { path, removed: true };
-    } catch (e) {
-      if (!(e instanceof OutputError)) throw e;
-      return {
-        path,
-        removed: false,
-        diagnostics: [diag("DMAC5002", undefined, [e.path, e.reason])],
-      };
-    }
-  });
-}
-
 export interface RunOptions extends PlanOptions {
   readonly update?: UpdateMode | undefined;
   /** Worker threads (parallel.ts; default: by the number of tests and cores, 1: none). */
   readonly jobs?: number | undefined;
 }
 
-/** Plans and runs every selected test, then reports (and with update "all" removes) obsolete goldens. */
+/**
+ * Plans and runs every selected test, then reports the obsolete goldens (with update "all"
+ * removing those whose test is gone) and records in the golden indexes what the run wrote.
+ */
 export async function runGoldenTests(opts: RunOptions): Promise<RunReport> {
   const update = opts.update ?? "none";
   const plan = await planGolden(opts);
   // A bad input does not stop the others (as lit and vitest run what they find).
   const outcomes = await runTests(plan.selected, update, opts.jobs);
   const stale = findObsolete(plan, opts.filter);
-  const obsolete =
-    update === "all" ? removeObsolete(stale) : stale.map((path) => ({ path, removed: false }));
-  return { plan, outcomes, obsolete, update };
+  const obsolete = removeObsolete(stale, update);
+  const removed = obsolete.filter((o) => o.removed).map((o) => o.path);
+  const indexDiagnostics = recordOwners(outcomes, update, removed);
+  return { plan, outcomes, obsolete, indexDiagnostics, update };
 }

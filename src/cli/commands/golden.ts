@@ -58,9 +58,13 @@ export async function runGolden(
             ...o.goldens.flatMap((g) => g.diagnostics ?? []),
           ]),
           ...report.obsolete.flatMap((o) => o.diagnostics ?? []),
+          ...report.indexDiagnostics,
         ]
-      : report.plan.diagnostics;
-  const failed = countOutcomes(report).failed > 0 || hasErrors(report.plan.diagnostics);
+      : [...report.plan.diagnostics, ...report.indexDiagnostics];
+  const failed =
+    countOutcomes(report).failed > 0 ||
+    hasErrors(report.plan.diagnostics) ||
+    hasErrors(report.indexDiagnostics);
   if (opts.format === "json") return reportJson(ctx, goldenJson(report), diagnostics, failed);
   const code = reportDiagnostics(ctx, diagnostics, opts);
   return code === EXIT_OK && !failed ? EXIT_OK : EXIT_USER_ERROR;
@@ -81,7 +85,7 @@ function goldenJson(report: RunReport): Record<string, unknown> {
         ...(g.diff !== undefined ? { diff: g.diff } : {}),
       })),
     })),
-    obsolete: report.obsolete.map((o) => ({ path: o.path, removed: o.removed })),
+    obsolete: report.obsolete.map((o) => ({ path: o.path, reason: o.reason, removed: o.removed })),
   };
 }
 
@@ -92,11 +96,11 @@ export function registerGolden(program: Command, ctx: CliContext): void {
       "golden-file tests: compile each .dmac (per its '/// golden:' lines) and compare its packet listing, IR, trace, diagnostics or simulation summary with the goldens beside it",
     )
     .argument("<inputs...>", ".dmac files, directories (searched recursively) or quoted globs")
-    .option("--update", "write new and changed goldens and remove obsolete ones")
+    .option("--update", "write new and changed goldens and remove those whose test is gone")
     .option("--filter <text>", "run only the tests whose name (FILE [LABEL]) contains this text")
     .option(
       "--golden-dir <dir>",
-      "keep goldens in this directory (mirroring each input directory) instead of beside the files",
+      "keep goldens in this directory (mirroring each test's path from the working directory) instead of beside the files",
     )
     .option(
       "-j, --jobs <n>",

@@ -42,6 +42,9 @@ const COVERED_ELSEWHERE: Readonly<Partial<Record<DiagnosticCode, string>>> = {
   DMAC5005: "test/e2e/golden-workflow.test.ts",
   // A `/// golden:` line is read by dmac golden, not by checkSource.
   DMAC5008: "test/unit/golden/config.test.ts",
+  // Who owns a golden: dmac golden's runs over scratch projects.
+  DMAC5030: "test/adversarial/golden-ownership.test.ts",
+  DMAC5031: "test/adversarial/golden-ownership.test.ts",
   // A KFD topology tree is read by dmac target import, not by checkSource.
   DMAC5101: "test/unit/target/parts-cli.test.ts",
   // A hang snapshot is JSON read by dmac postmortem, not a schedule.
