@@ -29,6 +29,11 @@ export interface Products {
   readonly outputs: () => { files: OutputFile[] | undefined; diagnostics: Diagnostic[] };
   /** The run on the simulated node (undefined when it did not compile). */
   readonly sim: () => SimResult | undefined;
+  /**
+   * The compile's warnings (e.g. DMAC4009, the -O2 search stopped at its budget), if a golden
+   * needed the compile: a passing golden still shows them.
+   */
+  readonly warnings: () => Diagnostic[];
 }
 
 function once<T>(f: () => T): () => T {
@@ -48,7 +53,9 @@ const ALL_OUTPUTS = EMIT_KINDS;
 
 /** The products of `file` (named as goldens show it) compiled with `options` from `baseDir`. */
 export function makeProducts(file: SourceFile, baseDir: string, options: ConfigOptions): Products {
+  let compiled = false;
   const compile = once((): QueuesResult => {
+    compiled = true;
     // A --target is relative to the test file (config.ts makes the command line's so too).
     const common = parseScheduleOptions({
       ...options,
@@ -109,5 +116,10 @@ export function makeProducts(file: SourceFile, baseDir: string, options: ConfigO
     return simulate({ manifest, streams, module: q.module }, { target: q.target });
   });
 
-  return { file, compile, outputs, sim };
+  const warnings = (): Diagnostic[] =>
+    compiled && compile().compiled
+      ? compile().diagnostics.filter((d) => d.severity === "warning")
+      : [];
+
+  return { file, compile, outputs, sim, warnings };
 }

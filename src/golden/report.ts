@@ -54,6 +54,9 @@ export function testReport(o: TestOutcome, color: boolean): string {
     out.push(`FAIL ${o.test.name}\n`, concise(o.test.problems, color));
     return out.join("");
   }
+  // A passing golden can still come from a compile that warned (an -O2 search that stopped at
+  // its budget): say so every run.
+  if (o.warnings?.length) out.push(`WARN ${o.test.name}\n`, concise(o.warnings, color));
   for (const g of o.goldens) {
     const golden = shownPath(g.path);
     const note = g.note !== undefined ? `\n  ${g.note}` : "";

@@ -86,6 +86,8 @@ export interface TestOutcome {
   readonly test: GoldenTest;
   readonly goldens: readonly GoldenOutcome[];
   readonly failed: boolean;
+  /** The compile's warnings (shown whether the goldens pass or not). */
+  readonly warnings?: readonly Diagnostic[] | undefined;
 }
 
 export interface RunReport {
@@ -257,7 +259,13 @@ export function runTest(t: GoldenTest, update: UpdateMode): TestOutcome {
   const goldens = goldensOf(t).map(({ kind, path }) =>
     checkGolden({ ...t, config }, kind, path, products, update),
   );
-  return { test: t, goldens, failed: goldens.some((g) => g.status === "failed") };
+  const warnings = products.warnings();
+  return {
+    test: t,
+    goldens,
+    failed: goldens.some((g) => g.status === "failed"),
+    ...(warnings.length > 0 ? { warnings } : {}),
+  };
 }
 
 export interface RunOptions extends PlanOptions {

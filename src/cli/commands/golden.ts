@@ -55,6 +55,7 @@ export async function runGolden(
           ...report.plan.diagnostics,
           ...report.outcomes.flatMap((o) => [
             ...o.test.problems,
+            ...(o.warnings ?? []),
             ...o.goldens.flatMap((g) => g.diagnostics ?? []),
           ]),
           ...report.obsolete.flatMap((o) => o.diagnostics ?? []),
