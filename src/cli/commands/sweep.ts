@@ -13,7 +13,8 @@
 
 import { pushAll } from "../../util/arrays.js";
 import { OutputError, writeOutputFile } from "../../backend/output.js";
-import { basename, join } from "node:path";
+import { basename, dirname, join } from "node:path";
+import { checkSource } from "../../check/check-source.js";
 import type { Command } from "commander";
 import { diag, hasErrors, sortDiagnostics, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import { simulate } from "../../sim/run.js";
@@ -419,6 +420,27 @@ export function runSweep(
     const read = readSourceFile(v.path);
     if (read.file) sources.set(v.path, read.file);
     else report(read.diagnostics);
+  }
+  // Mistakes no size can change (a misspelt --param, a syntax or type error) are reported once,
+  // before any size runs: the source checked at the first size. (An unreadable file does not
+  // stop the other variants.)
+  const unchangeable = variants.flatMap((v, vi) => {
+    const file = sources.get(v.path);
+    const c = compileOptions[vi]!;
+    if (!file) return [];
+    const checked = checkSource(file, {
+      defines: { ...c.defines, [opts.param]: `${sizes[0]!}B` },
+      schedule: c.schedule,
+      baseDir: dirname(v.path),
+      targetOverride: common.target,
+    });
+    return checked.diagnostics.filter((d) => d.severity === "error");
+  });
+  if (unchangeable.length > 0) {
+    report(unchangeable);
+    if (!json) return reportDiagnostics(ctx, diagnostics, opts);
+    ctx.streams.out(sweepJson([], opts.param, diagnostics));
+    return EXIT_USER_ERROR;
   }
   const total = variants.length * sizes.length;
   const progress = startProgress(ctx.streams, { quiet: opts.quiet, label: "sweep" });
