@@ -517,8 +517,11 @@ Fix: check the loop bounds; raise \`--max-ops\` if the schedule really is that l
     message: (collective: string, detail: string) =>
       `schedule does not implement ${collective}: ${detail}`,
     doc: `Running the operations in program order does not leave the buffers as the collective
-requires. The message names the first wrong destination range, what it holds, what it should hold,
-and the operation that last wrote it.`,
+requires. When one mistake explains most of the wrong ranges, the message leads with it ("likely
+cause: ...": ranges never written, data that never left its rank, the right rank's bytes from the
+wrong offset, copies that read a chunk after an earlier copy overwrote it, ...). It then names the
+first wrong destination ranges, what each holds, what it should hold, and the operation that last
+wrote it.`,
   },
   DMAC3021: {
     severity: "error",

@@ -303,6 +303,81 @@ function writerText(m: IrModule, file: SourceFile, op: number): string {
   return `written by ${opName(m, op)}${where}${binding === "" ? "" : " " + binding}`;
 }
 
+/**
+ * A copy wrote the piece from exactly the bytes it should hold, but they had changed by then:
+ * the copy read its source after an earlier operation overwrote it.
+ */
+function readAfterOverwrite(w: WrongPiece, m: IrModule): boolean {
+  const t = m.ops;
+  if (w.writer < 0 || opKind(t, w.writer) !== "copy" || w.should.kind !== "initial") return false;
+  const delta = w.dst.offset - t.dstOff[w.writer]!;
+  return (
+    t.srcRank[w.writer] === w.should.rank &&
+    t.srcBuf[w.writer] === w.should.buffer &&
+    t.srcOff[w.writer]! + delta === w.should.offset
+  );
+}
+
+/**
+ * The mistakes behind wrong ranges, most telling first: each recognises a piece by how what it
+ * holds differs from what it should hold, and says the usual slip in the source.
+ */
+const CAUSES: readonly {
+  readonly is: (w: WrongPiece, m: IrModule) => boolean;
+  readonly says: string;
+}[] = [
+  {
+    is: readAfterOverwrite,
+    says: "copies that read the right place after an earlier operation had overwritten it (a loop order that overwrites a chunk before it is sent on: reorder the loops or the copies)",
+  },
+  {
+    is: (w) => w.writer < 0,
+    says: "ranges never written (a loop that stops short, a `where` that skips too much, or an index with the wrong loop variable that sends the copies elsewhere)",
+  },
+  {
+    is: (w) =>
+      w.holds.kind === "initial" &&
+      w.holds.rank === w.dst.rank &&
+      w.should.kind === "initial" &&
+      w.should.rank !== w.dst.rank,
+    says: "data that never left its own rank (a destination written `@r` where `@p` was meant?)",
+  },
+  {
+    is: (w) =>
+      w.holds.kind === "initial" && w.should.kind === "initial" && w.holds.rank === w.should.rank,
+    says: "the right rank's bytes from the wrong offset (an offset with the wrong loop variable, e.g. `p * chunk` for `r * chunk`?)",
+  },
+  {
+    is: (w) =>
+      w.holds.kind === "initial" &&
+      w.should.kind === "initial" &&
+      w.holds.offset === w.should.offset,
+    says: "the right offset of the wrong rank (a rank index with the wrong loop variable?)",
+  },
+  {
+    is: (w) => w.holds.kind === "initial" && w.should.kind === "initial",
+    says: "bytes from another rank and offset (an index with the wrong loop variable or expression?)",
+  },
+  {
+    is: (w) => w.holds.kind === "byte" && w.should.kind === "initial",
+    says: "bytes a `fill` wrote (a fill over the wrong range?)",
+  },
+  { is: () => true, says: "the wrong byte values" },
+];
+
+/**
+ * The cause most wrong pieces share, with how many ("likely cause: ... (12 of 56 wrong ranges).
+ * "), or "" when no cause covers more than half of them: then the ranges speak for themselves.
+ */
+function likelyCause(m: IrModule, found: Wrong): string {
+  const counts = CAUSES.map(() => 0);
+  for (const w of found.pieces) counts[CAUSES.findIndex((c) => c.is(w, m))]!++;
+  const best = counts.indexOf(Math.max(...counts));
+  const kept = found.pieces.length;
+  if (counts[best]! * 2 <= kept) return "";
+  return `likely cause: ${CAUSES[best]!.says} (${counts[best]} of ${kept}${found.total > kept ? " examined" : ""} wrong ranges). `;
+}
+
 function describeWrong(m: IrModule, file: SourceFile, found: Wrong): string {
   const wrong = found.pieces;
   const parts = wrong.slice(0, MAX_REPORTED).map((w) => {
@@ -315,7 +390,7 @@ function describeWrong(m: IrModule, file: SourceFile, found: Wrong): string {
   if (found.total > MAX_REPORTED) parts.push(`(${found.total - MAX_REPORTED} more)`);
   if (found.unexamined > 0)
     parts.push(`(and ${found.unexamined} more failing instances, not examined)`);
-  return parts.join("; ");
+  return `${likelyCause(m, found)}${parts.join("; ")}`;
 }
 
 function relatedNotes(m: IrModule, file: SourceFile, found: Wrong): Related[] {

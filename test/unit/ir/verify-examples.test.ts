@@ -51,6 +51,7 @@ describe("broken examples fail verification at the culprit", () => {
     // hold chunks that had already been overwritten in their source rank.
     expect(d[0]!.message).toBe(
       "schedule does not implement all_gather_inplace(buf): " +
+        "likely cause: bytes from another rank and offset (an index with the wrong loop variable or expression?) (43 of 57 wrong ranges). " +
         "buf@0[8192 +: 8192] holds its own initial bytes (never written) but should hold buf@1[8192 +: 8192] (initial); " +
         "buf@0[16384 +: 8192] holds buf@0[0 +: 8192] (initial) (written by copy at 9:5 when r = 1, p = 0) " +
         "but should hold buf@2[16384 +: 8192] (initial); " +
@@ -70,7 +71,7 @@ describe("broken examples fail verification at the culprit", () => {
     );
     const d = run("a2a.dmac", text);
     expect(d.map((x) => x.message)).toEqual([
-      "schedule does not implement all_to_all(src, dst): dst@5[24576 +: 8192] holds its own initial bytes (never written) but should hold src@3[40960 +: 8192] (initial)",
+      "schedule does not implement all_to_all(src, dst): likely cause: ranges never written (a loop that stops short, a `where` that skips too much, or an index with the wrong loop variable that sends the copies elsewhere) (1 of 1 wrong ranges). dst@5[24576 +: 8192] holds its own initial bytes (never written) but should hold src@3[40960 +: 8192] (initial)",
     ]);
   });
 

@@ -186,6 +186,12 @@ describe("verify: failures name the culprit", () => {
       ),
     });
 
+  // The lead DMAC3020/3021 gives when one mistake explains most wrong ranges (verify.ts CAUSES).
+  const WRONG_OFFSET =
+    "likely cause: the right rank's bytes from the wrong offset (an offset with the wrong loop variable, e.g. `p * chunk` for `r * chunk`?) (1 of 1 wrong ranges). ";
+  const NEVER_WRITTEN =
+    "likely cause: ranges never written (a loop that stops short, a `where` that skips too much, or an index with the wrong loop variable that sends the copies elsewhere) (1 of 1 wrong ranges). ";
+
   it("a wrong source offset in an all-gather: names the range, its content and the copy", () => {
     const d = allGather((r, p) =>
       r === 1 && p === 3 ? `copy buf@1[${2 * C} +: ${C}] -> buf@3[${C} +: ${C}]` : undefined,
@@ -197,7 +203,9 @@ describe("verify: failures name the culprit", () => {
       end: "implements all_gather_inplace(buf)".length,
     });
     expect(d[0]!.message).toBe(
-      "schedule does not implement all_gather_inplace(buf): buf@3[8192 +: 8192] holds buf@1[16384 +: 8192] (initial) " +
+      "schedule does not implement all_gather_inplace(buf): " +
+        WRONG_OFFSET +
+        "buf@3[8192 +: 8192] holds buf@1[16384 +: 8192] (initial) " +
         "(written by copy at 2:6 when r = 1, p = 3) but should hold buf@1[8192 +: 8192] (initial)",
     );
     expect(d[0]!.hint).toContain("all_gather_inplace means buf@p[r*S +: S] == buf@r[r*S +: S]");
@@ -228,7 +236,7 @@ describe("verify: failures name the culprit", () => {
     );
     expect(d).toHaveLength(1);
     expect(d[0]!.message).toMatch(
-      /^schedule does not implement all_gather_inplace\(buf\): buf@0\[8192 \+: 8192\] holds byte 0x07 \(written by fill at 2:6 when r = 1, p = 0\) but should hold buf@1\[8192 \+: 8192\] \(initial\); /,
+      /^schedule does not implement all_gather_inplace\(buf\): likely cause: bytes a `fill` wrote \(a fill over the wrong range\?\) \(6 of 6 wrong ranges\)\. buf@0\[8192 \+: 8192\] holds byte 0x07 \(written by fill at 2:6 when r = 1, p = 0\) but should hold buf@1\[8192 \+: 8192\] \(initial\); /,
     );
     expect(d[0]!.message).toMatch(/; \(3 more\)$/);
     expect(d[0]!.related).toHaveLength(3);
@@ -247,7 +255,9 @@ describe("verify: failures name the culprit", () => {
     });
     expect(d.map((x) => x.code)).toEqual(["DMAC3020"]);
     expect(d[0]!.message).toBe(
-      "schedule does not implement all_to_all(src, dst): dst@2[8192 +: 8192] holds its own initial bytes (never written) " +
+      "schedule does not implement all_to_all(src, dst): " +
+        NEVER_WRITTEN +
+        "dst@2[8192 +: 8192] holds its own initial bytes (never written) " +
         "but should hold src@1[16384 +: 8192] (initial)",
     );
     expect(d[0]!.related).toEqual([]);
@@ -312,14 +322,36 @@ describe("verify: failures name the culprit", () => {
       ["DMAC3021", at("ensure b@0 == 3")],
     ]);
     expect(d[0]!.message).toBe(
-      "ensure does not hold: when k = 1: b@1[16 +: 16] holds a@0[16 +: 16] (initial) (written by copy at 2:1) " +
+      "ensure does not hold: " +
+        WRONG_OFFSET +
+        "when k = 1: b@1[16 +: 16] holds a@0[16 +: 16] (initial) (written by copy at 2:1) " +
         "but should hold a@0[32 +: 16] (initial)",
     );
     expect(d[1]!.message).toBe(
-      "ensure does not hold: b@1[32 +: 32] holds byte 0x01 (written by fill at 3:1) but should hold byte 0xff",
+      "ensure does not hold: likely cause: the wrong byte values (1 of 1 wrong ranges). " +
+        "b@1[32 +: 32] holds byte 0x01 (written by fill at 3:1) but should hold byte 0xff",
     );
     expect(d[2]!.message).toBe(
-      "ensure does not hold: b@0[0 +: 64] holds its own initial bytes (never written) but should hold byte 0x03",
+      "ensure does not hold: " +
+        NEVER_WRITTEN +
+        "b@0[0 +: 64] holds its own initial bytes (never written) but should hold byte 0x03",
+    );
+  });
+
+  it("DMAC3021 leads with a copy that read its source after an earlier copy overwrote it", () => {
+    const { m, file } = buildIr({
+      ranks: 1,
+      buffers: { a: 32, b: 16 },
+      lines: [
+        "copy a@0[0 +: 16] -> a@0[16 +: 16]",
+        "copy a@0[16 +: 16] -> b@0[0 +: 16]",
+        "ensure b@0[0 +: 16] == a@0[16 +: 16]",
+      ],
+    });
+    const d = verifyModule(m, file);
+    expect(d.map((x) => x.code)).toEqual(["DMAC3021"]);
+    expect(d[0]!.message).toMatch(
+      /^ensure does not hold: likely cause: copies that read the right place after an earlier operation had overwritten it \(.*\) \(1 of 1 wrong ranges\)\. b@0\[0 \+: 16\] holds a@0\[0 \+: 16\]/,
     );
   });
 
