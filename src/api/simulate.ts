@@ -1,6 +1,6 @@
 // The library's executor entry: `simulate` runs compiled outputs (a `compile` result, a manifest
 // with its streams, or a command trace) on the simulated node (src/sim/run.ts simulate) and
-// returns the summary that `dmac sim --json` prints (schemas/sim-summary.schema.json), with the
+// returns the summary that `dmac sim --json` prints (schemas/sim.schema.json), with the
 // diagnostics as Diagnostic values. No I/O.
 
 import type { Manifest } from "../backend/sdma/manifest.js";
@@ -38,7 +38,7 @@ export interface SimulateOptions {
   readonly maxSimTimeUs?: number | undefined;
 }
 
-/** The `dmac sim --json` summary (schemas/sim-summary.schema.json), diagnostics as values. */
+/** The `dmac sim --json` summary (schemas/sim.schema.json), diagnostics as values. */
 export interface SimulateResult extends SummaryFields {
   readonly diagnostics: Diagnostic[];
 }
@@ -49,18 +49,19 @@ function failed(diagnostics: Diagnostic[]): SimulateResult {
     postcondition: "unchecked",
     totalUs: 0,
     hostSubmitUs: 0,
-    algbwGBps: 0,
-    busbwGBps: 0,
+    algbwGBps: null,
+    busbwGBps: null,
     collective: null,
     sizeBytes: 0,
     busFactor: 0,
     totalBytes: 0,
-    dmaLatteAlgbwGBps: 0,
-    dmaLatteBusbwGBps: 0,
+    dmaLatteAlgbwGBps: null,
+    dmaLatteBusbwGBps: null,
     packets: 0,
     events: 0,
     engines: [],
     links: [],
+    pcie: [],
     diagnostics,
   };
 }

@@ -13,6 +13,7 @@
 // little does not fail every golden, while a change beyond it does.
 
 import type { SimResult } from "../sim/run.js";
+import { bandwidthDefined } from "../sim/bandwidth.js";
 
 /** Lines whose leading number may move within the tolerance. */
 const TOLERANT: ReadonlySet<string> = new Set(["time", "algbw", "busbw"]);
@@ -33,8 +34,8 @@ export function simSummaryText(r: SimResult): string {
   return [
     `verdict  ${verdict}`,
     `time     ${num(r.stats.totalUs)} us`,
-    `algbw    ${num(r.bandwidth.algbwGBps)} GB/s`,
-    `busbw    ${num(r.bandwidth.busbwGBps)} GB/s`,
+    `algbw    ${bandwidthDefined(r.bandwidth) ? `${num(r.bandwidth.algbwGBps)} GB/s` : "n/a"}`,
+    `busbw    ${bandwidthDefined(r.bandwidth) ? `${num(r.bandwidth.busbwGBps)} GB/s` : "n/a"}`,
     `total    ${Number(r.bandwidth.totalBytes.toFixed(1))} B`,
     "",
   ].join("\n");

@@ -57,6 +57,22 @@ export interface Bandwidth {
   readonly dmaLatteBusbwGBps: number;
 }
 
+/**
+ * The figures mean something: the run has a collective to size by, or bytes crossed between GPUs.
+ * A schedule of host transfers only has neither: its algbw and busbw are n/a (null in JSON).
+ */
+export function bandwidthDefined(b: Bandwidth): boolean {
+  return b.collective !== undefined || b.sizeBytes > 0 || b.totalBytes > 0;
+}
+
+/** A bandwidth figure as documents carry it: null where it is not defined. */
+export const definedOr = (b: Bandwidth, x: number): number | null =>
+  bandwidthDefined(b) ? x : null;
+
+/** A bandwidth figure for a table: `n/a` where it is not defined (null). */
+export const gbpsText = (x: number | null, digits = 2): string =>
+  x === null ? "n/a" : x.toFixed(digits);
+
 export const NO_BANDWIDTH: Bandwidth = {
   collective: undefined,
   sizeBytes: 0,

@@ -10,7 +10,8 @@
 //   flows      `s` -> `f` (cat `flow`) from the slice that issued the write releasing a wait to
 //              that wait (trace/recorder.ts says which write that is);
 //   instants   each word write landing, on the process whose memory holds the word;
-//   counters   the load of each xGMI link, per direction (GB/s).
+//   counters   the load of each xGMI link, per direction, and of each GPU's host link (PCIe),
+//              upload and download (GB/s).
 // Every command and wait slice's args name its queue, packet offset (`dword`; `command` for a
 // trace input), packet, and source `file:line:col` and statement. Times are microseconds.
 //
@@ -201,7 +202,7 @@ class TraceBuilder {
     if (isDataKind(kind)) {
       const n = kind === BCAST ? 3 : kind === FILL ? 1 : 2;
       const ends = [C.a[row]!, C.b[row]!, C.c[row]!].slice(0, n);
-      const gpus = ends.map((x) => `gpu${a.gpu(x)}`);
+      const gpus = ends.map((x) => (a.host(x) ? "host" : `gpu${a.gpu(x)}`));
       const name =
         ends.length === 1
           ? gpus[0]!
@@ -358,9 +359,10 @@ class TraceBuilder {
     this.push({ name, cat: "host", ph: "i", ts: t, pid: this.host, tid: HOST_TID, s: "p" });
   }
 
+  /** A link's load: `xgmi gpu0->gpu1` on the sending GPU's track, `pcie gpu0 upload` on its GPU's. */
   counter(link: string, t: number, GBps: number): void {
-    const src = Number(/^gpu(\d+)/.exec(link)?.[1] ?? 0);
-    this.push({ name: `xgmi ${link}`, cat: "link", ph: "C", ts: t, pid: src, args: { GBps } });
+    const gpu = Number(/gpu(\d+)/.exec(link)?.[1] ?? 0);
+    this.push({ name: link, cat: "link", ph: "C", ts: t, pid: gpu, args: { GBps } });
   }
 
   /** Metadata first, then every timed event in time order (stable; see RANK). */

@@ -344,7 +344,7 @@ export function createExecState(
     // Every (resource, weight) slot up front (weights 1 and 2, resource * 4 + weight): a read
     // past the end of a growing array throws compiled code away, as a fraction does (DOUBLE).
     loadCache: new Array<FlowLoad | undefined>((G * G + 3 * G) * 4).fill(undefined),
-    lastSample: new Float64Array(G * G),
+    lastSample: new Float64Array(G * G + 3 * G),
   };
 }
 

@@ -159,6 +159,15 @@ export interface LinkStats {
   readonly utilisation: number;
 }
 
+/** One direction of a GPU's host link (PCIe): bytes moved and their share of its bandwidth. */
+export interface PcieStats {
+  readonly gpu: number;
+  readonly direction: "upload" | "download";
+  readonly bytes: number;
+  /** bytes / (usable bandwidth x total time). */
+  readonly utilisation: number;
+}
+
 export interface ExecStats {
   readonly totalUs: number;
   /** When the host finished submitting (stored the last doorbell or the trigger). */
@@ -167,6 +176,8 @@ export interface ExecStats {
   readonly packets: number;
   readonly engines: readonly EngineStats[];
   readonly links: readonly LinkStats[];
+  /** Host links that carried bytes (uploads from and downloads to buffers `on host`). */
+  readonly pcie: readonly PcieStats[];
   /** Bytes that crossed xGMI links (a broadcast to two peers counts twice, a swap both ways). */
   readonly peerBytes: number;
   readonly localBytes: number;
@@ -544,6 +555,23 @@ function statsOf(x: ExecState, total: number, hostSubmitUs: number, events: numb
         });
     }
   }
+  const pcie: PcieStats[] = [];
+  for (let g = 0; g < G; g++)
+    for (const [k, direction] of [
+      [0, "upload"],
+      [1, "download"],
+    ] as const) {
+      const r = x.PCIE + 2 * g + k;
+      const bytes = flows.moved[r]!;
+      const cap = capacity[r]!;
+      if (bytes > 0)
+        pcie.push({
+          gpu: g,
+          direction,
+          bytes,
+          utilisation: total > 0 && cap > 0 ? bytes / (cap * total) : 0,
+        });
+    }
   return {
     totalUs: total,
     hostSubmitUs,
@@ -551,6 +579,7 @@ function statsOf(x: ExecState, total: number, hostSubmitUs: number, events: numb
     packets: engines.reduce((a, e) => a + e.packets, 0),
     engines,
     links,
+    pcie,
     peerBytes,
     localBytes,
   };

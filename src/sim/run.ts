@@ -145,6 +145,7 @@ const EMPTY_STATS: ExecStats = {
   packets: 0,
   engines: [],
   links: [],
+  pcie: [],
   peerBytes: 0,
   localBytes: 0,
 };

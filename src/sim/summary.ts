@@ -3,8 +3,9 @@
 // verbose: an 8-GPU node has 56+ queues and 56 links), one compact line per input when several
 // are run, and the complete JSON form.
 
-import type { EngineStats, LinkStats } from "./execute.js";
+import type { EngineStats, LinkStats, PcieStats } from "./execute.js";
 import type { Bandwidth, SimResult } from "./run.js";
+import { bandwidthDefined, definedOr, gbpsText } from "./bandwidth.js";
 import { pushAll } from "../util/arrays.js";
 import { sortDiagnostics } from "../diagnostics/diagnostic.js";
 import { jsonDiagnostics } from "../diagnostics/render.js";
@@ -65,6 +66,19 @@ function engineLines(s: SimResult["stats"], verbose: boolean): string[] {
   return lines;
 }
 
+/** Each host link direction that carried bytes: the uploads and downloads of buffers `on host`. */
+function pcieLines(s: SimResult["stats"]): string[] {
+  if (s.pcie.length === 0) return [];
+  const bytes = s.pcie.reduce((a, l) => a + l.bytes, 0);
+  return [
+    `pcie            ${s.pcie.length} host link direction${s.pcie.length === 1 ? " carries" : "s carry"} ${formatSize(bytes)}; bytes, utilisation of usable bandwidth`,
+    ...s.pcie.map(
+      (l) =>
+        `  ${`gpu${l.gpu} ${l.direction}`.padEnd(14)}${formatSize(l.bytes).padStart(12)}  ${pct(l.utilisation).padStart(6)}`,
+    ),
+  ];
+}
+
 function linkLines(s: SimResult["stats"], verbose: boolean): string[] {
   if (s.links.length === 0) return ["links           (no xGMI traffic)"];
   const bytes = s.links.reduce((a, l) => a + l.bytes, 0);
@@ -100,7 +114,7 @@ function factorText(f: number, gpus: number): string {
 /** The two bandwidth lines: nccl-tests' figures, then DMA-Latte's (src/sim/bandwidth.ts). */
 function bandwidthLines(b: Bandwidth): string[] {
   // Nothing to size by: no `implements` collective and no bytes over xGMI (e.g. host copies).
-  if (!b.collective && b.sizeBytes === 0 && b.totalBytes === 0)
+  if (!bandwidthDefined(b))
     return ["algbw / busbw   n/a  (no `implements` collective, and no bytes crossed xGMI links)"];
   const gpus = b.busFactor > 0 && b.busFactor < 1 ? Math.round(1 / (1 - b.busFactor)) : 0;
   const sized = b.collective
@@ -146,6 +160,7 @@ export function summaryText(r: SimResult, opts: SummaryOptions = {}): string {
   lines.push(`packets         ${s.packets} in ${s.events} events`);
   pushAll(lines, engineLines(s, verbose));
   pushAll(lines, linkLines(s, verbose));
+  pushAll(lines, pcieLines(s));
   if (!verbose && (s.engines.length > GROUP_ABOVE || s.links.length > GROUP_ABOVE))
     lines.push("(--verbose lists every engine and link)");
   const fallbacks = r.model?.fallbacks ?? [];
@@ -174,7 +189,8 @@ export function summaryLine(
     : problem !== undefined
       ? `FAILED  ${problem}`
       : "postcondition not checked";
-  return `${head}  ${formatTime(r.stats.totalUs).padStart(12)}  ${r.bandwidth.busbwGBps.toFixed(2).padStart(8)} GB/s busbw  ${status}`;
+  const busbw = gbpsText(definedOr(r.bandwidth, r.bandwidth.busbwGBps));
+  return `${head}  ${formatTime(r.stats.totalUs).padStart(12)}  ${busbw.padStart(8)} GB/s busbw  ${status}`;
 }
 
 /** The summary's figures, flat, in the JSON's order (without the diagnostics). */
@@ -185,8 +201,9 @@ export interface SummaryFields {
   readonly totalUs: number;
   readonly hostSubmitUs: number;
   /** nccl-tests' algbw and busbw (src/sim/bandwidth.ts). */
-  readonly algbwGBps: number;
-  readonly busbwGBps: number;
+  /** null where not defined (bandwidthDefined): host transfers only. */
+  readonly algbwGBps: number | null;
+  readonly busbwGBps: number | null;
   /** The collective whose nccl-tests convention gave the size; null: unknown (sized as all_gather). */
   readonly collective: string | null;
   /** nccl-tests' size S, and busbw / algbw. */
@@ -194,12 +211,13 @@ export interface SummaryFields {
   readonly busFactor: number;
   /** DMA-Latte's total and its algbw and busbw. */
   readonly totalBytes: number;
-  readonly dmaLatteAlgbwGBps: number;
-  readonly dmaLatteBusbwGBps: number;
+  readonly dmaLatteAlgbwGBps: number | null;
+  readonly dmaLatteBusbwGBps: number | null;
   readonly packets: number;
   readonly events: number;
   readonly engines: readonly EngineStats[];
   readonly links: readonly LinkStats[];
+  readonly pcie: readonly PcieStats[];
 }
 
 /** The figures of `dmac sim --json` (and of the library's `simulate`), in the JSON's order. */
@@ -209,18 +227,19 @@ export function summaryFields(r: SimResult): SummaryFields {
     postcondition: r.postcondition,
     totalUs: r.stats.totalUs,
     hostSubmitUs: r.stats.hostSubmitUs,
-    algbwGBps: r.bandwidth.algbwGBps,
-    busbwGBps: r.bandwidth.busbwGBps,
+    algbwGBps: definedOr(r.bandwidth, r.bandwidth.algbwGBps),
+    busbwGBps: definedOr(r.bandwidth, r.bandwidth.busbwGBps),
     collective: r.bandwidth.collective ?? null,
     sizeBytes: r.bandwidth.sizeBytes,
     busFactor: r.bandwidth.busFactor,
     totalBytes: r.bandwidth.totalBytes,
-    dmaLatteAlgbwGBps: r.bandwidth.dmaLatteAlgbwGBps,
-    dmaLatteBusbwGBps: r.bandwidth.dmaLatteBusbwGBps,
+    dmaLatteAlgbwGBps: definedOr(r.bandwidth, r.bandwidth.dmaLatteAlgbwGBps),
+    dmaLatteBusbwGBps: definedOr(r.bandwidth, r.bandwidth.dmaLatteBusbwGBps),
     packets: r.stats.packets,
     events: r.stats.events,
     engines: r.stats.engines,
     links: r.stats.links,
+    pcie: r.stats.pcie,
   };
 }
 

@@ -9,12 +9,12 @@ export interface SweepPoint {
   readonly bytes: number;
   readonly verified: boolean;
   readonly totalUs: number;
-  /** nccl-tests' algbw and busbw (src/sim/bandwidth.ts). */
-  readonly algbwGBps: number;
-  readonly busbwGBps: number;
+  /** nccl-tests' algbw and busbw (src/sim/bandwidth.ts); null where not defined or not run. */
+  readonly algbwGBps: number | null;
+  readonly busbwGBps: number | null;
   /** DMA-Latte's algbw and busbw. */
-  readonly dmaLatteAlgbwGBps: number;
-  readonly dmaLatteBusbwGBps: number;
+  readonly dmaLatteAlgbwGBps: number | null;
+  readonly dmaLatteBusbwGBps: number | null;
   readonly packets: number;
   /** With -O2 (opt 2): the plan chosen at this size. */
   readonly plan?: string | undefined;
@@ -46,10 +46,10 @@ export function failedPoint(bytes: number, diagnostics: readonly Diagnostic[]): 
     bytes,
     verified: false,
     totalUs: 0,
-    algbwGBps: 0,
-    busbwGBps: 0,
-    dmaLatteAlgbwGBps: 0,
-    dmaLatteBusbwGBps: 0,
+    algbwGBps: null,
+    busbwGBps: null,
+    dmaLatteAlgbwGBps: null,
+    dmaLatteBusbwGBps: null,
     packets: 0,
     problem: firstError(diagnostics) ?? "does not compile",
   };

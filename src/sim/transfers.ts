@@ -105,20 +105,21 @@ function rescheduleFlows(x: ExecState, changed: Flow, added: boolean): void {
   sampleLinks(x);
 }
 
-/** Timeline counters: each link's rate, when it changed. */
+/** Timeline counters: each xGMI link's and each host link's rate, when it changed. */
 function sampleLinks(x: ExecState): void {
   const timeline = x.timeline;
   if (!timeline) return;
   const G = x.G;
+  const sample = (r: number, link: string): void => {
+    const gbps = x.flows.load[r]! / 1e3;
+    if (x.lastSample[r] === gbps) return;
+    x.lastSample[r] = gbps;
+    timeline.counters.push({ link, t: x.now, GBps: gbps });
+  };
   for (let s = 0; s < G; s++)
-    for (let d = 0; d < G; d++) {
-      if (s === d) continue;
-      const r = s * G + d;
-      const gbps = x.flows.load[r]! / 1e3;
-      const prev = x.lastSample[r]!;
-      if (prev !== gbps) {
-        x.lastSample[r] = gbps;
-        timeline.counters.push({ link: `gpu${s}->gpu${d}`, t: x.now, GBps: gbps });
-      }
-    }
+    for (let d = 0; d < G; d++) if (s !== d) sample(s * G + d, `xgmi gpu${s}->gpu${d}`);
+  for (let g = 0; g < G; g++) {
+    sample(x.PCIE + 2 * g, `pcie gpu${g} upload`);
+    sample(x.PCIE + 2 * g + 1, `pcie gpu${g} download`);
+  }
 }

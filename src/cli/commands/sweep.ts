@@ -18,7 +18,7 @@ import { checkSource } from "../../check/check-source.js";
 import type { Command } from "commander";
 import { diag, hasErrors, sortDiagnostics, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import { simulate } from "../../sim/run.js";
-import { BANDWIDTH_HELP } from "../../sim/bandwidth.js";
+import { BANDWIDTH_HELP, gbpsText } from "../../sim/bandwidth.js";
 import { summaryFields } from "../../sim/summary.js";
 import { formatSize } from "../../util/format-size.js";
 import { formatTime } from "../../util/format-time.js";
@@ -144,6 +144,8 @@ export interface SweepSeries {
 
 /** Fixed decimals without trailing noise (CSV values stay stable across float rounding). */
 const num = (x: number, digits: number): string => String(Number(x.toFixed(digits)));
+/** A bandwidth cell: empty where the figure is not defined (null). */
+const gbpsCell = (x: number | null): string => (x === null ? "" : num(x, 4));
 
 function csvField(s: string): string {
   return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
@@ -184,10 +186,10 @@ export function sweepCsv(
         csvField(formatOptions(s.variant.options)),
         String(r.bytes),
         num(r.totalUs, 3),
-        num(r.algbwGBps, 4),
-        num(r.busbwGBps, 4),
-        num(r.dmaLatteAlgbwGBps, 4),
-        num(r.dmaLatteBusbwGBps, 4),
+        gbpsCell(r.algbwGBps),
+        gbpsCell(r.busbwGBps),
+        gbpsCell(r.dmaLatteAlgbwGBps),
+        gbpsCell(r.dmaLatteBusbwGBps),
         String(r.packets),
         String(r.verified),
         csvField(r.plan ?? ""),
@@ -252,7 +254,7 @@ export function sweepTable(
     );
     for (const r of s.rows)
       out.push(
-        `${formatSize(r.bytes).padStart(10)}  ${formatTime(r.totalUs).padStart(12)}  ${r.algbwGBps.toFixed(2).padStart(11)}  ${r.busbwGBps.toFixed(2).padStart(11)}  ${String(r.packets).padStart(8)}  ${r.verified ? "yes" : "NO "}${plans ? `       ${r.plan ?? ""}` : ""}`,
+        `${formatSize(r.bytes).padStart(10)}  ${formatTime(r.totalUs).padStart(12)}  ${gbpsText(r.algbwGBps).padStart(11)}  ${gbpsText(r.busbwGBps).padStart(11)}  ${String(r.packets).padStart(8)}  ${r.verified ? "yes" : "NO "}${plans ? `       ${r.plan ?? ""}` : ""}`,
       );
     return out.join("\n") + "\n";
   }
@@ -285,7 +287,7 @@ export function sweepTable(
     out.push(
       `${formatSize(bytes).padStart(10)}  ${row(bytes)
         .map((r) =>
-          (r === undefined ? "-" : r.verified ? r.busbwGBps.toFixed(2) : "FAIL").padStart(col),
+          (r === undefined ? "-" : r.verified ? gbpsText(r.busbwGBps) : "FAIL").padStart(col),
         )
         .join("")}`,
     );
@@ -330,28 +332,33 @@ export function planRuns(series: readonly SweepSeries[]): string {
 
 /**
  * The SVG (src/plot/line-chart.ts): a time panel and a bus bandwidth panel against size, one
- * series per variant, verified sizes only.
+ * series per variant, verified sizes only. Where no size has a busbw (host transfers only: n/a),
+ * the bandwidth panel is left out rather than drawn empty.
  */
 export function sweepSvg(series: readonly SweepSeries[], param: string, title: string): string {
   const ok = (s: SweepSeries): SweepRow[] => s.rows.filter((r) => r.verified);
+  const busbw = (s: SweepSeries) =>
+    ok(s).flatMap((r) => (r.busbwGBps === null ? [] : [[r.bytes, r.busbwGBps] as const]));
+  const withBw = series.some((s) => busbw(s).length > 0);
   return lineChart({
     title,
     xLabel: `${param} size`,
     xUnit: "bytes",
     panels: [
       { title: "Time", yLabel: "time, lower is better", yUnit: "us" },
-      {
-        title: "Bus bandwidth",
-        yLabel: "busbw (GB/s, nccl-tests), higher is better",
-        yUnit: "number",
-      },
+      ...(withBw
+        ? [
+            {
+              title: "Bus bandwidth",
+              yLabel: "busbw (GB/s, nccl-tests), higher is better",
+              yUnit: "number" as const,
+            },
+          ]
+        : []),
     ],
     series: series.map((s) => ({
       name: s.label,
-      points: [
-        ok(s).map((r) => [r.bytes, r.totalUs] as const),
-        ok(s).map((r) => [r.bytes, r.busbwGBps] as const),
-      ],
+      points: [ok(s).map((r) => [r.bytes, r.totalUs] as const), ...(withBw ? [busbw(s)] : [])],
     })),
   });
 }
@@ -367,7 +374,9 @@ export function runSweep(
   const levels = parseOptLevels(opts.opt);
   const maxEvents = parsePositiveInt("--max-events", opts.maxEvents);
   const maxSim = parseMicros("--max-sim-time", opts.maxSimTime);
+  const period = parseMicros("--signal-period", opts.signalPeriod);
   const pre: Diagnostic[] = [
+    ...period.diagnostics,
     ...common.diagnostics,
     ...levels.diagnostics,
     ...maxEvents.diagnostics,
@@ -481,6 +490,7 @@ export function runSweep(
         target: c.loaded.target,
         maxEvents: maxEvents.value,
         maxSimTimeUs: maxSim.value,
+        signalPeriodUs: period.value,
         onProgress: () => progress.update(what, vi * sizes.length + i, total),
       });
       if (!r.verified) report(r.diagnostics);
@@ -600,7 +610,11 @@ export function registerSweep(program: Command, ctx: CliContext): void {
     )
     .option("--title <text>", "title of the SVG plot")
     .option("--max-events <n>", "watchdog per run: stop after this many events")
-    .option("--max-sim-time <us>", "watchdog per run: stop at this simulated time (us)");
+    .option("--max-sim-time <us>", "watchdog per run: stop at this simulated time (us)")
+    .option(
+      "--signal-period <us>",
+      "raise each external signal by one every this many microseconds, in every run and in -O2's predictions (default: at time 0)",
+    );
   addOptOptions(cmd, { levelList: true });
   cmd.addHelpText("after", BANDWIDTH_HELP);
   addQuietOption(cmd);

@@ -8,8 +8,10 @@ import { regionMap } from "../regions.js";
 export interface AddressBook {
   /** `buf@3+0x40`, `ready@0`, `completion[2]`, or `0x...` outside every region. */
   readonly name: (addr: number) => string;
-  /** The GPU whose memory holds addr; -1 for host memory or no region. */
+  /** The GPU whose memory holds addr (for pinned host memory, the GPU it is mapped for). */
   readonly gpu: (addr: number) => number;
+  /** addr is in pinned host memory (a buffer `on host`): named `host`, not its GPU. */
+  readonly host: (addr: number) => boolean;
 }
 
 export function addressBook(p: Pick<ProgramBase, "regions" | "wordRegions">): AddressBook {
@@ -39,6 +41,12 @@ export function addressBook(p: Pick<ProgramBase, "regions" | "wordRegions">): Ad
     gpu: (addr) => {
       const i = regionAt(addr);
       return i < 0 ? -1 : map.gpu[i]!;
+    },
+    host: (addr) => {
+      const i = regionAt(addr);
+      if (i < 0) return false;
+      const r = map.region(i);
+      return r.kind === "buffer" && r.host === true;
     },
   };
 }
