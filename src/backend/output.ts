@@ -4,8 +4,9 @@
 //   the marker file `.dmac-output` (a format version and the list of files dmac wrote there) and
 //   nothing else besides those files. Anything else is refused, untouched: `-o .` in a project
 //   must never delete the project.
-// - Never over an input of the command, never the current directory or one of its parents, never
-//   through a symbolic link (dmac did not create it, so it cannot know where it leads).
+// - Never over a file the command read (util/files-read.ts: under any name, hard links too) or
+//   another input it names, never the current directory or one of its parents, never through a
+//   symbolic link (dmac did not create it, so it cannot know where it leads).
 // - Big files (dump.txt, manifest.json) are streamed into the temporary as they are produced
 //   (StreamedData); a big output's writes run on a second thread (write-behind.ts).
 // - Atomic: everything is written into a fresh temporary directory (or file) beside the target
@@ -26,11 +27,13 @@ import {
   renameSync,
   rmSync,
   realpathSync,
+  statSync,
   writeFileSync,
   type Stats,
 } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { basename, dirname, join, resolve, sep } from "node:path";
+import { filesRead, inputWithInode } from "../util/files-read.js";
 import type { OutputFile } from "./compile-pipeline.js";
 import { StreamedData } from "./streamed-data.js";
 import { WriteBehind, writeAll } from "./write-behind.js";
@@ -55,9 +58,15 @@ interface Marker {
   readonly files: readonly string[];
 }
 
-/** Where an output may not go: the command's inputs (files it read). */
+/**
+ * Where an output may not go, besides every file the command read (util/files-read.ts): `inputs`
+ * names more, such as an input directory (a compiled output given to `sim`). `rewrites`: the
+ * output is the new version of the file at its own path, which the command read as the old one
+ * (`fmt --write`, `golden --update`); the files read are then not checked.
+ */
 export interface WriteGuard {
   readonly inputs?: readonly string[] | undefined;
+  readonly rewrites?: boolean | undefined;
 }
 
 function reasonOf(e: unknown): string {
@@ -195,7 +204,28 @@ function checkTarget(path: string, guard: WriteGuard): string {
       throw new OutputError(path, `is inside ${input}, an input directory of this command`);
     }
   }
+  if (!guard.rewrites) refuseFilesRead(path, target, real);
   return target;
+}
+
+/** Refuses a target that is a file the command read (under any name), or a directory holding one. */
+function refuseFilesRead(path: string, target: string, real: string): void {
+  let st: Stats;
+  try {
+    st = statSync(target); // what the path names, through links
+  } catch {
+    return; // nothing there: not a file that was read
+  }
+  const input = inputWithInode(st);
+  if (input !== undefined) {
+    throw new OutputError(path, `would overwrite an input of this command (${input})`);
+  }
+  if (!st.isDirectory()) return;
+  for (const read of filesRead()) {
+    if (within(read.real, real)) {
+      throw new OutputError(path, `would overwrite an input of this command (${read.path})`);
+    }
+  }
 }
 
 /** The real path of `path`'s deepest existing ancestor, joined with the part that does not exist. */
@@ -384,7 +414,8 @@ export function removeOutputFile(
   isOurs: (text: string) => boolean,
   guard: WriteGuard = {},
 ): void {
-  const target = checkTarget(path, guard);
+  // (The file was read to recognise it: reading it does not make it an input.)
+  const target = checkTarget(path, { ...guard, rewrites: true });
   const st = lstatOrUndefined(target);
   if (!st) return;
   if (st.isSymbolicLink()) {

