@@ -11,9 +11,12 @@ import {
   linkSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
+  renameSync,
   rmSync,
   symlinkSync,
+  writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -109,5 +112,81 @@ describe("no output is an input (item 4)", () => {
     const r = dmac([...measure, "--target", "targets/h100.json", "-o", "fitted.json"]);
     expect(r.code).toBe(0);
     expect(existsSync(join(dir, "fitted.json"))).toBe(true);
+  });
+});
+
+/** A pid that no longer runs: a finished child's. */
+const deadPid = (): number => spawnSync("true").pid!;
+
+/** A marked temporary (or previous output moved aside) holding `files` of the marker's `listed`. */
+function markedDir(path: string, listed: string[], files = listed): void {
+  mkdirSync(path);
+  const marker = { tool: "dmac", format: 1, files: listed };
+  writeFileSync(join(path, ".dmac-output"), JSON.stringify(marker) + "\n");
+  for (const f of files) writeFileSync(join(path, f), "partial");
+}
+
+describe("a temporary is deleted only with its marker (item 5)", () => {
+  beforeEach(() => copy("examples/broadcast.dmac"));
+  const SRC = "examples/broadcast.dmac";
+
+  it("a user's file or empty directory named like a dead writer's temporary is left alone", () => {
+    const dead = deadPid();
+    const mine = [
+      `.out.dmac-tmp-${dead}-0badc0de`,
+      `.out.dmac-tmp-${dead}-0badc0df.old`,
+      `.t.json.dmac-tmp-${dead}-0badc0de`,
+    ];
+    for (const name of mine) writeFileSync(join(dir, name), "mine");
+    mkdirSync(join(dir, `.out.dmac-tmp-${dead}-12345678`));
+    expect(dmac(["compile", SRC, "-o", "out"]).code).toBe(0);
+    expect(dmac(["sim", SRC, "--trace", "t.json"]).code).toBe(0);
+    for (const name of mine) expect(read(name)).toBe("mine");
+    expect(readdirSync(join(dir, `.out.dmac-tmp-${dead}-12345678`))).toEqual([]);
+  });
+
+  it("a dead writer's marked temporaries are removed, a removal cut short too", () => {
+    const dead = deadPid();
+    markedDir(join(dir, `.out.dmac-tmp-${dead}-0badc0de`), ["a", "b"], ["a"]);
+    expect(dmac(["compile", SRC, "-o", "out"]).code).toBe(0);
+    // A previous output whose removal was cut short, beside the output that replaced it.
+    markedDir(join(dir, `.out.dmac-tmp-${dead}-12345678.old`), ["a", "b"], ["b"]);
+    markedDir(join(dir, `.t.json.dmac-tmp-${dead}-0badc0de`), ["file"]);
+    expect(dmac(["compile", SRC, "-o", "out"]).code).toBe(0);
+    expect(dmac(["sim", SRC, "--trace", "t.json"]).code).toBe(0);
+    expect(readdirSync(dir).filter((f) => f.includes("dmac-tmp"))).toEqual([]);
+  });
+});
+
+describe("replacing an output never leaves neither version (item 6)", () => {
+  beforeEach(() => copy("examples/broadcast.dmac"));
+  const SRC = "examples/broadcast.dmac";
+
+  /** The state a compile killed between its two renames leaves: no out, the previous output
+   * moved aside, the new one complete in its temporary. Returns the previous manifest. */
+  function crashBetweenRenames(): string {
+    expect(dmac(["compile", SRC, "-o", "out"]).code).toBe(0);
+    const previous = read("out/manifest.json");
+    const dead = deadPid();
+    renameSync(join(dir, "out"), join(dir, `.out.dmac-tmp-${dead}-0badc0de.old`));
+    expect(dmac(["compile", SRC, "-D", "size=4KiB", "-o", "new"]).code).toBe(0);
+    renameSync(join(dir, "new"), join(dir, `.out.dmac-tmp-${dead}-0badc0de`));
+    return previous;
+  }
+
+  it("the next write to the target puts the previous output back before anything else", () => {
+    const previous = crashBetweenRenames();
+    // A write that is then refused (a file over a directory) shows what the target holds.
+    const r = dmac(["sim", SRC, "--trace", "out"]);
+    expect(r.err).toMatch(/cannot write out: exists and is not a regular file/);
+    expect(read("out/manifest.json")).toBe(previous);
+    expect(readdirSync(dir).filter((f) => f.includes("dmac-tmp"))).toEqual([]);
+  });
+
+  it("the next compile replaces the restored output and leaves no temporaries", () => {
+    crashBetweenRenames();
+    expect(dmac(["compile", SRC, "-D", "size=2KiB", "-o", "out"]).code).toBe(0);
+    expect(read("out/manifest.json")).toMatch(/2048|2KiB/);
+    expect(readdirSync(dir).filter((f) => f.includes("dmac-tmp"))).toEqual([]);
   });
 });
