@@ -190,3 +190,31 @@ describe("replacing an output never leaves neither version (item 6)", () => {
     expect(readdirSync(dir).filter((f) => f.includes("dmac-tmp"))).toEqual([]);
   });
 });
+
+describe("a full disk leaves no partial output (item 7)", () => {
+  beforeEach(() => copy("examples/broadcast.dmac"));
+  const SRC = "examples/broadcast.dmac";
+
+  it("sim -o and compile -o on a 12 KiB tmpfs: one line, exit 1, the previous file kept", (ctx) => {
+    const full = join(dir, "full");
+    mkdirSync(full);
+    // Needs root (mount): skipped elsewhere.
+    if (spawnSync("mount", ["-t", "tmpfs", "-o", "size=12k", "tmpfs", full]).status !== 0) {
+      ctx.skip();
+    }
+    try {
+      writeFileSync(join(full, "trace.json"), "old");
+      const r = dmac(["sim", SRC, "-o", "full/trace.json"]);
+      expect(r.code).toBe(1);
+      expect(r.err).toMatch(
+        /^error\[DMAC5002\]: cannot write full\/trace.json: no space left on device$/m,
+      );
+      expect(r.err).not.toMatch(/\n\s+at /);
+      expect(dmac(["compile", SRC, "-o", "full/out"]).code).toBe(1);
+      expect(readdirSync(full)).toEqual(["trace.json"]);
+      expect(read("full/trace.json")).toBe("old");
+    } finally {
+      spawnSync("umount", [full]);
+    }
+  });
+});
