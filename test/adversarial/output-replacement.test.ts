@@ -218,3 +218,31 @@ describe("a full disk leaves no partial output (item 7)", () => {
     }
   });
 });
+
+describe("a deleted working directory (crash item 4)", () => {
+  beforeEach(() => copy("examples/broadcast.dmac"));
+
+  /** Runs dmac with absolute paths from a working directory that was deleted. */
+  function fromDeletedCwd(args: string[]): { code: number; err: string } {
+    const quoted = args.map((a) => `'${a}'`).join(" ");
+    const script = `mkdir gone && cd gone && rmdir ../gone && exec '${process.execPath}' '${BIN}' ${quoted}`;
+    const r = spawnSync("bash", ["-c", script], { cwd: dir, encoding: "utf8" });
+    return { code: r.status ?? -1, err: r.stderr };
+  }
+
+  const src = (): string => join(dir, "examples/broadcast.dmac");
+  for (const [name, args] of [
+    ["compile -o", () => ["compile", src(), "-o", join(dir, "out")]],
+    ["sim -o", () => ["sim", src(), "-o", join(dir, "t.json")]],
+    ["golden", () => ["golden", src()]],
+    ["compile -o a relative path", () => ["compile", src(), "-o", "out"]],
+  ] as const) {
+    it(`${name}: DMAC5040, exit 1, nothing written`, () => {
+      const r = fromDeletedCwd(args());
+      expect(r.err).toMatch(/error\[DMAC5040\]: the current directory no longer exists/);
+      expect(r.err).not.toMatch(/internal error|\n\s+at /);
+      expect(r.code).toBe(1);
+      expect(readdirSync(dir)).toEqual(["examples"]);
+    });
+  }
+});
