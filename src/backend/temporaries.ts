@@ -50,8 +50,8 @@ export function newTemporary(target: string, files: readonly string[]): string {
 export const asideName = (tmp: string): string => `${tmp}.old`;
 
 /**
- * Removes a temporary this process created (mkdir is exclusive: no one else wrote into it), after
- * a failure; best effort.
+ * Removes a temporary this process created (mkdir is exclusive: no one else wrote into it), once
+ * its file was renamed out or after a failure; best effort.
  */
 export function discardTemporary(tmp: string): void {
   try {

@@ -4,7 +4,8 @@
 // how `measure --fit --target T -o T` used to overwrite its own target. Files are known by
 // device and inode, so another name for the same file (a hard link, a path through a symbolic
 // link) is the same input; main() starts each command with an empty record, since tests run many
-// commands in one process.
+// commands in one process. The record is this thread's: a file read on a worker thread (the
+// source `sim` builds on its helper) is named by the command itself (WriteGuard.inputs).
 
 import { realpathSync, statSync, type Stats } from "node:fs";
 
