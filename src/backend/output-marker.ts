@@ -36,9 +36,11 @@ function readMarker(dir: string): Marker | undefined {
   }
 }
 
-/** What a directory dmac wrote holds: its marker's list, and which of those files are there. */
+/** What a directory dmac wrote holds. */
 export interface OurDirectory {
-  readonly files: readonly string[];
+  /** The files its marker lists that are there (names read from the directory, never the
+   * marker's: a marker could list `../x`). */
+  readonly present: readonly string[];
   /** Every listed file is there (a removal cut short, or a write, leaves fewer). */
   readonly complete: boolean;
 }
@@ -64,7 +66,8 @@ export function ourDirectory(dir: string): OurDirectory | string {
   }
   for (const e of entries)
     if (!isPlainFile(join(dir, e))) return `holds ${e}, which is not a plain file`;
-  return { files: marker.files, complete: entries.length === known.size };
+  const present = entries.filter((e) => e !== MARKER_NAME);
+  return { present, complete: entries.length === known.size };
 }
 
 function isPlainFile(path: string): boolean {

@@ -68,7 +68,7 @@ export function discardTemporary(tmp: string): void {
 export function removeOurDirectory(dir: string): boolean {
   const ours = ourDirectory(dir);
   if (typeof ours === "string") return false;
-  for (const f of ours.files) rmSync(join(dir, f), { force: true });
+  for (const f of ours.present) rmSync(join(dir, f), { force: true });
   unlinkSync(join(dir, MARKER_NAME));
   rmdirSync(dir);
   return true;

@@ -156,6 +156,13 @@ describe("a temporary is deleted only with its marker (item 5)", () => {
     expect(dmac(["sim", SRC, "--trace", "t.json"]).code).toBe(0);
     expect(readdirSync(dir).filter((f) => f.includes("dmac-tmp"))).toEqual([]);
   });
+
+  it("a marker that lists a path outside its directory deletes nothing outside", () => {
+    writeFileSync(join(dir, "notes.txt"), "mine");
+    markedDir(join(dir, `.out.dmac-tmp-${deadPid()}-0badc0de`), ["../notes.txt"], []);
+    expect(dmac(["compile", SRC, "-o", "out"]).code).toBe(0);
+    expect(read("notes.txt")).toBe("mine");
+  });
 });
 
 describe("replacing an output never leaves neither version (item 6)", () => {
