@@ -4,13 +4,14 @@
 //   the marker file `.dmac-output` (a format version and the list of files dmac wrote there) and
 //   nothing else besides those files. Anything else is refused, untouched: `-o .` in a project
 //   must never delete the project.
-// - Never over an input of the command, never the current directory or one of its parents, never
-//   through a symbolic link (dmac did not create it, so it cannot know where it leads).
+// - Never over a file the command read (util/files-read.ts: under any name, hard links too) or
+//   another input it names, never the current directory or one of its parents, never through a
+//   symbolic link (dmac did not create it, so it cannot know where it leads).
 // - Big files (dump.txt, manifest.json) are streamed into the temporary as they are produced
 //   (StreamedData); a big output's writes run on a second thread (write-behind.ts).
-// - Atomic: everything is written into a fresh temporary directory (or file) beside the target
-//   and renamed into place; on failure the previous outputs are untouched. Temporaries carry the
-//   writer's pid, so a later run removes those of killed runs (and only those).
+// - Atomic: everything is written into a fresh temporary beside the target and renamed into
+//   place; on failure the previous outputs are untouched. temporaries.ts has the one rule for
+//   temporaries: what they hold, and what a later write does with those of a killed writer.
 // - Modes follow the umask (mkdir 0777 and files 0666 before it), like any other tool's output.
 // The CLI calls this; nothing else below src/cli writes files.
 
@@ -22,16 +23,24 @@ import {
   openSync,
   readdirSync,
   readSync,
-  readFileSync,
   renameSync,
   rmSync,
   realpathSync,
+  statSync,
   writeFileSync,
   type Stats,
 } from "node:fs";
-import { randomBytes } from "node:crypto";
 import { basename, dirname, join, resolve, sep } from "node:path";
+import { filesRead, inputWithInode } from "../util/files-read.js";
 import type { OutputFile } from "./compile-pipeline.js";
+import { ourDirectory } from "./output-marker.js";
+import {
+  asideName,
+  discardTemporary,
+  newTemporary,
+  recoverStaleTemporaries,
+  removeOurDirectory,
+} from "./temporaries.js";
 import { StreamedData } from "./streamed-data.js";
 import { WriteBehind, writeAll } from "./write-behind.js";
 
@@ -45,19 +54,15 @@ export class OutputError extends Error {
   }
 }
 
-/** The marker that makes a directory a dmac output; `format` changes when its meaning does. */
-export const MARKER_NAME = ".dmac-output";
-export const MARKER_FORMAT = 1;
-
-interface Marker {
-  readonly tool: "dmac";
-  readonly format: number;
-  readonly files: readonly string[];
-}
-
-/** Where an output may not go: the command's inputs (files it read). */
+/**
+ * Where an output may not go, besides every file the command read (util/files-read.ts): `inputs`
+ * names more, such as an input directory (a compiled output given to `sim`). `rewrites`: the
+ * output is the new version of the file at its own path, which the command read as the old one
+ * (`fmt --write`, `golden --update`); the files read are then not checked.
+ */
 export interface WriteGuard {
   readonly inputs?: readonly string[] | undefined;
+  readonly rewrites?: boolean | undefined;
 }
 
 function reasonOf(e: unknown): string {
@@ -86,92 +91,15 @@ function within(inner: string, outer: string): boolean {
   return inner === outer || inner.startsWith(outer.endsWith(sep) ? outer : outer + sep);
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as { code?: unknown }).code === "EPERM"; // alive, someone else's
-  }
-}
-
-function tempName(target: string): string {
-  return join(
-    dirname(target),
-    `.${basename(target)}.dmac-tmp-${process.pid}-${randomBytes(4).toString("hex")}`,
-  );
-}
-
-/** Removes temporaries of `target` left by dmac runs that were killed (their pid is gone). */
-export function cleanStaleTemps(target: string): void {
-  const prefix = `.${basename(target)}.dmac-tmp-`;
-  let names: string[];
-  try {
-    names = readdirSync(dirname(target));
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    if (!name.startsWith(prefix)) continue;
-    const m = /^(\d+)-[0-9a-f]{8}(\.old)?$/.exec(name.slice(prefix.length));
-    if (!m || isAlive(Number(m[1]))) continue;
-    const path = join(dirname(target), name);
-    // Best effort: a temporary we cannot inspect or remove is left for its owner.
-    try {
-      const st = lstatOrUndefined(path);
-      if (st?.isFile() || (st?.isDirectory() && isOurDirectory(path))) {
-        rmSync(path, { recursive: true, force: true });
-      }
-    } catch {
-      continue;
-    }
-  }
-}
-
-function readMarker(dir: string): Marker | undefined {
-  try {
-    const st = lstatSync(join(dir, MARKER_NAME));
-    if (!st.isFile() || st.size > 1 << 20) return undefined;
-    const m = JSON.parse(readFileSync(join(dir, MARKER_NAME), "utf8")) as Partial<Marker>;
-    if (m.tool !== "dmac" || typeof m.format !== "number" || !Array.isArray(m.files)) {
-      return undefined;
-    }
-    return m.files.every((f) => typeof f === "string") ? (m as Marker) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Empty, or a dmac output holding only the files its marker lists (all plain files). */
-function isOurDirectory(dir: string): boolean {
-  return replaceRefusal(dir) === undefined;
-}
-
 /** Why the existing directory `dir` may not be replaced, or undefined if it may. */
 function replaceRefusal(dir: string): string | undefined {
-  let entries: string[];
   try {
-    entries = readdirSync(dir);
+    if (readdirSync(dir).length === 0) return undefined;
+    const ours = ourDirectory(dir);
+    return typeof ours === "string" ? ours : undefined;
   } catch (e) {
     throw new OutputError(dir, reasonOf(e));
   }
-  if (entries.length === 0) return undefined;
-  const marker = readMarker(dir);
-  if (!marker) {
-    return "exists, is not empty and is not a dmac output directory (it has no .dmac-output marker); choose a new or empty directory";
-  }
-  if (marker.format > MARKER_FORMAT) {
-    return `was written by a newer dmac (output format ${marker.format}); remove it yourself to replace it`;
-  }
-  const known = new Set([MARKER_NAME, ...marker.files]);
-  const extra = entries.filter((e) => !known.has(e)).sort();
-  if (extra.length > 0) {
-    return `is a dmac output directory but also holds ${extra.length === 1 ? "a file" : "files"} dmac did not write (${extra.slice(0, 3).join(", ")}${extra.length > 3 ? ", ..." : ""}); move ${extra.length === 1 ? "it" : "them"} away first`;
-  }
-  for (const e of entries) {
-    if (!lstatOrUndefined(join(dir, e))?.isFile()) return `holds ${e}, which is not a plain file`;
-  }
-  return undefined;
 }
 
 /** Refuses an output path that is empty, or holds the current directory or an input. */
@@ -195,7 +123,28 @@ function checkTarget(path: string, guard: WriteGuard): string {
       throw new OutputError(path, `is inside ${input}, an input directory of this command`);
     }
   }
+  if (!guard.rewrites) refuseFilesRead(path, target, real);
   return target;
+}
+
+/** Refuses a target that is a file the command read (under any name), or a directory holding one. */
+function refuseFilesRead(path: string, target: string, real: string): void {
+  let st: Stats;
+  try {
+    st = statSync(target); // what the path names, through links
+  } catch {
+    return; // nothing there: not a file that was read
+  }
+  const input = inputWithInode(st);
+  if (input !== undefined) {
+    throw new OutputError(path, `would overwrite an input of this command (${input})`);
+  }
+  if (!st.isDirectory()) return;
+  for (const read of filesRead()) {
+    if (within(read.real, real)) {
+      throw new OutputError(path, `would overwrite an input of this command (${read.path})`);
+    }
+  }
 }
 
 /** The real path of `path`'s deepest existing ancestor, joined with the part that does not exist. */
@@ -290,6 +239,7 @@ export function writeOutputDir(
       throw new OutputError(f.name, "not a plain file name");
     }
   }
+  recoverStaleTemporaries(target); // first: a previous output may come back to `target`
   const st = lstatOrUndefined(target);
   if (st?.isSymbolicLink()) {
     throw new OutputError(dir, "is a symbolic link; dmac does not write through links");
@@ -300,54 +250,73 @@ export function writeOutputDir(
     if (refusal) throw new OutputError(dir, refusal);
   }
   makeParent(target);
-  cleanStaleTemps(target);
-  const tmp = tempName(target);
+  const tmp = temporaryFor(
+    dir,
+    target,
+    files.map((f) => f.name),
+  );
+  let aside: string | undefined;
   try {
-    mkdirSync(tmp, { mode: 0o777 });
+    writeFiles(tmp, files);
+    aside = swapIn(tmp, target);
   } catch (e) {
-    throw new OutputError(dir, reasonOf(e));
-  }
-  let old: string | undefined;
-  try {
-    const marker: Marker = { tool: "dmac", format: MARKER_FORMAT, files: files.map((f) => f.name) };
-    writeFileSync(join(tmp, MARKER_NAME), JSON.stringify(marker) + "\n", { flag: "wx" });
-    const behind = writeBehindFor(files);
-    try {
-      for (const f of files) writeNewFile(join(tmp, f.name), f.data, behind);
-      behind?.drain();
-    } finally {
-      behind?.dispose();
-    }
-    if (existsSync(target)) {
-      old = `${tmp}.old`;
-      renameSync(target, old);
-    }
-    try {
-      renameSync(tmp, target);
-    } catch (e) {
-      if (old) renameSync(old, target); // put the previous outputs back
-      old = undefined;
-      throw e;
-    }
-  } catch (e) {
-    rmSync(tmp, { recursive: true, force: true });
+    discardTemporary(tmp);
     if (e instanceof OutputError) throw e;
     throw new OutputError(dir, reasonOf(e));
   }
-  // The new outputs are in place; if the previous ones cannot all be removed (files owned by
-  // someone else), they stay beside the target under a name the next run retries.
-  if (old) {
+  // The new outputs are in place; previous ones that cannot all be removed (files owned by
+  // someone else) stay aside, marked, for the next write to remove.
+  if (aside !== undefined) {
     try {
-      rmSync(old, { recursive: true, force: true });
+      removeOurDirectory(aside);
     } catch {
-      /* left for cleanStaleTemps */
+      /* left for recoverStaleTemporaries */
     }
   }
 }
 
+function temporaryFor(path: string, target: string, names: readonly string[]): string {
+  try {
+    return newTemporary(target, names);
+  } catch (e) {
+    throw new OutputError(path, reasonOf(e));
+  }
+}
+
+function writeFiles(dir: string, files: readonly OutputFile[]): void {
+  const behind = writeBehindFor(files);
+  try {
+    for (const f of files) writeNewFile(join(dir, f.name), f.data, behind);
+    behind?.drain();
+  } finally {
+    behind?.dispose();
+  }
+}
+
 /**
- * Writes one file atomically (temporary file beside it, then rename). Refuses symbolic links,
- * anything that is not a regular file, and the command's inputs. Creates missing parents.
+ * Renames the complete `tmp` to `target`, moving a previous `target` aside first (returned, for
+ * removal). Between the two renames `target` is missing and the previous output is complete
+ * aside, with its marker: the next write renames it back if this process dies there.
+ */
+function swapIn(tmp: string, target: string): string | undefined {
+  const aside = existsSync(target) ? asideName(tmp) : undefined;
+  if (aside !== undefined) renameSync(target, aside);
+  try {
+    renameSync(tmp, target);
+  } catch (e) {
+    if (aside !== undefined) renameSync(aside, target); // put the previous outputs back
+    throw e;
+  }
+  return aside;
+}
+
+/** The one file of a file output's temporary (a fixed name: the target's could be the marker's). */
+const TEMPORARY_FILE = "file";
+
+/**
+ * Writes one file atomically (into a temporary beside it, then renamed into place). Refuses
+ * symbolic links, anything that is not a regular file, and the command's inputs. Creates missing
+ * parents.
  */
 export function writeOutputFile(
   path: string,
@@ -356,20 +325,22 @@ export function writeOutputFile(
 ): void {
   if (/[/\\]$/.test(path)) throw new OutputError(path, "names a directory, not a file");
   const target = checkTarget(path, guard);
+  recoverStaleTemporaries(target);
   const st = lstatOrUndefined(target);
   if (st?.isSymbolicLink()) {
     throw new OutputError(path, "is a symbolic link; dmac does not write through links");
   }
   if (st && !st.isFile()) throw new OutputError(path, "exists and is not a regular file");
   makeParent(target);
-  cleanStaleTemps(target);
-  const tmp = tempName(target);
+  const tmp = temporaryFor(path, target, [TEMPORARY_FILE]);
   try {
-    writeFileSync(tmp, data, { flag: "wx", mode: st ? st.mode & 0o777 : 0o666 });
-    renameSync(tmp, target);
+    const file = join(tmp, TEMPORARY_FILE);
+    writeFileSync(file, data, { flag: "wx", mode: st ? st.mode & 0o777 : 0o666 });
+    renameSync(file, target);
   } catch (e) {
-    rmSync(tmp, { force: true });
     throw new OutputError(path, reasonOf(e));
+  } finally {
+    discardTemporary(tmp);
   }
 }
 
@@ -384,7 +355,8 @@ export function removeOutputFile(
   isOurs: (text: string) => boolean,
   guard: WriteGuard = {},
 ): void {
-  const target = checkTarget(path, guard);
+  // (The file was read to recognise it: reading it does not make it an input.)
+  const target = checkTarget(path, { ...guard, rewrites: true });
   const st = lstatOrUndefined(target);
   if (!st) return;
   if (st.isSymbolicLink()) {

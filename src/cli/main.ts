@@ -6,6 +6,7 @@
 import { Command, CommanderError } from "./commander.js";
 import { EXIT_INTERNAL, EXIT_USER_ERROR, processStreams, type OutputStreams } from "./io.js";
 import { VERSION } from "../version.js";
+import { forgetFilesRead } from "../util/files-read.js";
 import { commandsToLoad, type CommandEntry, type RegisterCommand } from "./commands/index.js";
 
 export interface CliContext {
@@ -50,6 +51,7 @@ export async function main(
   let code = 0;
   const ctx: CliContext = { streams, exit: (c) => void (code = c) };
   const debug = argv.includes("--debug");
+  forgetFilesRead(); // a new command: no output may replace what it reads (tests run several)
   try {
     const commands = await Promise.all(select(argv.slice(2)).map((c) => c.load()));
     await buildProgram(ctx, commands).parseAsync([...argv]);
@@ -59,9 +61,26 @@ export async function main(
       // --help and --version end through here with exitCode 0; usage errors were already printed.
       return e.exitCode === 0 ? 0 : EXIT_USER_ERROR;
     }
+    if (isMissingCwd(e)) {
+      // (Imported here: the diagnostics' modules are loaded with the commands that need them.)
+      const { diag } = await import("../diagnostics/diagnostic.js");
+      const { renderDiagnostics } = await import("../diagnostics/render.js");
+      streams.err(renderDiagnostics([diag("DMAC5040", undefined, [])], "full", { color: false }));
+      return EXIT_USER_ERROR;
+    }
     streams.err(internalErrorReport(e, debug));
     return EXIT_INTERNAL;
   }
+}
+
+/**
+ * The error of process.cwd() (and so of path.resolve on a relative path) once the working
+ * directory was deleted: the user's environment, not a bug. Thrown before any output is written
+ * (output.ts checks the cwd before writing), so it is reported here once for every command.
+ */
+function isMissingCwd(e: unknown): boolean {
+  const err = e as { code?: unknown; syscall?: unknown } | null;
+  return err?.code === "ENOENT" && err.syscall === "uv_cwd";
 }
 
 export function internalErrorReport(e: unknown, debug: boolean): string {

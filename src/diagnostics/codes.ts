@@ -1015,6 +1015,19 @@ deadlock). The file is not JSON, does not match the schema, or names a queue the
 not have. Fix: give the snapshot taken for this output, or write one in the schema's form.`,
   },
 
+  DMAC5040: {
+    severity: "error",
+    phase: "cli",
+    title: "no current directory",
+    message: () =>
+      "the current directory no longer exists (it was deleted after the shell entered it)",
+    doc: `dmac needs its working directory to resolve a relative path and to check that an output is
+not the current directory or one of its parents, and that directory was deleted (\`cd d && rmdir
+../d\`). Nothing was written.
+
+Fix: \`cd\` to a directory that exists and run the command again.`,
+  },
+
   // ---- 6xxx: executor ----------------------------------------------------------------------
   DMAC6001: {
     severity: "error",

@@ -177,6 +177,7 @@ function write(
   const target = config.options.target;
   try {
     writeOutputFile(path, text, {
+      rewrites: true, // the golden it read
       inputs: [
         t.file.path,
         ...(target !== undefined ? [resolve(dirname(t.file.path), target)] : []),

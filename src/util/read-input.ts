@@ -4,9 +4,11 @@
 // (/dev/zero, /dev/urandom, a terminal) is refused before it is opened for reading, and a FIFO is
 // never opened without O_NONBLOCK, so nothing blocks. The size is checked with fstat on the
 // opened descriptor before a byte is read, against a limit per kind of input (docs/safety.md),
-// and no more than that size is read even if the file grows meanwhile.
+// and no more than that size is read even if the file grows meanwhile. Each file opened is noted
+// (files-read.ts): no output of the command may be written over it.
 
 import { closeSync, constants, fstatSync, openSync, readSync, statSync, type Stats } from "node:fs";
+import { noteFileRead } from "./files-read.js";
 import { formatSizeExact } from "./format-size.js";
 
 /**
@@ -129,6 +131,7 @@ export function readInputFile(
     // fstat on the descriptor: the file may have been replaced since the stat above.
     const st = fstatSync(fd);
     if (!st.isFile()) throw new InputFileError(path, `${kindOf(st)}, not a regular file`);
+    noteFileRead(path, st);
     if (st.size > limit.maxBytes)
       throw new InputFileError(path, tooLargeReason(st.size, limit), {
         size: st.size,

@@ -14,7 +14,7 @@
 // each candidate target.
 
 import { pushAll } from "../../util/arrays.js";
-import { dirname, isAbsolute, join, resolve } from "node:path";
+import { dirname, isAbsolute, join } from "node:path";
 import type { Command } from "commander";
 import { OutputError, writeOutputFile } from "../../backend/output.js";
 import {
@@ -412,15 +412,10 @@ export function runCalibrate(
       ...(opts.constants !== undefined ? ["--constants", opts.constants] : []),
     ].join(" ");
     const note = `${command} (${sb.count} rows; mean squared log ratio ${errBefore.toPrecision(3)} -> ${errAfter.toPrecision(3)})`;
-    const inputs = [
-      measurementsPath,
-      ...(opts.target !== undefined
-        ? [opts.target]
-        : (BUILTIN_TARGETS as readonly string[]).includes(base.name)
-          ? [builtinPath(base.name)]
-          : []),
-      ...[...runs.values()].map((r) => resolve(r.path)),
-    ];
+    // (A built-in target is read without the safe reader, which notes every other input.)
+    const builtin =
+      opts.target === undefined && (BUILTIN_TARGETS as readonly string[]).includes(base.name);
+    const inputs = builtin ? [builtinPath(base.name)] : [];
     try {
       writeOutputFile(opts.output, formatJson(fittedTarget(base, fitted, note)), { inputs });
       if (!json) ctx.streams.out(`wrote ${opts.output}\n`);

@@ -241,7 +241,7 @@ export function runCompile(path: string, opts: CompileCommandOptions, ctx: CliCo
   let written = false;
   if (result.files && !hasErrors(diagnostics)) {
     try {
-      writeOutputDir(opts.output, result.files, { inputs: compileInputs(path, opts) });
+      writeOutputDir(opts.output, result.files);
       written = true;
     } catch (e) {
       if (!(e instanceof OutputError)) throw e;
@@ -265,11 +265,6 @@ export function runCompile(path: string, opts: CompileCommandOptions, ctx: CliCo
 }
 
 /** The files a build reads, which its outputs must never replace. */
-export function compileInputs(path: string, opts: BuildCommandOptions): string[] {
-  const target = targetFileOption(opts);
-  return target !== undefined ? [path, target] : [path];
-}
-
 /** `--target` when it names a file (not a built-in target, which the manifest names itself). */
 function targetFileOption(opts: BuildCommandOptions): string | undefined {
   return opts.target !== undefined && !isBuiltinTargetName(opts.target) ? opts.target : undefined;

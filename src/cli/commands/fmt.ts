@@ -98,7 +98,7 @@ function rewrite(path: string, text: string, before: Stats | undefined): Diagnos
   if (before === undefined || now === undefined || changed(before, now)) {
     return diag("DMAC5002", undefined, [path, "it changed while being formatted; left as it is"]);
   }
-  return writeOutputOrReport(path, text);
+  return writeOutputOrReport(path, text, { rewrites: true });
 }
 
 function changed(a: Stats, b: Stats): boolean {

@@ -247,7 +247,7 @@ function reportFit(r: Report, target: Target, path: string): number {
   const diagnostics: Diagnostic[] = [];
   if (opts.output !== undefined) {
     const text = fittedTargetJson(target, names, fit, path);
-    const problem = writeOutputOrReport(opts.output, text, { inputs: [path] });
+    const problem = writeOutputOrReport(opts.output, text);
     if (problem) diagnostics.push(problem);
   }
   if (opts.format !== "json") return reportDiagnostics(r.ctx, diagnostics, opts);

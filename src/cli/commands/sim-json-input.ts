@@ -12,6 +12,7 @@ import {
   type SidecarInput,
 } from "../../backend/sdma/manifest-sidecar.js";
 import { diag, type Diagnostic } from "../../diagnostics/diagnostic.js";
+import { noteFileRead } from "../../util/files-read.js";
 import { readInputFile, regularFileSize } from "../../util/read-input.js";
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
@@ -134,6 +135,7 @@ function readBesideHelper(
   let bytes = 0;
   try {
     const st = fstatSync(fd);
+    noteFileRead(path, st); // (read here, not by readInputFile: an output may not replace it)
     bytes = st.size;
     if (st.isFile() && bytes <= maxBytes)
       side = readInputFile(sidecarPath(path)!, {

@@ -540,19 +540,13 @@ export function runSweep(
     );
   if (opts.out !== undefined && named.some((s) => s.rows.length > 0)) {
     try {
-      const inputs = [
-        ...named.map((s) => s.variant.path),
-        ...(opts.target !== undefined ? [opts.target] : []),
-      ];
-      writeOutputFile(join(opts.out, "sweep.csv"), sweepCsv(named, opts.param, baseline), {
-        inputs,
-      });
+      writeOutputFile(join(opts.out, "sweep.csv"), sweepCsv(named, opts.param, baseline));
       const title =
         opts.title ??
         (named.length === 1
           ? `${named[0]!.variant.path}: sweep of ${opts.param}`
           : `sweep of ${opts.param}: ${named.length} variants`);
-      writeOutputFile(join(opts.out, "sweep.svg"), sweepSvg(named, opts.param, title), { inputs });
+      writeOutputFile(join(opts.out, "sweep.svg"), sweepSvg(named, opts.param, title));
     } catch (e) {
       if (!(e instanceof OutputError)) throw e;
       diagnostics.push(diag("DMAC5002", undefined, [e.path, e.reason]));

@@ -49,6 +49,8 @@ const COVERED_ELSEWHERE: Readonly<Partial<Record<DiagnosticCode, string>>> = {
   DMAC5101: "test/unit/target/parts-cli.test.ts",
   // A hang snapshot is JSON read by dmac postmortem, not a schedule.
   DMAC5021: "test/unit/forensics/postmortem.test.ts",
+  // The working directory was deleted: no source can say so.
+  DMAC5040: "test/adversarial/output-replacement.test.ts",
 };
 
 const EXPECTED = fileURLToPath(new URL("../../golden/expected", import.meta.url));
