@@ -120,7 +120,8 @@ export function writeIndex(index: GoldenIndex, changed: boolean): Diagnostic[] {
   if (!changed) return [];
   const path = join(index.dir, INDEX_NAME);
   try {
-    if (index.goldens.size > 0) writeOutputFile(path, renderIndex(index));
+    if (index.goldens.size > 0)
+      writeOutputFile(path, renderIndex(index), { rewrites: true }); // the index it read
     else removeOutputFile(path, isIndexText);
     return [];
   } catch (e) {

@@ -225,7 +225,7 @@ describe("other writers", () => {
       "sweep",
       "s/sweep.csv",
       "--param",
-      "chunk",
+      "size",
       "--sizes",
       "1KiB..2KiB",
       "--out",
