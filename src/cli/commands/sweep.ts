@@ -245,68 +245,93 @@ export function sweepTable(
   param: string,
   baseline?: SweepSeries,
 ): string {
-  const out: string[] = [];
+  const t = tableParts(series, param);
+  return t.head + sizes.map((b) => t.row(b)).join("") + t.tail(sizes, baseline);
+}
+
+/**
+ * The table in the order it can be printed while the sweep runs (sizes run in order, every
+ * variant at a size before the next size): its head once the first size has run (the variants'
+ * labels come from their first compile), a row as each size completes, and the tail (the busbw
+ * and speedup tables of several variants) at the end. So an interrupted sweep has printed every
+ * size it finished.
+ */
+export function tableParts(
+  series: readonly SweepSeries[],
+  param: string,
+): {
+  head: string;
+  row: (bytes: number) => string;
+  tail: (sizes: readonly number[], baseline?: SweepSeries) => string;
+} {
+  const at = (s: SweepSeries, bytes: number): SweepRow | undefined =>
+    s.rows.find((r) => r.bytes === bytes);
   if (series.length === 1) {
     const s = series[0]!;
-    const plans = s.rows.some((r) => r.plan !== undefined);
-    out.push(
-      `${param.padStart(10)}  ${"time".padStart(12)}  ${"algbw GB/s".padStart(11)}  ${"busbw GB/s".padStart(11)}  ${"packets".padStart(8)}  verified${plans ? "  plan" : ""}`,
-    );
-    for (const r of s.rows)
-      out.push(
-        `${formatSize(r.bytes).padStart(10)}  ${formatTime(r.totalUs).padStart(12)}  ${gbpsText(r.algbwGBps).padStart(11)}  ${gbpsText(r.busbwGBps).padStart(11)}  ${String(r.packets).padStart(8)}  ${r.verified ? "yes" : "NO "}${plans ? `       ${r.plan ?? ""}` : ""}`,
-      );
-    return out.join("\n") + "\n";
+    const plans = s.variant.level === 2;
+    return {
+      head: `${param.padStart(10)}  ${"time".padStart(12)}  ${"algbw GB/s".padStart(11)}  ${"busbw GB/s".padStart(11)}  ${"packets".padStart(8)}  verified${plans ? "  plan" : ""}\n`,
+      row: (bytes) => {
+        const r = at(s, bytes);
+        if (!r) return "";
+        return `${formatSize(r.bytes).padStart(10)}  ${formatTime(r.totalUs).padStart(12)}  ${gbpsText(r.algbwGBps).padStart(11)}  ${gbpsText(r.busbwGBps).padStart(11)}  ${String(r.packets).padStart(8)}  ${r.verified ? "yes" : "NO "}${plans ? `       ${r.plan ?? ""}` : ""}\n`;
+      },
+      tail: () => "",
+    };
   }
-  out.push("variants");
   const w = Math.max(...series.map((s) => s.label.length));
-  series.forEach((s, i) =>
-    out.push(
+  const variants = series.map(
+    (s, i) =>
       `  #${String(i + 1).padEnd(3)}${s.label.padEnd(w)}  ${s.variant.path} -O${s.variant.level}${s.variant.prelaunch ? " --prelaunch" : ""}${hasOptions(s.variant.options) ? ` ${optionsAsArguments(s.variant.options)}` : ""}`,
-    ),
   );
   const col = 11;
   const head = (title: string): string =>
     `${title.padEnd(12)}${series.map((_, i) => `#${i + 1}`.padStart(col)).join("")}`;
-  const row = (bytes: number): (SweepRow | undefined)[] =>
-    series.map((s) => s.rows.find((r) => r.bytes === bytes));
-  out.push("", head(`time`) + "  fastest");
-  for (const bytes of sizes) {
+  const row = (bytes: number): (SweepRow | undefined)[] => series.map((s) => at(s, bytes));
+  const timeRow = (bytes: number): string => {
     const rs = row(bytes);
     const ok = rs.map((r) => (r?.verified ? r.totalUs : Infinity));
     const best = Math.min(...ok);
     const fastest = ok
       .map((t, i) => (Number.isFinite(t) && t <= best * (1 + TIE) ? `#${i + 1}` : ""))
       .filter((x) => x !== "");
-    out.push(
-      `${formatSize(bytes).padStart(10)}  ${rs.map((r) => (r === undefined ? "-" : r.verified ? formatTime(r.totalUs) : "FAIL").padStart(col)).join("")}  ${fastest.join("=")}`,
-    );
-  }
-  out.push("", `${head("busbw GB/s")}  (nccl-tests; DMA-Latte's figures are in the CSV and JSON)`);
-  for (const bytes of sizes)
-    out.push(
-      `${formatSize(bytes).padStart(10)}  ${row(bytes)
-        .map((r) =>
-          (r === undefined ? "-" : r.verified ? gbpsText(r.busbwGBps) : "FAIL").padStart(col),
-        )
-        .join("")}`,
-    );
-  if (baseline) {
-    const b = series.indexOf(baseline);
-    out.push("", `speedup over #${b + 1} ${baseline.label} (its time / the variant's time)`);
-    out.push(head("speedup") + "  best");
-    for (const bytes of sizes) {
-      const xs = series.map((s) => speedupAt(s, baseline, bytes));
-      const top = Math.max(...xs.map((x) => x ?? -Infinity));
-      const best = xs
-        .map((x, i) => (x !== undefined && x >= top / (1 + TIE) ? `#${i + 1}` : ""))
-        .filter((x) => x !== "");
+    return `${formatSize(bytes).padStart(10)}  ${rs.map((r) => (r === undefined ? "-" : r.verified ? formatTime(r.totalUs) : "FAIL").padStart(col)).join("")}  ${fastest.join("=")}\n`;
+  };
+  const tail = (sizes: readonly number[], baseline?: SweepSeries): string => {
+    const out = [
+      "",
+      `${head("busbw GB/s")}  (nccl-tests; DMA-Latte's figures are in the CSV and JSON)`,
+    ];
+    for (const bytes of sizes)
       out.push(
-        `${formatSize(bytes).padStart(10)}  ${xs.map((x) => (x === undefined ? "-" : `${x.toFixed(2)}x`).padStart(col)).join("")}  ${best.join("=")}`,
+        `${formatSize(bytes).padStart(10)}  ${row(bytes)
+          .map((r) =>
+            (r === undefined ? "-" : r.verified ? gbpsText(r.busbwGBps) : "FAIL").padStart(col),
+          )
+          .join("")}`,
       );
+    if (baseline) {
+      const b = series.indexOf(baseline);
+      out.push("", `speedup over #${b + 1} ${baseline.label} (its time / the variant's time)`);
+      out.push(head("speedup") + "  best");
+      for (const bytes of sizes) {
+        const xs = series.map((s) => speedupAt(s, baseline, bytes));
+        const top = Math.max(...xs.map((x) => x ?? -Infinity));
+        const best = xs
+          .map((x, i) => (x !== undefined && x >= top / (1 + TIE) ? `#${i + 1}` : ""))
+          .filter((x) => x !== "");
+        out.push(
+          `${formatSize(bytes).padStart(10)}  ${xs.map((x) => (x === undefined ? "-" : `${x.toFixed(2)}x`).padStart(col)).join("")}  ${best.join("=")}`,
+        );
+      }
     }
-  }
-  return out.join("\n") + "\n";
+    return out.join("\n") + "\n";
+  };
+  return {
+    head: ["variants", ...variants, "", head("time") + "  fastest"].join("\n") + "\n",
+    row: timeRow,
+    tail,
+  };
 }
 
 /** --explain-plan: for each -O2 variant, the plan chosen over each run of sizes. */
@@ -454,61 +479,76 @@ export function runSweep(
   const total = variants.length * sizes.length;
   const progress = startProgress(ctx.streams, { quiet: opts.quiet, label: "sweep" });
   let budgetSkips = 0;
-  const series: SweepSeries[] = [];
-  variants.forEach((v, vi) => {
-    const file = sources.get(v.path);
-    const rows: SweepRow[] = [];
-    let schedule = basename(v.path).replace(/\.dmac$/, "");
+  const runs = variants.map((v) => ({
+    file: sources.get(v.path),
+    rows: [] as SweepRow[],
+    schedule: basename(v.path).replace(/\.dmac$/, ""),
+  }));
+  /** One size of one variant: compiled, run, its row kept. */
+  const runAt = (vi: number, i: number): void => {
+    const v = variants[vi]!;
+    const run = runs[vi]!;
+    if (!run.file) return;
+    const bytes = sizes[i]!;
+    const done = i * variants.length + vi;
+    const what = `${basename(v.path)} -O${v.level} ${formatSize(bytes)}`;
+    progress.update(what, done, total);
     const optimiser = compileOptions[vi]!;
-    for (let i = 0; i < sizes.length && file; i++) {
-      const bytes = sizes[i]!;
-      const what = `${basename(v.path)} -O${v.level} ${formatSize(bytes)}`;
-      progress.update(what, vi * sizes.length + i, total);
-      const c = compileForSim(
-        v.path,
-        file.text,
-        { ...optimiser.defines, [opts.param]: `${bytes}B` },
-        {
-          schedule: optimiser.schedule,
-          target: common.target,
-          completion: optimiser.protocol,
-          sync: optimiser.sync,
-          passes: optimiser.passes,
-          onPlanProgress: (done, n) =>
-            progress.update(`${what}: plan ${done}/${n}`, vi * sizes.length + i, total),
-        },
-      );
-      if (!c.loaded) {
-        report(c.diagnostics);
-        rows.push(failedPoint(bytes, c.diagnostics));
-        continue;
-      }
-      if ("manifest" in c.loaded.input) schedule = c.loaded.input.manifest.schedule;
-      const plan = c.loaded.optimised?.plan;
-      if (plan?.stoppedEarly) budgetSkips += plan.stoppedEarly.total - plan.stoppedEarly.evaluated;
-      const r = simulate(c.loaded.input, {
-        target: c.loaded.target,
-        maxEvents: maxEvents.value,
-        maxSimTimeUs: maxSim.value,
-        signalPeriodUs: period.value,
-        onProgress: () => progress.update(what, vi * sizes.length + i, total),
-      });
-      if (!r.verified) report(r.diagnostics);
-      rows.push(runPoint(bytes, summaryFields(r), r.diagnostics, plan?.chosen.label));
+    const c = compileForSim(
+      v.path,
+      run.file.text,
+      { ...optimiser.defines, [opts.param]: `${bytes}B` },
+      {
+        schedule: optimiser.schedule,
+        target: common.target,
+        completion: optimiser.protocol,
+        sync: optimiser.sync,
+        passes: optimiser.passes,
+        onPlanProgress: (k, n) => progress.update(`${what}: plan ${k}/${n}`, done, total),
+      },
+    );
+    if (!c.loaded) {
+      report(c.diagnostics);
+      run.rows.push(failedPoint(bytes, c.diagnostics));
+      return;
     }
-    series.push({
-      variant: v,
-      label: variantLabel(opts.label ?? "schedule", v, schedule),
-      schedule,
-      rows,
+    if ("manifest" in c.loaded.input) run.schedule = c.loaded.input.manifest.schedule;
+    const plan = c.loaded.optimised?.plan;
+    if (plan?.stoppedEarly) budgetSkips += plan.stoppedEarly.total - plan.stoppedEarly.evaluated;
+    const r = simulate(c.loaded.input, {
+      target: c.loaded.target,
+      maxEvents: maxEvents.value,
+      maxSimTimeUs: maxSim.value,
+      signalPeriodUs: period.value,
+      onProgress: () => progress.update(what, done, total),
     });
-  });
+    if (!r.verified) report(r.diagnostics);
+    run.rows.push(runPoint(bytes, summaryFields(r), r.diagnostics, plan?.chosen.label));
+  };
+  // Labels name columns and SVG lines: made unique.
+  const seriesNow = (): SweepSeries[] => {
+    const series = variants.map((v, vi) => ({
+      variant: v,
+      label: variantLabel(opts.label ?? "schedule", v, runs[vi]!.schedule),
+      schedule: runs[vi]!.schedule,
+      rows: runs[vi]!.rows,
+    }));
+    return series.map((x) => {
+      const same = series.filter((t) => t.label === x.label);
+      return same.length > 1 ? { ...x, label: `${x.label} (${same.indexOf(x) + 1})` } : x;
+    });
+  };
+  // Size by size, every variant at a size before the next: each finished size's row is
+  // printed at once, so an interrupted sweep has shown what it finished.
+  for (let i = 0; i < sizes.length; i++) {
+    for (let vi = 0; vi < variants.length; vi++) runAt(vi, i);
+    if (json) continue;
+    const table = tableParts(seriesNow(), opts.param);
+    progress.end(); // (the next update draws the line again)
+    ctx.streams.out((i === 0 ? table.head : "") + table.row(sizes[i]!));
+  }
   progress.end();
-  // Labels name columns and SVG lines: make them unique.
-  const named = series.map((s) => {
-    const same = series.filter((t) => t.label === s.label);
-    return same.length > 1 ? { ...s, label: `${s.label} (${same.indexOf(s) + 1})` } : s;
-  });
+  const named = seriesNow();
 
   let baseline: SweepSeries | undefined;
   if (opts.baseline !== undefined) {
@@ -527,7 +567,7 @@ export function runSweep(
     }
   }
 
-  if (!json) ctx.streams.out(sweepTable(named, sizes, opts.param, baseline));
+  if (!json) ctx.streams.out(tableParts(named, opts.param).tail(sizes, baseline));
   if (opts.explainPlan && !json) ctx.streams.out(planRuns(named));
   const failures = named.flatMap((s) => s.rows.filter((r) => !r.verified).map((r) => ({ s, r })));
   for (const { s, r } of failures)
@@ -536,7 +576,7 @@ export function runSweep(
     );
   if (budgetSkips > 0)
     ctx.streams.err(
-      `sweep: the -O2 plan search hit its time budget (${budgetSkips} candidates skipped); results may depend on machine load\n`,
+      `sweep: the -O2 plan search stopped at its work budget (${budgetSkips} candidates skipped; --plan-budget raises it)\n`,
     );
   if (opts.out !== undefined && named.some((s) => s.rows.length > 0)) {
     try {
