@@ -1,0 +1,196 @@
+// Issue 29 (trust): `dmac sim` said "verified" for outputs that a runtime would run differently
+// from what sim checked, because sim trusted something the runtime does not read (the sidecar)
+// or did not check something the runtime relies on (relocation coverage, the part's packet
+// limits, breadcrumbs, engine kinds). Each case compiles an example, edits it the way
+// test/adversarial/executor-semantics.test.ts does (fuzz/stream-edit.ts, the manifest rebuilt
+// around the edit) and runs `dmac sim DIR`: a located diagnostic and exit 1.
+
+import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { assemble, cloneQueues, explode, type EditQueues } from "../../fuzz/stream-edit.js";
+import { decodeStream } from "../../src/backend/sdma/decode.js";
+import type { Manifest } from "../../src/backend/sdma/manifest.js";
+import {
+  readSidecar,
+  SIDECAR_FILE,
+  writeSidecar,
+  type SidecarArray,
+} from "../../src/backend/sdma/manifest-sidecar.js";
+import { sidecarMatches } from "../../src/backend/sdma/sidecar-match.js";
+import { dmac, example } from "../helpers/cli.js";
+
+const api = { decodeStream };
+const root = mkdtempSync(join(tmpdir(), "dmac-adv-contract-"));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+/** Compiled outputs, made once: name -> [example, extra compile options]. */
+const SEEDS = {
+  b2b: ["all_to_all_b2b.dmac", []],
+  b2bO0: ["all_to_all_b2b.dmac", ["-O0"]],
+  ringConservative: ["ring_all_gather.dmac", ["--sync", "conservative"]],
+} as const satisfies Record<string, readonly [string, readonly string[]]>;
+type Seed = keyof typeof SEEDS;
+beforeAll(async () => {
+  for (const [name, [file, extra]] of Object.entries(SEEDS)) {
+    const r = await dmac("compile", example(file), "-o", join(root, name), ...extra);
+    expect(r.code, r.err).toBe(0);
+  }
+});
+
+let n = 0;
+/** A fresh copy of a seed's output directory. */
+function copyOf(seed: Seed): string {
+  const dir = join(root, `case${n++}`);
+  cpSync(join(root, seed), dir, { recursive: true });
+  return dir;
+}
+
+const readManifest = (dir: string): Manifest =>
+  JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8")) as Manifest;
+
+function readStreams(dir: string, m: Manifest): Map<string, Uint32Array> {
+  return new Map(
+    m.queues.map((q) => {
+      const b = readFileSync(join(dir, q.file));
+      return [q.file, new Uint32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength))];
+    }),
+  );
+}
+
+/** The directory's queues as packets, edited by `edit`, then reassembled (stream-edit.ts). */
+function editPackets(dir: string, edit: (qs: EditQueues) => void) {
+  const m = readManifest(dir);
+  const qs = cloneQueues(explode(api, m, readStreams(dir, m)));
+  edit(qs);
+  return assemble(api, m, qs);
+}
+
+function writeStreams(dir: string, streams: ReadonlyMap<string, Uint32Array>): void {
+  for (const [file, words] of streams) writeFileSync(join(dir, file), words);
+}
+
+const BIN = fileURLToPath(new URL("../../bin/dmac.js", import.meta.url));
+
+/**
+ * `dmac sim DIR` refuses the output with `code` at `located`: in process, and through the built
+ * CLI with the helper thread forced on (the sidecar's other reader, sim-json-input.ts).
+ */
+async function expectRefused(dir: string, code: string, ...located: RegExp[]): Promise<void> {
+  const inProcess = await dmac("sim", dir, "--format", "concise");
+  const r = spawnSync(process.execPath, [BIN, "sim", dir, "--format", "concise"], {
+    encoding: "utf8",
+    env: { ...process.env, DMAC_SIM_HELPER: "1" },
+    timeout: 60_000,
+  });
+  for (const run of [inProcess, { code: r.status, out: r.stdout, err: r.stderr }]) {
+    expect(run.out).not.toMatch(/^verified/m);
+    expect(run.err).toMatch(new RegExp(code));
+    for (const l of located) expect(run.err).toMatch(l);
+    expect(run.code, run.err).toBe(1);
+  }
+}
+
+/** Swaps packets i and j of a queue. */
+function swap(qs: EditQueues, queue: string, i: number, j: number): void {
+  const pks = qs.get(queue)!;
+  [pks[i], pks[j]] = [pks[j]!, pks[i]!];
+}
+
+const copies = (qs: EditQueues, queue: string): number[] =>
+  qs.get(queue)!.flatMap((p, i) => (p.kind === "copy_linear" ? [i] : []));
+
+describe("the unedited outputs verify", () => {
+  for (const seed of Object.keys(SEEDS))
+    it(seed, async () => {
+      const r = await dmac("sim", join(root, seed));
+      expect(r.code, r.err).toBe(0);
+    });
+});
+
+describe("1. manifest.json is the only source of truth (the sidecar only reads it faster)", () => {
+  /** The sidecar's arrays with `values` from `m` (manifest.json's bytes and hash kept). */
+  function forgeSidecar(dir: string, m: Manifest): void {
+    const json = readFileSync(join(dir, "manifest.json"));
+    const read = readSidecar(json, readFileSync(join(dir, SIDECAR_FILE)));
+    if (!("arrays" in read)) throw new Error("the seed's sidecar is not bound");
+    const valuesOf = (a: SidecarArray): ArrayLike<number> => {
+      if (a.field === 1) return m.relocations[a.index]!.entries;
+      if (a.field === 2) return m.queues[a.index]!.packetStarts!;
+      if (a.field === 3) return m.queues[a.index]!.completionSlots;
+      return a.values; // (the reorder below changes no row count or sync word)
+    };
+    const sources = read.arrays.map((a) => ({
+      field: a.field,
+      index: a.index,
+      start: a.start,
+      end: a.end,
+      value: a.field === 4 ? rowsOf(m, a.index) : valuesOf(a),
+    }));
+    writeFileSync(join(dir, SIDECAR_FILE), writeSidecar(json, sources));
+  }
+
+  it("a fresh sidecar is manifest.json's (and is used); one number changed is not", async () => {
+    const dir = join(root, "ringConservative");
+    const json = readFileSync(join(dir, "manifest.json"));
+    const read = readSidecar(json, readFileSync(join(dir, SIDECAR_FILE)));
+    if (!("arrays" in read)) throw new Error("the seed's sidecar is not bound");
+    expect(new Set(read.arrays.map((a) => a.field))).toEqual(new Set([1, 2, 3, 4, 5]));
+    const names = (JSON.parse(read.skeleton) as Manifest).queues.map((q) => q.name);
+    const bytes = (from: number, to: number) => json.subarray(from, to);
+    expect(sidecarMatches(read.arrays, names, bytes)).toBe(true);
+    for (const field of [1, 2, 3, 4, 5]) {
+      const arrays = read.arrays.map((a) => {
+        if (a.field !== field) return a;
+        const values = Float64Array.from(a.values);
+        values[values.length - 1]! += 4;
+        return { ...a, values };
+      });
+      expect(sidecarMatches(arrays, names, bytes), `field ${field}`).toBe(false);
+    }
+  });
+
+  it("a stream reordered and only the sidecar rebuilt: manifest.json's relocations are checked", async () => {
+    const dir = copyOf("b2b");
+    const { manifest, streams } = editPackets(dir, (qs) => {
+      const q = [...qs.keys()][0]!;
+      // Two copy groups (a copy and the ATOMIC announcing it) trade places.
+      const c = copies(qs, q);
+      swap(qs, q, c[0]!, c[1]!);
+      swap(qs, q, c[0]! + 1, c[1]! + 1);
+    });
+    writeStreams(dir, streams);
+    forgeSidecar(dir, manifest);
+    await expectRefused(dir, "DMAC6011", /\$\.relocations\[0\]\.entries/);
+  });
+
+  it("completion slots reversed in manifest.json, the sidecar's hash updated to match", async () => {
+    const dir = copyOf("b2bO0");
+    const path = join(dir, "manifest.json");
+    const text = readFileSync(path, "utf8");
+    const m = readManifest(dir);
+    const slots = m.queues[0]!.completionSlots;
+    const listed = `"completionSlots": [${slots.join(", ")}]`;
+    expect(text).toContain(listed);
+    const edited = text.replace(listed, `"completionSlots": [${[...slots].reverse().join(", ")}]`);
+    writeFileSync(path, edited);
+    // Bytes 16-48 of the sidecar: the SHA-256 of manifest.json (docs/manifest.md).
+    const side = readFileSync(join(dir, SIDECAR_FILE));
+    side.set(createHash("sha256").update(edited).digest(), 16);
+    writeFileSync(join(dir, SIDECAR_FILE), side);
+    await expectRefused(dir, "DMAC6011", /\$\.queues\[0\]\.completionSlots/);
+  });
+});
+
+import { PackedRows } from "../../src/backend/sdma/packed-rows.js";
+/** Queue i's source-map rows as PackedRows (the sidecar's form). */
+function rowsOf(m: Manifest, i: number): PackedRows {
+  const rows = [...m.sourceMap.queues[i]!.entries] as number[][];
+  const starts = new Uint32Array(rows.length + 1);
+  rows.forEach((r, k) => (starts[k + 1] = starts[k]! + r.length));
+  return new PackedRows(Float64Array.from(rows.flat()), starts);
+}
