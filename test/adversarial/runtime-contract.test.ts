@@ -80,6 +80,19 @@ const BIN = fileURLToPath(new URL("../../bin/dmac.js", import.meta.url));
  * `dmac sim DIR` refuses the output with `code` at `located`: in process, and through the built
  * CLI with the helper thread forced on (the sidecar's other reader, sim-json-input.ts).
  */
+/** Writes manifest.json as edited (and drops the sidecar, which was not written for it). */
+function writeManifest(dir: string, m: Manifest): void {
+  writeFileSync(join(dir, "manifest.json"), JSON.stringify(m, null, 2));
+  rmSync(join(dir, SIDECAR_FILE), { force: true });
+}
+
+/** manifest.json edited in place by `edit`. */
+function editManifest(dir: string, edit: (m: Manifest) => void): void {
+  const m = readManifest(dir);
+  edit(m);
+  writeManifest(dir, m);
+}
+
 async function expectRefused(dir: string, code: string, ...located: RegExp[]): Promise<void> {
   const inProcess = await dmac("sim", dir, "--format", "concise");
   const r = spawnSync(process.execPath, [BIN, "sim", dir, "--format", "concise"], {
@@ -183,6 +196,41 @@ describe("1. manifest.json is the only source of truth (the sidecar only reads i
     side.set(createHash("sha256").update(edited).digest(), 16);
     writeFileSync(join(dir, SIDECAR_FILE), side);
     await expectRefused(dir, "DMAC6011", /\$\.queues\[0\]\.completionSlots/);
+  });
+});
+
+describe("2. every address in a region has exactly one relocation", () => {
+  type Entries = number[];
+  const entriesOf = (m: Manifest, i: number): Entries => m.relocations[i]!.entries as Entries;
+
+  it("one address relocation removed", async () => {
+    const dir = copyOf("b2b");
+    editManifest(dir, (m) => entriesOf(m, 0).splice(0, 3));
+    await expectRefused(
+      dir,
+      "DMAC6011",
+      /\$\.relocations\[0\]\.entries: dword 3 of gpu0\.sdma8\.bin .*COPY_LINEAR at 0x0\) holds 0x700000002000, an address in region gpu0, but no relocation/,
+    );
+  });
+
+  it('`"relocations": []`', async () => {
+    const dir = copyOf("b2b");
+    editManifest(dir, (m) => ((m as unknown as { relocations: unknown[] }).relocations = []));
+    await expectRefused(
+      dir,
+      "DMAC6011",
+      /\$\.relocations: dword 3 of .* no relocation of gpu0\.sdma8/,
+    );
+  });
+
+  it("an address relocated twice", async () => {
+    const dir = copyOf("b2b");
+    editManifest(dir, (m) => entriesOf(m, 0).push(...entriesOf(m, 0).slice(0, 3)));
+    await expectRefused(
+      dir,
+      "DMAC6011",
+      /\$\.relocations\[0\]\.entries\[\d+\]: dword 3 of gpu0\.sdma8\.bin is relocated a second time/,
+    );
   });
 });
 
