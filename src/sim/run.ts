@@ -355,6 +355,13 @@ function outsideModel(p: PackedProgram, m: MachineModel, file: string): Diagnost
       `$.queues[${i}].engine`,
       `engine ${p.queues[i]!.engine}, but target ${m.name} has ${m.engines} per GPU`,
     ]);
+  const j = p.queues.findIndex((q) => m.part.engineProblem[q.engine] !== undefined);
+  if (j >= 0)
+    return diag("DMAC6011", undefined, [
+      file,
+      `$.queues[${j}].engine`,
+      `queue ${p.queues[j]!.name} ${m.part.engineProblem[p.queues[j]!.engine]!} (target ${m.name})`,
+    ]);
   const h = p.regions.findIndex((r) => r.host);
   if (h >= 0 && m.pcie === undefined)
     return diag("DMAC6011", undefined, [

@@ -22,6 +22,7 @@ import {
   type SidecarArray,
 } from "../../src/backend/sdma/manifest-sidecar.js";
 import { sidecarMatches } from "../../src/backend/sdma/sidecar-match.js";
+import { builtinPath } from "../../src/target/target.js";
 import { dmac, example } from "../helpers/cli.js";
 
 const api = { decodeStream };
@@ -33,11 +34,37 @@ const SEEDS = {
   b2b: ["all_to_all_b2b.dmac", []],
   b2bO0: ["all_to_all_b2b.dmac", ["-O0"]],
   ringConservative: ["ring_all_gather.dmac", ["--sync", "conservative"]],
+  mi355x: ["", []], // (BIG_COPY below)
+  ringAggressive: ["ring_all_gather.dmac", ["--sync", "aggressive"]],
+  mi308x: ["", []], // (FUSED below)
+  upload: ["host_upload_pieces.dmac", []],
 } as const satisfies Record<string, readonly [string, readonly string[]]>;
 type Seed = keyof typeof SEEDS;
+/** A 300 MiB copy within GPU 0 of an MI355X (split at 128 MiB by compile). */
+const BIG_COPY = `target mi355x
+
+schedule big(size: bytes = 300MiB) {
+  buffer a: size
+  buffer b: size
+  copy a@0 -> b@0
+  ensure b@0 == a@0
+}
+`;
+/** A copy on engine 4 of an MI308X (engines 1, 3, 5, 7 are fused off). */
+const FUSED = `target mi308x
+
+schedule s() {
+  buffer a: 4KiB
+  buffer b: 4KiB
+  copy a@0[0 +: 4KiB] -> b@0[0 +: 4KiB] on sdma(4)
+}
+`;
 beforeAll(async () => {
+  writeFileSync(join(root, "mi355x.dmac"), BIG_COPY);
+  writeFileSync(join(root, "mi308x.dmac"), FUSED);
   for (const [name, [file, extra]] of Object.entries(SEEDS)) {
-    const r = await dmac("compile", example(file), "-o", join(root, name), ...extra);
+    const source = file === "" ? join(root, `${name}.dmac`) : example(file);
+    const r = await dmac("compile", source, "-o", join(root, name), ...extra);
     expect(r.code, r.err).toBe(0);
   }
 });
@@ -230,6 +257,96 @@ describe("2. every address in a region has exactly one relocation", () => {
       dir,
       "DMAC6011",
       /\$\.relocations\[0\]\.entries\[\d+\]: dword 3 of gpu0\.sdma8\.bin is relocated a second time/,
+    );
+  });
+});
+
+describe("3. the part's limits hold for every packet sim reads", () => {
+  // mi355x: a COPY_LINEAR of 256 MiB or more stalls the engine; compile splits 300 MiB at 128 MiB.
+  const MIB = 1 << 20;
+  const big = () => {
+    const dir = copyOf("mi355x");
+    const q = readManifest(dir).queues[0]!.name;
+    return { dir, q };
+  };
+  /** Sets a COPY_LINEAR's byte count (DW1 holds count - 1) and moves its addresses by `shift`. */
+  const resize = (words: number[], bytes: number, shift = 0): void => {
+    words[1] = bytes - 1;
+    words[3] = words[3]! + shift;
+    words[5] = words[5]! + shift;
+  };
+
+  it("the 128/128/44 MiB copies merged into one 300 MiB COPY_LINEAR", async () => {
+    const { dir, q } = big();
+    const { manifest, streams } = editPackets(dir, (qs) => {
+      const c = copies(qs, q);
+      expect(c).toHaveLength(3);
+      resize(qs.get(q)![c[0]!]!.words, 300 * MIB);
+      qs.get(q)!.splice(c[1]!, 2);
+    });
+    writeStreams(dir, streams);
+    writeManifest(dir, manifest);
+    await expectRefused(
+      dir,
+      "DMAC6030",
+      /mi355x\.dmac:\d+:\d+: DMAC6030 gpu0\.sdma0 \+0x0 .*COPY of 314572800 bytes, but target mi355x takes at most 134217728/,
+    );
+  });
+
+  it("two 150 MiB copies", async () => {
+    const { dir, q } = big();
+    const { manifest, streams } = editPackets(dir, (qs) => {
+      const c = copies(qs, q);
+      resize(qs.get(q)![c[0]!]!.words, 150 * MIB);
+      resize(qs.get(q)![c[1]!]!.words, 150 * MIB, 22 * MIB);
+      qs.get(q)!.splice(c[2]!, 1);
+    });
+    writeStreams(dir, streams);
+    writeManifest(dir, manifest);
+    await expectRefused(dir, "DMAC6030", /gpu0\.sdma0 \+0x0 .*COPY of 157286400 bytes/);
+  });
+
+  it("a poll with a compare function the part does not run (DMAC4203's rule)", async () => {
+    // Compiled for mi300x (every function), run on a part that runs only ==.
+    const only = join(root, "eq-only.json");
+    const mi300x = JSON.parse(readFileSync(builtinPath("mi300x"), "utf8")) as object;
+    writeFileSync(only, JSON.stringify({ ...mi300x, name: "eq-only", pollFunctions: ["eq"] }));
+    const r = await dmac("sim", join(root, "ringAggressive"), "--target", only);
+    expect(r.code, r.err).toBe(1);
+    expect(r.err).toMatch(
+      /ring_all_gather\.dmac:\d+:\d+[^]*DMAC6030[^]*POLL_REGMEM compares with >=, which target eq-only does not run \(pollFunctions: eq\)/,
+    );
+  });
+
+  it("a queue moved to an engine without hardware (DMAC4202's rule)", async () => {
+    const dir = copyOf("mi308x");
+    editManifest(dir, (m) => ((m.queues[0] as { engine: number }).engine = 3));
+    await expectRefused(
+      dir,
+      "DMAC6011",
+      /\$\.queues\[0\]\.engine: queue gpu0\.sdma4 is on engine 3, which has no hardware/,
+    );
+  });
+});
+
+describe("5. engine kinds: the rule of DMAC3005 on input", () => {
+  it("a GPU->GPU copy's queue put on engine 0 (a PCIe engine)", async () => {
+    const dir = copyOf("b2b");
+    editManifest(dir, (m) => ((m.queues[0] as { engine: number }).engine = 0));
+    await expectRefused(
+      dir,
+      "DMAC6030",
+      /all_to_all_b2b\.dmac:\d+:\d+: DMAC6030 gpu0\.sdma8 \+0x0 .*COPY moves bytes of GPU 1, but engine 0 is a host<->GPU \(PCIe\) engine of target mi300x/,
+    );
+  });
+
+  it("a host copy's queue put on an xGMI engine", async () => {
+    const dir = copyOf("upload");
+    editManifest(dir, (m) => ((m.queues[0] as { engine: number }).engine = 2));
+    await expectRefused(
+      dir,
+      "DMAC6030",
+      /DMAC6030 gpu0\.sdma0 \+0x0 .*moves bytes of host memory, but engine 2 is not a host<->GPU \(PCIe\) engine of target mi300x \(0, 1\)/,
     );
   });
 });
