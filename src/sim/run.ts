@@ -23,6 +23,7 @@ import {
   type Source,
 } from "../ir/provenance.js";
 import type { Target } from "../target/target.js";
+import { checkBreadcrumbs } from "./breadcrumb-check.js";
 import { assertNever } from "../util/assert-never.js";
 import {
   execute,
@@ -753,6 +754,11 @@ export function packedFromManifest(
       count: w.n - first,
     });
   }
+  const crumbs = checkBreadcrumbs(manifest, queues, w, rowsOf);
+  if (crumbs)
+    return {
+      error: diag("DMAC6011", undefined, [file ?? "manifest.json", crumbs.path, crumbs.detail]),
+    };
   return {
     program: {
       gpus: manifest.ranks,

@@ -38,6 +38,7 @@ const SEEDS = {
   ringAggressive: ["ring_all_gather.dmac", ["--sync", "aggressive"]],
   mi308x: ["", []], // (FUSED below)
   upload: ["host_upload_pieces.dmac", []],
+  crumbs: ["pipelined_all_gather.dmac", ["--breadcrumbs"]],
 } as const satisfies Record<string, readonly [string, readonly string[]]>;
 type Seed = keyof typeof SEEDS;
 /** A 300 MiB copy within GPU 0 of an MI355X (split at 128 MiB by compile). */
@@ -348,6 +349,95 @@ describe("5. engine kinds: the rule of DMAC3005 on input", () => {
       "DMAC6030",
       /DMAC6030 gpu0\.sdma0 \+0x0 .*moves bytes of host memory, but engine 2 is not a host<->GPU \(PCIe\) engine of target mi300x \(0, 1\)/,
     );
+  });
+});
+
+describe("4. breadcrumbs are checked against their steps", () => {
+  const crumbs = () => {
+    const dir = copyOf("crumbs");
+    const m = readManifest(dir);
+    return { dir, m, list: m.breadcrumbs! };
+  };
+  const addressOf = (w: readonly number[]): number => w[1]! + w[2]! * 2 ** 32;
+  /** Indices of the packets of `queue` that FENCE into `address`. */
+  const fencesTo = (qs: EditQueues, queue: string, address: number): number[] =>
+    qs
+      .get(queue)!
+      .flatMap((p, i) => (p.kind === "fence" && addressOf(p.words) === address ? [i] : []));
+  /** The output edited by `edit` (manifest rebuilt around it, breadcrumbs kept), written. */
+  const rebuilt = (dir: string, edit: (qs: EditQueues) => void): void => {
+    const { manifest, streams } = editPackets(dir, edit);
+    writeStreams(dir, streams);
+    writeManifest(dir, manifest);
+  };
+
+  it("a breadcrumb FENCE moved to the front of its queue", async () => {
+    const { dir, list } = crumbs();
+    const b = list[0]!;
+    rebuilt(dir, (qs) => {
+      const i = fencesTo(qs, b.queue, b.address)[0]!;
+      const pks = qs.get(b.queue)!;
+      pks.unshift(...pks.splice(i, 1));
+    });
+    await expectRefused(
+      dir,
+      "DMAC6011",
+      /\$\.breadcrumbs\[0\]: .* is not in the command group of step 2/,
+    );
+  });
+
+  it("step values +10", async () => {
+    const { dir, list } = crumbs();
+    rebuilt(dir, (qs) => {
+      for (const b of list)
+        for (const i of fencesTo(qs, b.queue, b.address)) qs.get(b.queue)![i]!.words[3]! += 10;
+    });
+    await expectRefused(
+      dir,
+      "DMAC6011",
+      /\$\.breadcrumbs\[0\]: gpu\d\.sdma\d+ \+0x[0-9a-f]+ writes 11 into the breadcrumb word of .*, but step 1 is next/,
+    );
+  });
+
+  it("breadcrumbs removed from the streams (the manifest's list kept)", async () => {
+    const { dir, list } = crumbs();
+    rebuilt(dir, (qs) => {
+      for (const b of list)
+        for (const i of fencesTo(qs, b.queue, b.address).reverse()) qs.get(b.queue)!.splice(i, 1);
+    });
+    await expectRefused(
+      dir,
+      "DMAC6011",
+      /\$\.breadcrumbs\[0\]: .* comes after the last breadcrumb FENCE .*: no step covers it/,
+    );
+  });
+
+  it("each queue writing the next queue's word", async () => {
+    const { dir, list } = crumbs();
+    rebuilt(dir, (qs) => {
+      list.forEach((b, k) => {
+        const next = list[(k + 1) % list.length]!.address;
+        for (const i of fencesTo(qs, b.queue, b.address)) {
+          const w = qs.get(b.queue)![i]!.words;
+          w[1] = next % 2 ** 32;
+          w[2] = Math.floor(next / 2 ** 32);
+        }
+      });
+    });
+    await expectRefused(
+      dir,
+      "DMAC6011",
+      /\$\.breadcrumbs\[1\]: gpu\d\.sdma\d+ \+0x[0-9a-f]+ writes the breadcrumb word of /,
+    );
+  });
+
+  it("the entry's steps name other statements", async () => {
+    const dir = copyOf("crumbs");
+    editManifest(dir, (m) => {
+      const steps = m.breadcrumbs![0]!.steps as number[];
+      steps.reverse();
+    });
+    await expectRefused(dir, "DMAC6011", /\$\.breadcrumbs\[0\]\.steps: step 1 /);
   });
 });
 
