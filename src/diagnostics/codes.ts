@@ -1186,6 +1186,19 @@ verification: the run fails. Fix: keep the source where it was compiled from (or
 pass \`--no-verify\` to run the streams without the postcondition (exit 0 if the functional
 checks pass).`,
   },
+  DMAC6030: {
+    severity: "error",
+    phase: "sim",
+    title: "packet the part cannot run",
+    message: (where: string, detail: string) => `${where}: ${detail}`,
+    doc: `A packet that breaks a limit of the target's part which compile obeys, so compile never
+emits it but a runtime would hand it to the hardware: a copy, broadcast or swap larger than
+\`limits.maxCopyBytes\` (an MI355X engine stalls on a COPY_LINEAR of 256 MiB or more) or a fill
+larger than \`limits.maxFillBytes\`; a transfer touching another GPU's memory on an engine that is
+not an xGMI engine, or host memory on one that is not a PCIe engine (the rule of DMAC3005); a poll
+with a compare function the part does not run (the rule of DMAC4203). The packet is not executed.
+Fix: compile the schedule again for this target instead of editing its streams.`,
+  },
 } as const satisfies Record<`DMAC${number}`, DiagnosticSpec>;
 
 export type DiagnosticCode = keyof typeof DIAGNOSTICS;

@@ -5,6 +5,8 @@
 
 import { describeRegion, hex, regionOf, resolve } from "./memory.js";
 import { cmdName, HINTS, report, whereCmd, type ExecState } from "./exec-state.js";
+import { PCIE_ENGINE, XGMI_ENGINE } from "./part-rules.js";
+import { FILL, POLL_FUNC_CODES } from "./program.js";
 
 /**
  * Resolves operand `k` of the data command (row e) queue q is starting to a buffer instance
@@ -67,6 +69,69 @@ export function ringHit(x: ExecState, addr: number, bytes: number, q: number, e:
     }
   }
   return false;
+}
+
+/**
+ * Reports (DMAC6030) and returns true if queue q's data command (row e, of `kind`) moves more
+ * bytes in one packet than the part takes (part-rules.ts).
+ */
+export function oversized(
+  x: ExecState,
+  q: number,
+  e: number,
+  kind: number,
+  bytes: number,
+): boolean {
+  const part = x.model.part;
+  const fill = kind === FILL;
+  const limit = fill ? part.maxFillBytes : part.maxCopyBytes;
+  if (bytes <= limit) return false;
+  report(x, "DMAC6030", [
+    whereCmd(x, q, e),
+    `${cmdName(x, e)} of ${bytes} bytes, but target ${part.name} takes at most ${limit} in one packet (limits.${fill ? "maxFillBytes" : "maxCopyBytes"}; compile splits there); not executed`,
+  ]);
+  return true;
+}
+
+/**
+ * Reports (DMAC6030) and returns true if queue q's engine cannot drive its data command (row e),
+ * whose operands are resolved (running[q]): memory of another GPU needs an xGMI engine, host
+ * memory a PCIe engine (DMAC3005's rule, part-rules.ts).
+ */
+export function wrongEngine(x: ExecState, q: number, e: number): boolean {
+  const part = x.model.part;
+  const queue = x.p.queues[q]!;
+  const kind = part.engineKind[queue.engine] ?? 0;
+  const run = x.running[q]!;
+  let peer = -1;
+  let host = false;
+  for (let k = 0; k < run.n; k++)
+    if (x.bufferHost[run.buffer[k]!] === 1) host = true;
+    else if (run.gpu[k] !== queue.gpu) peer = run.gpu[k]!;
+  const why =
+    peer >= 0 && kind !== XGMI_ENGINE
+      ? `moves bytes of GPU ${peer}, but engine ${queue.engine} is ${kind === PCIE_ENGINE ? "a host<->GPU (PCIe) engine" : "not an xGMI engine"} of target ${part.name} (xGMI engines: ${part.xgmi.join(", ") || "none known"})`
+      : host && part.hasPcie && kind !== PCIE_ENGINE
+        ? `moves bytes of host memory, but engine ${queue.engine} is not a host<->GPU (PCIe) engine of target ${part.name} (${part.pcie.join(", ")})`
+        : undefined;
+  if (why === undefined) return false;
+  report(x, "DMAC6030", [whereCmd(x, q, e), `${cmdName(x, e)} ${why}; not executed`]);
+  return true;
+}
+
+/**
+ * Reports (DMAC6030) and returns true if queue q's poll (row e) uses a compare function the part
+ * does not run (DMAC4203's rule, part-rules.ts).
+ */
+export function unsupportedPoll(x: ExecState, q: number, e: number): boolean {
+  const part = x.model.part;
+  const code = x.C.aux[e]!;
+  if (part.pollFunction[code] === 1) return false;
+  report(x, "DMAC6030", [
+    whereCmd(x, q, e),
+    `POLL_REGMEM compares with ${POLL_FUNC_CODES[code]}, which target ${part.name} does not run (pollFunctions: ${part.pollFunctions.join(", ") || "none"}); the queue stops here`,
+  ]);
+  return true;
 }
 
 export function misaligned(x: ExecState, q: number, e: number, detail: string): void {

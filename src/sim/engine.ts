@@ -14,7 +14,15 @@
 // Each packet costs enginePacketUs; data commands then wait copyStartupUs (or run back to back
 // behind the previous one) and move their bytes as a flow (docs/model.md).
 
-import { dataOperand, misaligned, overlapping, ringHit } from "./checks.js";
+import {
+  dataOperand,
+  misaligned,
+  oversized,
+  overlapping,
+  ringHit,
+  unsupportedPoll,
+  wrongEngine,
+} from "./checks.js";
 import {
   ADD,
   cmdName,
@@ -155,6 +163,7 @@ function startData(x: ExecState, q: number, e: number, kind: number, prevFlowSta
     report(x, "DMAC6007", [whereCmd(x, q, e), `${cmdName(x, e)} of ${bytes} bytes`]);
     return skipData(x, q);
   }
+  if (oversized(x, q, e, kind, bytes)) return skipData(x, q);
   const drv = x.p.queues[q]!.gpu;
   const r = x.runs[q]!;
   const run = x.running[q]!;
@@ -237,6 +246,7 @@ function startData(x: ExecState, q: number, e: number, kind: number, prevFlowSta
     default:
       throw new Error(`data command kind ${kind}`);
   }
+  if (wrongEngine(x, q, e)) return skipData(x, q);
   run.bytes = bytes;
   run.cap = cap;
   // Back to back after another data packet, this packet was fetched and started while that
@@ -293,6 +303,10 @@ function startPoll(x: ExecState, q: number, e: number): void {
       whereCmd(x, q, e),
       `${detail}; the queue stops here`,
     ]);
+    r.state = Q_FAULTED;
+    return;
+  }
+  if (unsupportedPoll(x, q, e)) {
     r.state = Q_FAULTED;
     return;
   }

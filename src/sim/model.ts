@@ -4,6 +4,7 @@
 // (10^9 bytes per second, which is 10^3 bytes per microsecond).
 
 import type { Target } from "../target/target.js";
+import { partRules, type PartRules } from "./part-rules.js";
 
 /** THE table of timing constants: name -> what it means (used by the validator and the docs). */
 export const TIMING_CONSTANTS = {
@@ -64,6 +65,8 @@ export interface MachineModel {
   readonly hostWordPollUs: number;
   /** Absent in a target without host links; then a host copy is DMAC6011 at load. */
   readonly pcie?: PcieModel | undefined;
+  /** The part's limits every packet is held to (part-rules.ts). */
+  readonly part: PartRules;
 }
 
 export type ModelResult =
@@ -136,6 +139,7 @@ export function readMachineModel(target: Target): ModelResult {
       links: { ...links, ...gbps } as unknown as LinkModel,
       fallbacks,
       hostWordPollUs: target.sync?.hostPollRepollUs.value ?? values.pollRepollUs!,
+      part: partRules(target),
       ...(pcie ? { pcie: pcie as unknown as PcieModel } : {}),
     },
   };

@@ -23,6 +23,7 @@ import {
   type Source,
 } from "../ir/provenance.js";
 import type { Target } from "../target/target.js";
+import { checkBreadcrumbs } from "./breadcrumb-check.js";
 import { assertNever } from "../util/assert-never.js";
 import {
   execute,
@@ -363,6 +364,13 @@ function outsideModel(p: PackedProgram, m: MachineModel, file: string): Diagnost
       file,
       `$.queues[${i}].engine`,
       `engine ${p.queues[i]!.engine}, but target ${m.name} has ${m.engines} per GPU`,
+    ]);
+  const j = p.queues.findIndex((q) => m.part.engineProblem[q.engine] !== undefined);
+  if (j >= 0)
+    return diag("DMAC6011", undefined, [
+      file,
+      `$.queues[${j}].engine`,
+      `queue ${p.queues[j]!.name} ${m.part.engineProblem[p.queues[j]!.engine]!} (target ${m.name})`,
     ]);
   const h = p.regions.findIndex((r) => r.host);
   if (h >= 0 && m.pcie === undefined)
@@ -755,6 +763,11 @@ export function packedFromManifest(
       count: w.n - first,
     });
   }
+  const crumbs = checkBreadcrumbs(manifest, queues, w, rowsOf);
+  if (crumbs)
+    return {
+      error: diag("DMAC6011", undefined, [file ?? "manifest.json", crumbs.path, crumbs.detail]),
+    };
   return {
     program: {
       gpus: manifest.ranks,

@@ -815,7 +815,7 @@ export class QueueStreamCheck {
       this.wrongStart ??= [this.packets, dword];
     this.packets++;
     if (addrDws !== undefined)
-      for (let j = 0; j < addrDws.length; j++) this.isAddr[dword + addrDws[j]!] = 1;
+      for (let j = 0; j < addrDws.length; j++) this.isAddr[dword + addrDws[j]!] = ADDRESS;
   }
 
   /** The completion slot whose word starts at `addr`, if any. */
@@ -845,7 +845,12 @@ export class QueueStreamCheck {
       if (bad >= 0) {
         const k = bad;
         const dword = entries[k]!;
-        if (this.isAddr[dword] !== 1) {
+        if (this.isAddr[dword] === RELOCATED)
+          throw new Bad(
+            `$.relocations[${r}].entries[${k}]`,
+            `dword ${dword} of ${q.file} is relocated a second time: a runtime would add the region's new base twice`,
+          );
+        if (this.isAddr[dword] !== ADDRESS) {
           // (The error path: decode again to name the packet the dword is in.)
           const at = decodeStream(words).packets.findLast((e) => e.offset / 4 <= dword);
           throw new Bad(
@@ -860,6 +865,7 @@ export class QueueStreamCheck {
           `dword ${dword} of ${q.file} holds ${hex(got)}, not ${regions[entries[k + 1]!]!.name} + ${entries[k + 2]!} = ${hex(want)}`,
         );
       }
+      this.everyAddressRelocated(r, q, words);
       if (this.wrongWrite !== undefined) throw new Bad("$.completion.protocol", this.wrongWrite);
       const starts = q.packetStarts;
       if (starts !== undefined && (this.wrongStart !== undefined || starts.length !== this.packets))
@@ -878,6 +884,55 @@ export class QueueStreamCheck {
         );
     });
   }
+
+  /**
+   * Every address field that points into a region has a relocation (firstBadRelocation marked
+   * those it found): a runtime that maps the region elsewhere would leave the others absolute,
+   * pointing at memory the schedule never allocated.
+   */
+  private everyAddressRelocated(r: number, q: ManifestQueue, words: Uint32Array): void {
+    const regions = [...this.manifest.memory.regions].sort((x, y) => x.base - y.base);
+    const start = Float64Array.from(regions, (g) => g.base);
+    const end = Float64Array.from(regions, (g) => g.base + g.size);
+    const dword = firstUnrelocated(this.isAddr, words, start, end);
+    if (dword < 0) return;
+    const addr = words[dword]! + words[dword + 1]! * 2 ** 32;
+    const region = regions.find((g) => addr >= g.base && addr < g.base + g.size)!;
+    const at = decodeStream(words).packets.findLast((e) => e.offset / 4 <= dword)!;
+    throw new Bad(
+      r >= 0 ? `$.relocations[${r}].entries` : "$.relocations",
+      `dword ${dword} of ${q.file} (dword ${dword - at.offset / 4} of the ${MNEMONIC.get(at.packet.kind) ?? at.packet.kind} at ${hex(at.offset)}) holds ${hex(addr)}, an address in region ${region.name}, but no relocation of ${q.name} names it: a runtime that maps ${region.name} elsewhere would leave it absolute`,
+    );
+  }
+}
+
+/** QueueStreamCheck.isAddr's marks: an address field's low dword, and one a relocation names. */
+const ADDRESS = 1;
+const RELOCATED = 2;
+
+/**
+ * The first address field's low dword (`isAddr`) that no relocation named and whose address lies
+ * in a region ([start[i], end[i]), sorted and disjoint); -1 if none.
+ */
+function firstUnrelocated(
+  isAddr: Uint8Array,
+  words: Uint32Array,
+  start: Float64Array,
+  end: Float64Array,
+): number {
+  for (let d = 0; d < isAddr.length; d++) {
+    if (isAddr[d] !== ADDRESS) continue;
+    const addr = words[d]! + words[d + 1]! * 2 ** 32;
+    let lo = 0;
+    let hi = start.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (start[mid]! <= addr) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo > 0 && addr < end[lo - 1]!) return d;
+  }
+  return -1;
 }
 
 /** QueueStreamCheck over a stream decoded whole. */
@@ -907,7 +962,8 @@ function sameList(a: readonly number[], b: ArrayLike<number>): boolean {
 
 /**
  * The first relocation triple (its index k in `entries`) whose dword is not the low half of an
- * address field (`isAddr`) or does not hold its region's base + addend; -1 if all hold.
+ * address field (`isAddr`), is named a second time, or does not hold its region's base + addend;
+ * -1 if all hold. Each dword named is marked RELOCATED.
  */
 function firstBadRelocation(
   entries: ArrayLike<number>,
@@ -917,9 +973,10 @@ function firstBadRelocation(
 ): number {
   for (let k = 0; k < entries.length; k += 3) {
     const dword = entries[k]!;
-    if (isAddr[dword] !== 1) return k;
+    if (isAddr[dword] !== ADDRESS) return k;
     if (words[dword]! + words[dword + 1]! * 2 ** 32 !== base[entries[k + 1]!]! + entries[k + 2]!)
       return k;
+    isAddr[dword] = RELOCATED;
   }
   return -1;
 }

@@ -85,7 +85,7 @@ export function checkBeforeLowering(
 }
 
 /** Why `engine` may not carry a queue on this target, or undefined. */
-function engineProblem(target: Target, engine: number): string | undefined {
+export function engineProblem(target: Target, engine: number): string | undefined {
   const { physical, pcie } = target.engines;
   if (physical === UNKNOWN)
     return pcie.includes(engine)

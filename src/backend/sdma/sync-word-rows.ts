@@ -17,7 +17,7 @@ import { NULL_GPU, SYNC_WORD_KINDS, SYNC_WORD_NUMBERS } from "./manifest-sidecar
  * word's producer and consumer; another word's queue and 0). */
 export class SyncWordRows {
   constructor(
-    readonly numbers: Float64Array,
+    readonly numbers: Float64Array | Uint32Array,
     readonly queueNames: readonly string[],
   ) {}
   get length(): number {

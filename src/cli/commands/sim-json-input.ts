@@ -11,6 +11,7 @@ import {
   type SidecarArray,
   type SidecarInput,
 } from "../../backend/sdma/manifest-sidecar.js";
+import { sidecarMatches, type ReadJson } from "../../backend/sdma/sidecar-match.js";
 import { diag, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import { noteFileRead } from "../../util/files-read.js";
 import { readInputFile, regularFileSize } from "../../util/read-input.js";
@@ -58,23 +59,20 @@ export function readJsonInput(path: string, maxBytes: number, helper?: SimHelper
     return fail(diag("DMAC5001", undefined, [path, readErrorReason(e)]));
   }
   const side = sidecarPath(path);
-  let sidecar: SidecarInput | undefined;
-  let text: string | undefined;
   if (side !== undefined) {
     const read = readSidecarFile(side, bytes, 4 * maxBytes);
     if ("diagnostic" in read) return fail(read.diagnostic);
-    if (read.arrays) {
-      sidecar = { file: side, arrays: read.arrays };
-      text = read.skeleton;
-    }
+    const json = read.arrays && parsed(read.skeleton);
+    if (json !== undefined && matches(read.arrays!, json, (from, to) => bytes.subarray(from, to)))
+      return {
+        json,
+        bytes: bytes.byteLength,
+        sidecar: { file: side, arrays: read.arrays! },
+        diagnostics: [],
+      };
   }
   try {
-    return {
-      json: JSON.parse(text ?? bytes.toString("utf8")),
-      bytes: bytes.byteLength,
-      sidecar,
-      diagnostics: [],
-    };
+    return { json: JSON.parse(bytes.toString("utf8")), bytes: bytes.byteLength, diagnostics: [] };
   } catch (e) {
     // Not JSON at all: the executor-input code, with the parser's reason.
     return fail(
@@ -85,6 +83,27 @@ export function readJsonInput(path: string, maxBytes: number, helper?: SimHelper
       ]),
     );
   }
+}
+
+/** `text` parsed, or undefined when it is not JSON (the whole file's read then says why). */
+function parsed(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether the sidecar's arrays are manifest.json's own (sidecar-match.ts), `json` the manifest
+ * parsed without them: otherwise the sidecar is not used.
+ */
+function matches(arrays: readonly SidecarArray[], json: unknown, read: ReadJson): boolean {
+  const queues = (json as { queues?: unknown } | null)?.queues;
+  const names = Array.isArray(queues)
+    ? queues.map((q) => String((q as { name?: unknown } | null)?.name))
+    : [];
+  return sidecarMatches(arrays, names, read);
 }
 
 /** The sidecar at `path` for `json`'s bytes: none (absent, stale), its arrays, or what is wrong. */
@@ -188,18 +207,19 @@ function readBesideHelper(
     if (!("arrays" in r)) return (hashOf(), problem(r.problem));
     if (r.problem) return bound(r) ? problem(r.problem) : undefined;
     const skeleton = skeletonFrom(r.arrays, bytes, (from, to) => read(from, to).toString("utf8"));
-    let json: unknown;
-    try {
-      json = JSON.parse(skeleton);
-    } catch {
-      return (hashOf(), undefined); // (a stale sidecar's spans; else the usual read says why)
-    }
+    const json = parsed(skeleton);
+    // (A stale sidecar's spans; else the usual read says why.)
+    if (json === undefined) return (hashOf(), undefined);
     return {
       json,
       bytes,
       sidecar: { file: sidecarFile, arrays: r.arrays },
       diagnostics: [],
-      confirm: () => bound(r),
+      confirm: () => {
+        // (The arrays compared before the hash is taken, which closes the file: on every path.)
+        const same = matches(r.arrays, json, read);
+        return bound(r) && same;
+      },
     };
   } catch (e) {
     hashOf();

@@ -2,12 +2,14 @@
 // streams built from Packet lists, encoded with the back end's encoder and run through the
 // manifest path (so decoding is the real one).
 
+import { decodeStream } from "../../../src/backend/sdma/decode.js";
 import { encodePackets } from "../../../src/backend/sdma/encode.js";
 import type { Manifest } from "../../../src/backend/sdma/manifest.js";
 import type { Packet } from "../../../src/backend/sdma/packets.js";
 import { builtinTarget, type Target } from "../../../src/target/target.js";
 import { readMachineModel, type MachineModel } from "../../../src/sim/model.js";
 import type { ListProgram, SimCmd, SimQueue } from "../../../src/sim/program.js";
+import { ADDR_DWORDS } from "../../../src/sim/validate-input.js";
 
 export const target: Target = builtinTarget("mi300x")!;
 const m = readMachineModel(target);
@@ -97,7 +99,24 @@ export function manifestFor(
     relocations: [],
     sourceMap: { file: "test.dmac", stmts: [], queues: [] },
   } as unknown as Manifest;
-  return { manifest, streams };
+  return { manifest: { ...manifest, relocations: relocationsOf(manifest, streams) }, streams };
+}
+
+/** The relocations compile writes: one per address field that lies in a region. */
+function relocationsOf(m: Manifest, streams: ReadonlyMap<string, Uint32Array>) {
+  const regions = m.memory.regions;
+  return m.queues.map((q) => {
+    const words = streams.get(q.file)!;
+    const entries: number[] = [];
+    for (const d of decodeStream(words).packets)
+      for (const dw of ADDR_DWORDS.get(d.packet.kind) ?? []) {
+        const at = d.offset / 4 + dw;
+        const addr = words[at]! + words[at + 1]! * 2 ** 32;
+        const r = regions.findIndex((g) => addr >= g.base && addr < g.base + g.size);
+        if (r >= 0) entries.push(at, r, addr - regions[r]!.base);
+      }
+    return { queue: q.name, entries };
+  });
 }
 
 /** A (list-form) program with buffer `buf` on every GPU and the given queues of commands. */
