@@ -36,6 +36,8 @@ export interface Manifest {
    * directory too.
    */
   readonly targetFile?: string | null;
+  /** A built-in --target the compile used instead of the source's own (docs/manifest.md). */
+  readonly targetBuiltin?: string;
   readonly ranks: number;
   readonly schedule: string;
   /** Schedule parameters with their values, in declaration order. */
@@ -335,6 +337,8 @@ export interface RecordedPaths {
   readonly source: string;
   /** The --target file, or null when the compile used the source's own target. */
   readonly targetFile: string | null;
+  /** A built-in --target (`--target mi300x`), which the source's `target` line does not say. */
+  readonly targetBuiltin?: string | undefined;
 }
 
 /** buildManifest without unpacking the typed arrays (what buildOutputs formats and writes). */
@@ -353,6 +357,7 @@ export function buildPackedManifest(
     dmac: VERSION,
     target: targetName,
     ...(paths ? { targetFile: paths.targetFile } : {}),
+    ...(paths?.targetBuiltin !== undefined ? { targetBuiltin: paths.targetBuiltin } : {}),
     ranks: m.ranks,
     schedule: m.schedule,
     params: m.params.map((x) => ({ name: x.name, type: x.type, value: x.value })),

@@ -106,6 +106,8 @@ export interface Trace {
   readonly target: string;
   /** As in the manifest: the --target file relative to the trace's directory, or null. */
   readonly targetFile?: string | null;
+  /** As in the manifest: a built-in --target the compile used instead of the source's own. */
+  readonly targetBuiltin?: string;
   readonly ranks: number;
   readonly schedule: string;
   /** The source file the schedule came from, or null if unknown (relative to the trace's
@@ -222,6 +224,7 @@ export function emitTrace(
     dmac: VERSION,
     target: targetName,
     ...(paths ? { targetFile: paths.targetFile } : {}),
+    ...(paths?.targetBuiltin !== undefined ? { targetBuiltin: paths.targetBuiltin } : {}),
     ranks: m.ranks,
     schedule: m.schedule,
     source: paths ? paths.source : (m.file?.name ?? null),

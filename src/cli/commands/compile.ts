@@ -190,6 +190,10 @@ export function compileFileToOutputs(
       ? {
           source: from(path),
           targetFile: targetFileOption(opts) !== undefined ? from(opts.target!) : null,
+          // A built-in --target overrides the source's own `target` too: recorded by name.
+          ...(opts.target !== undefined && isBuiltinTargetName(opts.target)
+            ? { targetBuiltin: opts.target }
+            : {}),
         }
       : undefined;
   // A CUDA target (h100, h200) gets its command program instead of packet streams.

@@ -313,12 +313,21 @@ function recordedTargetPath(targetFile: string, docDir: string): string {
   return isAbsolute(targetFile) ? targetFile : join(docDir, targetFile);
 }
 
+/**
+ * The target the compile was told to use instead of the source's own, if any: a recorded
+ * --target file, or a built-in one recorded by name (`targetBuiltin`).
+ */
 function recordedTarget(
-  targetFile: unknown,
+  doc: { readonly targetFile?: unknown; readonly targetBuiltin?: unknown },
   docDir: string,
 ): { target: Target | undefined; diagnostics: Diagnostic[] } {
-  if (typeof targetFile !== "string") return { target: undefined, diagnostics: [] };
-  return readTargetOption(shownPath(recordedTargetPath(targetFile, docDir)));
+  if (typeof doc.targetFile === "string")
+    return readTargetOption(shownPath(recordedTargetPath(doc.targetFile, docDir)));
+  const builtin =
+    typeof doc.targetBuiltin === "string" ? builtinTarget(doc.targetBuiltin) : undefined;
+  if (typeof doc.targetBuiltin === "string" && !builtin)
+    return { target: undefined, diagnostics: [diag("DMAC2006", undefined, [doc.targetBuiltin])] };
+  return { target: builtin, diagnostics: [] };
 }
 
 /**
@@ -429,7 +438,7 @@ function loadJsonInput(
     const invalid = validateManifest(json, { file: p, fileBytes: bytes, sidecar });
     if (invalid) return { loaded: undefined, diagnostics: [invalid] };
     const manifest = json as Manifest;
-    const recorded = recordedTarget(manifest.targetFile, dir);
+    const recorded = recordedTarget(manifest, dir);
     if (recorded.diagnostics.length > 0)
       return { loaded: undefined, diagnostics: recorded.diagnostics };
     const target = opts.target ?? recorded.target ?? builtinTarget(manifest.target);
@@ -530,7 +539,7 @@ function loadJsonInput(
     for (const q of trace.queues) commands += q.cmds.length;
     if (commands > maxPackets)
       return { loaded: undefined, diagnostics: [tooManyPackets(`${p} has`, maxPackets)] };
-    const recorded = recordedTarget(trace.targetFile, dir);
+    const recorded = recordedTarget(trace, dir);
     if (recorded.diagnostics.length > 0)
       return { loaded: undefined, diagnostics: recorded.diagnostics };
     const target = opts.target ?? recorded.target ?? builtinTarget(trace.target);
