@@ -23,3 +23,33 @@ describe("sweep: mistakes no size can change", () => {
     expect(r.err).toMatch(/did you mean 'chunk'\?/);
   });
 });
+
+describe("sweep prints each size as it finishes", () => {
+  it("one write for the head and the first size, then one per size, before the end", async () => {
+    const { main } = await import("../../../src/cli/main.js");
+    const writes: string[] = [];
+    const code = await main(
+      [
+        "node",
+        "dmac",
+        "sweep",
+        example("all_gather_pcpy.dmac"),
+        "--param",
+        "chunk",
+        "--sizes",
+        "1KiB..4KiB",
+        "-O",
+        "0,1",
+      ],
+      { out: (s) => void writes.push(s), err: () => {}, isTTY: false },
+    );
+    expect(code).toBe(0);
+    // Several variants: the variants and the time table's head come with the first size; the
+    // busbw table (which needs every size) comes last.
+    expect(writes).toHaveLength(4);
+    expect(writes[0]).toMatch(/^variants\n[\s\S]*\ntime +#1 +#2 +fastest\n +1 KiB /);
+    expect(writes[1]).toMatch(/^ +2 KiB /);
+    expect(writes[2]).toMatch(/^ +4 KiB /);
+    expect(writes[3]).toMatch(/^\nbusbw GB\/s/);
+  });
+});
