@@ -3,12 +3,12 @@
 // buffers on targets without a host link (W8), the library's options checked as the CLI's (C9),
 // CUDA results naming the program they ran (W6), and the CLI's option edges (polish).
 
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { compile } from "../../src/index.js";
-import { dmac } from "../helpers/cli.js";
+import { check, compile, doublings, simulate, sweep } from "../../src/index.js";
+import { dmac, example } from "../helpers/cli.js";
 
 const dir = mkdtempSync(join(tmpdir(), "dmac-adv-targets-"));
 
@@ -54,5 +54,90 @@ describe("C1: engine choice when the target's engine map is unknown", () => {
     const r = compile(LOCAL_ONLY, { target: "mi308x", opt: 2, engines: "spread:4" });
     expect(r.ok).toBe(true);
     for (const q of r.queues!.queues) expect([0, 2, 4, 6]).toContain(q.engine);
+  });
+});
+
+const UPLOAD = readFileSync(example("host_upload_pieces.dmac"), "utf8");
+
+describe("W7: the library's compile takes the CLI's path for every target", () => {
+  it("compile(src, { target: 'h100' }) returns the command program the CLI writes", async () => {
+    const r = compile(UPLOAD, { target: "h100" });
+    expect(r.ok).toBe(true);
+    expect(r.manifest).toBeUndefined();
+    expect(r.streams).toBeUndefined();
+    expect(r.cudaProgram).toBeDefined();
+    const out = join(dir, "w7-h100");
+    const cli = await dmac(
+      "compile",
+      example("host_upload_pieces.dmac"),
+      "--target",
+      "h100",
+      "-o",
+      out,
+    );
+    expect(cli.code).toBe(0);
+    const written = readdirSync(out).filter((f) => !f.startsWith("."));
+    expect(r.files!.map((f) => f.name).sort()).toEqual(written.sort());
+    const text = r.files!.find((f) => f.name === "program.txt")!;
+    expect(text.data).toBe(readFileSync(join(out, "program.txt"), "utf8"));
+  });
+  it("SDMA-only outputs on a CUDA target are refused, as by the CLI", () => {
+    const r = compile(UPLOAD, { target: "h100", emit: ["sdma", "trace"] });
+    expect(r.ok).toBe(false);
+    expect(r.diagnostics[0]!.code).toBe("DMAC5004");
+    expect(r.diagnostics[0]!.message).toMatch(/CUDA back end/);
+  });
+  it("simulate() of a CUDA compile says the executor runs SDMA streams", () => {
+    const r = simulate(compile(UPLOAD, { target: "h100" }));
+    expect(r.verified).toBe(false);
+    expect(r.diagnostics[0]!.code).toBe("DMAC5006");
+    expect(r.diagnostics[0]!.message).toMatch(/CUDA copy-engine target/);
+  });
+});
+
+describe("C9: the library's options are checked with the CLI's rules", () => {
+  const bad: [string, Record<string, unknown>, RegExp][] = [
+    ["maxCopyBytes -5", { maxCopyBytes: -5 }, /--max-copy-bytes: '-5'/],
+    ["maxCopyBytes 1.5", { maxCopyBytes: 1.5 }, /--max-copy-bytes: '1.5'/],
+    ["maxPackets NaN", { maxPackets: NaN }, /--max-packets/],
+    ["maxOps Infinity", { maxOps: Infinity }, /--max-ops/],
+    ["maxNesting 1000", { maxNesting: 1000 }, /--max-nesting: '1000' is more than the most, 256/],
+    ["completion bogus", { completion: "bogus" }, /--completion/],
+    ["sync sideways", { sync: "sideways" }, /--sync/],
+    ["opt 3", { opt: 3 }, /-O: '3'/],
+  ];
+  for (const [name, options, message] of bad) {
+    it(`compile ${name}: DMAC5004, no exception`, () => {
+      const r = compile(UPLOAD, options);
+      expect(r.ok).toBe(false);
+      expect(r.diagnostics.map((d) => d.code)).toEqual(["DMAC5004"]);
+      expect(r.diagnostics[0]!.message).toMatch(message);
+    });
+  }
+  it("check refuses maxOps -1 as --max-ops does", () => {
+    const r = check(UPLOAD, { maxOps: -1 });
+    expect(r.ok).toBe(false);
+    expect(r.diagnostics[0]!.message).toMatch(/--max-ops: '-1'/);
+  });
+  it("simulate refuses maxEvents 0 and a negative signal period", () => {
+    const r = simulate(compile(UPLOAD), { maxEvents: 0, signalPeriodUs: -1 });
+    expect(r.diagnostics.map((d) => d.code)).toEqual(["DMAC5004", "DMAC5004"]);
+  });
+  it("doublings(1, Infinity) ends, with at most MAX_SWEEP_SIZES sizes", () => {
+    const sizes = doublings(1, Infinity);
+    expect(sizes.length).toBeLessThanOrEqual(64);
+    expect(sizes.every((s) => Number.isSafeInteger(s))).toBe(true);
+    expect(doublings(NaN, 10)).toEqual([]);
+  });
+  it("a sweep of 10^6 sizes is refused before any runs", () => {
+    const sizes = Array.from({ length: 1_000_000 }, (_, i) => 1024 + i);
+    const r = sweep(UPLOAD, { param: "total", sizes });
+    expect(r.ok).toBe(false);
+    expect(r.points).toEqual([]);
+    expect(r.diagnostics[0]!.message).toMatch(/at most 64/);
+  });
+  it("a sweep size that is not a whole byte count is refused", () => {
+    const r = sweep(UPLOAD, { param: "total", sizes: [1024, 0.5] });
+    expect(r.diagnostics[0]!.code).toBe("DMAC5004");
   });
 });

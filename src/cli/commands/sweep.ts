@@ -35,6 +35,7 @@ import {
   addDiagnosticOptions,
   addQuietOption,
   addScheduleOptions,
+  parseMicros,
   parsePositiveInt,
   parseScheduleOptions,
   readSourceFile,
@@ -51,7 +52,7 @@ import {
   type Variant,
   type VariantCompile,
 } from "../variant-spec.js";
-import { compileForSim, parseMicros } from "./sim.js";
+import { compileForSim } from "./sim.js";
 
 export interface SweepCommandOptions
   extends ScheduleCommandOptions, OptCommandOptions, DiagnosticOutput {
