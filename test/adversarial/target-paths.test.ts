@@ -57,6 +57,22 @@ describe("C1: engine choice when the target's engine map is unknown", () => {
   });
 });
 
+describe("W8: host buffers on every AMD part: what compile emits, sim runs", () => {
+  for (const target of ["mi325x", "mi355x", "mi308x"]) {
+    it(`${target}: a compiled host copy runs in dmac sim, MI300X's host link stated as a fallback`, async () => {
+      const src = join(dir, `host-${target}.dmac`);
+      writeFileSync(src, HOST_COPY);
+      const out = join(dir, `host-${target}`);
+      expect((await dmac("compile", src, "--target", target, "-o", out)).code).toBe(0);
+      const r = await dmac("sim", out, "--format", "concise");
+      expect(r.err).toBe("");
+      expect(r.code).toBe(0);
+      expect(r.out).toMatch(/^verified/);
+      expect(r.out).toMatch(/pcie\.usableGBps = 54/);
+    });
+  }
+});
+
 const UPLOAD = readFileSync(example("host_upload_pieces.dmac"), "utf8");
 
 describe("W7: the library's compile takes the CLI's path for every target", () => {
