@@ -3,7 +3,8 @@
 // buffers on targets without a host link (W8), the library's options checked as the CLI's (C9),
 // CUDA results naming the program they ran (W6), and the CLI's option edges (polish).
 
-import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -155,5 +156,89 @@ describe("C9: the library's options are checked with the CLI's rules", () => {
   it("a sweep size that is not a whole byte count is refused", () => {
     const r = sweep(UPLOAD, { param: "total", sizes: [1024, 0.5] });
     expect(r.diagnostics[0]!.code).toBe("DMAC5004");
+  });
+});
+
+describe("W6: a CUDA result names the program it ran, and measure checks it", () => {
+  const sha = (text: string): string => createHash("sha256").update(text).digest("hex");
+  const HW = JSON.parse(readFileSync("bench/hardware/h100-2026-host-copies.json", "utf8")) as {
+    runs: Record<string, unknown>[];
+  } & Record<string, unknown>;
+  /** The committed results, one run: host_upload_pieces/pcpy at 4 KiB, as prepare.sh compiles it. */
+  const pcpy = HW.runs.find((r) => r["label"] === "host_upload_pieces/pcpy/4096")!;
+  async function compiled(): Promise<{ json: Record<string, unknown>; text: string }> {
+    const out = join(dir, "w6-pcpy");
+    const r = await dmac(
+      "compile",
+      example("host_upload_pieces.dmac"),
+      "--target",
+      "h100",
+      "-D",
+      "queues=7",
+      "-O0",
+      "-D",
+      "total=4096B",
+      "-o",
+      out,
+    );
+    expect(r.code).toBe(0);
+    return {
+      json: JSON.parse(readFileSync(join(out, "program.json"), "utf8")) as Record<string, unknown>,
+      text: readFileSync(join(out, "program.txt"), "utf8"),
+    };
+  }
+  const results = (runs: Record<string, unknown>[]): string => {
+    const path = join(dir, `results-${Math.random().toString(36).slice(2)}.json`);
+    writeFileSync(path, JSON.stringify({ ...HW, runs }));
+    return path;
+  };
+
+  it("program.json names program.txt by its SHA-256", async () => {
+    const { json, text } = await compiled();
+    expect(json["programSha256"]).toBe(sha(text));
+  });
+  it("measure accepts a run of the program the example compiles to", async () => {
+    const { text } = await compiled();
+    const r = await dmac("measure", results([{ ...pcpy, programSha256: sha(text) }]));
+    expect(r.err).toBe("");
+    expect(r.code).toBe(0);
+  });
+  it("measure refuses a run of a hand-edited program.txt (DMAC5050)", async () => {
+    const { text } = await compiled();
+    const edited = text.replace(
+      /^copy (.*) (\d+)$/m,
+      (_, a: string, n: string) => `copy ${a} ${Number(n) / 2}`,
+    );
+    expect(edited).not.toBe(text);
+    const r = await dmac("measure", results([{ ...pcpy, programSha256: sha(edited) }]));
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/DMAC5050.*host_upload_pieces\/pcpy\/4096/);
+    expect(r.out).not.toMatch(/median error/);
+  });
+  it("results of older runners, without the hash, get a warning (DMAC5051)", async () => {
+    const r = await dmac("measure", results([pcpy]), "--format", "concise");
+    expect(r.code).toBe(0);
+    expect(r.err).toMatch(/warning\[DMAC5051\]|DMAC5051/);
+  });
+  it("measure --fit leaves out runs that failed or hung, saying so (DMAC5052)", async () => {
+    const runs = HW.runs.map((run, i) =>
+      i === 0
+        ? { ...run, verified: false, wrongBytes: 7 }
+        : i === 1
+          ? { ...run, verified: false, hung: true }
+          : run,
+    );
+    const out = join(dir, "fitted.json");
+    const r = await dmac("measure", results(runs), "--fit", "--format", "json", "-o", out);
+    expect(r.code).toBe(0);
+    const doc = JSON.parse(r.out) as {
+      runs: { example: string }[];
+      diagnostics: { code: string; message: string }[];
+    };
+    expect(doc.runs).toHaveLength(HW.runs.length - 2);
+    const left = doc.diagnostics.find((d) => d.code === "DMAC5052")!;
+    expect(left.message).toMatch(/^2 runs did not verify or hung/);
+    expect(left.message).toContain(String(HW.runs[0]!["label"]));
+    expect(existsSync(out)).toBe(true);
   });
 });
