@@ -242,3 +242,49 @@ describe("W6: a CUDA result names the program it ran, and measure checks it", ()
     expect(existsSync(out)).toBe(true);
   });
 });
+
+describe("polish: the command line's edges", () => {
+  it("dmac help help prints the help command's help, exit 0", async () => {
+    const r = await dmac("help", "help");
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/^Usage: dmac help/);
+  });
+  it("dmac help NOSUCH is still an error", async () => {
+    expect((await dmac("help", "nosuchcommand")).code).toBe(1);
+  });
+  it("--format json with an unknown option prints the diagnostics document", async () => {
+    const r = await dmac("compile", "x.dmac", "-o", join(dir, "x"), "--bogus", "--format", "json");
+    expect(r.code).toBe(1);
+    const doc = JSON.parse(r.out) as { diagnostics: { code: string; message: string }[] };
+    expect(doc.diagnostics[0]!.code).toBe("DMAC5004");
+    expect(doc.diagnostics[0]!.message).toMatch(/unknown option '--bogus'/);
+  });
+  it("--engines single: (nothing after the colon) is refused", async () => {
+    const r = await dmac("sim", example("all_gather_pcpy.dmac"), "-O1", "--engines", "single:");
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/DMAC5004.*--engines/);
+  });
+  it("--completion atomic,fence (two protocols) is refused, by the library too", async () => {
+    const r = await dmac("sim", example("all_gather_pcpy.dmac"), "--completion", "atomic,fence");
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/DMAC5004.*at most one of each/);
+    const c = compile(UPLOAD, { completion: "fence", completionPolicy: "per-op" });
+    expect(c.ok).toBe(true);
+  });
+  it("sweep --out '' is refused and writes nothing", async () => {
+    const cwd = readdirSync(".");
+    const r = await dmac(
+      "sweep",
+      example("all_gather_pcpy.dmac"),
+      "--param",
+      "chunk",
+      "--sizes",
+      "1KiB",
+      "--out",
+      "",
+    );
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/needs a path/);
+    expect(readdirSync(".")).toEqual(cwd);
+  });
+});

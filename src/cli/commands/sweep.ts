@@ -33,6 +33,7 @@ import { wantsJson } from "../json-output.js";
 import { startProgress } from "../progress.js";
 import {
   addDiagnosticOptions,
+  addOutOption,
   addQuietOption,
   addScheduleOptions,
   parseMicros,
@@ -563,8 +564,12 @@ export function registerSweep(program: Command, ctx: CliContext): void {
     cmd,
     "the schedule to sweep when a file has several",
     "use this target description (JSON)",
-  )
-    .option("-o, --out <dir>", "write sweep.csv and sweep.svg into this directory")
+  );
+  addOutOption(cmd, {
+    value: "dir",
+    help: "write sweep.csv and sweep.svg into this directory",
+    attr: "out",
+  })
     .option(
       "--json",
       "print the sweep as one JSON document on stdout instead of the table (as --format json does)",
