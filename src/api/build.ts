@@ -2,7 +2,8 @@
 // with the same rules, and compile through buildSchedule, which picks the target's back end
 // (SDMA packet streams and a manifest, or a CUDA target's command program). Options arrive as
 // text, as commander delivers them; the library writes its typed values in the same form
-// (libraryBuildText), so a value one of them refuses the other refuses too.
+// (compile.ts libraryBuildText), so a value one of them refuses the other refuses too. `dmac
+// measure` recompiles each measured run through buildSchedule as well.
 
 import {
   buildOutputs,

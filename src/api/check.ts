@@ -60,17 +60,23 @@ export function defineTexts(defines: CheckOptions["defines"]): Record<string, st
   return Object.fromEntries(Object.entries(defines ?? {}).map(([k, v]) => [k, String(v)]));
 }
 
-/** The limits as the CLI's options take them: one set of rules checks both (`-5` is refused). */
+/**
+ * A library option's value as the CLI's option would take it (its text), so that one set of rules
+ * checks both: `maxOps: -5` is refused as `--max-ops -5` is.
+ */
+export const optionText = (v: unknown): string | undefined =>
+  v === undefined ? undefined : String(v);
+
+/** The limits as the CLI's options take them. */
 export function limitText(o: CheckOptions): {
   maxOps: string | undefined;
   maxSourceBytes: string | undefined;
   maxNesting: string | undefined;
 } {
-  const text = (v: unknown): string | undefined => (v === undefined ? undefined : String(v));
   return {
-    maxOps: text(o.maxOps),
-    maxSourceBytes: text(o.maxSourceBytes),
-    maxNesting: text(o.maxNesting),
+    maxOps: optionText(o.maxOps),
+    maxSourceBytes: optionText(o.maxSourceBytes),
+    maxNesting: optionText(o.maxNesting),
   };
 }
 

@@ -26,6 +26,7 @@ import {
   DEFAULT_SOURCE_NAME,
   defineTexts,
   limitText,
+  optionText,
   resolveTarget,
   type CheckOptions,
 } from "./check.js";
@@ -101,18 +102,17 @@ export interface CompileFailure {
 
 /** The options as `dmac compile` takes them, so that one set of rules checks both (build.ts). */
 function libraryBuildText(o: CompileOptions): BuildOptionText {
-  const text = (v: unknown): string | undefined => (v === undefined ? undefined : String(v));
   const completion = [o.completion, o.completionPolicy].filter((x) => x !== undefined);
   return {
-    opt: text(o.opt),
-    engines: text(o.engines),
+    opt: optionText(o.opt),
+    engines: optionText(o.engines),
     completion: completion.length > 0 ? completion.join(",") : undefined,
-    sync: text(o.sync),
+    sync: optionText(o.sync),
     prelaunch: o.prelaunch,
     disablePass: o.disablePasses?.map(String),
     emit: o.emit?.join(","),
-    maxCopyBytes: text(o.maxCopyBytes),
-    maxPackets: text(o.maxPackets),
+    maxCopyBytes: optionText(o.maxCopyBytes),
+    maxPackets: optionText(o.maxPackets),
     ...limitText(o),
   };
 }

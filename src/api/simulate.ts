@@ -12,7 +12,7 @@ import { simulate as runExecutor, type SimInput } from "../sim/run.js";
 import { summaryFields, type SummaryFields } from "../sim/summary.js";
 import { builtinTarget, type Target } from "../target/target.js";
 import { parseMicros, parsePositiveInt } from "../cli/options.js";
-import { resolveTarget } from "./check.js";
+import { optionText, resolveTarget } from "./check.js";
 
 /**
  * What `simulate` runs: a `compile` result as it is, or a manifest with its packet streams, or a
@@ -78,10 +78,9 @@ export function parseSimulateOptions(o: SimulateOptions): {
   maxSimTimeUs: number | undefined;
   diagnostics: Diagnostic[];
 } {
-  const text = (v: unknown): string | undefined => (v === undefined ? undefined : String(v));
-  const period = parseMicros("--signal-period", text(o.signalPeriodUs));
-  const events = parsePositiveInt("--max-events", text(o.maxEvents));
-  const time = parseMicros("--max-sim-time", text(o.maxSimTimeUs));
+  const period = parseMicros("--signal-period", optionText(o.signalPeriodUs));
+  const events = parsePositiveInt("--max-events", optionText(o.maxEvents));
+  const time = parseMicros("--max-sim-time", optionText(o.maxSimTimeUs));
   return {
     signalPeriodUs: period.value,
     maxEvents: events.value,

@@ -82,9 +82,6 @@ export function addOutOption(
   return cmd.hook("preAction", (_program, action) => {
     const opts = action.opts<Record<string, unknown>>();
     const value = opts["out"] ?? opts[spec.attr];
-    // An empty path would put a directory's outputs (sweep.csv) into the working directory.
-    if (typeof value === "string" && value.trim() === "")
-      action.error(`error: option '${flags}' needs a path, not '${value}' (an unset variable?)`);
     if (value !== undefined) action.setOptionValue(spec.attr, value);
     else if (spec.required) action.error(`error: required option '${flags}' not specified`);
   });

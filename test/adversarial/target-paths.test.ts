@@ -284,7 +284,7 @@ describe("polish: the command line's edges", () => {
       "",
     );
     expect(r.code).toBe(1);
-    expect(r.err).toMatch(/needs a path/);
+    expect(r.err).toMatch(/DMAC5002.*empty output path/);
     expect(readdirSync(".")).toEqual(cwd);
   });
 });

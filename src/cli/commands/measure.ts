@@ -192,7 +192,7 @@ export function runMeasure(path: string, opts: MeasureOptions, ctx: CliContext):
   const fitting = opts.fit ? fitRuns(loaded.rows) : { rows: loaded.rows, diagnostics: [] };
   const rows = fitting.rows;
   const warnings = [...loaded.diagnostics, ...fitting.diagnostics];
-  if (rows.length === 0)
+  if (opts.fit && rows.length === 0)
     return reportDiagnostics(
       ctx,
       [

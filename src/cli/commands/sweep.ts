@@ -12,7 +12,7 @@
 // Progress goes to stderr when it is a terminal (cli/progress.ts; not with --quiet).
 
 import { pushAll } from "../../util/arrays.js";
-import { OutputError, writeOutputFile } from "../../backend/output.js";
+import { emptyPathError, OutputError, writeOutputFile } from "../../backend/output.js";
 import { basename, join } from "node:path";
 import type { Command } from "commander";
 import { diag, hasErrors, sortDiagnostics, type Diagnostic } from "../../diagnostics/diagnostic.js";
@@ -374,6 +374,9 @@ export function runSweep(
     ...maxEvents.diagnostics,
     ...maxSim.diagnostics,
   ];
+  // An empty --out would put sweep.csv into the working directory: refused before anything runs.
+  const emptyOut = opts.out !== undefined ? emptyPathError(opts.out) : undefined;
+  if (emptyOut) pre.push(diag("DMAC5002", undefined, [emptyOut.path, emptyOut.reason]));
   if (!sizes)
     pre.push(
       diag("DMAC5004", undefined, ["--sizes", `'${opts.sizes}' is not a range like 1KiB..1GiB`], {
