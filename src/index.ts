@@ -25,6 +25,7 @@ export {
 } from "./api/simulate.js";
 export {
   doublings,
+  MAX_SWEEP_SIZES,
   sweep,
   type SweepOptions,
   type SweepPoint,

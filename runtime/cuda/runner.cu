@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "pattern.h"
+#include "sha256.h"
 
 #define CK(x) check_rt((x), #x, __LINE__)
 #define CKD(x) check_drv((x), #x, __LINE__)
@@ -103,6 +104,8 @@ struct Program {
   std::vector<std::pair<int, uint32_t>> external, completions;
   std::vector<Stream> streams;
   std::vector<Expect> expects;
+  /** SHA-256 of the program.txt bytes read: the result names the program it ran by it. */
+  std::string sha256;
 };
 
 static int parse_place(const std::string& s) {
@@ -127,9 +130,14 @@ static Copy read_copy(std::istringstream& in) {
 }
 
 static Program load(const char* path) {
-  std::ifstream f(path);
-  if (!f) bad(std::string("cannot read ") + path);
+  std::ifstream file(path, std::ios::binary);
+  if (!file) bad(std::string("cannot read ") + path);
+  // Read once, hash those bytes and parse them: the hash names exactly what runs.
+  std::ostringstream bytes;
+  bytes << file.rdbuf();
   Program p;
+  p.sha256 = sha256_hex(bytes.str());
+  std::istringstream f(bytes.str());
   std::string line, key;
   std::getline(f, line);
   if (line != "dmac-cuda-program 1") bad(std::string(path) + " is not a dmac CUDA program (v1)");
@@ -677,8 +685,8 @@ int main(int argc, char** argv) {
     for (Cmd& c : s.cmds)
       for (Copy& x : c.copies) bytes += x.bytes;
   std::ostringstream o;
-  o << "{\"label\":\"" << label << "\",\"bytesMoved\":" << bytes << ",\"iterations\":" << times.size()
-    << ",\"warmup\":" << warmup << ",\"medianUs\":" << median << ",\"minUs\":" << fastest
+  o << "{\"label\":\"" << label << "\",\"programSha256\":\"" << r.p.sha256 << "\",\"bytesMoved\":" << bytes
+    << ",\"iterations\":" << times.size() << ",\"warmup\":" << warmup << ",\"medianUs\":" << median << ",\"minUs\":" << fastest
     << ",\"verified\":" << (!hung && wrong == 0 ? "true" : "false") << ",\"wrongBytes\":" << wrong
     << ",\"hung\":" << (hung ? "true" : "false") << ",\"timesUs\":[";
   for (size_t i = 0; i < times.size(); i++) o << (i ? "," : "") << times[i];

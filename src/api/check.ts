@@ -10,6 +10,7 @@ import type { IrModule } from "../ir/ir.js";
 import { analyzeSource } from "../pipeline.js";
 import { makeSourceFile } from "../source/source-file.js";
 import { builtinTarget, type Target } from "../target/target.js";
+import { parseFrontEndLimits, parsePositiveInt } from "../cli/options.js";
 
 /** The name a source has in diagnostics when the caller gives none. */
 export const DEFAULT_SOURCE_NAME = "input.dmac";
@@ -26,7 +27,7 @@ export interface CheckOptions {
   readonly schedule?: string | undefined;
   /** A built-in target's name or a target description (`loadTarget`), instead of the source's. */
   readonly target?: string | Target | undefined;
-  /** Most instantiated operations (`--max-ops`). */
+  /** Most instantiated operations (`--max-ops`). Limits are positive integers, as the CLI's. */
   readonly maxOps?: number | undefined;
   /** Front-end limits (`--max-source-bytes`, `--max-nesting`; DMAC1012, DMAC1013). */
   readonly maxSourceBytes?: number | undefined;
@@ -59,20 +60,43 @@ export function defineTexts(defines: CheckOptions["defines"]): Record<string, st
   return Object.fromEntries(Object.entries(defines ?? {}).map(([k, v]) => [k, String(v)]));
 }
 
+/**
+ * A library option's value as the CLI's option would take it (its text), so that one set of rules
+ * checks both: `maxOps: -5` is refused as `--max-ops -5` is.
+ */
+export const optionText = (v: unknown): string | undefined =>
+  v === undefined ? undefined : String(v);
+
+/** The limits as the CLI's options take them. */
+export function limitText(o: CheckOptions): {
+  maxOps: string | undefined;
+  maxSourceBytes: string | undefined;
+  maxNesting: string | undefined;
+} {
+  return {
+    maxOps: optionText(o.maxOps),
+    maxSourceBytes: optionText(o.maxSourceBytes),
+    maxNesting: optionText(o.maxNesting),
+  };
+}
+
 /** Parse, type-check, instantiate and verify every selected schedule of `source`. */
 export function check(source: string, options: CheckOptions = {}): CheckResult {
   const resolved = resolveTarget(options.target);
-  if (resolved.diagnostics.length > 0)
-    return { ok: false, diagnostics: resolved.diagnostics, modules: [] };
+  const given = limitText(options);
+  const limits = parseFrontEndLimits(given);
+  const maxOps = parsePositiveInt("--max-ops", given.maxOps);
+  const pre = [...resolved.diagnostics, ...limits.diagnostics, ...maxOps.diagnostics];
+  if (pre.length > 0) return { ok: false, diagnostics: pre, modules: [] };
   const path = options.path ?? DEFAULT_SOURCE_NAME;
   const r = analyzeSource(makeSourceFile(path, source), {
     defines: defineTexts(options.defines),
     schedule: options.schedule,
     baseDir: dirname(path),
     targetOverride: resolved.target,
-    maxOps: options.maxOps,
-    maxSourceBytes: options.maxSourceBytes,
-    maxNesting: options.maxNesting,
+    maxOps: maxOps.value,
+    maxSourceBytes: limits.maxSourceBytes,
+    maxNesting: limits.maxNesting,
   });
   return { ok: !hasErrors(r.diagnostics), diagnostics: r.diagnostics, modules: r.modules };
 }

@@ -1,30 +1,35 @@
-// The library's compile: one schedule of a source to its queue programs, SDMA packet streams,
-// manifest and command trace, in memory (what `dmac compile -o` would write, returned as data).
-// It wraps the pipeline's entry functions (src/backend/compile-pipeline.ts compileToQueues and
-// buildOutputs) and never writes files; the only reads are those the source asks for
-// (`target "file.json"`, relative to the `path` option's directory). User errors come back as
-// diagnostics, never as exceptions.
+// The library's compile: one schedule of a source to what `dmac compile -o` would write, in
+// memory: for an SDMA target its queue programs, packet streams, manifest and command trace, for
+// a CUDA target (h100, h200) its command program. It takes the CLI's path (build.ts: the same
+// option checks, the same back-end choice) and never writes files; the only reads are those the
+// source asks for (`target "file.json"`, relative to the `path` option's directory). User errors,
+// bad option values included, come back as diagnostics, never as exceptions.
 
 import { dirname } from "node:path";
 import {
-  buildOutputs,
-  compileToQueues,
   outputBytes,
   outputText,
   type EmitKind,
   type OptimiseReport,
 } from "../backend/compile-pipeline.js";
+import type { CudaProgram } from "../backend/cuda/program.js";
 import type { Manifest } from "../backend/sdma/manifest.js";
 import type { Trace } from "../backend/trace/trace.js";
 import { hasErrors, type Diagnostic } from "../diagnostics/diagnostic.js";
 import type { IrModule } from "../ir/ir.js";
-import { passesKeepLowering } from "../passes/index.js";
-import { parsePassOptions } from "../passes/options.js";
-import type { CompletionPolicy, OptLevel, PassOptions } from "../passes/pass.js";
+import type { CompletionPolicy, OptLevel } from "../passes/pass.js";
 import type { CompletionProtocol, QueueProgram } from "../queues/queue-program.js";
 import { makeSourceFile } from "../source/source-file.js";
 import type { SyncMode, Target } from "../target/target.js";
-import { DEFAULT_SOURCE_NAME, defineTexts, resolveTarget, type CheckOptions } from "./check.js";
+import { buildSchedule, parseBuildOptions, type BuildOptionText } from "./build.js";
+import {
+  DEFAULT_SOURCE_NAME,
+  defineTexts,
+  limitText,
+  optionText,
+  resolveTarget,
+  type CheckOptions,
+} from "./check.js";
 
 export interface CompileOptions extends CheckOptions {
   /** Optimisation level (`-O`): 0 (default, the DMA-Latte baseline), 1 or 2. */
@@ -64,12 +69,14 @@ export interface CompileSuccess {
   /** Per GPU and engine, the commands after lowering and the passes. */
   readonly queues: QueueProgram;
   readonly target: Target;
-  /** manifest.json, parsed (with emit "sdma"): schemas/manifest.schema.json. */
+  /** manifest.json, parsed (with emit "sdma"; an SDMA target): schemas/manifest.schema.json. */
   readonly manifest?: Manifest | undefined;
   /** The packet streams by the manifest's file names (`gpu0.sdma2.bin`), little-endian dwords. */
   readonly streams?: ReadonlyMap<string, Uint32Array> | undefined;
-  /** trace.json, parsed (with emit "trace"): schemas/trace.schema.json. */
+  /** trace.json, parsed (with emit "trace"; an SDMA target): schemas/trace.schema.json. */
   readonly trace?: Trace | undefined;
+  /** A CUDA target's (h100, h200) command program: program.json's, without its prediction. */
+  readonly cudaProgram?: CudaProgram | undefined;
   /** Every file `dmac compile -o DIR` would write, as (name, contents), in a fixed order. The
    * CLI streams big files to disk; here every file's contents are in memory. */
   readonly files: readonly CompiledFile[];
@@ -89,27 +96,25 @@ export interface CompileFailure {
   readonly manifest?: undefined;
   readonly streams?: undefined;
   readonly trace?: undefined;
+  readonly cudaProgram?: undefined;
   readonly files?: undefined;
 }
 
-/** The passes' options, or undefined when they would return the lowering unchanged. */
-function passOptions(
-  o: CompileOptions,
-  target: Target | undefined,
-): { passes: PassOptions | undefined; diagnostics: Diagnostic[] } {
-  const parsed = parsePassOptions(
-    {
-      opt: String(o.opt ?? 0),
-      engines: o.engines,
-      completion: o.completionPolicy,
-      prelaunch: o.prelaunch,
-      disablePass: o.disablePasses ? [...o.disablePasses] : undefined,
-    },
-    target,
-  );
-  // As `dmac compile`: skipping passes that change nothing is most of a big -O0 compile's time.
-  const passes = parsed.options && !passesKeepLowering(parsed.options) ? parsed.options : undefined;
-  return { passes, diagnostics: parsed.diagnostics };
+/** The options as `dmac compile` takes them, so that one set of rules checks both (build.ts). */
+function libraryBuildText(o: CompileOptions): BuildOptionText {
+  const completion = [o.completion, o.completionPolicy].filter((x) => x !== undefined);
+  return {
+    opt: optionText(o.opt),
+    engines: optionText(o.engines),
+    completion: completion.length > 0 ? completion.join(",") : undefined,
+    sync: optionText(o.sync),
+    prelaunch: o.prelaunch,
+    disablePass: o.disablePasses?.map(String),
+    emit: o.emit?.join(","),
+    maxCopyBytes: optionText(o.maxCopyBytes),
+    maxPackets: optionText(o.maxPackets),
+    ...limitText(o),
+  };
 }
 
 /** An output file with its contents in memory (UTF-8 text as bytes or a string). */
@@ -142,36 +147,32 @@ function readOutputs(files: readonly CompiledFile[]): {
   return out;
 }
 
-/** Compile one schedule of `source` to queue programs, packet streams, manifest and trace. */
+/** Compile one schedule of `source` for its target's back end, as `dmac compile` does. */
 export function compile(source: string, options: CompileOptions = {}): CompileResult {
   const resolved = resolveTarget(options.target);
-  const opt = passOptions(options, resolved.target);
-  const pre = [...resolved.diagnostics, ...opt.diagnostics];
-  if (hasErrors(pre)) return { ok: false, diagnostics: pre };
+  const parsed = parseBuildOptions(libraryBuildText(options), resolved.target);
+  const pre = [...resolved.diagnostics, ...parsed.diagnostics];
+  if (!parsed.options || hasErrors(pre)) return { ok: false, diagnostics: pre };
   const path = options.path ?? DEFAULT_SOURCE_NAME;
   const file = makeSourceFile(path, source);
-  const q = compileToQueues(file, {
-    defines: defineTexts(options.defines),
-    schedule: options.schedule,
-    baseDir: dirname(path),
-    targetOverride: resolved.target,
-    maxOps: options.maxOps,
-    completion: options.completion,
-    sync: options.sync,
-    maxCopyBytes: options.maxCopyBytes,
-    passes: opt.passes,
-    maxPackets: options.maxPackets,
-    maxSourceBytes: options.maxSourceBytes,
-    maxNesting: options.maxNesting,
-  });
-  if (!q.compiled) return { ok: false, diagnostics: [...pre, ...q.diagnostics] };
-  const { module, program, target, optimised } = q.compiled;
-  const out = buildOutputs(file, q.compiled, { emit: options.emit ?? ["sdma", "trace"] });
-  const diagnostics = [...pre, ...q.diagnostics, ...out.diagnostics];
-  if (!out.files || hasErrors(diagnostics))
+  const built = buildSchedule(
+    {
+      file,
+      defines: defineTexts(options.defines),
+      schedule: options.schedule,
+      baseDir: dirname(path),
+      target: resolved.target,
+    },
+    parsed.options,
+    { emit: ["sdma", "trace"] },
+  );
+  const diagnostics = [...pre, ...built.diagnostics];
+  if (!built.compiled) return { ok: false, diagnostics };
+  const { module, program, target, optimised } = built.compiled;
+  if (!built.files || hasErrors(diagnostics))
     return { ok: false, diagnostics, module, queues: program, target, optimised };
   // In order: the sidecar takes the hash its manifest.json was formatted with.
-  const files = out.files.map((f) => ({ name: f.name, data: outputBytes(f) }));
+  const files = built.files.map((f) => ({ name: f.name, data: outputBytes(f) }));
   const read = readOutputs(files);
   return {
     ok: true,
@@ -182,6 +183,7 @@ export function compile(source: string, options: CompileOptions = {}): CompileRe
     manifest: read.manifest,
     streams: read.manifest ? read.streams : undefined,
     trace: read.trace,
+    cudaProgram: built.cudaProgram,
     files,
     optimised,
   };

@@ -7,10 +7,12 @@ import type { Manifest } from "../backend/sdma/manifest.js";
 import type { Trace } from "../backend/trace/trace.js";
 import { diag, type Diagnostic } from "../diagnostics/diagnostic.js";
 import type { IrModule } from "../ir/ir.js";
+import { readMachineModel } from "../sim/model.js";
 import { simulate as runExecutor, type SimInput } from "../sim/run.js";
 import { summaryFields, type SummaryFields } from "../sim/summary.js";
 import { builtinTarget, type Target } from "../target/target.js";
-import { resolveTarget } from "./check.js";
+import { parseMicros, parsePositiveInt } from "../cli/options.js";
+import { optionText, resolveTarget } from "./check.js";
 
 /**
  * What `simulate` runs: a `compile` result as it is, or a manifest with its packet streams, or a
@@ -70,30 +72,56 @@ function noInput(detail: string): SimulateResult {
   return failed([diag("DMAC5004", undefined, ["simulate", detail])]);
 }
 
+/** The run options checked with `dmac sim`'s rules, written as its options take them. */
+export function parseSimulateOptions(o: SimulateOptions): {
+  signalPeriodUs: number | undefined;
+  maxEvents: number | undefined;
+  maxSimTimeUs: number | undefined;
+  diagnostics: Diagnostic[];
+} {
+  const period = parseMicros("--signal-period", optionText(o.signalPeriodUs));
+  const events = parsePositiveInt("--max-events", optionText(o.maxEvents));
+  const time = parseMicros("--max-sim-time", optionText(o.maxSimTimeUs));
+  return {
+    signalPeriodUs: period.value,
+    maxEvents: events.value,
+    maxSimTimeUs: time.value,
+    diagnostics: [...period.diagnostics, ...events.diagnostics, ...time.diagnostics],
+  };
+}
+
 /** Run compiled outputs on the simulated node and check the schedule's postcondition. */
 export function simulate(input: SimulateInput, options: SimulateOptions = {}): SimulateResult {
   const resolved = resolveTarget(options.target);
-  if (resolved.diagnostics.length > 0) return failed(resolved.diagnostics);
+  const run = parseSimulateOptions(options);
+  const pre = [...resolved.diagnostics, ...run.diagnostics];
+  if (pre.length > 0) return failed(pre);
+  // A CUDA target's compile has a command program, which the executor does not run: say so.
+  const cuda = resolved.target ?? input.target;
+  if (cuda?.backend === "cuda") {
+    const model = readMachineModel(cuda);
+    if (!model.ok) return failed([diag("DMAC5006", undefined, [cuda.name, model.error])]);
+  }
   const { manifest, trace, module } = input;
-  let run: SimInput;
+  let executorInput: SimInput;
   let named: string;
   if (options.useTrace === true || manifest === undefined) {
     if (!trace)
       return noInput("the input has neither a manifest nor a trace (did the compile fail?)");
-    run = { trace, module };
+    executorInput = { trace, module };
     named = trace.target;
   } else {
     if (!input.streams) return noInput("a manifest needs its packet streams (`streams`)");
-    run = { manifest, streams: input.streams, module };
+    executorInput = { manifest, streams: input.streams, module };
     named = manifest.target;
   }
   const target = resolved.target ?? input.target ?? builtinTarget(named);
   if (!target) return failed([diag("DMAC2006", undefined, [named])]);
-  const r = runExecutor(run, {
+  const r = runExecutor(executorInput, {
     target,
-    signalPeriodUs: options.signalPeriodUs,
-    maxEvents: options.maxEvents,
-    maxSimTimeUs: options.maxSimTimeUs,
+    signalPeriodUs: run.signalPeriodUs,
+    maxEvents: run.maxEvents,
+    maxSimTimeUs: run.maxSimTimeUs,
   });
   return { ...summaryFields(r), diagnostics: r.diagnostics };
 }

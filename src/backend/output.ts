@@ -102,9 +102,20 @@ function replaceRefusal(dir: string): string | undefined {
   }
 }
 
+/**
+ * The error of an empty output path (an unset variable), or undefined: a command that writes files
+ * into a directory checks the directory with it before it joins file names to it.
+ */
+export function emptyPathError(path: string): OutputError | undefined {
+  return path.trim() === ""
+    ? new OutputError("''", "empty output path (an unset variable?)")
+    : undefined;
+}
+
 /** Refuses an output path that is empty, or holds the current directory or an input. */
 function checkTarget(path: string, guard: WriteGuard): string {
-  if (path.trim() === "") throw new OutputError("''", "empty output path (an unset variable?)");
+  const empty = emptyPathError(path);
+  if (empty) throw empty;
   const target = resolve(path);
   // Through symbolic links too: the real path of the deepest existing ancestor, plus the rest.
   const real = realOrUndefined(target) ?? realish(target);

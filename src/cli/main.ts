@@ -31,6 +31,16 @@ export function buildProgram(ctx: CliContext, commands: readonly RegisterCommand
     })
     .exitOverride();
   for (const register of commands) register(program, ctx);
+  // An explicit help command (commander's implicit one is no command it can find, so `dmac help
+  // help` was an unknown command): help for the command named, or for dmac.
+  program
+    .command("help [command]")
+    .description("display help for command")
+    .action((name: string | undefined) => {
+      const found = program.commands.find((c) => c.name() === name || c.aliases().includes(name!));
+      if (found) found.help();
+      program.help(name === undefined ? undefined : { error: true });
+    });
   program.addHelpText(
     "after",
     "\nExit codes: 0 success (warnings allowed), 1 errors in the input, 2 internal error (a bug in dmac).",
@@ -58,8 +68,11 @@ export async function main(
     return code;
   } catch (e) {
     if (e instanceof CommanderError) {
-      // --help and --version end through here with exitCode 0; usage errors were already printed.
-      return e.exitCode === 0 ? 0 : EXIT_USER_ERROR;
+      // --help and --version end through here with exitCode 0; usage errors were already printed,
+      // as text: with --format json stdout still gets its one document.
+      if (e.exitCode === 0) return 0;
+      if (asksForJson(argv)) streams.out(await usageErrorJson(e.message));
+      return EXIT_USER_ERROR;
     }
     if (isMissingCwd(e)) {
       // (Imported here: the diagnostics' modules are loaded with the commands that need them.)
@@ -81,6 +94,32 @@ export async function main(
 function isMissingCwd(e: unknown): boolean {
   const err = e as { code?: unknown; syscall?: unknown } | null;
   return err?.code === "ENOENT" && err.syscall === "uv_cwd";
+}
+
+/** `--format json`, `--format=json` or `--json` among the arguments (before any `--`). */
+function asksForJson(argv: readonly string[]): boolean {
+  const args = argv.slice(2);
+  const end = args.indexOf("--");
+  const own = end < 0 ? args : args.slice(0, end);
+  return own.some(
+    (a, i) =>
+      a === "--json" || a === "--format=json" || (a === "--format" && own[i + 1] === "json"),
+  );
+}
+
+/**
+ * A usage error (commander's message) as the diagnostics document (DMAC5004). Imported here, not
+ * at start-up: `dmac --version` loads no compiler module.
+ */
+async function usageErrorJson(message: string): Promise<string> {
+  const [{ diag }, { renderDiagnostics }] = await Promise.all([
+    import("../diagnostics/diagnostic.js"),
+    import("../diagnostics/render.js"),
+  ]);
+  const detail = message.replace(/^error: /, "");
+  return renderDiagnostics([diag("DMAC5004", undefined, ["command line", detail])], "json", {
+    color: false,
+  });
 }
 
 export function internalErrorReport(e: unknown, debug: boolean): string {

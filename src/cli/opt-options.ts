@@ -93,19 +93,20 @@ export function parseCompletion(text: string | undefined): {
   diagnostics: Diagnostic[];
 } {
   const items = (text ?? "atomic").split(",").map((x) => x.trim());
-  const protocol = items.find((x) => x === "atomic" || x === "fence") ?? "atomic";
-  const policy = items.find((x): x is CompletionPolicy => x === "per-op" || x === "per-queue");
-  const unknown = items.filter((x) => !["atomic", "fence", "per-op", "per-queue"].includes(x));
+  const protocols = items.filter((x) => x === "atomic" || x === "fence");
+  const policies = items.filter((x): x is CompletionPolicy => x === "per-op" || x === "per-queue");
+  // Every item names one of the four, and at most one of each kind: `atomic,fence` is no choice.
+  const ok = protocols.length + policies.length === items.length;
   const diagnostics =
-    unknown.length > 0
+    !ok || protocols.length > 1 || policies.length > 1
       ? [
           diag("DMAC5004", undefined, [
             "--completion",
-            `'${text}': choose atomic or fence (protocol) and/or per-op or per-queue (policy)`,
+            `'${text}': choose atomic or fence (protocol) and/or per-op or per-queue (policy), at most one of each`,
           ]),
         ]
       : [];
-  return { protocol, policy, diagnostics };
+  return { protocol: protocols[0] ?? "atomic", policy: policies[0], diagnostics };
 }
 
 /** What a command hands to compileToQueues: the lowering's protocol and the passes' options. */

@@ -205,6 +205,23 @@ export function parsePositiveInt(
   return { value, diagnostics: [] };
 }
 
+/** A positive number of microseconds (fractions allowed). */
+export function parseMicros(
+  option: string,
+  text: string | undefined,
+): { value: number | undefined; diagnostics: Diagnostic[] } {
+  if (text === undefined) return { value: undefined, diagnostics: [] };
+  const v = Number(text.replace(/us$/, ""));
+  if (!Number.isFinite(v) || v <= 0)
+    return {
+      value: undefined,
+      diagnostics: [
+        diag("DMAC5004", undefined, [option, `'${text}' is not a positive number of microseconds`]),
+      ],
+    };
+  return { value: v, diagnostics: [] };
+}
+
 /** The front end's limits as commander delivers them (`--max-source-bytes`, `--max-nesting`). */
 export interface FrontEndLimitOptions {
   readonly maxSourceBytes?: string | undefined;

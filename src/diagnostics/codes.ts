@@ -1027,6 +1027,43 @@ not the current directory or one of its parents, and that directory was deleted 
 
 Fix: \`cd\` to a directory that exists and run the command again.`,
   },
+  DMAC5050: {
+    severity: "error",
+    phase: "cli",
+    title: "measured run of another program",
+    message: (label: string, ran: string, compiled: string) =>
+      `${label}: the runner ran program.txt ${ran.slice(0, 12)}..., but the example and variant compile to ${compiled.slice(0, 12)}...: its time is not this configuration's`,
+    doc: `\`dmac measure\` (and \`dmac calibrate RESULTS.json\`) recompiles every run of a CUDA
+results file from its example and variant and predicts it. The runner names the program.txt it
+read by its SHA-256 (\`programSha256\`), which \`dmac compile\` also writes into program.json;
+here the two differ: the program that ran was edited by hand, compiled from another source or
+with other options, or by another version of dmac. Its time would be reported as the example's.
+
+Fix: compile the configurations again (\`runtime/cuda/prepare.sh\`), run them, and measure the
+new results; or measure with the dmac and examples the programs were compiled with.`,
+  },
+  DMAC5051: {
+    severity: "warning",
+    phase: "cli",
+    title: "measured runs name no program",
+    message: (count: number) =>
+      `${count} runs name no program (no programSha256: a runner before it named its program): dmac cannot confirm they ran what the examples compile to`,
+    doc: `A CUDA results file whose runs lack \`programSha256\` was written by a runner that did not
+yet name the program it ran. \`dmac measure\` compares them with what the examples compile to
+today, which may not be what ran. Fix: run the configurations again with the current runner.`,
+  },
+  DMAC5052: {
+    severity: "warning",
+    phase: "cli",
+    title: "runs left out of the fit",
+    message: (count: number, labels: string) =>
+      `${count} runs did not verify or hung, and are left out of the fit: ${labels}`,
+    doc: `\`dmac measure --fit\` (and \`dmac calibrate RESULTS.json\`) fits a target's constants only
+on runs whose bytes verified and that did not hang: the time of a run that produced wrong bytes or
+stopped waiting is not the time of the schedule. They are left out of the fit, its table and
+its summaries (\`dmac measure\` without \`--fit\` still lists them, with a warning). Fix: find why
+they failed (the runner's log), and run them again.`,
+  },
 
   // ---- 6xxx: executor ----------------------------------------------------------------------
   DMAC6001: {

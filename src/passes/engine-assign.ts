@@ -11,9 +11,9 @@
 // - single: every command of GPU g on one engine, engines[g % engines.length], or the GPU's
 //   best engine (as above) when no list is given: DMA-Latte's back-to-back `b2b`.
 
-import type { IrModule } from "../ir/ir.js";
+import { isHostBuffer, type IrModule } from "../ir/ir.js";
 import type { QueueProgram } from "../queues/queue-program.js";
-import type { Target } from "../target/target.js";
+import { UNKNOWN, type Target } from "../target/target.js";
 import { InternalError } from "../util/internal-error.js";
 import type { EngineStrategy, Pass, PassContext, PassResult } from "./pass.js";
 import {
@@ -28,12 +28,17 @@ import {
 /** A command's fixed cost expressed as bytes on one link (~1.4 us at 48 GB/s). */
 const COMMAND_COST_BYTES = 64 * 1024;
 
-/** The rank on the far side of a group's transfer (lowering's rule: a broadcast's dst2). */
+/**
+ * The rank on the far side of a group's transfer (lowering's rule: a broadcast's dst2). A copy
+ * to or from host memory has no GPU there (its host region's rank is a placeholder, ir.ts
+ * HOST_REGION_RANK): the driver's own.
+ */
 function otherRank(m: IrModule, group: readonly number[]): number {
   const t = m.ops;
   const i = group[0]!;
   const last = group[group.length - 1]!;
   const driver = t.driver[i]!;
+  if (isHostBuffer(m, t.srcBuf[i]!) || isHostBuffer(m, t.dstBuf[i]!)) return driver;
   const src = t.srcRank[i]!;
   const dst = t.dstRank[i]!;
   if (isFusedPair(m, group))
@@ -46,12 +51,30 @@ function otherRank(m: IrModule, group: readonly number[]): number {
   return dst >= 0 ? dst : driver;
 }
 
-function affinityEngine(target: Target, driver: number, other: number): number {
+/** The target's engine for driver -> other, or undefined where its map does not say (unknown). */
+function mapEngine(target: Target, driver: number, other: number): number | undefined {
   if (other === driver) return target.engines.localCopy;
   const e = target.recommendedEngine.map[driver]?.[other];
-  if (e === undefined || e < 0)
-    throw new InternalError(`no recommended engine for ${driver} -> ${other}`);
+  return e === undefined || e < 0 ? undefined : e;
+}
+
+/**
+ * The engine an unpinned group takes under affinity. DMAC4201 refuses unpinned GPU-to-GPU
+ * operations on a target whose map is unknown before lowering, so a missing entry is a bug.
+ */
+function affinityEngine(target: Target, driver: number, other: number): number {
+  const e = mapEngine(target, driver, other);
+  if (e === undefined) throw new InternalError(`no recommended engine for ${driver} -> ${other}`);
   return e;
+}
+
+/**
+ * The xGMI engines a queue may be put on: those with hardware behind them. With engines.physical
+ * unknown none is known to have any (DMAC4202 would refuse a queue there).
+ */
+function usableXgmi(target: Target): readonly number[] {
+  const { xgmi, physical } = target.engines;
+  return physical === UNKNOWN ? [] : xgmi.filter((e) => physical.includes(e));
 }
 
 function groupBytes(m: IrModule, g: readonly number[]): number {
@@ -62,8 +85,9 @@ function groupBytes(m: IrModule, g: readonly number[]): number {
 
 /**
  * GPU g's engines, best first (see the header), and the engine each destination rank prefers:
- * map[g][p] for a peer, and for g's own (local) copies the first xGMI engine that serves no peer,
- * so a local copy does not queue behind a peer copy on the shared localCopy engine.
+ * map[g][p] for a peer, and for g's own (local) copies the first usable xGMI engine that serves no
+ * peer, so a local copy does not queue behind a peer copy on the shared localCopy engine. Only
+ * engines the target knows to exist are ranked: a peer whose map entry is unknown adds none.
  */
 export function rankedEngines(
   m: IrModule,
@@ -77,16 +101,19 @@ export function rankedEngines(
     bytesTo[otherRank(m, grp)]! += groupBytes(m, grp);
   }
   const row = target.recommendedEngine.map[g] ?? [];
-  const local = target.engines.xgmi.find((e) => !row.includes(e)) ?? target.engines.localCopy;
-  const prefer = (p: number): number => (p === g ? local : affinityEngine(target, g, p));
+  const xgmi = usableXgmi(target);
+  const local = xgmi.find((e) => !row.includes(e)) ?? target.engines.localCopy;
+  const known = (p: number): number | undefined => (p === g ? local : mapEngine(target, g, p));
   const others = [...Array(m.ranks).keys()].filter((p) => p !== g || bytesTo[p]! > 0);
   others.sort((a, b) => bytesTo[b]! - bytesTo[a]! || a - b);
   const ranked: number[] = [];
   for (const p of others) {
-    const e = prefer(p);
-    if (!ranked.includes(e)) ranked.push(e);
+    const e = known(p);
+    if (e !== undefined && !ranked.includes(e)) ranked.push(e);
   }
-  for (const e of target.engines.xgmi) if (!ranked.includes(e)) ranked.push(e);
+  for (const e of xgmi) if (!ranked.includes(e)) ranked.push(e);
+  if (ranked.length === 0) ranked.push(local);
+  const prefer = (p: number): number => (p === g ? local : affinityEngine(target, g, p));
   return { ranked, prefer };
 }
 
@@ -114,13 +141,12 @@ export function assignEngines(
     const driver = t.driver[i]!;
     const pin = grp.map((x) => t.engine[x]!).find((e) => e >= 0);
     const other = otherRank(m, grp);
-    const aff = affinityEngine(target, driver, other);
     let e: number;
     if (pin !== undefined) e = pin;
     else {
       switch (strategy.kind) {
         case "affinity":
-          e = aff;
+          e = affinityEngine(target, driver, other);
           break;
         case "single":
           e =

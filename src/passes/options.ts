@@ -42,13 +42,15 @@ export function parseEngineStrategy(
   let strategy: EngineStrategy | undefined;
   if (kind === "spread" && arg !== undefined && /^\s*\d+\s*$/.test(arg))
     strategy = { kind: "spread", k: Number(arg) };
-  if (kind === "single" && (arg === undefined || arg === ""))
-    strategy = { kind: "single", engines: [] };
+  if (kind === "single" && arg === undefined) strategy = { kind: "single", engines: [] };
   else if (kind === "single" && arg!.split(",").every((x) => /^\s*\d+\s*$/.test(x)))
     strategy = { kind: "single", engines: arg!.split(",").map((x) => Number(x.trim())) };
   if (!strategy) {
     if (kind === "spread") return fail("spread needs an engine count, as in spread:4");
-    if (kind === "single") return fail("single takes engine ids, as in single or single:8,10");
+    if (kind === "single")
+      return fail(
+        "single takes engine ids after the colon, as in single:8,10 (or no colon: single)",
+      );
     return fail("choose affinity, spread:K or single[:E,...]");
   }
   // Without a --target the file's target is not known yet: check what holds for any target

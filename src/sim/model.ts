@@ -110,23 +110,14 @@ export function readMachineModel(target: Target): ModelResult {
   const links = target["links"] as Record<string, unknown> | undefined;
   if (typeof links !== "object" || links === null) return fail("missing 'links' object");
   if (links["topology"] !== "full-mesh") return fail("'links.topology' must be \"full-mesh\"");
-  const gbps: Record<string, unknown> = {};
-  for (const key of ["ratedGBps", "usableGBps"]) {
-    const v = known(links, key, `${key}Fallback`, `links.${key}`, fallbacks);
-    if (typeof v !== "number" || !(v > 0))
-      return fail(
-        `'links.${key}' must be a positive number, or "unknown" with a positive '${key}Fallback'`,
-      );
-    gbps[key] = v;
-  }
-  if (typeof links["source"] !== "string") return fail("'links.source' must be a string");
-  const pcie = target["pcie"] as Record<string, unknown> | undefined;
-  if (pcie !== undefined) {
-    for (const key of ["ratedGBps", "usableGBps"]) {
-      const v = pcie?.[key];
-      if (typeof v !== "number" || !(v > 0)) return fail(`'pcie.${key}' must be a positive number`);
-    }
-    if (typeof pcie?.["source"] !== "string") return fail("'pcie.source' must be a string");
+  const gbps = linkFigures(links, "links", fallbacks);
+  if (typeof gbps === "string") return fail(gbps);
+  const pcieEntry = target["pcie"] as Record<string, unknown> | undefined;
+  let pcie: PcieModel | undefined;
+  if (pcieEntry !== undefined) {
+    const figures = linkFigures(pcieEntry, "pcie", fallbacks);
+    if (typeof figures === "string") return fail(figures);
+    pcie = { ...pcieEntry, ...figures } as unknown as PcieModel;
   }
   return {
     ok: true,
@@ -140,9 +131,31 @@ export function readMachineModel(target: Target): ModelResult {
       fallbacks,
       hostWordPollUs: target.sync?.hostPollRepollUs.value ?? values.pollRepollUs!,
       part: partRules(target),
-      ...(pcie ? { pcie: pcie as unknown as PcieModel } : {}),
+      ...(pcie ? { pcie } : {}),
     },
   };
+}
+
+/**
+ * A link section's ratedGBps and usableGBps ("links", or the host links' "pcie"): each a positive
+ * number, or "unknown" with a positive `<key>Fallback` (noted in `fallbacks`); and its source.
+ * A string: what is wrong.
+ */
+function linkFigures(
+  section: Record<string, unknown> | null,
+  name: string,
+  fallbacks: string[],
+): { ratedGBps: number; usableGBps: number } | string {
+  if (typeof section !== "object" || section === null) return `'${name}' must be an object`;
+  const gbps: Record<string, number> = {};
+  for (const key of ["ratedGBps", "usableGBps"]) {
+    const v = known(section, key, `${key}Fallback`, `${name}.${key}`, fallbacks);
+    if (typeof v !== "number" || !(v > 0))
+      return `'${name}.${key}' must be a positive number, or "unknown" with a positive '${key}Fallback'`;
+    gbps[key] = v;
+  }
+  if (typeof section["source"] !== "string") return `'${name}.source' must be a string`;
+  return { ratedGBps: gbps["ratedGBps"]!, usableGBps: gbps["usableGBps"]! };
 }
 
 /**

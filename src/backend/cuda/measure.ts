@@ -1,17 +1,20 @@
 // Measured against predicted for CUDA runner results (bench/hardware/*.json, written by
 // runtime/cuda/run-on-device.sh; schemas/cuda-results.schema.json): each run names its example,
 // variant and size; the variant's dmac options come from runtime/cuda/variants.tsv, so a run is
-// recompiled exactly as prepare.sh compiled it and predicted with the given target. fit.ts fits
+// recompiled exactly as prepare.sh compiled it (through `dmac compile`'s path, api/build.ts) and
+// predicted with the given target. The run names the program.txt it ran by its SHA-256; the
+// recompiled program.txt must have the same (the command refuses a run of another program). fit.ts fits
 // the target's `fit` constants on half of the sizes (fitSizes) and reports the error on the others.
 
+import { dirname } from "node:path";
+import { buildSchedule, parseBuildOptions } from "../../api/build.js";
 import { hasErrors, type Diagnostic } from "../../diagnostics/diagnostic.js";
-import { parsePassOptions } from "../../passes/options.js";
 import type { SourceFile } from "../../source/source-file.js";
 import type { CudaTarget } from "../../target/cuda-target.js";
 import type { Target } from "../../target/target.js";
-import { compileToQueues, cudaBatches } from "../compile-pipeline.js";
+import { CUDA_TEXT_FILE, programSha256 } from "./outputs.js";
 import { predictCuda } from "./predict.js";
-import { buildCudaProgram, type CudaProgram } from "./program.js";
+import type { CudaProgram } from "./program.js";
 import { smCheckProblem, type SmCheck } from "./sm-check.js";
 
 export interface MeasuredRun {
@@ -20,6 +23,9 @@ export interface MeasuredRun {
   readonly totalBytes: number;
   readonly medianUs: number;
   readonly verified: boolean;
+  readonly hung?: boolean | undefined;
+  /** SHA-256 of the program.txt the runner ran (absent in results of older runners). */
+  readonly programSha256?: string | undefined;
   /** With runner --sm-check: the full-SM check (sm-check.ts). */
   readonly smCheck?: SmCheck | undefined;
 }
@@ -48,6 +54,12 @@ export function resultsProblem(json: unknown): string | undefined {
       typeof r.verified !== "boolean",
   );
   if (i >= 0) return `runs[${i}] lacks example, variant, totalBytes, medianUs or verified`;
+  const k = d.runs.findIndex(
+    (r) =>
+      (r.programSha256 !== undefined && !/^[0-9a-f]{64}$/.test(String(r.programSha256))) ||
+      (r.hung !== undefined && typeof r.hung !== "boolean"),
+  );
+  if (k >= 0) return `runs[${k}].programSha256 must be 64 hex digits, and hung a boolean`;
   for (const [j, r] of d.runs.entries()) {
     const problem = r.smCheck === undefined ? undefined : smCheckProblem(r.smCheck);
     if (problem) return `runs[${j}].smCheck ${problem}`;
@@ -96,22 +108,32 @@ function optionsOf(words: readonly string[], total: number) {
   return { defines, raw };
 }
 
-/** Compiles one measured configuration for `target` into its command program. */
+/**
+ * Compiles one measured configuration for `target` as `dmac compile` does (prepare.sh ran it):
+ * its command program and the SHA-256 of its program.txt, which the run must name.
+ */
 export function compileRun(
   file: SourceFile,
   words: readonly string[],
   total: number,
   target: Target,
-): { program: CudaProgram | undefined; diagnostics: Diagnostic[] } {
+): { program: CudaProgram | undefined; sha256?: string; diagnostics: Diagnostic[] } {
   const { defines, raw } = optionsOf(words, total);
-  const passes = parsePassOptions(raw, target);
-  if (!passes.options) return { program: undefined, diagnostics: passes.diagnostics };
-  const q = compileToQueues(file, { defines, targetOverride: target, passes: passes.options });
-  if (!q.compiled || hasErrors(q.diagnostics))
-    return { program: undefined, diagnostics: q.diagnostics };
-  return buildCudaProgram(q.compiled.module, q.compiled.program, file, {
-    batch: cudaBatches(passes.options),
-  });
+  const parsed = parseBuildOptions(raw, target);
+  if (!parsed.options) return { program: undefined, diagnostics: parsed.diagnostics };
+  const built = buildSchedule(
+    { file, defines, schedule: undefined, baseDir: dirname(file.name), target },
+    parsed.options,
+    { emit: ["sdma"] },
+  );
+  const text = built.files?.find((f) => f.name === CUDA_TEXT_FILE)?.data;
+  // The example's own warnings are not the measurement's: only what stops the compile.
+  if (!built.cudaProgram || typeof text !== "string" || hasErrors(built.diagnostics))
+    return {
+      program: undefined,
+      diagnostics: built.diagnostics.filter((d) => d.severity === "error"),
+    };
+  return { program: built.cudaProgram, sha256: programSha256(text), diagnostics: [] };
 }
 
 export interface Compared {

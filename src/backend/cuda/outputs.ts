@@ -2,6 +2,7 @@
 // cuda-program.schema.json) and program.txt (the same in the runner's line format), plus the
 // cost model the optimiser's -O1 check and -O2 plan predict with on such a target.
 
+import { createHash } from "node:crypto";
 import { hasErrors, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import type { IrModule } from "../../ir/ir.js";
 import type { CostModel, CostResult } from "../../passes/cost-model.js";
@@ -32,19 +33,29 @@ export function buildCudaOutputs(
   const t = cudaOf(compiled.target);
   if (!t) throw new InternalError("CUDA outputs for a target without a cuda section");
   const predicted = predictCuda(built.program, t);
+  const text = programText(built.program);
   const doc = {
     ...built.program,
     source: opts.source ?? file.name,
     predictedUs: predicted.ok ? round(predicted.timeUs) : null,
+    programSha256: programSha256(text),
   };
   return {
     diagnostics: built.diagnostics,
     files: [
       { name: CUDA_PROGRAM_FILE, data: JSON.stringify(doc, null, 1) + "\n" },
-      { name: CUDA_TEXT_FILE, data: programText(built.program) },
+      { name: CUDA_TEXT_FILE, data: text },
     ],
     program: built.program,
   };
+}
+
+/**
+ * The SHA-256 (hex) of program.txt's bytes: what the runner (runtime/cuda/sha256.h) writes into
+ * its result as `programSha256`, so that `dmac measure` can tell which program a time is of.
+ */
+export function programSha256(text: string): string {
+  return createHash("sha256").update(text, "utf8").digest("hex");
 }
 
 const round = (x: number): number => Math.round(x * 1000) / 1000;

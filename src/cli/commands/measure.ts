@@ -23,7 +23,7 @@ import {
 import { cudaFitBounds, fitCuda, fittedTargetJson, withValues } from "../../backend/cuda/fit.js";
 import { smCheckCell, smCheckJson, smSummary, smSummaryText } from "../../backend/cuda/sm-check.js";
 import { writeOutputOrReport } from "../write-output.js";
-import { diag, type Diagnostic } from "../../diagnostics/diagnostic.js";
+import { diag, hasErrors, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import { cudaOf } from "../../target/cuda-target.js";
 import { builtinTarget, type Target } from "../../target/target.js";
 import { readInputText } from "../../util/read-input.js";
@@ -95,7 +95,13 @@ const summaryJson = (s: Summary) => ({
 
 /** The runs read and recompiled, or the exit code of the diagnostics that stopped it. */
 type Loaded =
-  | { readonly doc: ResultsDoc; readonly rows: Compared[]; readonly target: Target }
+  | {
+      readonly doc: ResultsDoc;
+      readonly rows: Compared[];
+      readonly target: Target;
+      /** Warnings: runs that name no program (DMAC5051). */
+      readonly diagnostics: Diagnostic[];
+    }
   | { readonly code: number };
 
 function loadRuns(path: string, opts: MeasureOptions, ctx: CliContext): Loaded {
@@ -122,6 +128,8 @@ function loadRuns(path: string, opts: MeasureOptions, ctx: CliContext): Loaded {
     return fail(`target ${target.name} is not a CUDA target ("backend": "cuda")`);
   const rows: Compared[] = [];
   const files = new Map<string, ReturnType<typeof readSourceFile>>();
+  const otherPrograms: Diagnostic[] = [];
+  let unnamed = 0;
   for (const run of doc.runs) {
     const words = variants.get(`${run.example}/${run.variant}`);
     if (!words) return fail(`no variant '${run.variant}' of '${run.example}' in variants.tsv`);
@@ -131,9 +139,33 @@ function loadRuns(path: string, opts: MeasureOptions, ctx: CliContext): Loaded {
     if (!read.file) return { code: reportDiagnostics(ctx, read.diagnostics, opts) };
     const built = compileRun(read.file, words, run.totalBytes, target);
     if (!built.program) return { code: reportDiagnostics(ctx, built.diagnostics, opts) };
+    // A time is the example's only if the program that ran is the one it compiles to.
+    if (run.programSha256 === undefined) unnamed++;
+    else if (run.programSha256 !== built.sha256)
+      otherPrograms.push(
+        diag("DMAC5050", undefined, [
+          `${run.example}/${run.variant}/${run.totalBytes}`,
+          run.programSha256,
+          built.sha256!,
+        ]),
+      );
     rows.push({ run, program: built.program, predictedUs: NaN });
   }
-  return { doc, rows, target };
+  if (otherPrograms.length > 0) return { code: reportDiagnostics(ctx, otherPrograms, opts) };
+  const diagnostics = unnamed > 0 ? [diag("DMAC5051", undefined, [unnamed])] : [];
+  return { doc, rows, target, diagnostics };
+}
+
+/** --fit: only runs that verified and did not hang; the others named in a warning (DMAC5052). */
+function fitRuns(rows: readonly Compared[]): { rows: Compared[]; diagnostics: Diagnostic[] } {
+  const failed = (row: Compared): boolean => !row.run.verified || row.run.hung === true;
+  const out = rows.filter((row) => !failed(row));
+  const left = rows
+    .filter(failed)
+    .map((row) => `${row.run.example}/${row.run.variant}/${row.run.totalBytes}`);
+  const diagnostics =
+    left.length > 0 ? [diag("DMAC5052", undefined, [left.length, left.join(", ")])] : [];
+  return { rows: out, diagnostics };
 }
 
 /** What both reports need: the runs, their predictions with the target's constants, the document. */
@@ -149,12 +181,26 @@ interface Report {
   readonly smLine: string;
   /** The document's fields about the results file and the target. */
   readonly fields: Readonly<Record<string, unknown>>;
+  /** Reported with the result: unnamed programs (DMAC5051), runs left out of the fit (DMAC5052). */
+  readonly warnings: readonly Diagnostic[];
 }
 
 export function runMeasure(path: string, opts: MeasureOptions, ctx: CliContext): number {
   const loaded = loadRuns(path, opts, ctx);
   if ("code" in loaded) return loaded.code;
-  const { doc, rows, target } = loaded;
+  const { doc, target } = loaded;
+  const fitting = opts.fit ? fitRuns(loaded.rows) : { rows: loaded.rows, diagnostics: [] };
+  const rows = fitting.rows;
+  const warnings = [...loaded.diagnostics, ...fitting.diagnostics];
+  if (opts.fit && rows.length === 0)
+    return reportDiagnostics(
+      ctx,
+      [
+        ...warnings,
+        diag("DMAC5001", undefined, [path, "no run verified: there is nothing to fit"]),
+      ],
+      opts,
+    );
   predictAll(rows, cudaOf(target)!);
   const sm = smSummary(rows.map((row) => row.run));
   const out = opts.format === "json" ? () => undefined : ctx.streams.out;
@@ -165,6 +211,7 @@ export function runMeasure(path: string, opts: MeasureOptions, ctx: CliContext):
     predicted: rows.map((row) => row.predictedUs),
     out,
     smLine: sm ? smSummaryText(sm) : "",
+    warnings,
     fields: {
       device: doc.device,
       driver: doc.driver,
@@ -214,9 +261,9 @@ function reportAll(r: Report): number {
   r.out(table(r.rows, undefined));
   r.out(summaryText("all sizes", all));
   r.out(r.smLine);
-  if (r.opts.format !== "json") return reportDiagnostics(r.ctx, [], r.opts);
+  if (r.opts.format !== "json") return reportDiagnostics(r.ctx, r.warnings, r.opts);
   const fields = { ...r.fields, runs: runsJson(r, undefined), before: { all: summaryJson(all) } };
-  return reportJson(r.ctx, fields, []);
+  return reportJson(r.ctx, fields, [...r.warnings]);
 }
 
 /** --fit: fit on every other size, report both sets before and after, write the target with -o. */
@@ -244,14 +291,14 @@ function reportFit(r: Report, target: Target, path: string): number {
   const unconstrained = names.filter((_, i) => fit.flat[i]);
   if (unconstrained.length)
     out(`not constrained by these runs (kept as given): ${unconstrained.join(", ")}\n`);
-  const diagnostics: Diagnostic[] = [];
+  const diagnostics: Diagnostic[] = [...r.warnings];
   if (opts.output !== undefined) {
     const text = fittedTargetJson(target, names, fit, path);
     const problem = writeOutputOrReport(opts.output, text);
     if (problem) diagnostics.push(problem);
   }
   if (opts.format !== "json") return reportDiagnostics(r.ctx, diagnostics, opts);
-  const wrote = opts.output !== undefined && diagnostics.length === 0;
+  const wrote = opts.output !== undefined && !hasErrors(diagnostics);
   const fields = {
     ...r.fields,
     runs: runsJson(r, fitted),

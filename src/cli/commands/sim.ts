@@ -57,6 +57,7 @@ import {
   addOutOption,
   addQuietOption,
   addScheduleOptions,
+  parseMicros,
   parsePositiveInt,
   parseScheduleOptions,
   readErrorReason,
@@ -138,21 +139,6 @@ function tooManyPackets(what: string, limit: number): Diagnostic {
 
 function badOption(option: string, detail: string): Diagnostic {
   return diag("DMAC5004", undefined, [option, detail]);
-}
-
-/** A positive number of microseconds (fractions allowed). */
-export function parseMicros(
-  option: string,
-  text: string | undefined,
-): { value: number | undefined; diagnostics: Diagnostic[] } {
-  if (text === undefined) return { value: undefined, diagnostics: [] };
-  const v = Number(text.replace(/us$/, ""));
-  if (!Number.isFinite(v) || v <= 0)
-    return {
-      value: undefined,
-      diagnostics: [badOption(option, `'${text}' is not a positive number of microseconds`)],
-    };
-  return { value: v, diagnostics: [] };
 }
 
 /** Compiles a .dmac in memory into the executor's input (manifest + streams + IR). */

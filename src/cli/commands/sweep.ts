@@ -12,7 +12,7 @@
 // Progress goes to stderr when it is a terminal (cli/progress.ts; not with --quiet).
 
 import { pushAll } from "../../util/arrays.js";
-import { OutputError, writeOutputFile } from "../../backend/output.js";
+import { emptyPathError, OutputError, writeOutputFile } from "../../backend/output.js";
 import { basename, dirname, join } from "node:path";
 import { checkSource } from "../../check/check-source.js";
 import type { Command } from "commander";
@@ -34,8 +34,10 @@ import { wantsJson } from "../json-output.js";
 import { startProgress } from "../progress.js";
 import {
   addDiagnosticOptions,
+  addOutOption,
   addQuietOption,
   addScheduleOptions,
+  parseMicros,
   parsePositiveInt,
   parseScheduleOptions,
   readSourceFile,
@@ -52,7 +54,7 @@ import {
   type Variant,
   type VariantCompile,
 } from "../variant-spec.js";
-import { compileForSim, parseMicros } from "./sim.js";
+import { compileForSim } from "./sim.js";
 
 export interface SweepCommandOptions
   extends ScheduleCommandOptions, OptCommandOptions, DiagnosticOutput {
@@ -407,6 +409,9 @@ export function runSweep(
     ...maxEvents.diagnostics,
     ...maxSim.diagnostics,
   ];
+  // An empty --out would put sweep.csv into the working directory: refused before anything runs.
+  const emptyOut = opts.out !== undefined ? emptyPathError(opts.out) : undefined;
+  if (emptyOut) pre.push(diag("DMAC5002", undefined, [emptyOut.path, emptyOut.reason]));
   if (!sizes)
     pre.push(
       diag("DMAC5004", undefined, ["--sizes", `'${opts.sizes}' is not a range like 1KiB..1GiB`], {
@@ -628,8 +633,12 @@ export function registerSweep(program: Command, ctx: CliContext): void {
     cmd,
     "the schedule to sweep when a file has several",
     "use this target description (JSON)",
-  )
-    .option("-o, --out <dir>", "write sweep.csv and sweep.svg into this directory")
+  );
+  addOutOption(cmd, {
+    value: "dir",
+    help: "write sweep.csv and sweep.svg into this directory",
+    attr: "out",
+  })
     .option(
       "--json",
       "print the sweep as one JSON document on stdout instead of the table (as --format json does)",

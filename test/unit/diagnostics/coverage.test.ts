@@ -51,6 +51,10 @@ const COVERED_ELSEWHERE: Readonly<Partial<Record<DiagnosticCode, string>>> = {
   DMAC5021: "test/unit/forensics/postmortem.test.ts",
   // The working directory was deleted: no source can say so.
   DMAC5040: "test/adversarial/output-replacement.test.ts",
+  // A CUDA runner's results file is JSON read by dmac measure, not a schedule.
+  DMAC5050: "test/adversarial/target-paths.test.ts",
+  DMAC5051: "test/adversarial/target-paths.test.ts",
+  DMAC5052: "test/adversarial/target-paths.test.ts",
 };
 
 const EXPECTED = fileURLToPath(new URL("../../golden/expected", import.meta.url));

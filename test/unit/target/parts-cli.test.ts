@@ -99,7 +99,7 @@ describe("mi355x descriptor cap", () => {
     expect(sim.code).toBe(0);
     expect(sim.out).toMatch(/^verified: every buffer ends as the schedule.s copies say/);
     expect(sim.out).toMatch(
-      /fallbacks +target mi355x marks 16 figures unknown; .*links\.usableGBps = 57\.6/,
+      /fallbacks +target mi355x marks 18 figures unknown; .*links\.usableGBps = 57\.6/,
     );
   });
 

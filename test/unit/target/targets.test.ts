@@ -46,9 +46,11 @@ describe("built-in part targets", () => {
     expect(mi355x.unknowns.join("\n")).toMatch(/recommendedEngine\.map: unknown/);
     const model = readMachineModel(mi355x);
     if (!model.ok) throw new Error(model.error);
-    // Every timing constant and the usable bandwidth fall back, each named.
-    expect(model.model.fallbacks).toHaveLength(17 - 1);
+    // Every timing constant, the usable bandwidth and the host link fall back, each named.
+    expect(model.model.fallbacks).toHaveLength(17 - 1 + 2);
     expect(model.model.fallbacks).toContain("links.usableGBps = 57.6");
+    expect(model.model.fallbacks).toContain("pcie.usableGBps = 54");
+    expect(model.model.pcie?.usableGBps).toBe(54);
     expect(model.model.links.usableGBps).toBe(57.6);
     expect(model.model.timing.localCopyGBps).toBe(4000);
     const mi308x = builtinTarget("mi308x")!;
