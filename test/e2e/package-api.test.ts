@@ -132,7 +132,9 @@ export { time, rows };
           target: "ES2022",
           strict: true,
           noEmit: true,
-          skipLibCheck: true,
+          // The shipped declarations are checked too, without Node's types: a consumer that
+          // is not a Node program must not need @types/node.
+          skipLibCheck: false,
           types: [],
         },
         files: ["use.ts"],
@@ -140,5 +142,43 @@ export { time, rows };
     );
     // Throws (with tsc's report) if the declarations do not resolve or the consumer is wrong.
     run(process.execPath, [join(repo, "node_modules/typescript/bin/tsc"), "-p", "."], project);
+  });
+});
+
+describe("docs/api.md's examples as TypeScript", () => {
+  it("type-check under --strict against the shipped declarations", () => {
+    const doc = readFileSync(join(repo, "docs", "api.md"), "utf8");
+    const blocks = [...doc.matchAll(/^```js\n([\s\S]*?)^```$/gm)].map((m) => m[1]!);
+    expect(blocks.length).toBeGreaterThanOrEqual(4);
+    const files = blocks.map((text, i) => {
+      const name = `doc-${i}.ts`;
+      writeFileSync(join(project, name), `${text}export {};\n`);
+      return name;
+    });
+    const types = join(project, "node_modules", "@types");
+    if (!existsSync(join(types, "node"))) {
+      mkdirSync(types, { recursive: true });
+      symlinkSync(join(repo, "node_modules", "@types", "node"), join(types, "node"));
+    }
+    writeFileSync(
+      join(project, "tsconfig.docs.json"),
+      JSON.stringify({
+        compilerOptions: {
+          module: "NodeNext",
+          moduleResolution: "NodeNext",
+          target: "ES2022",
+          strict: true,
+          noEmit: true,
+          skipLibCheck: true,
+          types: ["node"],
+        },
+        files,
+      }),
+    );
+    run(
+      process.execPath,
+      [join(repo, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.docs.json"],
+      project,
+    );
   });
 });

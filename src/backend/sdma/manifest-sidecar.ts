@@ -216,7 +216,7 @@ export function readSidecarUnbound(
   | { readonly stale: string }
   | { readonly problem: SidecarProblem }
   | {
-      readonly sha256: Buffer;
+      readonly sha256: Uint8Array;
       readonly arrays: readonly SidecarArray[];
       readonly problem?: SidecarProblem | undefined;
     } {
