@@ -2,14 +2,26 @@
 // Each timed case is sized so that the old code took more than 10 s and the new one takes well
 // under 2 s; the bound asserted is a generous 5 s, so a loaded machine does not fail it.
 
-import { mkdtempSync, rmSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { formatDmac } from "../../src/fmt/format.js";
 
+const BIN = resolve("bin/dmac.js");
 const root = mkdtempSync(join(tmpdir(), "dmac-adv-linear-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+/** Runs the installed dmac in `cwd`, in a child process with a 10 s limit (a hang fails it). */
+function dmacIn(cwd: string, ...args: string[]): { code: number | null; err: string } {
+  const r = spawnSync("node", [BIN, ...args, "--color", "never", "--format", "concise"], {
+    cwd,
+    encoding: "utf8",
+    timeout: 10_000,
+  });
+  return { code: r.status, err: r.stderr };
+}
 
 /** `f()` and the milliseconds it took. */
 async function timed<T>(f: () => Promise<T> | T): Promise<{ value: T; ms: number }> {
@@ -59,5 +71,38 @@ const x = max(1${repeat(6000, (i) => ` /* q${i} */, 1 /// d${i}\n`)})
     expect(r.value.ok).toBe(true);
     if (r.value.ok) expect(r.value.text).toMatch(/^target mi300x\n\/\* q0 \*\/ \/\/\/ d0\n/);
     expect(r.ms).toBeLessThan(5000);
+  });
+});
+
+describe("dmac fmt reads .prettierignore like every input", () => {
+  // Before: prettier read it (and every prettier configuration file around each file walked):
+  // a FIFO blocked forever, a directory or /dev/zero was an internal error.
+  const project = (name: string, ignore: (path: string) => void): string => {
+    const dir = join(root, name);
+    mkdirSync(join(dir, "src"), { recursive: true });
+    copyFileSync(resolve("examples/broadcast.dmac"), join(dir, "src", "a.dmac"));
+    ignore(join(dir, ".prettierignore"));
+    return dir;
+  };
+  const cases: Record<string, (path: string) => void> = {
+    "a FIFO": (path) => expect(spawnSync("mkfifo", [path]).status).toBe(0),
+    "a directory": (path) => mkdirSync(path),
+    "a symbolic link to /dev/zero": (path) => symlinkSync("/dev/zero", path),
+  };
+  for (const [what, make] of Object.entries(cases)) {
+    it(`${what}: DMAC5001, exit 1, nothing formatted`, () => {
+      const r = dmacIn(project(what.replace(/\W+/g, "-"), make), "fmt", "--check", "src");
+      expect(r.code, r.err).toBe(1);
+      expect(r.err).toMatch(/DMAC5001.*\.prettierignore/);
+    });
+  }
+
+  it("its patterns still apply (gitignore rules); a file named on the command line is formatted", () => {
+    const dir = project("patterns", (path) => writeFileSync(path, "# one\nsrc/*.dmac\n"));
+    writeFileSync(join(dir, "src", "b.dmac"), "target   mi300x\n");
+    expect(dmacIn(dir, "fmt", "--check", "src").code).toBe(0);
+    expect(dmacIn(dir, "fmt", "--check", "src/b.dmac").code).toBe(1);
+    writeFileSync(join(dir, ".prettierignore"), "src/*.dmac\n!b.dmac\n");
+    expect(dmacIn(dir, "fmt", "--check", "src").code).toBe(1);
   });
 });
