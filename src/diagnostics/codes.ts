@@ -980,6 +980,28 @@ deadlock). The file is not JSON, does not match the schema, or names a queue the
 not have. Fix: give the snapshot taken for this output, or write one in the schema's form.`,
   },
 
+  DMAC5060: {
+    severity: "error",
+    phase: "cli",
+    title: "bad variants table",
+    message: (detail: string) => `bad variants table row: ${detail}`,
+    doc: `\`dmac measure\` cannot use a row of its variants table (\`runtime/cuda/variants.tsv\`, or
+\`--variants FILE\`): a row is an example, a variant name and the dmac options it was compiled
+with, separated by tabs, and an optional fourth column that says how a size becomes a define
+(\`NAME/N\`: NAME = SIZE / N). The options are \`-D NAME=VALUE\`, \`-O0\` to \`-O2\`,
+\`--prelaunch\` and \`--completion C\`. The diagnostic points at the word it cannot use: an
+unknown option, an option without its value, a \`-D\` without \`=\`, a bad size define, a row
+with fewer than three cells, or a variant given twice.
+
+Example:
+
+\`\`\`
+host_upload_pieces	pcpy	-O0 -D
+\`\`\`
+
+Fix: give \`-D\` its parameter (\`-D queues=7\`), or remove it.`,
+  },
+
   // ---- 6xxx: executor ----------------------------------------------------------------------
   DMAC6001: {
     severity: "error",

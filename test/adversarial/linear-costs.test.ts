@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { formatDmac } from "../../src/fmt/format.js";
+import { dmac } from "../helpers/cli.js";
 
 const BIN = resolve("bin/dmac.js");
 const root = mkdtempSync(join(tmpdir(), "dmac-adv-linear-"));
@@ -105,4 +106,29 @@ describe("dmac fmt reads .prettierignore like every input", () => {
     writeFileSync(join(dir, ".prettierignore"), "src/*.dmac\n!b.dmac\n");
     expect(dmacIn(dir, "fmt", "--check", "src").code).toBe(1);
   });
+});
+
+describe("dmac measure: a bad variants table row is located", () => {
+  // Before: a row ending in `-D` threw a TypeError (internal error, exit 2); unknown options and
+  // rows without tabs were skipped without a word.
+  const results = resolve("bench/hardware/h100-2026-host-copies.json");
+  const cases: Record<string, [string, RegExp]> = {
+    "a row ending in -D": ["host_upload_pieces\tpcpy\t-O0 -D\n", /-D needs a value/],
+    "-D without =": ["host_upload_pieces\tpcpy\t-D queues\n", /-D takes NAME=VALUE/],
+    "--size-define without a value": ["a\tb\t-O0 --size-define\n", /needs a value/],
+    "a bad size column": ["a\tb\t-O0\tchunk/0\n", /NAME or NAME\/N/],
+    "an unknown option": ["a\tb\t-O0 --prelanch\n", /unknown option '--prelanch'/],
+    "a row without tabs": ["a b -O0\n", /separated by tabs/],
+  };
+  for (const [what, [row, message]] of Object.entries(cases)) {
+    it(`${what}: DMAC5060 at the row, exit 1`, async () => {
+      const table = join(root, `${what.replace(/\W+/g, "-")}.tsv`);
+      writeFileSync(table, `# a table\n${row}`);
+      const r = await dmac("measure", results, "--variants", table, "--format", "concise");
+      expect(r.code, r.err).toBe(1);
+      expect(r.err.startsWith(`${table}:2:`)).toBe(true);
+      expect(r.err).toContain("DMAC5060");
+      expect(r.err).toMatch(message);
+    });
+  }
 });
