@@ -7,7 +7,9 @@ import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { parseMeasurements } from "../../src/calibrate/measurements.js";
 import { formatDmac } from "../../src/fmt/format.js";
+import { makeSourceFile } from "../../src/source/source-file.js";
 import { dmac } from "../helpers/cli.js";
 
 const BIN = resolve("bin/dmac.js");
@@ -131,4 +133,30 @@ describe("dmac measure: a bad variants table row is located", () => {
       expect(r.err).toMatch(message);
     });
   }
+});
+
+describe("dmac calibrate checks baselines in linear time", () => {
+  // Before: every row followed its baselines to the end, checking each step against the path so
+  // far (a 10,000-row cycle, 300 KB: more than a minute).
+  const N = 10_000;
+  const csv = (row: (i: number) => string): string =>
+    `id,file,spec,time_us,speedup,baseline\n${repeat(N, (i) => `${row(i)}\n`)}`;
+  const parse = (text: string) => parseMeasurements(makeSourceFile("m.csv", text));
+
+  it("a 10,000-row cycle: one DMAC5007, at its first row", async () => {
+    const r = await timed(() => parse(csv((i) => `r${i},x.dmac,,,1.5,r${(i + 1) % N}`)));
+    expect(r.value.diagnostics.map((d) => [d.code, d.span?.start])).toEqual([
+      ["DMAC5007", "id,file,spec,time_us,speedup,baseline\nr0,x.dmac,,,1.5,".length],
+    ]);
+    expect(r.value.diagnostics[0]!.message).toMatch(/^baselines form a cycle: r0 -> r1 -> r2/);
+    expect(r.ms).toBeLessThan(5000);
+  });
+
+  it("a 10,000-row chain ending at a time: no problem", async () => {
+    const r = await timed(() =>
+      parse(csv((i) => (i === 0 ? "r0,x.dmac,,5,," : `r${i},x.dmac,,,1.5,r${i - 1}`))),
+    );
+    expect(r.value.diagnostics).toEqual([]);
+    expect(r.ms).toBeLessThan(5000);
+  });
 });
