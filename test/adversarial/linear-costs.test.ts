@@ -10,6 +10,9 @@ import { afterAll, describe, expect, it } from "vitest";
 import { parseMeasurements } from "../../src/calibrate/measurements.js";
 import { formatDmac } from "../../src/fmt/format.js";
 import { makeSourceFile } from "../../src/source/source-file.js";
+import { runCheck } from "../../src/cli/commands/check.js";
+import type { CliContext } from "../../src/cli/main.js";
+import { watchCommand } from "../../src/cli/watch.js";
 import { dmac } from "../helpers/cli.js";
 
 const BIN = resolve("bin/dmac.js");
@@ -159,4 +162,61 @@ describe("dmac calibrate checks baselines in linear time", () => {
     expect(r.value.diagnostics).toEqual([]);
     expect(r.ms).toBeLessThan(5000);
   });
+});
+
+describe("--watch follows a directory that is deleted and made again", () => {
+  // Before: the watch on the deleted directory heard nothing more, even once a directory of the
+  // same name was made again (as a branch switch does): every later save went unseen.
+  const GOOD = "schedule s() {\n  buffer b: 1KiB\n}\n";
+  const BAD = "schedule s() {\n  bufer b: 1KiB\n}\n";
+  const until = async (cond: () => boolean, what: string): Promise<void> => {
+    const deadline = Date.now() + 10_000;
+    while (!cond()) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
+
+  for (const [what, depth] of [
+    ["its directory", 1],
+    ["its directory's parent too", 2],
+  ] as const) {
+    it(`${what}: the next save re-runs the check`, async () => {
+      const top = join(root, `watch-${depth}`);
+      const sub = depth === 1 ? top : join(top, "sub");
+      const file = join(sub, "a.dmac");
+      mkdirSync(sub, { recursive: true });
+      writeFileSync(file, GOOD);
+      let text = "";
+      const ctx: CliContext = {
+        streams: { out: (t) => void (text += t), err: (t) => void (text += t), isTTY: false },
+        exit: () => {},
+      };
+      const stop = new AbortController();
+      const opts = { format: "concise", color: "never" } as const;
+      const loop = watchCommand(
+        ctx,
+        { inputs: [file], run: (c) => runCheck([file], opts, c) },
+        { signal: stop.signal, debounceMs: 30 },
+      );
+      try {
+        await until(() => text.includes("] ok;"), "the first run");
+        rmSync(top, { recursive: true });
+        await new Promise((r) => setTimeout(r, 200));
+        mkdirSync(sub, { recursive: true });
+        writeFileSync(file, GOOD);
+        await new Promise((r) => setTimeout(r, 200));
+        writeFileSync(file, BAD);
+        await until(
+          () =>
+            text.endsWith("errors; watching 1 file for changes (Ctrl-C to stop)\n") &&
+            text.includes("bufer"),
+          "the run after the save",
+        );
+      } finally {
+        stop.abort();
+        expect(await loop).toBe(0);
+      }
+    });
+  }
 });
