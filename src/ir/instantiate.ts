@@ -25,6 +25,7 @@ import type {
   ForStmt,
   LetStmt,
   Placement,
+  Program,
   Region,
   Stmt,
   TypeName,
@@ -184,8 +185,10 @@ export function instantiate(
     stmts: [],
     nextSite: 0,
     blockDepth: 0,
-    ops: allocOpTable(Math.min(maxOps, 1024), opts.shared === true),
-    bindValues: floats(1024, opts.shared === true),
+    // Small to start (the tables double as they fill): a file of many tiny schedules keeps one
+    // module per schedule, and 1,024 rows each came to 90 KB a schedule.
+    ops: allocOpTable(Math.min(maxOps, 16), opts.shared === true),
+    bindValues: floats(16, opts.shared === true),
     bindCount: 0,
     stamp: 0,
     bindStamp: [],
@@ -204,9 +207,7 @@ export function instantiate(
   };
 
   // Compile: file consts, then parameters, then the schedule body, each in its own scope.
-  const consts = checked.program.items.flatMap((it) =>
-    it.kind === "const-item" ? [compileLet(st, it.decl)] : [],
-  );
+  const consts = fileConsts(checked.program).map((decl) => compileLet(st, decl));
   st.scopes.push(new Map());
   const paramSlots = checked.params.map((p) => {
     const slot = st.nextSlot++;
@@ -260,6 +261,22 @@ export function instantiate(
     file: st.file,
   };
   return { diagnostics, module };
+}
+
+/** Each program's file-level consts, found once per program. */
+const FILE_CONSTS = new WeakMap<Program, readonly LetStmt[]>();
+
+/**
+ * The file-level consts of `program`. Found once, not once per schedule: a file of n schedules
+ * had its n items scanned n times (100,000 tiny schedules did not check in a minute).
+ */
+function fileConsts(program: Program): readonly LetStmt[] {
+  let consts = FILE_CONSTS.get(program);
+  if (consts === undefined) {
+    consts = program.items.flatMap((it) => (it.kind === "const-item" ? [it.decl] : []));
+    FILE_CONSTS.set(program, consts);
+  }
+  return consts;
 }
 
 // ---- diagnostics -------------------------------------------------------------------------------
