@@ -487,7 +487,9 @@ Example: \`copy a@0[r * 4KiB - 4KiB +: 4KiB] -> b@1\` at r = 0. Fix: guard the i
     title: "unsatisfiable wait",
     message: (detail: string) => `this wait can never be satisfied: ${detail}`,
     doc: `Signals are unsigned 32-bit words that only grow. A \`when\` whose condition no value
-can meet (e.g. \`>= 2^32\`) would block forever.`,
+can meet (e.g. \`>= 2^32\`) would block forever, and so would one inside a \`when\` on the same
+signal that has already seen a larger value: in \`when f@1 >= 5 { when f@1 <= 1 { ... } }\` the
+inner wait starts once \`f@1\` is at least 5, and it never comes back down to 1.`,
   },
   DMAC3018: {
     severity: "error",

@@ -21,6 +21,7 @@
 
 import type {
   Block,
+  CompareOp,
   Expr,
   ForStmt,
   LetStmt,
@@ -1443,6 +1444,38 @@ function compileFlag(
   };
 }
 
+/** The least u32 value that `x OP v` allows. */
+function least(op: CompareOp, v: number): number {
+  if (op === ">") return Math.floor(v) + 1;
+  return op === "==" || op === ">=" ? Math.ceil(v) : 0;
+}
+
+/**
+ * Why `signal OP v` can never hold inside the `when`s around it (undefined if it can): an
+ * enclosing wait on the same signal has seen it reach some value, and a signal only grows, so a
+ * condition that no value from there on meets blocks forever (`when f >= 5 { when f <= 1 }`).
+ * Costs the nesting depth: the enclosing waits are the chain of guards.
+ */
+function unsatisfiableInside(
+  st: State,
+  f: { readonly id: number; readonly rank: number },
+  op: CompareOp,
+  v: number,
+): string | undefined {
+  const t = st.ops;
+  let floor = 0;
+  let by = -1;
+  for (let g = st.guard; g >= 0; g = t.guard[g]!) {
+    if (t.signal[g] !== f.id || t.sigRank[g] !== f.rank) continue;
+    const at = least(COMPARE_OPS[t.cmp[g]!]!, t.value[g]!);
+    if (at > floor) [floor, by] = [at, g];
+  }
+  const never = op === "<" ? v <= floor : op === "<=" || op === "==" ? v < floor : false;
+  if (!never || by < 0) return undefined;
+  const outer = `${st.signalNames[f.id]}@${f.rank} ${COMPARE_OPS[t.cmp[by]!]} ${t.value[by]}`;
+  return `an enclosing \`when ${outer}\` has seen it reach ${floor}, and signals only grow: never ${op} ${v}`;
+}
+
 /** Why `signal OP v` can never hold for a u32 signal, or undefined if some value satisfies it. */
 export function unsatisfiable(op: string, v: number): string | undefined {
   const range = `signals are unsigned 32-bit values (0..${U32_MAX})`;
@@ -1478,7 +1511,7 @@ function compileWhen(st: State, s: Extract<Stmt, { kind: "when" }>): Compiled {
     exec: (env) => {
       const f = flag(env);
       const v = value(env);
-      const why = unsatisfiable(s.op, v);
+      const why = unsatisfiable(s.op, v) ?? unsatisfiableInside(st, f, s.op, v);
       if (why !== undefined) stop("DMAC3017", header, [why]);
       const i = emit(st, me, env, OP_KINDS.wait.code);
       const t = st.ops;

@@ -238,3 +238,40 @@ ${repeat(10_000, (i) => `schedule s${i}() {\n  buffer b: 8B\n  buffer c: 8B\n  c
     expect(r.ms).toBeLessThan(5000);
   });
 });
+
+describe("a `when` that its enclosing `when` makes impossible", () => {
+  // Before: `when f >= 5 { when f <= 1 { ... } }` checked clean, though the inner wait can never
+  // be met (a signal only grows) and would block forever. Now DMAC3017, like `when f >= 2^32`.
+  const source = (inner: string): string => `target mi300x
+schedule s() {
+  buffer b: 64B
+  signal f on 1
+  when f@1 >= 5 {
+    when f@1 ${inner} {
+      copy b@1[0 +: 8B] -> b@2[0 +: 8B]
+    }
+  }
+}
+`;
+  for (const inner of ["<= 1", "< 5", "== 4"]) {
+    it(`when f >= 5 { when f ${inner} }: DMAC3017 at the inner when`, () => {
+      const text = source(inner);
+      const r = check(text);
+      expect(r.diagnostics.map((d) => [d.code, d.span?.start])).toEqual([
+        ["DMAC3017", text.indexOf(`when f@1 ${inner}`)],
+      ]);
+      expect(r.diagnostics[0]!.message).toContain("an enclosing `when f@1 >= 5`");
+    });
+  }
+  for (const inner of ["<= 5", "== 9", "< 6", "!= 5", ">= 1"]) {
+    it(`when f >= 5 { when f ${inner} }: fine`, () => {
+      expect(check(source(inner)).diagnostics).toEqual([]);
+    });
+  }
+  it("on another rank or signal: fine", () => {
+    const text = source("<= 1")
+      .replace("signal f on 1", "signal f")
+      .replace("when f@1 <= 1", "when f@2 <= 1");
+    expect(check(text).diagnostics).toEqual([]);
+  });
+});
