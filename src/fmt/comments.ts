@@ -4,7 +4,7 @@
 // each comment to a node by position; the handlers below move the few whose default place would
 // print them somewhere that a second run would attach differently (formatting must be
 // idempotent). Each handler costs a constant (or the depth of the tree) per comment: what they
-// ask of the text around a comment is measured once for all comments (CommentFacts).
+// ask of the text around a comment is measured once for all comments (Context).
 
 import type { IToken } from "chevrotain";
 import { attach, type Handlers, type Placed, type Tree } from "./attach.js";
