@@ -329,39 +329,57 @@ export function parseMeasurements(file: SourceFile): Measurements {
   const ids = rows.map((r) => r.id);
   const badBaseline = new Set<string>();
   for (const r of rows) {
-    if (r.measured?.kind !== "speedup") continue;
-    if (!byId.has(r.measured.baseline)) {
-      badBaseline.add(r.id);
-      const known = firstLine.has(r.measured.baseline);
-      at(
-        r.cells.baseline!,
-        known
-          ? `baseline '${r.measured.baseline}' is a row with problems of its own`
-          : `baseline '${r.measured.baseline}' is not the id of any row`,
-        known ? undefined : (didYouMean(r.measured.baseline, ids) ?? undefined),
-      );
-    }
+    if (r.measured?.kind !== "speedup" || byId.has(r.measured.baseline)) continue;
+    badBaseline.add(r.id);
+    const known = firstLine.has(r.measured.baseline);
+    // Each suggestion compares the name with every id: only the first few get one.
+    const suggest = !known && badBaseline.size <= SUGGESTED_BASELINES;
+    at(
+      r.cells.baseline!,
+      known
+        ? `baseline '${r.measured.baseline}' is a row with problems of its own`
+        : `baseline '${r.measured.baseline}' is not the id of any row`,
+      suggest ? (didYouMean(r.measured.baseline, ids) ?? undefined) : undefined,
+    );
   }
-  const reported = new Set<string>();
-  for (const r of rows) {
-    if (r.measured?.kind !== "speedup" || badBaseline.has(r.id)) continue;
-    const path: string[] = [r.id];
-    let cur: MeasurementRow | undefined = byId.get(r.measured.baseline);
-    while (cur && cur.measured?.kind === "speedup" && !path.includes(cur.id)) {
-      path.push(cur.id);
-      cur = byId.get(cur.measured.baseline);
-    }
-    if (cur && path.includes(cur.id) && cur.id === r.id) {
-      const cycle = [...path, r.id];
-      const key = [...path].sort().join("\u0000");
-      if (reported.has(key)) continue;
-      reported.add(key);
-      at(
-        r.cells.baseline!,
-        `baselines form a cycle: ${cycle.join(" -> ")}`,
-        "a speedup is measured against a row whose time is known or predicted: end the chain at a row without a speedup",
-      );
-    }
+  for (const cycle of baselineCycles(rows, byId)) {
+    at(
+      cycle[0]!.cells.baseline!,
+      `baselines form a cycle: ${[...cycle, cycle[0]!].map((r) => r.id).join(" -> ")}`,
+      "a speedup is measured against a row whose time is known or predicted: end the chain at a row without a speedup",
+    );
   }
   return { rows, diagnostics };
+}
+
+/** Unknown baselines past this many get no "did you mean" (each costs a pass over the ids). */
+const SUGGESTED_BASELINES = 20;
+
+/**
+ * Each cycle of baselines once, from its first row in the file. Linear: every row is followed
+ * once (a walk stops at a row an earlier walk went through), so a 10,000-row chain or cycle does
+ * not take 10,000 walks of 10,000 rows.
+ */
+function baselineCycles(
+  rows: readonly MeasurementRow[],
+  byId: ReadonlyMap<string, MeasurementRow>,
+): MeasurementRow[][] {
+  const cycles: MeasurementRow[][] = [];
+  const state = new Map<MeasurementRow, "on the walk" | "done">();
+  for (const start of rows) {
+    const walk: MeasurementRow[] = [];
+    let cur: MeasurementRow | undefined = start;
+    while (cur?.measured?.kind === "speedup" && !state.has(cur)) {
+      state.set(cur, "on the walk");
+      walk.push(cur);
+      cur = byId.get(cur.measured.baseline);
+    }
+    if (cur !== undefined && state.get(cur) === "on the walk") {
+      const cycle = walk.slice(walk.indexOf(cur));
+      const first = cycle.reduce((a, r, i) => (r.line < cycle[a]!.line ? i : a), 0);
+      cycles.push([...cycle.slice(first), ...cycle.slice(0, first)]);
+    }
+    for (const r of walk) state.set(r, "done");
+  }
+  return cycles.sort((a, b) => a[0]!.line - b[0]!.line);
 }

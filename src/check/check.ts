@@ -55,7 +55,11 @@ interface Ctx extends ExprContext {
   readonly topLevel: boolean;
 }
 
-const countErrors = (ds: readonly Diagnostic[]) => ds.filter((d) => d.severity === "error").length;
+/** Whether `ds` has an error from index `from` on (only the new ones are looked at: linear). */
+const errorsSince = (ds: readonly Diagnostic[], from: number): boolean => {
+  for (let i = from; i < ds.length; i++) if (ds[i]!.severity === "error") return true;
+  return false;
+};
 
 export function checkProgram(
   file: SourceFile,
@@ -148,16 +152,17 @@ export function checkProgram(
       }),
     );
   }
-  const fileErrors = countErrors(diagnostics);
+  const fileErrors = errorsSince(diagnostics, 0);
 
   const schedules: CheckedSchedule[] = [];
+  const chosen = new Set(selected);
   for (const decl of decls) {
-    const isSelected = selected.includes(decl);
+    const isSelected = chosen.has(decl);
     const checked = checkSchedule(fileCtx, program, decl, target, options, isSelected);
     if (checked && isSelected) schedules.push(checked);
   }
   closeScope(file, fileScope, diagnostics);
-  return { diagnostics, schedules: fileErrors > 0 ? [] : schedules };
+  return { diagnostics, schedules: fileErrors ? [] : schedules };
 }
 
 function checkSchedule(
@@ -169,9 +174,11 @@ function checkSchedule(
   isSelected: boolean,
 ): CheckedSchedule | undefined {
   const { file, diagnostics } = fileCtx;
-  const errorsBefore = countErrors(diagnostics);
+  const before = diagnostics.length;
   const scope = newScope(fileCtx.scope);
-  const ctx: Ctx = { ...fileCtx, scope, types: new Map(fileCtx.types), topLevel: true };
+  // One map of types for the whole file: every expression node is typed once, so the schedules
+  // can share it (a copy of the file's types per schedule was quadratic in a file of many).
+  const ctx: Ctx = { ...fileCtx, scope, topLevel: true };
 
   // Parameters: defaults may use earlier parameters, so their values are visible while defaults
   // are checked, then hidden again: the body is checked for every value of the parameters.
@@ -218,7 +225,7 @@ function checkSchedule(
   if (decl.implements) checkImplements(ctx, decl.implements);
   closeScope(file, scope, diagnostics);
 
-  if (countErrors(diagnostics) > errorsBefore) return undefined;
+  if (errorsSince(diagnostics, before)) return undefined;
   const resolved: { name: string; type: TypeName; value: Value }[] = [];
   for (const p of params) {
     if (p.value === undefined) return undefined;

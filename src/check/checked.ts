@@ -18,7 +18,7 @@ export interface CheckedSchedule {
     readonly type: TypeName;
     readonly value: Value;
   }[];
-  /** The type of every expression node in the program (file-level consts and the schedule). */
+  /** The type of every expression node in the program (shared by its schedules). */
   readonly types: ReadonlyMap<Expr, TypeName>;
 }
 

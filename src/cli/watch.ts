@@ -3,7 +3,8 @@
 //   - What is watched: each input (a directory input: anything in it), the `--target` file, and
 //     the target description a .dmac names (`target "node.json"`), recomputed after every run.
 //   - How: fs.watch on each file's DIRECTORY, filtered by name. Editors save by writing a new
-//     file and renaming it over the old one, which ends a watch on the file itself.
+//     file and renaming it over the old one, which ends a watch on the file itself. A directory
+//     that is deleted and made again (a branch switch) is followed: see DirWatchers.
 //   - Debounced (one run for the burst of events a save makes), and skipped when no watched file's
 //     size, mtime or inode changed since the last run.
 //   - Each run's output is captured. On a terminal the screen is cleared first. A run that
@@ -11,7 +12,7 @@
 //     the last good result under a header, then its own output under a second header, so the
 //     errors are at the bottom, where the eye is, and the working version stays visible above.
 //   - SIGINT/SIGTERM close the watchers and end the loop with exit code 0 (1 at once when no
-//     directory could be watched).
+//     input's directory exists or could be watched).
 
 import { statSync, watch, type FSWatcher } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
@@ -246,9 +247,27 @@ function signature(files: readonly string[]): string {
     .join("|");
 }
 
-/** One fs.watch per directory, each filtered by the names of the files watched in it. */
+/** A watch for the files of one directory: on it, or while it is missing on its nearest ancestor. */
+interface DirWatch {
+  readonly watcher: FSWatcher;
+  names: Set<string> | "all";
+  /** The directory watched: the wanted one, or the nearest ancestor that exists. */
+  readonly watched: string;
+  /** Its inode when the watch began: another one means it was deleted and made again. */
+  readonly ino: number | undefined;
+}
+
+/**
+ * One fs.watch per directory, each filtered by the names of the files watched in it. A watch on a
+ * directory that is deleted (a branch switch) hears nothing more, even once the directory is made
+ * again: so a missing directory is watched through its nearest existing ancestor, every event
+ * first checks that each watch is still on the directory it means (same path, same inode) and
+ * moves it if not, and a watch that fails is tried again after a second.
+ */
 class DirWatchers {
-  private readonly dirs = new Map<string, { watcher: FSWatcher; names: Set<string> | "all" }>();
+  private readonly dirs = new Map<string, DirWatch>();
+  private files: readonly string[] = [];
+  private retry: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly streams: OutputStreams,
@@ -256,6 +275,7 @@ class DirWatchers {
   ) {}
 
   update(files: readonly string[]): void {
+    this.files = files;
     const wanted = new Map<string, Set<string> | "all">();
     for (const f of files) {
       const isDir = isDirectory(f);
@@ -264,43 +284,81 @@ class DirWatchers {
       if (isDir || names === "all") wanted.set(dir, "all");
       else wanted.set(dir, (names ?? new Set<string>()).add(basename(f)));
     }
-    for (const [dir, entry] of this.dirs) {
-      if (!wanted.has(dir)) {
-        entry.watcher.close();
-        this.dirs.delete(dir);
-      }
-    }
-    for (const [dir, names] of wanted) {
-      const entry = this.dirs.get(dir);
-      if (entry !== undefined) {
-        entry.names = names;
-        continue;
-      }
-      try {
-        const watcher = watch(dir, (_event, name) => {
-          const now = this.dirs.get(dir)?.names;
-          if (now === "all" || name === null || now?.has(String(name))) this.onChange();
-        });
-        watcher.on("error", () => this.forget(dir));
-        this.dirs.set(dir, { watcher, names });
-      } catch (e) {
-        const reason = (e as NodeJS.ErrnoException).code ?? String(e);
-        this.streams.err(`dmac: cannot watch ${dir}: ${reason}\n`);
-      }
-    }
+    for (const dir of [...this.dirs.keys()]) if (!wanted.has(dir)) this.forget(dir);
+    for (const [dir, names] of wanted) this.arm(dir, names);
   }
 
+  /** How many of the directories exist and are watched (not through an ancestor). */
   get size(): number {
-    return this.dirs.size;
+    return [...this.dirs].filter(([dir, entry]) => entry.watched === dir).length;
   }
 
   closeAll(): void {
+    clearTimeout(this.retry);
     for (const dir of [...this.dirs.keys()]) this.forget(dir);
+  }
+
+  /** Watches `dir` (or its nearest existing ancestor) unless the watch there is still good. */
+  private arm(dir: string, names: Set<string> | "all"): void {
+    const watched = nearestExisting(dir);
+    const ino = inode(watched);
+    const entry = this.dirs.get(dir);
+    if (entry !== undefined && entry.watched === watched && entry.ino === ino) {
+      entry.names = names;
+      return;
+    }
+    this.forget(dir);
+    try {
+      const watcher = watch(watched, (_event, name) => this.event(dir, name));
+      watcher.on("error", () => {
+        this.forget(dir);
+        this.retryLater();
+      });
+      this.dirs.set(dir, { watcher, names, watched, ino });
+    } catch (e) {
+      const reason = (e as NodeJS.ErrnoException).code ?? String(e);
+      this.streams.err(`dmac: cannot watch ${watched}: ${reason}\n`);
+    }
+  }
+
+  private event(dir: string, name: string | Buffer | null): void {
+    const entry = this.dirs.get(dir);
+    if (entry === undefined) return;
+    if (entry.watched !== dir || inode(dir) !== entry.ino) {
+      // The directory went away or came back: watch what is there now, and look at the files.
+      this.update(this.files);
+      this.onChange();
+    } else if (entry.names === "all" || name === null || entry.names.has(String(name))) {
+      this.onChange();
+    }
+  }
+
+  private retryLater(): void {
+    clearTimeout(this.retry);
+    this.retry = setTimeout(() => {
+      this.update(this.files);
+      this.onChange();
+    }, 1000);
   }
 
   private forget(dir: string): void {
     this.dirs.get(dir)?.watcher.close();
     this.dirs.delete(dir);
+  }
+}
+
+/** `dir` if it is a directory, else its nearest ancestor that is. */
+function nearestExisting(dir: string): string {
+  let at = dir;
+  while (!isDirectory(at) && dirname(at) !== at) at = dirname(at);
+  return at;
+}
+
+function inode(path: string): number | undefined {
+  try {
+    return statSync(path).ino;
+  } catch {
+    return undefined;
   }
 }
 

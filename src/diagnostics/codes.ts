@@ -487,7 +487,9 @@ Example: \`copy a@0[r * 4KiB - 4KiB +: 4KiB] -> b@1\` at r = 0. Fix: guard the i
     title: "unsatisfiable wait",
     message: (detail: string) => `this wait can never be satisfied: ${detail}`,
     doc: `Signals are unsigned 32-bit words that only grow. A \`when\` whose condition no value
-can meet (e.g. \`>= 2^32\`) would block forever.`,
+can meet (e.g. \`>= 2^32\`) would block forever, and so would one inside a \`when\` on the same
+signal that has already seen a larger value: in \`when f@1 >= 5 { when f@1 <= 1 { ... } }\` the
+inner wait starts once \`f@1\` is at least 5, and it never comes back down to 1.`,
   },
   DMAC3018: {
     severity: "error",
@@ -1063,6 +1065,27 @@ on runs whose bytes verified and that did not hang: the time of a run that produ
 stopped waiting is not the time of the schedule. They are left out of the fit, its table and
 its summaries (\`dmac measure\` without \`--fit\` still lists them, with a warning). Fix: find why
 they failed (the runner's log), and run them again.`,
+  },
+  DMAC5060: {
+    severity: "error",
+    phase: "cli",
+    title: "bad variants table",
+    message: (detail: string) => `bad variants table row: ${detail}`,
+    doc: `\`dmac measure\` cannot use a row of its variants table (\`runtime/cuda/variants.tsv\`, or
+\`--variants FILE\`): a row is an example, a variant name and the dmac options it was compiled
+with, separated by tabs, and an optional fourth column that says how a size becomes a define
+(\`NAME/N\`: NAME = SIZE / N). The options are \`-D NAME=VALUE\`, \`-O0\` to \`-O2\`,
+\`--prelaunch\` and \`--completion C\`. The diagnostic points at the word it cannot use: an
+unknown option, an option without its value, a \`-D\` without \`=\`, a bad size define, a row
+with fewer than three cells, or a variant given twice.
+
+Example:
+
+\`\`\`
+host_upload_pieces	pcpy	-O0 -D
+\`\`\`
+
+Fix: give \`-D\` its parameter (\`-D queues=7\`), or remove it.`,
   },
 
   // ---- 6xxx: executor ----------------------------------------------------------------------

@@ -1,11 +1,13 @@
 // Comments for the formatter. The lexer skips `//` and `/* */` comments and sets `///` apart, so
 // the parser never sees them; here they are recovered from the gaps between the parser's tokens
-// (in a file that lexed without errors a gap holds only blanks and comments). Prettier attaches
+// (in a file that lexed without errors a gap holds only blanks and comments). attach.ts attaches
 // each comment to a node by position; the handlers below move the few whose default place would
 // print them somewhere that a second run would attach differently (formatting must be
-// idempotent).
+// idempotent). Each handler costs a constant (or the depth of the tree) per comment: what they
+// ask of the text around a comment is measured once for all comments (Context).
 
 import type { IToken } from "chevrotain";
+import { attach, type Handlers, type Placed, type Tree } from "./attach.js";
 import { CHILD_KEYS, type FmtNode } from "./tree.js";
 
 export type CommentKind = "line" | "block" | "doc";
@@ -17,14 +19,8 @@ export interface CommentNode {
   readonly value: string;
   readonly start: number;
   readonly end: number;
-}
-
-/** Prettier's view of a comment while it attaches it (the fields it adds). */
-interface AttachingComment extends CommentNode {
-  readonly enclosingNode?: FmtNode;
-  readonly precedingNode?: FmtNode;
-  readonly followingNode?: FmtNode;
-  marker?: string;
+  /** Where the first token after the comment starts (the text's length after the last one). */
+  readonly tokenAfter: number;
 }
 
 const COMMENT = /\/\/\/(?!\/)[^\n\r]*|\/\/[^\n\r]*|\/\*[\s\S]*?\*\//g;
@@ -43,6 +39,7 @@ export function scanComments(text: string, tokens: readonly IToken[]): CommentNo
         value: m[0],
         start,
         end: start + m[0].length,
+        tokenAfter: end,
       });
     }
   };
@@ -62,30 +59,87 @@ function kindOf(text: string): CommentKind {
 /** The comment that a block prints right after its `{`, on the same line. */
 export const HEAD = "head";
 
+/** What the handlers need to know of the text around each comment, measured once. */
+interface Context {
+  readonly text: string;
+  readonly tree: Tree;
+  /** By comment index: the last line break before the comment, not inside a comment (or -1). */
+  readonly lastLineBreak: readonly number[];
+  /** By comment index: where the last earlier comment that breaks its line starts (or -1). */
+  readonly lastBreaking: readonly number[];
+  /** File-level statements whose comments up to a `///` in them lead them: that comment's start. */
+  readonly hoists: Map<FmtNode, number>;
+}
+
+/** Does the comment end its line (`//`, `///`) or span lines? */
+const breaksLine = (c: CommentNode): boolean => c.kind !== "block" || /[\n\r]/.test(c.value);
+
+/** The handlers for the comments of one file (attach.ts). */
+export function commentHandlers(
+  text: string,
+  comments: readonly CommentNode[],
+  tree: Tree,
+): Handlers {
+  const lastLineBreak: number[] = [];
+  const lastBreaking: number[] = [];
+  let lineBreak = -1;
+  let breaking = -1;
+  comments.forEach((c, i) => {
+    const from = comments[i - 1]?.end ?? 0;
+    for (let at = c.start - 1; at >= from && lineBreak < from; at--) {
+      if (text[at] === "\n" || text[at] === "\r") lineBreak = at;
+    }
+    lastLineBreak.push(lineBreak);
+    lastBreaking.push(breaking);
+    if (breaksLine(c)) breaking = c.start;
+  });
+  const x: Context = { text, tree, lastLineBreak, lastBreaking, hoists: new Map() };
+  return {
+    ownLine: (p) =>
+      insideStatement(p, x) ||
+      beforeParams(p) ||
+      beforeElse(p) ||
+      headOfBlock(p, x) ||
+      beforeCloser(p),
+    endOfLine: (p) =>
+      insideStatement(p, x) ||
+      beforeParams(p) ||
+      beforeElse(p) ||
+      headOfBlock(p, x) ||
+      firstLineOfBlock(p) ||
+      afterLineBreak(p, x),
+    remaining: (p) => insideStatement(p, x) || beforeElse(p) || afterLineBreak(p, x),
+    finish: () => x.hoists.forEach((upTo, statement) => hoistEarlierComments(statement, upTo)),
+  };
+}
+
 /**
  * A comment on the line of a block's `{`, right before or after the brace, belongs to that line:
  * printed after `{`. By default prettier would make one before the brace a trailing comment of
  * the header (printed after `{` anyway, where the next run would attach it to the first
  * statement) and one after the brace a leading comment of the first statement.
  */
-function headOfBlock(c: AttachingComment, text: string): boolean {
-  const block = c.followingNode;
-  const direct = block !== undefined && /^\s*$/.test(text.slice(c.end, block.start));
-  if (block?.type === "block" && direct) return attach(block, c, HEAD);
+function headOfBlock(p: Placed, x: Context): boolean {
+  const block = p.followingNode;
+  // Linear overall: the blanks after each comment are scanned once.
+  const direct = block !== undefined && /^\s*$/.test(x.text.slice(p.comment.end, block.start));
+  if (block?.type === "block" && direct) return attach(block, p.comment, "dangling", HEAD);
   return false;
 }
 
-function firstLineOfBlock(c: AttachingComment): boolean {
-  const block = c.enclosingNode;
-  if (block?.type === "block" && c.precedingNode === undefined) return attach(block, c, HEAD);
+function firstLineOfBlock(p: Placed): boolean {
+  const block = p.enclosingNode;
+  if (block?.type === "block" && p.precedingNode === undefined) {
+    return attach(block, p.comment, "dangling", HEAD);
+  }
   return false;
 }
 
 /** Comments between an `if`'s `}` and its `else` stay there (the printer breaks before `else`). */
-function beforeElse(c: AttachingComment): boolean {
-  const node = c.enclosingNode;
-  if (node?.type === "if" && c.precedingNode === node.then && c.followingNode === node.else) {
-    return attach(node.then, c, "trailing");
+function beforeElse(p: Placed): boolean {
+  const node = p.enclosingNode;
+  if (node?.type === "if" && p.precedingNode === node.then && p.followingNode === node.else) {
+    return attach(node.then, p.comment, "trailing");
   }
   return false;
 }
@@ -95,24 +149,22 @@ function beforeElse(c: AttachingComment): boolean {
  * lies between) leads what follows. Prettier's default, a trailing comment of that node, would
  * print it before the comments in between.
  */
-function afterLineBreak(c: AttachingComment, text: string): boolean {
-  const before = c.precedingNode;
-  if (before === undefined || c.followingNode === undefined) return false;
-  const between = text.slice(before.end, c.start).replace(/\/\*[\s\S]*?\*\//g, "");
-  if (!/[\n\r]/.test(between)) return false;
-  return attach(c.followingNode, c, "leading");
+function afterLineBreak(p: Placed, x: Context): boolean {
+  const before = p.precedingNode;
+  if (before === undefined || p.followingNode === undefined) return false;
+  if (x.lastLineBreak[p.index]! < before.end) return false;
+  return attach(p.followingNode, p.comment, "leading");
 }
 
 /**
  * A comment on a line of its own before a closing bracket (`)` of a parameter list) trails what
  * precedes it; leading what follows the bracket, it would be printed after the bracket.
  */
-function beforeCloser(c: AttachingComment, text: string): boolean {
-  const before = c.precedingNode;
-  const after = c.followingNode;
+function beforeCloser(p: Placed): boolean {
+  const before = p.precedingNode;
+  const after = p.followingNode;
   if (before === undefined || after === undefined) return false;
-  const between = text.slice(c.end, after.start).replace(COMMENT, "");
-  return /\S/.test(between) ? attach(before, c, "trailing") : false;
+  return p.comment.tokenAfter < after.start ? attach(before, p.comment, "trailing") : false;
 }
 
 /** Node types that print on one line of their own unless they are too long. */
@@ -142,6 +194,23 @@ function headerStart(node: FmtNode): number {
   return node.type === "schedule" ? (node.implements?.start ?? node.body.start) : node.start;
 }
 
+/** The block that ends the header of `node`, if it has one. */
+function bodyOf(node: FmtNode): FmtNode | undefined {
+  const body = HEADER_BODY[node.type];
+  return body === undefined ? undefined : (node as unknown as Record<string, FmtNode>)[body];
+}
+
+/** The innermost one-line statement or statement header around `c`. */
+function statementAround(p: Placed, tree: Tree): FmtNode | undefined {
+  const c = p.comment;
+  for (let node = p.enclosingNode; node !== undefined; node = tree.parentOf(node)) {
+    const body = bodyOf(node);
+    const inHeader = body !== undefined && headerStart(node) <= c.start && c.end <= body.start;
+    if (LINE_NODES.has(node.type) || inHeader) return node;
+  }
+  return undefined;
+}
+
 /**
  * A comment inside a one-line statement that ends its line (`//`, `///`) or spans lines, or one
  * that comes after such a comment, trails the statement: the statement is laid out as if it had
@@ -151,62 +220,51 @@ function headerStart(node: FmtNode): number {
  * `implements` clause, such a comment goes after the `{`. A second comment goes on a line of its
  * own, so comments keep their order.
  */
-function insideStatement(c: AttachingComment, text: string, ast: FmtNode | CommentNode): boolean {
-  if (ast.type === "comment") return false;
-  let node: FmtNode | undefined = ast;
-  let statement: FmtNode | undefined;
-  while (node !== undefined) {
-    const body = HEADER_BODY[node.type];
-    const bodyNode =
-      body === undefined ? undefined : (node as unknown as Record<string, FmtNode>)[body];
-    const inHeader =
-      bodyNode !== undefined && headerStart(node) <= c.start && c.end <= bodyNode.start;
-    if (LINE_NODES.has(node.type) || inHeader) {
-      statement = node;
-    }
-    node = childAround(node, c);
-  }
+function insideStatement(p: Placed, x: Context): boolean {
+  const c = p.comment;
+  const statement = statementAround(p, x.tree);
   if (statement === undefined || c.start <= statement.start || statement.end <= c.end) return false;
-  const breaks = (value: string): boolean => value.startsWith("//") || /[\n\r]/.test(value);
-  const earlier = [...text.slice(statement.start, c.start).matchAll(COMMENT)].map((m) => m[0]);
-  if (!breaks(c.value) && !earlier.some(breaks)) return false;
-  const body = HEADER_BODY[statement.type];
+  if (!breaksLine(c) && x.lastBreaking[p.index]! < statement.start) return false;
   // Before a file-level declaration, not after it: after, a `///` could end up right above the
   // next schedule and become part of its documentation.
-  const fileLevel = childAround(ast, c) === statement;
+  const fileLevel = x.tree.parentOf(statement) === x.tree.root;
   if (c.kind === "doc" && fileLevel && statement.type !== "schedule") {
-    hoistEarlierComments(statement, c);
+    x.hoists.set(statement, c.start);
     return attach(statement, c, "leading");
   }
+  const body = bodyOf(statement);
   if (body === undefined) return attach(statement, c, "trailing");
-  return attach((statement as unknown as Record<string, FmtNode>)[body]!, c, HEAD);
+  return attach(body, c, "dangling", HEAD);
 }
 
 /**
  * A comment that ends its line between a schedule's name and its first parameter leads that
  * parameter (the list then goes one parameter per line), or the body when there is none.
  */
-function beforeParams(c: AttachingComment): boolean {
-  const node = c.enclosingNode;
+function beforeParams(p: Placed): boolean {
+  const node = p.enclosingNode;
+  const c = p.comment;
   if (node?.type !== "schedule" || c.end > (node.params[0]?.start ?? node.body.start)) return false;
   if (c.start < node.name.end || (c.kind === "block" && !/[\n\r]/.test(c.value))) return false;
   const first = node.params[0];
-  return first !== undefined ? attach(first, c, "leading") : attach(node.body, c, HEAD);
+  return first !== undefined ? attach(first, c, "leading") : attach(node.body, c, "dangling", HEAD);
 }
 
 /**
- * Moves the comments already attached inside `statement` and written before `c` to lead the
- * statement, so that `c`, which is about to lead it too, stays after them.
+ * Makes the comments inside `statement` up to its last `///` (at `upTo`) lead it, in text order,
+ * after the comments written before it and before those attached to it after `upTo`. Done once
+ * per statement when all comments are attached: the `///` comments lead it already, and the
+ * comments before them, attached inside it, must stay before them.
  */
-function hoistEarlierComments(statement: FmtNode, c: CommentNode): void {
+function hoistEarlierComments(statement: FmtNode, upTo: number): void {
+  const inside = (c: CommentNode): boolean => statement.start < c.start && c.start <= upTo;
   const moved: CommentNode[] = [];
   const pending: FmtNode[] = [statement];
   while (pending.length > 0) {
     const node = pending.pop()!;
     const host = node as { comments?: CommentNode[] };
-    const inside = (x: CommentNode): boolean => statement.start < x.start && x.start < c.start;
     moved.push(...(host.comments ?? []).filter(inside));
-    if (host.comments !== undefined) host.comments = host.comments.filter((x) => !inside(x));
+    if (host.comments !== undefined) host.comments = host.comments.filter((c) => !inside(c));
     const record = node as unknown as Record<string, unknown>;
     for (const key of CHILD_KEYS[node.type]) {
       const value = record[key];
@@ -216,51 +274,10 @@ function hoistEarlierComments(statement: FmtNode, c: CommentNode): void {
     }
   }
   moved.sort((a, b) => a.start - b.start);
-  for (const m of moved) attach(statement, m as AttachingComment, "leading");
+  for (const c of moved) Object.assign(c, { leading: true, trailing: false });
+  // What is left on the statement: comments written before it, and after `upTo`.
+  const host = statement as { comments?: CommentNode[] };
+  const left = host.comments ?? [];
+  const written = left.filter((c) => c.start < statement.start);
+  host.comments = [...written, ...moved, ...left.filter((c) => c.start > upTo)];
 }
-
-function childAround(node: FmtNode, c: CommentNode): FmtNode | undefined {
-  const record = node as unknown as Record<string, unknown>;
-  for (const key of CHILD_KEYS[node.type]) {
-    const value = record[key];
-    for (const child of Array.isArray(value) ? value : [value]) {
-      const n = child as FmtNode | undefined;
-      if (n !== undefined && n.start <= c.start && c.end <= n.end) return n;
-    }
-  }
-  return undefined;
-}
-
-function attach(
-  node: FmtNode,
-  c: AttachingComment,
-  how: "leading" | "trailing" | typeof HEAD,
-): boolean {
-  const mutable = c as { leading?: boolean; trailing?: boolean; marker?: string };
-  mutable.leading = how === "leading";
-  mutable.trailing = how === "trailing";
-  if (how === HEAD) mutable.marker = HEAD;
-  const host = node as { comments?: CommentNode[] };
-  (host.comments ??= []).push(c);
-  return true;
-}
-
-type Ast = FmtNode | CommentNode;
-
-export const handleComments = {
-  ownLine: (c: AttachingComment, text: string, _options: unknown, ast: Ast): boolean =>
-    insideStatement(c, text, ast) ||
-    beforeParams(c) ||
-    beforeElse(c) ||
-    headOfBlock(c, text) ||
-    beforeCloser(c, text),
-  endOfLine: (c: AttachingComment, text: string, _options: unknown, ast: Ast): boolean =>
-    insideStatement(c, text, ast) ||
-    beforeParams(c) ||
-    beforeElse(c) ||
-    headOfBlock(c, text) ||
-    firstLineOfBlock(c) ||
-    afterLineBreak(c, text),
-  remaining: (c: AttachingComment, text: string, _options: unknown, ast: Ast): boolean =>
-    insideStatement(c, text, ast) || beforeElse(c) || afterLineBreak(c, text),
-};

@@ -7,7 +7,8 @@ import { lex } from "../frontend/lexer.js";
 import { theParser } from "../frontend/parser.js";
 import { lineCol, makeSourceFile } from "../source/source-file.js";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
-import { scanComments, type CommentNode } from "./comments.js";
+import { attachComments } from "./attach.js";
+import { commentHandlers, scanComments, type CommentNode } from "./comments.js";
 import { buildTree, type ProgramNode } from "./tree.js";
 
 export type ParsedFile = ProgramNode & { readonly comments: CommentNode[] };
@@ -38,7 +39,9 @@ export function parseDmac(text: string): ParsedFile {
   parser.input = tokens;
   const cst = parser.program();
   parser.input = [];
-  return Object.assign(buildTree(cst, file.text.length), {
-    comments: scanComments(file.text, tokens),
-  });
+  const tree = buildTree(cst, file.text.length);
+  const comments = scanComments(file.text, tokens);
+  attachComments(tree, comments, file.text, (t) => commentHandlers(file.text, comments, t));
+  // Prettier takes `comments` to check that each was printed (it attaches none: plugin.ts).
+  return Object.assign(tree, { comments });
 }

@@ -1,9 +1,11 @@
 // dmac's prettier plugin: `prettier --plugin dmac/prettier-plugin --write "**/*.dmac"`, and what
 // `dmac fmt` runs (format.ts). The language, its parser and its printer; the options that make
-// the layout of examples/*.dmac are the defaults here, and `dmac fmt` always uses them.
+// the layout of examples/*.dmac are the defaults here, and `dmac fmt` always uses them. The
+// parser attaches the comments (attach.ts): the printer has no `canAttachComment`, so prettier
+// does not attach them again.
 
 import type { Parser, Printer, SupportLanguage } from "prettier";
-import { handleComments, type CommentNode } from "./comments.js";
+import type { CommentNode } from "./comments.js";
 import { parseDmac } from "./parse.js";
 import { printComment, printNode } from "./print.js";
 import { CHILD_KEYS, type FmtNode } from "./tree.js";
@@ -30,10 +32,8 @@ export const printers: Record<string, Printer<Node>> = {
   dmac: {
     print: printNode,
     printComment,
-    canAttachComment: (node) => node.type !== "comment",
     isBlockComment: (node) => node.type === "comment" && node.kind === "block",
     getVisitorKeys: (node) => (node.type === "comment" ? [] : [...CHILD_KEYS[node.type]]),
-    handleComments,
   },
 };
 

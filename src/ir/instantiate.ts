@@ -21,10 +21,12 @@
 
 import type {
   Block,
+  CompareOp,
   Expr,
   ForStmt,
   LetStmt,
   Placement,
+  Program,
   Region,
   Stmt,
   TypeName,
@@ -156,6 +158,10 @@ interface State {
   readonly iterationBudget: number;
   readonly diagnostics: Diagnostic[];
   readonly seen: Map<string, { index: number; more: number }>;
+  /** The file consts' values when known (fileConstValues); undefined: compiled as lets. */
+  readonly consts: ReadonlyMap<string, number> | undefined;
+  /** The slots given to the known consts this schedule names, with their values. */
+  readonly constSlots: [number, number][];
 }
 
 // ---- entry point -------------------------------------------------------------------------------
@@ -164,49 +170,11 @@ export function instantiate(
   checked: CheckedSchedule,
   opts: InstantiateOptions = { maxOps: DEFAULT_MAX_OPS },
 ): InstantiateResult {
-  const maxOps = Math.max(0, Math.floor(opts.maxOps));
-  const st: State = {
-    file: checked.file,
-    target: checked.target,
-    ranks: checked.target.gpus,
-    maxOps,
-    types: checked.types,
-    generic: opts.generic === true,
-    copyRuns: [],
-    scopes: [new Map()],
-    nextSlot: 0,
-    loopNames: [],
-    loopSlots: [],
-    bufferIds: new Map(),
-    signalIds: new Map(),
-    bufferNames: [],
-    signalNames: [],
-    stmts: [],
-    nextSite: 0,
-    blockDepth: 0,
-    ops: allocOpTable(Math.min(maxOps, 1024), opts.shared === true),
-    bindValues: floats(1024, opts.shared === true),
-    bindCount: 0,
-    stamp: 0,
-    bindStamp: [],
-    bindOffset: [],
-    guard: -1,
-    bufSize: [],
-    bufRank: [],
-    sigRank: [],
-    buffers: [],
-    signals: [],
-    ensures: [],
-    iterations: 0,
-    iterationBudget: Math.max(maxOps, 1) * ITERATIONS_PER_OP,
-    diagnostics: [],
-    seen: new Map(),
-  };
-
-  // Compile: file consts, then parameters, then the schedule body, each in its own scope.
-  const consts = checked.program.items.flatMap((it) =>
-    it.kind === "const-item" ? [compileLet(st, it.decl)] : [],
-  );
+  const st = newState(checked, opts, fileConstValues(checked));
+  // Compile: file consts, then parameters, then the schedule body, each in its own scope. Consts
+  // whose values are known (fileConstValues) get a slot only where the schedule names one.
+  const consts =
+    st.consts === undefined ? fileConsts(checked.program).map((decl) => compileLet(st, decl)) : [];
   st.scopes.push(new Map());
   const paramSlots = checked.params.map((p) => {
     const slot = st.nextSlot++;
@@ -219,6 +187,7 @@ export function instantiate(
 
   // Run.
   const env: Env = new Array<number>(st.nextSlot).fill(0);
+  for (const [slot, value] of st.constSlots) env[slot] = value;
   let limitHit = false;
   try {
     runSequence(st, consts, env);
@@ -260,6 +229,97 @@ export function instantiate(
     file: st.file,
   };
   return { diagnostics, module };
+}
+
+/** Each program's file-level consts, found once per program. */
+const FILE_CONSTS = new WeakMap<Program, readonly LetStmt[]>();
+
+/**
+ * The file-level consts of `program`. Found once, not once per schedule: a file of n schedules
+ * had its n items scanned n times (100,000 tiny schedules did not check in a minute).
+ */
+function fileConsts(program: Program): readonly LetStmt[] {
+  let consts = FILE_CONSTS.get(program);
+  if (consts === undefined) {
+    consts = program.items.flatMap((it) => (it.kind === "const-item" ? [it.decl] : []));
+    FILE_CONSTS.set(program, consts);
+  }
+  return consts;
+}
+
+/** A fresh instantiation state; `consts`: the file consts' values, when known. */
+function newState(
+  checked: CheckedSchedule,
+  opts: InstantiateOptions,
+  consts: ReadonlyMap<string, number> | undefined,
+): State {
+  const maxOps = Math.max(0, Math.floor(opts.maxOps));
+  return {
+    file: checked.file,
+    target: checked.target,
+    ranks: checked.target.gpus,
+    maxOps,
+    types: checked.types,
+    generic: opts.generic === true,
+    copyRuns: [],
+    scopes: [new Map()],
+    nextSlot: 0,
+    loopNames: [],
+    loopSlots: [],
+    bufferIds: new Map(),
+    signalIds: new Map(),
+    bufferNames: [],
+    signalNames: [],
+    stmts: [],
+    nextSite: 0,
+    blockDepth: 0,
+    // Small to start (the tables double as they fill): a file of many tiny schedules keeps one
+    // module per schedule, and 1,024 rows each came to 90 KB a schedule.
+    ops: allocOpTable(Math.min(maxOps, 16), opts.shared === true),
+    bindValues: floats(16, opts.shared === true),
+    bindCount: 0,
+    stamp: 0,
+    bindStamp: [],
+    bindOffset: [],
+    guard: -1,
+    bufSize: [],
+    bufRank: [],
+    sigRank: [],
+    buffers: [],
+    signals: [],
+    ensures: [],
+    iterations: 0,
+    iterationBudget: Math.max(maxOps, 1) * ITERATIONS_PER_OP,
+    diagnostics: [],
+    seen: new Map(),
+    consts,
+    constSlots: [],
+  };
+}
+
+/** Each program's file-const values, per target (null: their evaluation reported something). */
+const CONST_VALUES = new WeakMap<Program, WeakMap<Target, ReadonlyMap<string, number> | null>>();
+
+/**
+ * The values of the file's consts, evaluated once per program and target: they cannot name a
+ * schedule's parameters, so they are the same in every schedule. Before, every schedule evaluated
+ * every const (n consts and n schedules: n^2). Undefined when their evaluation reports a problem:
+ * each schedule then evaluates them itself, and reports it, as before.
+ */
+function fileConstValues(checked: CheckedSchedule): ReadonlyMap<string, number> | undefined {
+  const byTarget = CONST_VALUES.get(checked.program) ?? new WeakMap();
+  CONST_VALUES.set(checked.program, byTarget);
+  let values = byTarget.get(checked.target);
+  if (values === undefined) {
+    const st = newState(checked, { maxOps: 0 }, undefined);
+    const list = fileConsts(checked.program).map((decl) => compileLet(st, decl));
+    const env: Env = new Array<number>(st.nextSlot).fill(0);
+    runSequence(st, list, env);
+    const known = new Map([...st.scopes[0]!].map(([name, slot]) => [name, env[slot]!]));
+    values = st.diagnostics.length === 0 ? known : null;
+    byTarget.set(checked.target, values);
+  }
+  return values ?? undefined;
 }
 
 // ---- diagnostics -------------------------------------------------------------------------------
@@ -311,6 +371,14 @@ function slotOf(st: State, name: string, span: Span): number {
   for (let i = st.scopes.length - 1; i >= 0; i--) {
     const slot = st.scopes[i]!.get(name);
     if (slot !== undefined) return slot;
+  }
+  const value = st.consts?.get(name);
+  if (value !== undefined) {
+    // A known const, named here first: its slot, in the file's scope, holds its value.
+    const slot = st.nextSlot++;
+    st.scopes[0]!.set(name, slot);
+    st.constSlots.push([slot, value]);
+    return slot;
   }
   throw new InternalError(`unresolved name '${name}' at ${span.start} survived checking`);
 }
@@ -1426,6 +1494,38 @@ function compileFlag(
   };
 }
 
+/** The least u32 value that `x OP v` allows. */
+function least(op: CompareOp, v: number): number {
+  if (op === ">") return Math.floor(v) + 1;
+  return op === "==" || op === ">=" ? Math.ceil(v) : 0;
+}
+
+/**
+ * Why `signal OP v` can never hold inside the `when`s around it (undefined if it can): an
+ * enclosing wait on the same signal has seen it reach some value, and a signal only grows, so a
+ * condition that no value from there on meets blocks forever (`when f >= 5 { when f <= 1 }`).
+ * Costs the nesting depth: the enclosing waits are the chain of guards.
+ */
+function unsatisfiableInside(
+  st: State,
+  f: { readonly id: number; readonly rank: number },
+  op: CompareOp,
+  v: number,
+): string | undefined {
+  const t = st.ops;
+  let floor = 0;
+  let by = -1;
+  for (let g = st.guard; g >= 0; g = t.guard[g]!) {
+    if (t.signal[g] !== f.id || t.sigRank[g] !== f.rank) continue;
+    const at = least(COMPARE_OPS[t.cmp[g]!]!, t.value[g]!);
+    if (at > floor) [floor, by] = [at, g];
+  }
+  const never = op === "<" ? v <= floor : op === "<=" || op === "==" ? v < floor : false;
+  if (!never || by < 0) return undefined;
+  const outer = `${st.signalNames[f.id]}@${f.rank} ${COMPARE_OPS[t.cmp[by]!]} ${t.value[by]}`;
+  return `an enclosing \`when ${outer}\` has seen it reach ${floor}, and signals only grow: never ${op} ${v}`;
+}
+
 /** Why `signal OP v` can never hold for a u32 signal, or undefined if some value satisfies it. */
 export function unsatisfiable(op: string, v: number): string | undefined {
   const range = `signals are unsigned 32-bit values (0..${U32_MAX})`;
@@ -1461,7 +1561,7 @@ function compileWhen(st: State, s: Extract<Stmt, { kind: "when" }>): Compiled {
     exec: (env) => {
       const f = flag(env);
       const v = value(env);
-      const why = unsatisfiable(s.op, v);
+      const why = unsatisfiable(s.op, v) ?? unsatisfiableInside(st, f, s.op, v);
       if (why !== undefined) stop("DMAC3017", header, [why]);
       const i = emit(st, me, env, OP_KINDS.wait.code);
       const t = st.ops;

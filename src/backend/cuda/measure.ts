@@ -8,8 +8,8 @@
 
 import { dirname } from "node:path";
 import { buildSchedule, parseBuildOptions } from "../../api/build.js";
-import { hasErrors, type Diagnostic } from "../../diagnostics/diagnostic.js";
-import type { SourceFile } from "../../source/source-file.js";
+import { diag, hasErrors, type Diagnostic } from "../../diagnostics/diagnostic.js";
+import type { SourceFile, Span } from "../../source/source-file.js";
 import type { CudaTarget } from "../../target/cuda-target.js";
 import type { Target } from "../../target/target.js";
 import { CUDA_TEXT_FILE, programSha256 } from "./outputs.js";
@@ -67,45 +67,121 @@ export function resultsProblem(json: unknown): string | undefined {
   return undefined;
 }
 
-/** variants.tsv: (example, variant) -> the dmac options as words. A fourth column (how a size
- *  becomes a define, `NAME/N`: variants-peer.tsv) becomes the words `--size-define NAME/N`. */
-export function parseVariants(text: string): Map<string, string[]> {
-  const out = new Map<string, string[]>();
-  for (const line of text.split("\n")) {
+/** The variants of a table, and a DMAC5060 at each row it cannot use. */
+export interface VariantsTable {
+  /** (example/variant) -> the dmac options as words. */
+  readonly variants: Map<string, string[]>;
+  readonly diagnostics: Diagnostic[];
+}
+
+/**
+ * variants.tsv: (example, variant) -> the dmac options as words, each row's words checked here
+ * (variantOptions), so that a bad one is reported at its place, not met when a run is compiled.
+ * A fourth column (how a size becomes a define, `NAME/N`: variants-peer.tsv) becomes the words
+ * `--size-define NAME/N`.
+ */
+export function parseVariants(file: SourceFile): VariantsTable {
+  const variants = new Map<string, string[]>();
+  const diagnostics: Diagnostic[] = [];
+  const problem = (span: Span, detail: string): void => {
+    diagnostics.push(diag("DMAC5060", { file, span }, [detail]));
+  };
+  let at = 0;
+  for (const line of file.text.split("\n")) {
+    const lineSpan = { start: at, end: at + line.length };
+    const cells = tabCells(line, at);
+    at = lineSpan.end + 1;
     if (line.startsWith("#") || line.trim() === "") continue;
-    const [example, variant, opts, sizeDefine] = line.split("\t");
-    if (example && variant && opts !== undefined) {
-      const words = opts.trim().split(/\s+/);
-      if (sizeDefine?.trim()) words.push("--size-define", sizeDefine.trim());
-      out.set(`${example}/${variant}`, words);
+    const [example, variant, opts, size] = cells;
+    if (!example?.text || !variant?.text || opts === undefined) {
+      problem(lineSpan, "a row is: example, variant, dmac options (separated by tabs)");
+      continue;
     }
+    const key = `${example.text}/${variant.text}`;
+    const words = [
+      ...opts.words,
+      ...(size?.text ? [{ ...size, text: "--size-define" }, size] : []),
+    ];
+    const parsed = variantOptions(words.map((w) => w.text));
+    const bad = "problem" in parsed ? (words[parsed.at] ?? opts) : undefined;
+    if (bad !== undefined) problem(spanOf(bad), (parsed as { problem: string }).problem);
+    else if (variants.has(key)) problem(spanOf(variant), `${key} is given twice`);
+    else
+      variants.set(
+        key,
+        words.map((w) => w.text),
+      );
   }
-  return out;
+  return { variants, diagnostics };
 }
 
-/** The define a size sets: `total` = SIZE, or NAME/N: NAME = SIZE / N (prepare.sh's rule). */
-function sizeDefine(spec: string, total: number): [string, string] {
-  const [name, div] = spec.split("/");
-  return [name!, `${Math.floor(total / Number(div ?? 1))}B`];
+interface Word {
+  readonly text: string;
+  readonly start: number;
 }
 
-/** The compile options of one variant's words (-D, -O, --prelaunch, --completion). */
-function optionsOf(words: readonly string[], total: number) {
-  const at = words.indexOf("--size-define");
-  const [name, value] = sizeDefine(at >= 0 ? words[at + 1]! : "total", total);
-  const defines: Record<string, string> = { [name]: value };
+const spanOf = (w: Word): Span => ({ start: w.start, end: w.start + Math.max(w.text.length, 1) });
+
+/** A line's tab-separated cells (trimmed, with where each starts) and each cell's words. */
+function tabCells(line: string, at: number): (Word & { readonly words: Word[] })[] {
+  let start = at;
+  return line.split("\t").map((cell) => {
+    const words = [...cell.matchAll(/\S+/g)].map((m) => ({ text: m[0], start: start + m.index }));
+    const text = cell.trim();
+    const out = { text, start: words[0]?.start ?? start, words };
+    start += cell.length + 1;
+    return out;
+  });
+}
+
+/** What a variant's words set (the define of the size is added per run: compileRun). */
+interface VariantOptions {
+  readonly defines: Record<string, string>;
+  readonly raw: { opt?: string; prelaunch?: boolean; completion?: string };
+  /** `NAME/N`: NAME = SIZE / N; `total` when not given. */
+  readonly sizeDefine: { readonly name: string; readonly divisor: number };
+}
+
+const NAME = "[A-Za-z_][A-Za-z0-9_]*";
+
+/**
+ * A variant's words (-D NAME=VALUE, -O0..2, --prelaunch, --completion C, --size-define NAME/N),
+ * or the index of the first word it cannot use and why. The one reader of the words: the table
+ * checks every row with it, and compileRun reads a row's options with it.
+ */
+export function variantOptions(
+  words: readonly string[],
+):
+  | (VariantOptions & { readonly words: string[] })
+  | { readonly at: number; readonly problem: string } {
+  const defines: Record<string, string> = Object.create(null) as Record<string, string>;
   const raw: { opt?: string; prelaunch?: boolean; completion?: string } = {};
+  let sizeDefine = { name: "total", divisor: 1 };
   for (let i = 0; i < words.length; i++) {
     const w = words[i]!;
-    if (w === "--size-define") i++;
-    else if (w === "-D") {
-      const [k, v] = words[++i]!.split("=");
-      defines[k!] = v!;
-    } else if (w.startsWith("-O")) raw.opt = w.slice(2);
+    const value = words[i + 1];
+    if (w === "-D" || w === "--completion" || w === "--size-define") {
+      if (value === undefined) return { at: i, problem: `${w} needs a value after it` };
+      i++;
+    }
+    if (w === "-D") {
+      const m = new RegExp(`^(${NAME})=(.+)$`).exec(value!);
+      if (!m) return { at: i, problem: `-D takes NAME=VALUE, not '${value}'` };
+      defines[m[1]!] = m[2]!;
+    } else if (w === "--size-define") {
+      const m = new RegExp(`^(${NAME})(?:/([1-9][0-9]*))?$`).exec(value!);
+      if (!m) return { at: i, problem: `a size define is NAME or NAME/N, not '${value}'` };
+      sizeDefine = { name: m[1]!, divisor: Number(m[2] ?? 1) };
+    } else if (w === "--completion") raw.completion = value!;
+    else if (/^-O[012]$/.test(w)) raw.opt = w.slice(2);
     else if (w === "--prelaunch") raw.prelaunch = true;
-    else if (w === "--completion") raw.completion = words[++i]!;
+    else
+      return {
+        at: i,
+        problem: `unknown option '${w}' (a variant takes -D, -O, --prelaunch, --completion)`,
+      };
   }
-  return { defines, raw };
+  return { defines, raw, sizeDefine, words: [...words] };
 }
 
 /**
@@ -118,8 +194,14 @@ export function compileRun(
   total: number,
   target: Target,
 ): { program: CudaProgram | undefined; sha256?: string; diagnostics: Diagnostic[] } {
-  const { defines, raw } = optionsOf(words, total);
-  const parsed = parseBuildOptions(raw, target);
+  const options = variantOptions(words);
+  if ("problem" in options) {
+    const d = diag("DMAC5060", undefined, [`'${words.join(" ")}': ${options.problem}`]);
+    return { program: undefined, diagnostics: [d] };
+  }
+  const { name, divisor } = options.sizeDefine;
+  const defines = { [name]: `${Math.floor(total / divisor)}B`, ...options.defines };
+  const parsed = parseBuildOptions(options.raw, target);
   if (!parsed.options) return { program: undefined, diagnostics: parsed.diagnostics };
   const built = buildSchedule(
     { file, defines, schedule: undefined, baseDir: dirname(file.name), target },

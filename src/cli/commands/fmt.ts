@@ -2,18 +2,21 @@
 // (src/fmt). With no flag, prints the formatted text of one file; --check lists the files whose
 // formatting differs and exits 1 if any does; --write rewrites them in place. A directory stands
 // for every .dmac below it (not node_modules, dist or .git, nor what ./.prettierignore names).
-// Safety (docs/safety.md): files are read like every input (regular files only, size-limited);
-// a file with errors is reported and never rewritten; a rewrite goes to a temporary file beside
-// the original that is renamed over it (writeOutputFile: same mode, never through a symbolic
-// link), and only if the file did not change while it was being formatted.
+// Safety (docs/safety.md): files, and ./.prettierignore, are read like every input (regular
+// files only, size-limited); a file with errors is reported and never rewritten; a rewrite goes
+// to a temporary file beside the original that is renamed over it (writeOutputFile: same mode,
+// never through a symbolic link), and only if the file did not change while it was being
+// formatted.
 // `--format json`: one document of the files and whether each differs (was rewritten, with
 // --write), the formatted text when printing one file, and the diagnostics
 // (schemas/fmt.schema.json).
 
-import { readdirSync, statSync, existsSync, type Stats } from "node:fs";
+import { readdirSync, statSync, type Stats } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Command } from "commander";
 import { diag, type Diagnostic } from "../../diagnostics/diagnostic.js";
+import { InputFileError } from "../../util/read-input.js";
+import { readIgnoreFile, type IsIgnored } from "../ignore-file.js";
 import { writeOutputOrReport } from "../write-output.js";
 import type { CliContext } from "../main.js";
 import { reportJson } from "../json-output.js";
@@ -46,7 +49,8 @@ export async function runFmt(
   }
   // Loaded here, not at start-up: prettier is large and only this command needs it.
   const { formatDmac } = await import("../../fmt/format.js");
-  const files = await expand(paths, diagnostics);
+  const files = expand(paths, diagnostics);
+  if (files === undefined) return reportDiagnostics(ctx, diagnostics, opts);
   const toStdout = opts.check !== true && opts.write !== true;
   if (toStdout && files.length !== 1) {
     const detail = `prints one file (${files.length} given); add --check or --write for several`;
@@ -113,22 +117,38 @@ function statOrUndefined(path: string): Stats | undefined {
   }
 }
 
-/** The files named, each directory replaced by its .dmac files (sorted, ignored ones left out). */
-async function expand(paths: readonly string[], diagnostics: Diagnostic[]): Promise<string[]> {
+/**
+ * The files named, each directory replaced by its .dmac files (sorted, ignored ones left out);
+ * undefined, with a diagnostic, when ./.prettierignore is needed and cannot be read (formatting
+ * what it may name is not an option: --write would rewrite files the user wants left alone).
+ */
+function expand(paths: readonly string[], diagnostics: Diagnostic[]): string[] | undefined {
   const out: string[] = [];
-  const ignorePath = existsSync(IGNORE_FILE) ? resolve(IGNORE_FILE) : undefined;
-  const { getFileInfo } = await import("prettier");
+  let ignored: IsIgnored | undefined;
   for (const path of paths) {
     if (!statOrUndefined(path)?.isDirectory()) {
       out.push(path); // read later: a missing or special file gets its DMAC5001 there
       continue;
     }
-    for (const file of walk(path, diagnostics)) {
-      const info = ignorePath === undefined ? undefined : await getFileInfo(file, { ignorePath });
-      if (info?.ignored !== true) out.push(file);
+    try {
+      ignored ??= ignoreFile();
+    } catch (e) {
+      diagnostics.push(diag("DMAC5001", undefined, [IGNORE_FILE, readErrorReason(e)]));
+      return undefined;
     }
+    out.push(...walk(path, diagnostics).filter((file) => !ignored!(file)));
   }
   return out;
+}
+
+/** What ./.prettierignore ignores (nothing when there is none); throws InputFileError. */
+function ignoreFile(): IsIgnored {
+  try {
+    return readIgnoreFile(resolve(IGNORE_FILE));
+  } catch (e) {
+    if (e instanceof InputFileError && e.code === "ENOENT") return () => false;
+    throw e;
+  }
 }
 
 /** The .dmac files below `dir`, sorted; symbolic links are not followed. */

@@ -27,6 +27,7 @@ import { diag, hasErrors, type Diagnostic } from "../../diagnostics/diagnostic.j
 import { cudaOf } from "../../target/cuda-target.js";
 import { builtinTarget, type Target } from "../../target/target.js";
 import { readInputText } from "../../util/read-input.js";
+import { makeSourceFile } from "../../source/source-file.js";
 import type { CliContext } from "../main.js";
 import { jsonNumber, reportJson } from "../json-output.js";
 import {
@@ -109,18 +110,21 @@ function loadRuns(path: string, opts: MeasureOptions, ctx: CliContext): Loaded {
     code: reportDiagnostics(ctx, [diag("DMAC5001", undefined, [path, detail])], opts),
   });
   let doc: ResultsDoc;
-  let variants: Map<string, string[]>;
+  let table: string;
+  let text: string;
   try {
     const json: unknown = JSON.parse(readInputText(path, LIMIT));
     const problem = resultsProblem(json);
     if (problem) return fail(problem);
     doc = json as ResultsDoc;
-    variants = parseVariants(
-      readInputText(opts.variants ?? join("runtime", "cuda", "variants.tsv"), LIMIT),
-    );
+    table = opts.variants ?? join("runtime", "cuda", "variants.tsv");
+    text = readInputText(table, LIMIT);
   } catch (e) {
     return fail(e instanceof Error ? e.message : String(e));
   }
+  const parsed = parseVariants(makeSourceFile(table, text));
+  if (parsed.diagnostics.length) return { code: reportDiagnostics(ctx, parsed.diagnostics, opts) };
+  const variants = parsed.variants;
   const t = readTargetOption(opts.target);
   if (t.diagnostics.length) return { code: reportDiagnostics(ctx, t.diagnostics, opts) };
   const target: Target = t.target ?? builtinTarget("h100")!;

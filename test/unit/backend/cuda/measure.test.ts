@@ -5,9 +5,17 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { parseVariants, resultsProblem } from "../../../../src/backend/cuda/measure.js";
+import { makeSourceFile } from "../../../../src/source/source-file.js";
 import { dmac } from "../../../helpers/cli.js";
 
 const RESULTS = "bench/hardware/h100-2026-host-copies.json";
+
+/** The variants of a committed table, which has no bad row. */
+function table(path: string): Map<string, string[]> {
+  const t = parseVariants(makeSourceFile(path, readFileSync(path, "utf8")));
+  expect(t.diagnostics).toEqual([]);
+  return t.variants;
+}
 
 describe("runner results", () => {
   it("the committed results are a results document, every run verified", () => {
@@ -26,13 +34,13 @@ describe("runner results", () => {
   });
 
   it("reads the variants table", () => {
-    const v = parseVariants(readFileSync("runtime/cuda/variants.tsv", "utf8"));
+    const v = table("runtime/cuda/variants.tsv");
     expect(v.get("host_upload_pieces/batch+pl")).toEqual(["-D", "queues=1", "-O1", "--prelaunch"]);
     expect(v.size).toBe(14);
   });
 
   it("reads the peer table's size define (issue 19): chunk = SIZE / 2", () => {
-    const v = parseVariants(readFileSync("runtime/cuda/variants-peer.tsv", "utf8"));
+    const v = table("runtime/cuda/variants-peer.tsv");
     expect(v.get("all_to_all_b2b/batch")).toEqual([
       "-D",
       "engine=0",
