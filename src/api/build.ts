@@ -167,6 +167,8 @@ export interface BuildResult {
   readonly files: OutputFile[] | undefined;
   /** A CUDA target's command program (program.json's commands). */
   readonly cudaProgram?: CudaProgram | undefined;
+  /** Its predicted time (program.json's predictedUs). */
+  readonly cudaPredictedUs?: number | undefined;
 }
 
 /**
@@ -230,5 +232,11 @@ export function buildSchedule(
     source: how.paths?.source,
   });
   pushAll(diagnostics, out.diagnostics);
-  return { diagnostics, compiled: q.compiled, files: out.files, cudaProgram: out.program };
+  return {
+    diagnostics,
+    compiled: q.compiled,
+    files: out.files,
+    cudaProgram: out.program,
+    cudaPredictedUs: out.predictedUs,
+  };
 }

@@ -26,6 +26,8 @@ export function buildCudaOutputs(
   diagnostics: Diagnostic[];
   files: { name: string; data: string }[] | undefined;
   program?: CudaProgram;
+  /** The copy-engine model's prediction (program.json's predictedUs), when it made one. */
+  predictedUs?: number | undefined;
 } {
   const built = buildCudaProgram(compiled.module, compiled.program, file, opts);
   if (!built.program || hasErrors(built.diagnostics))
@@ -47,6 +49,7 @@ export function buildCudaOutputs(
       { name: CUDA_TEXT_FILE, data: text },
     ],
     program: built.program,
+    predictedUs: predicted.ok ? predicted.timeUs : undefined,
   };
 }
 

@@ -4,6 +4,7 @@
 // document (schemas/compile.schema.json); the optimiser's text reports then go to stderr.
 // Exit 0 on success (warnings allowed), 1 on errors in the input.
 
+import { formatTime } from "../../util/format-time.js";
 import { statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import type { Command } from "commander";
@@ -55,6 +56,8 @@ export function compileFileToOutputs(
   files: OutputFile[] | undefined;
   report?: string | undefined;
   optimised?: OptimiseReport | undefined;
+  /** A CUDA target's: which, and the predicted time (dmac sim does not run command programs). */
+  cuda?: { readonly target: string; readonly predictedUs: number | undefined } | undefined;
 } {
   const common = parseScheduleOptions(opts);
   const parsed = parseBuildOptions(opts, common.target);
@@ -93,6 +96,9 @@ export function compileFileToOutputs(
     files: built.files,
     report: optimiserReport(optimised, opts), // optimiser hook
     optimised,
+    ...(built.cudaProgram && built.compiled
+      ? { cuda: { target: built.compiled.target.name, predictedUs: built.cudaPredictedUs } }
+      : {}),
   };
 }
 
@@ -119,6 +125,11 @@ export function runCompile(path: string, opts: CompileCommandOptions, ctx: CliCo
       diagnostics.push(diag("DMAC5002", undefined, [e.path, e.reason]));
     }
   }
+  // `dmac sim` does not run command programs yet (docs/cuda.md): say what the model predicts.
+  if (written && result.cuda && !json)
+    ctx.streams.out(
+      `${opts.output}: a command program for ${result.cuda.target} (program.json, program.txt); predicted ${result.cuda.predictedUs === undefined ? "n/a" : formatTime(result.cuda.predictedUs)} by the copy-engine model (docs/cuda.md)\n`,
+    );
   if (!json) return reportDiagnostics(ctx, diagnostics, opts);
   const files = written
     ? result.files!.map((f) => ({ name: f.name, bytes: statSync(join(opts.output, f.name)).size }))
