@@ -424,14 +424,17 @@ export function sourceStmts(m: IrModule, file: SourceFile): ManifestSourceMap["s
 /** sourceMap.ops: per IR op, its statement and loop values (one row each, in op order). */
 function opInstances(m: IrModule): PackedRows {
   const { ops, stmts, bindValues } = m;
-  const b = new PackedRowsBuilder(ops.count, 2 * ops.count);
+  const width = (i: number): number =>
+    ops.bind[i]! < 0 ? 0 : (stmts[ops.stmt[i]!]?.loopVars.length ?? 0);
+  // Exact capacities: no regrowth of a 10^6-row table.
+  let values = ops.count;
+  for (let i = 0; i < ops.count; i++) values += width(i);
+  const b = new PackedRowsBuilder(ops.count, values);
   for (let i = 0; i < ops.count; i++) {
     b.startRow();
-    const stmt = ops.stmt[i]!;
-    b.value(stmt);
+    b.value(ops.stmt[i]!);
     const bind = ops.bind[i]!;
-    const n = bind < 0 ? 0 : (stmts[stmt]?.loopVars.length ?? 0);
-    for (let k = 0; k < n; k++) b.value(bindValues[bind + k]!);
+    for (let k = 0, n = width(i); k < n; k++) b.value(bindValues[bind + k]!);
   }
   return b.done();
 }
