@@ -5,7 +5,8 @@
 //   `completion[6]`) and every byte count as a size (`bytes=256 KiB`, format-size.ts);
 // - above the packets of each statement instance, the statement's source line and the loop
 //   instance(s) the packets implement (`; 18 [r=1 k=0..3]: copy ...`), from the manifest's source
-//   map, with the text when the source is at hand and the instance when the IR is;
+//   map, with the text when the source is at hand and the instance when the loop values are known
+//   (the IR, or the values the manifest records);
 // - self-checks appended to a packet's line as `; warning: ...`: an address in no buffer, a
 //   count that runs past the end of its buffer, a poll or a signal write on a word the program
 //   does not name, a 64-bit atomic on a 32-bit word, a timestamp outside the timestamp slots.
@@ -33,7 +34,7 @@ export interface ListingContext {
   /** Why the source lines are missing (said once in the header), when they are. */
   readonly sourceNote?: string | undefined;
   /** `r=1 k=0..3`: the loop instance(s) of statement `stmt` that IR ops `ops` are (ir/instances.ts);
-   * absent without the IR. */
+   * absent when the loop values are unknown (a manifest written before it recorded them). */
   readonly instances?: ((stmt: number, ops: ArrayLike<number>) => string) | undefined;
 }
 

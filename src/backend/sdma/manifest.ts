@@ -443,12 +443,9 @@ function opInstances(m: IrModule): PackedRows {
  * The loop values a manifest's source map records (ir/instances.ts reads them; none: a manifest
  * from before they were recorded).
  */
-export function manifestBindings(sm: {
-  readonly stmts: ManifestSourceMap["stmts"];
-  readonly ops?: ManifestSourceMap["ops"] | PackedRows | undefined;
-}): OpBindings | undefined {
+export function manifestBindings(sm: ManifestSourceMap): OpBindings | undefined {
   if (!sm.ops) return undefined;
-  const rows = sm.ops instanceof PackedRows ? sm.ops : packRows(sm.ops);
+  const rows = packRows(sm.ops);
   const { data, starts } = rows;
   return {
     vars: (stmt) => sm.stmts[stmt]?.vars ?? [],
