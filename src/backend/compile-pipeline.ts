@@ -9,6 +9,7 @@ import { checkSource } from "../check/check-source.js";
 import { selectSchedule } from "../check/select-schedule.js";
 import { diag, hasErrors, sortDiagnostics, type Diagnostic } from "../diagnostics/diagnostic.js";
 import { COMPARE_OPS, type IrModule } from "../ir/ir.js";
+import { describeInstances, irBindings } from "../ir/instances.js";
 import { addBreadcrumbs } from "../forensics/breadcrumbs.js";
 import { analyzeSchedule } from "../pipeline.js";
 import { countDataPackets, lowerToQueues } from "../queues/lower.js";
@@ -16,7 +17,7 @@ import type { PassOptions, PassStats } from "../passes/pass.js"; // optimiser ho
 import { checkEnginesForTarget } from "../passes/options.js";
 import { optimise, planDiagnostics, type LevelCheck, type PlanResult } from "../passes/plan.js"; // optimiser hook
 import type { CompletionProtocol, QueueProgram } from "../queues/queue-program.js";
-import { lineCol, lineText, type SourceFile } from "../source/source-file.js";
+import { lineText, type SourceFile } from "../source/source-file.js";
 import { syncInfo, type SyncMode, type Target } from "../target/target.js";
 import { checkAfterLowering, checkBeforeLowering } from "../target/part-check.js";
 import { conservativeSync } from "../queues/sync-forms.js";
@@ -36,6 +37,7 @@ import {
   formatJsonBytes,
   manifestOutputs,
   manifestMemory,
+  sourceStmts,
   type RecordedPaths,
 } from "./sdma/manifest.js";
 import { SIDECAR_FILE } from "./sdma/manifest-sidecar.js";
@@ -324,6 +326,7 @@ function dumpFile(queues: readonly DumpQueue[], listing: Listing | undefined): S
 /** What the annotated dump.txt knows: the manifest's memory, trigger and source map, and the
  * source text itself (in memory: it cannot be missing or changed). */
 function compileListing(file: SourceFile, m: IrModule, p: QueueProgram, layout: Layout): Listing {
+  const bindings = irBindings(m);
   return makeListing({
     memory: manifestMemory(m, p, layout),
     trigger:
@@ -331,8 +334,9 @@ function compileListing(file: SourceFile, m: IrModule, p: QueueProgram, layout: 
         ? { address: layout.triggerAddr, value: p.trigger.value }
         : null,
     sourceFile: file.name,
-    stmts: m.stmts.map((s) => lineCol(file, s.span.start)),
+    stmts: sourceStmts(m, file),
     sourceLine: (line) => (line <= file.lineStarts.length ? lineText(file, line) : undefined),
+    instances: (stmt, ops) => describeInstances(bindings, stmt, ops),
   });
 }
 

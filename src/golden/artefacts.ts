@@ -4,12 +4,14 @@
 // IR with its dependency edges (`dmac ir --dump-deps`), the command trace (`--emit trace`,
 // pretty-printed JSON), every diagnostic (the concise list, then each in full, like TypeScript's
 // .errors.txt: the golden of a negative test), and the simulation summary (sim-summary.ts).
+// A differing packet listing's report opens with a summary of the change (dump-summary.ts).
 // A golden is NAME[.LABEL].KIND.golden beside NAME.dmac (golden-file.ts).
 
 import { outputText } from "../backend/compile-pipeline.js";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import { renderDiagnostics } from "../diagnostics/render.js";
 import { printIr } from "../ir/print.js";
+import { dumpSummary } from "./dump-summary.js";
 import type { Products } from "./products.js";
 import { compareSimSummary, simSummaryText } from "./sim-summary.js";
 
@@ -32,6 +34,8 @@ export interface Artefact {
   readonly produce: (p: Products) => Produced;
   /** Golden body vs produced text; `tolerance` is the configuration's (sim). */
   readonly compare: (expected: string, actual: string, tolerance: number) => Comparison;
+  /** The lines a differing golden's report opens with, before its diff (what changed in all). */
+  readonly summarize?: (expected: string, actual: string) => string;
 }
 
 const equal = (expected: string, actual: string): Comparison => ({ same: expected === actual });
@@ -79,7 +83,13 @@ function produceSim(p: Products): Produced {
 }
 
 export const ARTEFACTS: readonly Artefact[] = [
-  { kind: "dump", what: "packet listing", produce: outputFile("dump.txt"), compare: equal },
+  {
+    kind: "dump",
+    what: "packet listing",
+    produce: outputFile("dump.txt"),
+    compare: equal,
+    summarize: dumpSummary,
+  },
   { kind: "ir", what: "IR with dependencies", produce: produceIr, compare: equal },
   { kind: "trace", what: "command trace", produce: outputFile("trace.json"), compare: equal },
   { kind: "diag", what: "diagnostics", produce: produceDiag, compare: equal },

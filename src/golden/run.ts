@@ -73,7 +73,7 @@ export interface GoldenOutcome {
   /** Absolute path of the golden. */
   readonly path: string;
   readonly status: GoldenStatus;
-  /** Unified diff of a failed comparison. */
+  /** Unified diff of a failed comparison (after the artefact's summary lines, for a listing). */
   readonly diff?: string | undefined;
   /** Why it failed or what moved (sim's tolerance). */
   readonly note?: string | undefined;
@@ -247,7 +247,9 @@ function checkGolden(
     path,
     status: "failed",
     note: cmp.note,
-    diff: unifiedDiff(shownPath(path), `${t.name} (${kind} now)`, golden.body, produced.text),
+    diff:
+      (a.summarize?.(golden.body, produced.text) ?? "") +
+      unifiedDiff(shownPath(path), `${t.name} (${kind} now)`, golden.body, produced.text),
     diagnostics: [diag("DMAC5005", undefined, [`${t.name}: ${kind}`])],
   };
 }

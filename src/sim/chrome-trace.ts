@@ -13,7 +13,8 @@
 //   counters   the load of each xGMI link, per direction, and of each GPU's host link (PCIe),
 //              upload and download (GB/s).
 // Every command and wait slice's args name its queue, packet offset (`dword`; `command` for a
-// trace input), packet, and source `file:line:col` and statement. Times are microseconds.
+// trace input), packet, source `file:line:col` and statement, and the loop instance(s) its packet
+// implements (`instance`: `s=1 k=0..3`). Times are microseconds.
 //
 // Flows are the format's v1 `s`/`f` events, not v2's `bind_id` on the slices: one write may
 // release several waits (the trigger store releases every queue's first poll; a counter several
@@ -29,7 +30,7 @@ import type { PackedProgram } from "./program.js";
 import { addressBook, type AddressBook } from "./trace/addresses.js";
 import { packetName } from "./trace/names.js";
 import { HOST_WRITER, PRODUCER_WRITER, type Wait, type WordWrite } from "./trace/recorder.js";
-import { rowAt, sourceLocator, type SourcePlace } from "./trace/source.js";
+import { instanceLocator, rowAt, sourceLocator, type SourcePlace } from "./trace/source.js";
 
 type Args = Record<string, string | number>;
 
@@ -143,6 +144,7 @@ class TraceBuilder {
   private readonly lastRaise = new Map<string, number>();
   private readonly addr: AddressBook;
   private readonly place: (q: number, row: number) => SourcePlace | undefined;
+  private readonly instance: (row: number) => string;
   private readonly host: number;
   private nextWrite = 0;
   private nextFlow = 1;
@@ -153,6 +155,7 @@ class TraceBuilder {
   ) {
     this.addr = addressBook(p);
     this.place = sourceLocator(p, module);
+    this.instance = instanceLocator(p, module);
     this.host = p.gpus;
   }
 
@@ -165,12 +168,14 @@ class TraceBuilder {
     const queue = this.p.queues[q]!;
     const at = this.p.cmds.at[row]!;
     const place = this.place(q, row);
+    const instance = this.instance(row);
     return {
       queue: queue.name,
       ...(queue.position === "byte" ? { dword: at / 4 } : { command: at }),
       packet: packetName(this.p.cmds.kind[row]!),
       ...(place ? { source: place.where } : {}),
       ...(place?.text !== undefined ? { statement: place.text } : {}),
+      ...(instance !== "" ? { instance } : {}),
     };
   }
 

@@ -3,8 +3,10 @@
 // - a header naming the program's memory (buffers, signals, sync words, slots, the trigger);
 // - every address a packet field holds shown by name (symbols.ts: `buf@3+0x40`, `sync5`,
 //   `completion[6]`) and every byte count as a size (`bytes=256 KiB`, format-size.ts);
-// - above the packets of each statement, the statement's source line (`; 18: copy ...`), from the
-//   manifest's source map, when the source is at hand;
+// - above the packets of each statement instance, the statement's source line and the loop
+//   instance(s) the packets implement (`; 18 [r=1 k=0..3]: copy ...`), from the manifest's source
+//   map, with the text when the source is at hand and the instance when the loop values are known
+//   (the IR, or the values the manifest records);
 // - self-checks appended to a packet's line as `; warning: ...`: an address in no buffer, a
 //   count that runs past the end of its buffer, a poll or a signal write on a word the program
 //   does not name, a 64-bit atomic on a 32-bit word, a timestamp outside the timestamp slots.
@@ -31,14 +33,18 @@ export interface ListingContext {
   readonly sourceLine: ((line: number) => string | undefined) | undefined;
   /** Why the source lines are missing (said once in the header), when they are. */
   readonly sourceNote?: string | undefined;
+  /** `r=1 k=0..3`: the loop instance(s) of statement `stmt` that IR ops `ops` are (ir/instances.ts);
+   * absent when the loop values are unknown (a manifest written before it recorded them). */
+  readonly instances?: ((stmt: number, ops: ArrayLike<number>) => string) | undefined;
 }
 
 /** A ListingContext with its symbol table built once for every queue. */
 export interface Listing {
   readonly ctx: ListingContext;
   readonly symbols: AddressSymbols;
-  /** Per statement, the line printed above its packets (filled as they are listed). */
-  readonly lines: Map<number, string>;
+  /** Per statement, the parts of the line printed above its packets (filled as they are listed):
+   * `; LINE` and the rest, between which an instance goes. */
+  readonly lines: Map<number, readonly [string, string]>;
 }
 
 export function makeListing(ctx: ListingContext): Listing {
@@ -167,7 +173,9 @@ export class QueueAnnotator implements ListingHooks {
   /** The next source-map row to reach, and the row covering the last packet begun (-1: none). */
   private next = 0;
   private current = -1;
+  /** The statement and instance whose line was printed last. */
   private lastStmt = -1;
+  private lastInstance = "";
   private readonly notes: NoteSink;
   /** formatSizeExact of the byte counts seen (a program has few distinct sizes). */
   private readonly sizes = new Map<number, string>();
@@ -179,21 +187,28 @@ export class QueueAnnotator implements ListingHooks {
     this.notes = new NoteSink(listing);
   }
 
-  /** Moves to the entry at `offset`; true when it starts a statement other than the last one's. */
+  /** Moves to the entry at `offset`; true when it starts a statement, or an instance of it,
+   * other than the last one's (each loop iteration gets its line). */
   private advance(offset: number): boolean {
     const rows = this.rows;
     if (!rows) return false;
+    const before = this.current;
     while (this.next < rows.length && rows.data[rows.starts[this.next]!]! <= offset)
       this.current = this.next++;
-    if (this.current < 0) return false;
-    const stmt = rows.data[rows.starts[this.current]! + 1]!;
-    if (stmt === this.lastStmt) return false;
+    if (this.current < 0 || this.current === before) return false;
+    const at = rows.starts[this.current]!;
+    const stmt = rows.data[at + 1]!;
+    const ops = rows.data.subarray(at + 2, rows.starts[this.current + 1]!);
+    const instance = this.listing.ctx.instances?.(stmt, ops) ?? "";
+    if (stmt === this.lastStmt && instance === this.lastInstance) return false;
     this.lastStmt = stmt;
+    this.lastInstance = instance;
     return true;
   }
 
   begin(out: TextSink, offset: number, packet: Packet | undefined): void {
-    if (this.advance(offset)) out.text(statementLine(this.listing, this.lastStmt));
+    if (this.advance(offset))
+      out.text(statementLine(this.listing, this.lastStmt, this.lastInstance));
     this.notes.clear();
     if (packet) this.notes.note(packet);
   }
@@ -222,11 +237,14 @@ export class QueueAnnotator implements ListingHooks {
       const stmt = row[1]!;
       const at = this.listing.ctx.stmts[stmt];
       const text = at ? this.listing.ctx.sourceLine?.(at.line) : undefined;
+      const ops = row.slice(2);
+      const instance = this.listing.ctx.instances?.(stmt, ops) ?? "";
       out.source = {
         stmt,
         ...(at ? { line: at.line, col: at.col } : {}),
-        ops: row.slice(2),
+        ops,
         ...(text !== undefined ? { text: text.trim() } : {}),
+        ...(instance !== "" ? { instance } : {}),
       };
     }
     if (packet) {
@@ -238,16 +256,18 @@ export class QueueAnnotator implements ListingHooks {
   }
 }
 
-/** `; LINE: TEXT` (or `; LINE` without the source) above the packets of statement `stmt`. */
-function statementLine(listing: Listing, stmt: number): string {
-  let text = listing.lines.get(stmt);
-  if (text === undefined) {
+/** `; LINE [INSTANCE]: TEXT` (without the source: no `: TEXT`; outside loops or without the IR:
+ * no `[INSTANCE]`) above the packets of statement `stmt`. */
+function statementLine(listing: Listing, stmt: number, instance: string): string {
+  let parts = listing.lines.get(stmt);
+  if (parts === undefined) {
     const at = listing.ctx.stmts[stmt];
     const src = at ? listing.ctx.sourceLine?.(at.line)?.trim() : undefined;
-    text = !at ? "" : src !== undefined ? `; ${at.line}: ${src}\n` : `; ${at.line}\n`;
-    listing.lines.set(stmt, text);
+    parts = !at ? ["", ""] : [`; ${at.line}`, src !== undefined ? `: ${src}\n` : "\n"];
+    listing.lines.set(stmt, parts);
   }
-  return text;
+  if (parts[0] === "") return "";
+  return instance === "" ? parts[0] + parts[1] : `${parts[0]} [${instance}]${parts[1]}`;
 }
 
 /** The annotation fields of one disasm --json entry (schemas/disasm.schema.json). */
@@ -258,6 +278,7 @@ export interface EntryNotes {
     readonly col?: number;
     readonly ops: readonly number[];
     readonly text?: string;
+    readonly instance?: string;
   };
   readonly symbols?: Readonly<Record<string, string>>;
   readonly warnings?: readonly string[];

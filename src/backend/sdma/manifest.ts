@@ -17,7 +17,8 @@ import type { EmittedQueue } from "./emit.js";
 import { TextSink } from "./disasm.js";
 import { lengthAt, lookupHeader } from "./bitfield.js";
 import { InternalError } from "../../util/internal-error.js";
-import { PackedRows } from "./packed-rows.js";
+import { PackedRows, PackedRowsBuilder } from "./packed-rows.js";
+import type { OpBindings } from "../../ir/instances.js";
 import { SyncWordRows, syncWordRows, writeSyncWordRows } from "./sync-word-rows.js";
 import { writeSidecarTo, type SidecarField } from "./manifest-sidecar.js";
 import { StreamedData } from "../streamed-data.js";
@@ -192,8 +193,21 @@ export interface ManifestSourceMap {
    * (written by `dmac compile -o`), else as given to the compiler.
    */
   readonly file: string;
-  /** Source statements: index = IR stmt index; 1-based line and column of the statement start. */
-  readonly stmts: readonly { readonly line: number; readonly col: number }[];
+  /**
+   * Source statements: index = IR stmt index; 1-based line and column of the statement start,
+   * and the loop variables around it, outermost first (absent outside loops).
+   */
+  readonly stmts: readonly {
+    readonly line: number;
+    readonly col: number;
+    readonly vars?: readonly string[];
+  }[];
+  /**
+   * Per IR op, [stmt, value, value, ...]: the statement it comes from and the values of that
+   * statement's `vars` in the instance it is (the loop instance a packet implements: listings
+   * print it, ir/instances.ts). Absent in manifests written before it was added.
+   */
+  readonly ops?: readonly (readonly number[])[];
   /**
    * Per queue, entries [byteOffset, stmt, op, op, ...]: the packets from byteOffset up to the next
    * entry implement (or order) those IR ops, the first of which comes from statement `stmt`.
@@ -279,7 +293,8 @@ export type PackedManifest = Omit<Manifest, "relocations" | "sourceMap" | "queue
     readonly packetStarts: Float64Array;
   })[];
   readonly relocations: readonly { readonly queue: string; readonly entries: Float64Array }[];
-  readonly sourceMap: Omit<ManifestSourceMap, "queues"> & {
+  readonly sourceMap: Omit<ManifestSourceMap, "queues" | "ops"> & {
+    readonly ops: PackedRows;
     readonly queues: readonly { readonly queue: string; readonly entries: PackedRows }[];
   };
 };
@@ -324,6 +339,7 @@ export function buildManifest(
     })),
     sourceMap: {
       ...packed.sourceMap,
+      ops: [...packed.sourceMap.ops],
       queues: packed.sourceMap.queues.map((q) => ({ queue: q.queue, entries: [...q.entries] })),
     },
   };
@@ -395,10 +411,68 @@ export function buildPackedManifest(
     relocations: emitted.map((q) => ({ queue: q.name, entries: q.relocations })),
     sourceMap: {
       file: paths ? paths.source : file.name,
-      stmts: m.stmts.map((s) => lineCol(file, s.span.start)),
+      stmts: sourceStmts(m, file),
+      ops: opInstances(m),
       queues: emitted.map((q) => ({ queue: q.name, entries: q.sourceMap })),
     },
   };
+}
+
+/** sourceMap.stmts: each statement's position, and its loop variables when it has any. */
+export function sourceStmts(m: IrModule, file: SourceFile): ManifestSourceMap["stmts"] {
+  return m.stmts.map((s) => {
+    const at = lineCol(file, s.span.start);
+    return s.loopVars.length > 0 ? { ...at, vars: [...s.loopVars] } : at;
+  });
+}
+
+/** sourceMap.ops: per IR op, its statement and loop values (one row each, in op order). */
+function opInstances(m: IrModule): PackedRows {
+  const { ops, stmts, bindValues } = m;
+  const width = (i: number): number =>
+    ops.bind[i]! < 0 ? 0 : (stmts[ops.stmt[i]!]?.loopVars.length ?? 0);
+  // Exact capacities: no regrowth of a 10^6-row table.
+  let values = ops.count;
+  for (let i = 0; i < ops.count; i++) values += width(i);
+  const b = new PackedRowsBuilder(ops.count, values);
+  for (let i = 0; i < ops.count; i++) {
+    b.startRow();
+    b.value(ops.stmt[i]!);
+    const bind = ops.bind[i]!;
+    for (let k = 0, n = width(i); k < n; k++) b.value(bindValues[bind + k]!);
+  }
+  return b.done();
+}
+
+/**
+ * The loop values a manifest's source map records (ir/instances.ts reads them; none: a manifest
+ * from before they were recorded).
+ */
+export function manifestBindings(sm: ManifestSourceMap): OpBindings | undefined {
+  if (!sm.ops) return undefined;
+  const rows = packRows(sm.ops);
+  const { data, starts } = rows;
+  return {
+    vars: (stmt) => sm.stmts[stmt]?.vars ?? [],
+    // A row without the values of its statement's variables is outside loops (or malformed).
+    stmtOf: (op) => {
+      if (!(op >= 0 && op < rows.length)) return -1;
+      const stmt = data[starts[op]!]!;
+      const n = sm.stmts[stmt]?.vars?.length ?? 0;
+      return n > 0 && starts[op + 1]! - starts[op]! === n + 1 ? stmt : -1;
+    },
+    value: (op, k) => data[starts[op]! + 1 + k]!,
+  };
+}
+
+/** Rows of numbers as PackedRows. */
+export function packRows(rows: readonly (readonly number[])[]): PackedRows {
+  const b = new PackedRowsBuilder(rows.length);
+  for (const row of rows) {
+    b.startRow();
+    for (const v of row) b.value(v);
+  }
+  return b.done();
 }
 
 /** Each queue's breadcrumb word and the statement of every step (forensics/breadcrumbs.ts). */

@@ -6,9 +6,10 @@
 
 import { existsSync, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative } from "node:path";
-import { makeListing, type Listing } from "../../backend/sdma/listing.js";
-import type { Manifest } from "../../backend/sdma/manifest.js";
-import { PackedRows, PackedRowsBuilder } from "../../backend/sdma/packed-rows.js";
+import { makeListing, type Listing, type ListingContext } from "../../backend/sdma/listing.js";
+import { manifestBindings, packRows, type Manifest } from "../../backend/sdma/manifest.js";
+import type { PackedRows } from "../../backend/sdma/packed-rows.js";
+import { describeInstances } from "../../ir/instances.js";
 import { diag, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import { DEFAULT_MAX_SOURCE_BYTES } from "../../frontend/parse.js";
 import { validateManifest } from "../../sim/validate-input.js";
@@ -84,9 +85,16 @@ export function findListing(
     stmts: m.sourceMap.stmts,
     sourceLine: source.file ? (n) => lineOf(source.file!, n) : undefined,
     sourceNote: source.note,
+    instances: instancesOf(m),
   });
   const entries = m.sourceMap.queues.find((x) => x.queue === q.name)?.entries ?? [];
   return { listing: { listing, rows: packRows(entries), queue: q.name }, diagnostics: [] };
+}
+
+/** The listing's loop instances from the source map's recorded values (none recorded: none). */
+function instancesOf(m: Manifest): ListingContext["instances"] {
+  const b = manifestBindings(m.sourceMap);
+  return b && ((stmt, ops) => describeInstances(b, stmt, ops));
 }
 
 /** `path` as the listing shows it: from the working directory when it lies below it. */
@@ -153,13 +161,4 @@ function relocationMismatch(m: Manifest, queue: string, words: Uint32Array): num
     if (d + 1 >= words.length || words[d]! + words[d + 1]! * 2 ** 32 !== want) return d;
   }
   return undefined;
-}
-
-function packRows(entries: readonly (readonly number[])[]): PackedRows {
-  const b = new PackedRowsBuilder(entries.length);
-  for (const row of entries) {
-    b.startRow();
-    for (const v of row) b.value(v);
-  }
-  return b.done();
 }

@@ -3,6 +3,7 @@
 // -> the op's statement -> its span in the module's file), else from the program's own locator
 // (a manifest's source map: a position, no text).
 
+import { describeInstances, irBindings } from "../../ir/instances.js";
 import type { IrModule } from "../../ir/ir.js";
 import { lineCol, type SourceFile, type Span } from "../../source/source-file.js";
 import type { PackedProgram } from "../program.js";
@@ -52,6 +53,25 @@ export function sourceLocator(
     }
     const where = p.locate?.(q, C.at[row]!);
     return where === undefined ? undefined : { where };
+  };
+}
+
+/**
+ * A function from a command row to the loop instance(s) its ops are (`s=1 k=0..3`, of the
+ * statement of its first op: ir/instances.ts), or "" (outside loops, or without the IR).
+ */
+export function instanceLocator(
+  p: PackedProgram,
+  module: IrModule | undefined,
+): (row: number) => string {
+  const C = p.cmds;
+  const bindings = module && irBindings(module);
+  return (row) => {
+    const lo = C.opsLo[row]!;
+    const hi = C.opsHi[row]!;
+    if (!bindings || lo < 0 || hi <= lo) return "";
+    const ops = C.ops.subarray(lo, hi);
+    return describeInstances(bindings, module!.ops.stmt[ops[0]!]!, ops);
   };
 }
 
