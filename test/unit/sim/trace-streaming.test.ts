@@ -23,6 +23,7 @@ import { StreamedData } from "../../../src/backend/streamed-data.js";
 import { validateDocument } from "../../../src/schemas.js";
 import { simulate } from "../../../src/sim/run.js";
 import { EventOrder } from "../../../src/sim/trace/event-order.js";
+import { WriteSuffix } from "../../../src/sim/trace/release-search.js";
 import { perfettoPage, perfettoPageData } from "../../../src/sim/trace/perfetto-page.js";
 import { example, runCli } from "../../helpers/cli.js";
 import { compileText } from "./compile-helper.js";
@@ -177,5 +178,51 @@ describe("dmac sim -o: the verdict first", () => {
     } finally {
       fault.on = false;
     }
+  });
+});
+
+describe("which write released a wait, without walking back (release-search.ts)", () => {
+  /** The definition: walk back from the last value while the condition holds. */
+  function walked(values: readonly number[], ok: (v: number) => boolean): number {
+    let k = values.length - 1;
+    while (k >= 0 && ok(values[k]!)) k--;
+    return k + 1;
+  }
+
+  it("agrees with the walk for every condition, after every write", () => {
+    let seed = 7;
+    const random = (n: number): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
+    const funcs = ["always", "<", "<=", "==", "!=", ">=", ">"] as const;
+    const ops: Record<(typeof funcs)[number], (v: number, r: number) => boolean> = {
+      always: () => true,
+      "<": (v, r) => v < r,
+      "<=": (v, r) => v <= r,
+      "==": (v, r) => v === r,
+      "!=": (v, r) => v !== r,
+      ">=": (v, r) => v >= r,
+      ">": (v, r) => v > r,
+    };
+    for (let trial = 0; trial < 6; trial++) {
+      const s = new WriteSuffix((v) => v % 8);
+      const values: number[] = [];
+      for (let k = 0; k < 60; k++) {
+        const v = random(3) === 0 ? random(100) : (values[values.length - 1] ?? 0) + random(3);
+        s.add(v);
+        values.push(v % 8);
+        for (const f of funcs)
+          for (let ref = -1; ref <= 8; ref++)
+            expect(s.earliest(f, ref), `${f} ${ref} on ${values.join(",")}`).toBe(
+              walked(values, (x) => ops[f](x, ref)),
+            );
+      }
+    }
+  });
+
+  it("a signal raised 20,000 times before its 20,000 waits: each wait costs O(log n)", () => {
+    const s = new WriteSuffix((v) => v);
+    for (let k = 1; k <= 20_000; k++) s.add(k);
+    const t = performance.now();
+    for (let k = 1; k <= 20_000; k++) expect(s.earliest(">=", k)).toBe(k - 1);
+    expect(performance.now() - t).toBeLessThan(2000); // (the walk: 2 * 10^8 steps)
   });
 });
