@@ -134,13 +134,14 @@ export function chromeTrace(
   return { traceEvents, displayTimeUnit: "ns" };
 }
 
-/** About how much text is handed on at once. */
-const CHUNK_CHARS = 1 << 20;
+/** The buffer each chunk is encoded into: reused, so no event's text outlives its write. */
+const CHUNK_BYTES = 1 << 20;
 
 /**
- * `JSON.stringify(chromeTrace(...)) + "\n"`, produced in chunks of about a MiB as it is written:
- * the text of a big run (852k packets: ~4M events) is longer than a string can be, and the event
- * objects alone would take gigabytes.
+ * `JSON.stringify(chromeTrace(...)) + "\n"`, produced in chunks of a MiB as it is written: the
+ * text of a big run (a 4096-piece ring: 3.8M events, 855 MB) is longer than a string can be, and
+ * the event objects alone would take gigabytes. Each event is rendered, encoded into the chunk
+ * and dropped.
  */
 export function chromeTraceJson(
   p: PackedProgram,
@@ -148,17 +149,24 @@ export function chromeTraceJson(
   opts: ChromeTraceOptions = {},
 ): StreamedData {
   return new StreamedData((write) => {
-    let text = '{"traceEvents":[';
-    let first = true;
-    forEachEvent(p, r, opts, (ev) => {
-      text += (first ? "" : ",") + JSON.stringify(ev);
-      first = false;
-      if (text.length >= CHUNK_CHARS) {
-        write(Buffer.from(text));
-        text = "";
+    const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+    let at = 0;
+    const put = (text: string): void => {
+      // (UTF-8 takes at most 3 bytes per UTF-16 unit.)
+      if (at + 3 * text.length > CHUNK_BYTES) {
+        write(chunk.subarray(0, at));
+        at = 0;
       }
+      if (3 * text.length > CHUNK_BYTES) write(Buffer.from(text));
+      else at += chunk.write(text, at);
+    };
+    let sep = '{"traceEvents":[';
+    forEachEvent(p, r, opts, (ev) => {
+      put(sep + JSON.stringify(ev));
+      sep = ",";
     });
-    write(Buffer.from(`${text}],"displayTimeUnit":"ns"}\n`));
+    put(`${sep === "," ? "" : sep}],"displayTimeUnit":"ns"}\n`);
+    write(chunk.subarray(0, at));
   });
 }
 
@@ -191,7 +199,7 @@ function lastTime(tl: Timeline): number {
  * source tracks); render() makes the event of one reference, when it is written.
  */
 class TraceBuilder {
-  readonly order = new EventOrder();
+  readonly order: EventOrder;
   private readonly tl: Timeline;
   /** The command span (timeline index) of each command row; -1 for none. */
   private readonly rowSpan: Int32Array;
@@ -217,6 +225,10 @@ class TraceBuilder {
     private readonly endUs: number,
   ) {
     this.tl = tl ?? { spans: [], instants: [], counters: [], host: [], sync: newSyncRecording() };
+    const { spans, host, sync, instants, counters } = this.tl;
+    // Each write may be a raise too; each wait brings at most a flow (two events).
+    const most = spans.length + host.length + 2 * sync.writes.length + 3 * sync.waits.length;
+    this.order = new EventOrder(most + 1 + instants.length + counters.length);
     this.rowSpan = new Int32Array(p.cmds.kind.length).fill(-1);
     this.addr = addressBook(p);
     this.place = sourceLocator(p, module);
@@ -343,11 +355,30 @@ class TraceBuilder {
         return this.write(tl.sync.writes[k]!);
       case WAIT:
         return this.wait(tl.sync.waits[k]!);
-      case FLOW_START:
-        return { ...flow(k), ph: "s", ts, ...this.flowFrom[k]! };
+      case FLOW_START: {
+        const from = this.flowFrom[k]!;
+        return {
+          name: "release",
+          cat: "flow",
+          id: k + 1,
+          ph: "s",
+          ts,
+          pid: from.pid,
+          tid: from.tid,
+        };
+      }
       case FLOW_END: {
         const to = this.waitPlace(tl.sync.waits[this.flowWait[k]!]!);
-        return { ...flow(k), ph: "f", bp: "e", ts, pid: to.pid, tid: to.tid };
+        return {
+          name: "release",
+          cat: "flow",
+          id: k + 1,
+          ph: "f",
+          bp: "e",
+          ts,
+          pid: to.pid,
+          tid: to.tid,
+        };
       }
       case POLLING:
         return this.completionPolling();
@@ -367,57 +398,62 @@ class TraceBuilder {
   }
 
   /** queue, packet offset, packet, source place: the args every command and poll slice has. */
-  private where(q: number, row: number): Args {
+  // (Built by assignment, not spreads: a big trace renders millions; every object less counts.)
+  private where(q: number, row: number, args: Args = {}): Args {
     const queue = this.p.queues[q]!;
     const at = this.p.cmds.at[row]!;
     const place = this.place(q, row);
-    return {
-      queue: queue.name,
-      ...(queue.position === "byte" ? { dword: at / 4 } : { command: at }),
-      packet: packetName(this.p.cmds.kind[row]!),
-      ...(place ? { source: place.where } : {}),
-      ...(place?.text !== undefined ? { statement: place.text } : {}),
-    };
+    args["queue"] = queue.name;
+    if (queue.position === "byte") args["dword"] = at / 4;
+    else args["command"] = at;
+    args["packet"] = packetName(this.p.cmds.kind[row]!);
+    if (place) args["source"] = place.where;
+    if (place?.text !== undefined) args["statement"] = place.text;
+    return args;
   }
 
   /** A command's span from the executor, as an `engine` slice named by its packet. */
   private command(s: Span): SliceEvent {
     const row = rowAt(this.p, s.queue, Number(s.args["at"]));
     const kind = this.p.cmds.kind[row]!;
-    const named = this.describe(row, kind);
+    const args = this.where(s.queue, row);
+    const queue = this.p.queues[s.queue]!;
     return {
-      name: `${packetName(kind)} ${named.name}`,
+      name: `${packetName(kind)} ${this.describe(row, kind, args)}`,
       cat: "engine",
       ph: "X",
-      ...this.commandPlace(s),
-      args: { ...this.where(s.queue, row), ...named.args },
+      ts: s.start,
+      dur: Math.max(0, s.end - s.start),
+      pid: queue.gpu,
+      tid: queue.engine + 1,
+      args,
     };
   }
 
-  /** What a command does, for its slice's name and args. */
-  private describe(row: number, kind: number): { name: string; args: Args } {
+  /** What a command does: its slice's name, returned, and its args, added to `args`. */
+  private describe(row: number, kind: number, args: Args): string {
     const C = this.p.cmds;
     const a = this.addr;
     if (isDataKind(kind)) {
       const n = kind === BCAST ? 3 : kind === FILL ? 1 : 2;
       const ends = [C.a[row]!, C.b[row]!, C.c[row]!].slice(0, n);
       const gpus = ends.map((x) => (a.host(x) ? "host" : `gpu${a.gpu(x)}`));
-      const name =
-        ends.length === 1
-          ? gpus[0]!
-          : `${gpus[0]!}${kind === SWAP ? "<->" : "->"}${gpus.slice(1).join(",")}`;
       const roles = kind === FILL ? ["dst"] : kind === SWAP ? ["a", "b"] : ["src", "dst", "dst2"];
-      const args: Args = { bytes: C.bytes[row]! };
+      args["bytes"] = C.bytes[row]!;
       ends.forEach((x, k) => (args[roles[k]!] = a.name(x)));
-      return { name, args };
+      return ends.length === 1
+        ? gpus[0]!
+        : `${gpus[0]!}${kind === SWAP ? "<->" : "->"}${gpus.slice(1).join(",")}`;
     }
     const word = a.name(C.a[row]!);
-    if (kind === FENCE)
-      return { name: `${word} = ${C.value[row]!}`, args: { word, value: C.value[row]! } };
-    if (kind === ATOMIC)
-      return { name: `${word} += ${C.value[row]!}`, args: { word, add: C.value[row]! } };
-    if (kind === TIMESTAMP) return { name: word, args: { slot: word } };
-    return { name: word, args: {} };
+    const value = C.value[row]!;
+    if (kind === FENCE || kind === ATOMIC) {
+      args["word"] = word;
+      args[kind === FENCE ? "value" : "add"] = value;
+      return `${word} ${kind === FENCE ? "=" : "+="} ${value}`;
+    }
+    if (kind === TIMESTAMP) args["slot"] = word;
+    return word;
   }
 
   /** Host work (trigger store, submits, doorbells, completion polling). */
@@ -459,21 +495,18 @@ class TraceBuilder {
     const satisfied = !Number.isNaN(w.end);
     const place = this.waitPlace(w);
     const release = w.release >= 0 ? this.tl.sync.writes[w.release] : undefined;
-    return {
-      name: `wait ${w.word} ${w.condition}`,
-      cat: "wait",
-      ph: "X",
-      ...place,
-      args: {
-        ...(w.queue === HOST_WRITER ? {} : this.where(w.queue, w.row)),
-        word: w.word,
-        condition: w.condition,
-        satisfied: satisfied ? "yes" : "never",
-        waitedUs: Math.max(0, this.waitEnd(w) - w.firstCheck),
-        releasedBy: release ? this.writerName(release) : satisfied ? "its initial value" : "none",
-        ...(release ? { releaseLandedUs: release.landed } : {}),
-      },
-    };
+    const args = w.queue === HOST_WRITER ? {} : this.where(w.queue, w.row);
+    args["word"] = w.word;
+    args["condition"] = w.condition;
+    args["satisfied"] = satisfied ? "yes" : "never";
+    args["waitedUs"] = Math.max(0, this.waitEnd(w) - w.firstCheck);
+    args["releasedBy"] = release
+      ? this.writerName(release)
+      : satisfied
+        ? "its initial value"
+        : "none";
+    if (release) args["releaseLandedUs"] = release.landed;
+    return { name: `wait ${w.word} ${w.condition}`, cat: "wait", ph: "X", ...place, args };
   }
 
   /** The host's completion polling: one parent slice over its slot reads. */
@@ -529,9 +562,4 @@ class TraceBuilder {
     }
     return out;
   }
-}
-
-/** What both ends of flow k have in common. */
-function flow(k: number): { name: string; cat: string; id: number } {
-  return { name: "release", cat: "flow", id: k + 1 };
 }

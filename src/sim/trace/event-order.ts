@@ -12,31 +12,23 @@
 export type Rank = (kind: number) => number;
 
 export class EventOrder {
-  private kinds = new Uint8Array(1024);
-  private indices = new Uint32Array(1024);
-  private times = new Float64Array(1024);
+  private readonly kinds: Uint8Array;
+  private readonly indices: Uint32Array;
+  private readonly times: Float64Array;
   private n = 0;
 
-  get size(): number {
-    return this.n;
+  /** Room for `capacity` events (the caller's bound; allocated once, no growing). */
+  constructor(capacity: number) {
+    this.kinds = new Uint8Array(capacity);
+    this.indices = new Uint32Array(capacity);
+    this.times = new Float64Array(capacity);
   }
 
   push(kind: number, index: number, ts: number): void {
-    if (this.n === this.kinds.length) this.grow();
     this.kinds[this.n] = kind;
     this.indices[this.n] = index;
     this.times[this.n] = ts;
     this.n++;
-  }
-
-  private grow(): void {
-    const k = new Uint8Array(this.n * 2);
-    const i = new Uint32Array(this.n * 2);
-    const t = new Float64Array(this.n * 2);
-    k.set(this.kinds);
-    i.set(this.indices);
-    t.set(this.times);
-    [this.kinds, this.indices, this.times] = [k, i, t];
   }
 
   /** Visits every event in (time, rank, push order). */

@@ -84,7 +84,7 @@ describe("the streamed trace", () => {
   });
 
   it("events at one time keep slices before flow starts before flow ends, then push order", () => {
-    const o = new EventOrder();
+    const o = new EventOrder(3000);
     const kinds = [0, 5, 6, 0, 6, 5];
     const ts = [3, 1, 1, 1, 0.5, 3];
     for (let k = 0; k < 3000; k++) o.push(kinds[k % 6]!, k, ts[k % 6]! + (k % 7 === 0 ? 1e-9 : 0));
