@@ -21,6 +21,9 @@
 // track at its timestamp and `f` with `bp: "e"` to the enclosing slice, so each endpoint is put
 // strictly inside its slice (the source's middle; the wait's middle or later, never before its
 // source), and events are written in time order with slices before flow events at a tie.
+//
+// A big run's trace is longer than a string can be: chromeTraceJson produces the text as it is
+// written, each event rendered only then, in the order trace/event-order.ts puts references in.
 
 import type { IrModule } from "../ir/ir.js";
 import { StreamedData } from "../backend/streamed-data.js";
@@ -143,8 +146,8 @@ const CHUNK_BYTES = 1 << 20;
 /**
  * `JSON.stringify(chromeTrace(...)) + "\n"`, produced in chunks of a MiB as it is written: the
  * text of a big run (a 4096-piece ring: 3.8M events, 855 MB) is longer than a string can be, and
- * the event objects alone would take gigabytes. Each event is rendered, encoded into the chunk
- * and dropped.
+ * the event objects alone would take gigabytes. Events are rendered a thousand at a time,
+ * encoded into the chunk and dropped.
  */
 export function chromeTraceJson(
   p: PackedProgram,

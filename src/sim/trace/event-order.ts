@@ -3,8 +3,8 @@
 // millions of events is ordered in tens of MB and each event is rendered only when it is
 // written (chrome-trace.ts). The order is (time, rank of the kind, push order), a stable sort.
 //
-// A comparison sort over millions of entries runs a JavaScript callback per comparison (~10x
-// slower than the engine's own numeric sort). So each entry's key is one number instead:
+// A comparison sort over millions of entries runs a JavaScript callback per comparison (5 M:
+// several times slower than the engine's own numeric sort). So each entry's key is one number:
 // (index of its time among the distinct times, rank, push order) packed into a double, exact
 // while (3 x distinct times + 3) x entries stays below 2^53, and the keys get the numeric sort.
 
