@@ -1,10 +1,11 @@
 // Issue 30, item 2: `dmac sim -o` streams the Chrome trace to disk. The text comes in chunks of
-// about a MiB, never as one string (852k packets make ~4M events, longer than a string can be),
+// about a MiB, never as one string (a 4096-piece ring: 3.8M events, 855 MB, longer than a string),
 // and equals the one-document form byte for byte; the events are put in time order from typed
 // arrays (trace/event-order.ts), not sorted as objects. The summary (the verdict) is printed
 // before the trace is written, so a trace that fails, even with an internal error, never loses
 // it. The file goes through output.ts's atomic writer with its rules (writeOutputFile takes
-// streamed data). bench/trace-streaming.sh measures the 852k-packet ring (docs/traces.md).
+// streamed data). Which write released each wait is found in O(log n) (release-search.ts). The
+// big ring's figures, and bench/trace-check-stream.js that validates its trace: docs/traces.md.
 
 import {
   existsSync,
