@@ -7,8 +7,8 @@
 // - Never over a file the command read (util/files-read.ts: under any name, hard links too) or
 //   another input it names, never the current directory or one of its parents, never through a
 //   symbolic link (dmac did not create it, so it cannot know where it leads).
-// - Big files (dump.txt, manifest.json) are streamed into the temporary as they are produced
-//   (StreamedData); a big output's writes run on a second thread (write-behind.ts).
+// - Big files (dump.txt, manifest.json, a Chrome trace) are streamed into the temporary as they
+//   are produced (StreamedData); a big output's writes run on a second thread (write-behind.ts).
 // - Atomic: everything is written into a fresh temporary beside the target and renamed into
 //   place; on failure the previous outputs are untouched. temporaries.ts has the one rule for
 //   temporaries: what they hold, and what a later write does with those of a killed writer.
@@ -198,13 +198,18 @@ function makeParent(target: string): void {
 }
 
 /** Creates `path` (it must not exist) with `data`; streamed data is written chunk by chunk. */
-function writeNewFile(path: string, data: OutputFile["data"], behind?: WriteBehind): void {
+function writeNewFile(
+  path: string,
+  data: OutputFile["data"],
+  behind?: WriteBehind,
+  mode = 0o666,
+): void {
   if (behind) return writeFileBehind(path, data, behind);
   if (!(data instanceof StreamedData)) {
-    writeFileSync(path, data, { flag: "wx" });
+    writeFileSync(path, data, { flag: "wx", mode });
     return;
   }
-  const fd = openSync(path, "wx", 0o666);
+  const fd = openSync(path, "wx", mode);
   try {
     data.writeTo((chunk) => writeAll(fd, chunk));
   } finally {
@@ -325,13 +330,13 @@ function swapIn(tmp: string, target: string): string | undefined {
 const TEMPORARY_FILE = "file";
 
 /**
- * Writes one file atomically (into a temporary beside it, then renamed into place). Refuses
- * symbolic links, anything that is not a regular file, and the command's inputs. Creates missing
- * parents.
+ * Writes one file atomically (into a temporary beside it, then renamed into place; streamed data
+ * chunk by chunk, never held whole). Refuses symbolic links, anything that is not a regular file,
+ * and the command's inputs. Creates missing parents.
  */
 export function writeOutputFile(
   path: string,
-  data: string | Uint8Array,
+  data: string | Uint8Array | StreamedData,
   guard: WriteGuard = {},
 ): void {
   if (/[/\\]$/.test(path)) throw new OutputError(path, "names a directory, not a file");
@@ -346,14 +351,19 @@ export function writeOutputFile(
   const tmp = temporaryFor(path, target, [TEMPORARY_FILE]);
   try {
     const file = join(tmp, TEMPORARY_FILE);
-    writeFileSync(file, data, { flag: "wx", mode: st ? st.mode & 0o777 : 0o666 });
+    writeNewFile(file, data, undefined, st ? st.mode & 0o777 : 0o666);
     renameSync(file, target);
   } catch (e) {
+    if (!isSystemError(e)) throw e; // a fault of streamed data's producer, not of the write
     throw new OutputError(path, reasonOf(e));
   } finally {
     discardTemporary(tmp);
   }
 }
+
+/** An error of a system call (it has a code such as ENOSPC), as opposed to a bug. */
+const isSystemError = (e: unknown): boolean =>
+  typeof (e as { code?: unknown } | null)?.code === "string";
 
 /**
  * Removes one file that dmac wrote (an obsolete golden): refused, untouched, for a symbolic link,

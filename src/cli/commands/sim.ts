@@ -31,8 +31,8 @@ import type { PassOptions } from "../../passes/pass.js";
 import type { CompletionProtocol } from "../../queues/queue-program.js";
 import type { TypeName } from "../../frontend/ast.js";
 import type { IrModule } from "../../ir/ir.js";
-import { chromeTrace } from "../../sim/chrome-trace.js";
-import { perfettoPage } from "../../sim/trace/perfetto-page.js";
+import { chromeTraceJson } from "../../sim/chrome-trace.js";
+import { perfettoPageData } from "../../sim/trace/perfetto-page.js";
 import { openInBrowser } from "../open-in-browser.js";
 import { simulate, type SimInput, type SimResult } from "../../sim/run.js";
 import { validateManifest, validateTrace } from "../../sim/validate-input.js";
@@ -68,7 +68,7 @@ import {
   type ScheduleCommandOptions,
 } from "../options.js";
 import { maxOf } from "../../util/arrays.js";
-import { jsonDiagnostics } from "../../diagnostics/render.js";
+import { jsonDiagnostics, renderDiagnostics } from "../../diagnostics/render.js";
 import { planJson } from "../json-output.js";
 import { startProgress } from "../progress.js";
 import { runOrWatch, WATCH_HELP } from "../watch.js";
@@ -743,20 +743,39 @@ export function runSim(
   return failed ? EXIT_USER_ERROR : EXIT_OK;
 }
 
-/** One input: the optimiser's report, then the full summary (or JSON), and the exit code. */
+/**
+ * One input: the optimiser's report, then the full summary (or JSON), then the trace; the exit
+ * code. The verdict is out before the trace is written: a trace write error is reported after it
+ * (DMAC5002, exit 1), and a big trace takes a while.
+ */
 function reportOne(run: InputRun, opts: SimCommandOptions, ctx: CliContext): number {
   const diagnostics = [...run.diagnostics];
   const result = run.result;
   if (!result) return reportDiagnostics(ctx, diagnostics, opts);
-  if (wantsTrace(opts) && result.program) {
-    const problem = writeTrace(run, result, opts, ctx);
-    if (problem) diagnostics.push(problem);
-  }
   if (opts.snapshot !== undefined && result.snapshot) {
     const text = JSON.stringify(result.snapshot, null, 2) + "\n";
     const problem = writeOutputOrReport(opts.snapshot, text, { inputs: runInputs(run, opts) });
     if (problem) diagnostics.push(problem);
   }
+  const code = reportSummary(run, result, diagnostics, opts, ctx);
+  const problem =
+    wantsTrace(opts) && result.program ? writeTrace(run, result, opts, ctx) : undefined;
+  if (!problem) return code;
+  // After the summary; on stderr even as JSON, so stdout stays the one document it promised.
+  if (opts.format === "json")
+    ctx.streams.err(renderDiagnostics([problem], "json", { color: false }));
+  else reportDiagnostics(ctx, [problem], opts);
+  return EXIT_USER_ERROR;
+}
+
+/** The optimiser's report, the diagnostics and the summary (or the JSON); the exit code. */
+function reportSummary(
+  run: InputRun,
+  result: SimResult,
+  diagnostics: Diagnostic[],
+  opts: SimCommandOptions,
+  ctx: CliContext,
+): number {
   if (opts.json) {
     const json = {
       ...(summaryJson({ ...result, diagnostics }) as object),
@@ -793,18 +812,17 @@ function writeTrace(
   opts: SimCommandOptions,
   ctx: CliContext,
 ): Diagnostic | undefined {
-  const trace = chromeTrace(result.program!, result, {
+  const trace = chromeTraceJson(result.program!, result, {
     module: run.module,
     endUs: result.stats.totalUs,
   });
-  const text = JSON.stringify(trace) + "\n";
   const inputs = runInputs(run, opts);
   const page = opts.html ?? (opts.open === true ? pageBeside(opts.trace!) : undefined);
   try {
-    if (opts.trace !== undefined) writeOutputFile(opts.trace, text, { inputs });
+    if (opts.trace !== undefined) writeOutputFile(opts.trace, trace, { inputs });
     if (page !== undefined) {
       const name = opts.trace !== undefined ? basename(opts.trace) : "trace.json";
-      writeOutputFile(page, perfettoPage(text, `dmac sim ${basename(run.path)}`, name), {
+      writeOutputFile(page, perfettoPageData(trace, `dmac sim ${basename(run.path)}`, name), {
         inputs: [...inputs, ...(opts.trace !== undefined ? [opts.trace] : [])],
       });
       if (opts.open === true) openInBrowser(ctx, page);

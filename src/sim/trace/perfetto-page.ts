@@ -3,8 +3,11 @@
 // through the UI's documented postMessage API: PING every 50 ms until the window answers PONG,
 // then `{ perfetto: { buffer, title } }` with the trace's bytes as an ArrayBuffer. Nothing is
 // fetched to make the page and the trace goes to no server; viewing needs the UI itself to load.
+// The trace is streamed into the page (a big run's is longer than a string can be).
 // Browsers block a window opened without a click, so the page also has a button for it, and a
 // link that saves the trace as JSON (for an offline Perfetto or chrome://tracing).
+
+import { StreamedData } from "../../backend/streamed-data.js";
 
 /** Where Perfetto UI lives; the page talks to this origin only. */
 export const PERFETTO_ORIGIN = "https://ui.perfetto.dev";
@@ -20,8 +23,35 @@ const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.ch
  */
 const scriptSafe = (json: string): string => json.replace(/</g, "\\u003c");
 
+/** scriptSafe for a chunk of UTF-8 (`<` is one byte there, never part of another character). */
+function scriptSafeBytes(chunk: Uint8Array): Uint8Array {
+  const bytes = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+  if (!bytes.includes(0x3c)) return chunk;
+  return Buffer.from(scriptSafe(bytes.toString("latin1")), "latin1");
+}
+
 /** The page for `traceJson` (the trace's JSON text), titled `title`, saving as `fileName`. */
 export function perfettoPage(traceJson: string, title: string, fileName: string): string {
+  const trace = new StreamedData((write) => write(Buffer.from(traceJson)));
+  return Buffer.from(perfettoPageData(trace, title, fileName).bytes()).toString();
+}
+
+/** perfettoPage of a trace produced while it is written (a big run's: chrome-trace.ts). */
+export function perfettoPageData(
+  trace: StreamedData,
+  title: string,
+  fileName: string,
+): StreamedData {
+  const [head, tail] = pageAround(title, fileName);
+  return new StreamedData((write) => {
+    write(Buffer.from(head));
+    trace.writeTo((chunk) => write(scriptSafeBytes(chunk)));
+    write(Buffer.from(tail));
+  });
+}
+
+/** The page's text before and after the trace. */
+function pageAround(title: string, fileName: string): [string, string] {
   const script = `(() => {
   const ORIGIN = ${JSON.stringify(PERFETTO_ORIGIN)};
   const title = ${scriptSafe(JSON.stringify(title))};
@@ -59,7 +89,8 @@ export function perfettoPage(traceJson: string, title: string, fileName: string)
   document.getElementById("open").addEventListener("click", open);
   open();
 })();`;
-  return `<!doctype html>
+  return [
+    `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -74,11 +105,13 @@ window and hands it the trace from this page; the trace is sent nowhere else.
 <p><button id="open">Open in Perfetto UI</button>
 <a id="save" download="${escapeHtml(fileName)}">Save the trace (JSON)</a></p>
 <p id="status"></p>
-<script type="application/json" id="trace">${scriptSafe(traceJson)}</script>
+<script type="application/json" id="trace">`,
+    `</script>
 <script>
 ${script}
 </script>
 </body>
 </html>
-`;
+`,
+  ];
 }

@@ -12,11 +12,13 @@
 // after which the condition held continuously up to the check (for a counter raised by several
 // ATOMICs, the one that reached the threshold, not a later one). If the condition already held on
 // the word's initial value, no write released it (`release` -1).
+// releaseOf finds it without the walk (release-search.ts), so a long run costs no more per wait.
 
 import type { ExecState } from "../exec-state.js";
 import type { Span } from "../execute.js";
 import { POLL_FUNC_CODES, type PollFunc } from "../program.js";
 import { holds } from "../semantics.js";
+import { WriteSuffix } from "./release-search.js";
 
 /** Writers that are not queues. */
 export const HOST_WRITER = -1;
@@ -67,10 +69,19 @@ export interface SyncRecording {
   readonly inFlight: Map<number, readonly [writer: number, row: number, issued: number]>;
   /** Per queue: the index of its wait in progress, or -1. */
   readonly open: Map<number, number>;
+  /** Per word and view of its value (`word:half:mask`): its writes' values for releaseOf. */
+  readonly suffixes: Map<string, WriteSuffix>;
 }
 
 export function newSyncRecording(): SyncRecording {
-  return { writes: [], waits: [], writesOf: new Map(), inFlight: new Map(), open: new Map() };
+  return {
+    writes: [],
+    waits: [],
+    writesOf: new Map(),
+    inFlight: new Map(),
+    open: new Map(),
+    suffixes: new Map(),
+  };
 }
 
 /** A write was issued (it lands later): `pending` is its PendingWrites row. */
@@ -149,7 +160,9 @@ export function recordPollSatisfied(
   const ref = C.value[e]! >>> 0;
   const wait = s.waits[k]!;
   wait.end = x.now;
-  wait.release = releaseOf(s, word, initialOf(x, word), (v) => pollHolds(func, v, half, mask, ref));
+  const view = (v: number): number => masked(v, half, mask);
+  const initialOk = holds(func, view(initialOf(x, word)), ref);
+  wait.release = releaseOf(s, word, `${word}:${half}:${mask}`, view, initialOk, func, ref);
 }
 
 /** The host read completion slot `word` from `start` until `end`, waiting for `done`. */
@@ -169,7 +182,7 @@ export function recordHostSlot(
     start,
     firstCheck: start,
     end,
-    release: releaseOf(s, word, initialOf(x, word), (v) => v === done),
+    release: releaseOf(s, word, `${word}:host`, (v) => v, initialOf(x, word) === done, "==", done),
   });
 }
 
@@ -187,31 +200,30 @@ export function doorbellSpan(x: ExecState, q: number, upTo: number, end: number)
 
 const initialOf = (x: ExecState, word: number): number => x.mem.initial[word]!;
 
-/** The 32-bit dword `half` (0 or 4) of a word's value, masked, meets the poll's condition. */
-function pollHolds(
-  func: PollFunc,
-  value: number,
-  half: number,
-  mask: number,
-  ref: number,
-): boolean {
+/** The 32-bit dword `half` (0 or 4) of a word's value, masked: what a poll compares. */
+function masked(value: number, half: number, mask: number): number {
   const raw = half === 4 ? Math.floor(value / 4294967296) >>> 0 : (value % 4294967296) >>> 0;
-  return holds(func, (raw & mask) >>> 0, ref);
+  return (raw & mask) >>> 0;
 }
 
 /**
- * The earliest of the word's writes after which `ok` held on every value up to the last write
- * (see the header); -1 when there is none or when the initial value already met it.
+ * The earliest of the word's writes after which `func ref` held on every (viewed) value up to
+ * the last write (see the header); -1 when there is none or when the initial value already met
+ * it. In O(log n) a wait (release-search.ts), each write taken into each view once.
  */
 function releaseOf(
   s: SyncRecording,
   word: number,
-  initial: number,
-  ok: (value: number) => boolean,
+  key: string,
+  view: (value: number) => number,
+  initialOk: boolean,
+  func: PollFunc,
+  ref: number,
 ): number {
   const list = s.writesOf.get(word) ?? [];
-  let release = -1;
-  let k = list.length - 1;
-  for (; k >= 0 && ok(s.writes[list[k]!]!.value); k--) release = list[k]!;
-  return k < 0 && ok(initial) ? -1 : release;
+  let suffix = s.suffixes.get(key);
+  if (!suffix) s.suffixes.set(key, (suffix = new WriteSuffix(view)));
+  while (suffix.size < list.length) suffix.add(s.writes[list[suffix.size]!]!.value);
+  const from = suffix.earliest(func, ref);
+  return from === list.length || (from === 0 && initialOk) ? -1 : list[from]!;
 }
