@@ -3,12 +3,12 @@
 // language server run too (pipeline.ts analyzeSource), so that a file `check` accepts is one
 // `compile` accepts with the same options. The rules live where they belong (part-check.ts, the
 // sync forms, the CUDA command builder); this module only wires them in compile's order:
-//   before lowering: buffers that cannot fit (DMAC4004..), the part's limits (DMAC4201, DMAC4204),
+//   before lowering: buffers that cannot fit (DMAC4008), the part's limits (DMAC4201, DMAC4204),
 //     the packet budget (DMAC4010);
 //   lowering (at -O0 for check: the passes only regroup what lowering made);
 //   after: the sync forms (DMAC4020), the part's engines and compares (DMAC4202, DMAC4203), and
 //     on a CUDA target what copy engines cannot do (DMAC4040).
-// Lowering is linear in the ops, so check stays linear; what it costs: docs/performance.md.
+// Lowering is linear in the ops, so check stays linear; what it costs: docs/design-decisions.md.
 
 import { diag, hasErrors, type Diagnostic } from "../diagnostics/diagnostic.js";
 import { COMPARE_OPS, type IrModule } from "../ir/ir.js";
