@@ -70,7 +70,9 @@ describe("the language: count by default, thermometer declared", () => {
   });
 
   it("notify on a thermometer flag is DMAC2041, at the notify", () => {
-    expect(codes("  signal f on 0 thermometer\n  fill a@0 with 1\n  notify f@0")).toEqual(["DMAC2041"]);
+    expect(codes("  signal f on 0 thermometer\n  fill a@0 with 1\n  notify f@0")).toEqual([
+      "DMAC2041",
+    ]);
   });
 
   it("a thermometer flag is waited for with >= or > only (DMAC2042), in any sync mode", () => {
