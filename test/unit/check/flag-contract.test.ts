@@ -11,7 +11,7 @@ import { formatDmac } from "../../../src/fmt/format.js";
 import { CMD, SPACE } from "../../../src/queues/queue-program.js";
 import { analyzeDocument } from "../../../src/lsp/analysis.js";
 import { hoverAt } from "../../../src/lsp/hover.js";
-import { dmac } from "../../helpers/cli.js";
+import { dmac, example } from "../../helpers/cli.js";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -108,6 +108,24 @@ describe("the language: count by default, thermometer declared", () => {
     );
     const r = await formatDmac(ugly, "f.dmac");
     expect(r).toEqual({ ok: true, text: SOURCE });
+  });
+});
+
+describe("the executor's modelled producer stores thermometer codes", () => {
+  it("raises a thermometer flag to 32 (2^32 - 1), past the 2^16 values a search from 0 reaches", async () => {
+    const r = await dmac(
+      "sim",
+      example("pipelined_all_gather.dmac"),
+      "-D",
+      "pieces=32",
+      "-D",
+      "chunk=2MiB",
+      "--format",
+      "concise",
+    );
+    expect(r.err).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/^verified/m);
   });
 });
 
