@@ -3,11 +3,14 @@
 //   parse -> check (names, types, -D) -> instantiate (params, loops) -> infer dependencies
 //   -> verify (postconditions with the reference semantics)
 //
-// `analyzeSource` runs them for every selected schedule of a file (what `dmac check` does);
+// `analyzeSource` runs them for every selected schedule of a file (what `dmac check` does), and
+// then the target's legality checks that compile runs around lowering (backend/target-legality.ts:
+// part limits, sync forms, the CUDA back end's), so that what check accepts compile accepts;
 // `compileToQueues` (backend/compile-pipeline.ts) continues with lowering and passes for one
 // schedule. Each phase returns diagnostics as data; a phase that reports an error stops that
 // schedule's pipeline (later phases would only report follow-on errors).
 
+import { checkForTarget } from "./backend/target-legality.js";
 import { checkSource, type CheckSourceOptions } from "./check/check-source.js";
 import { diag, hasErrors, sortDiagnostics, type Diagnostic } from "./diagnostics/diagnostic.js";
 import { inferDepsWithin } from "./ir/deps.js";
@@ -17,7 +20,8 @@ import { verifyModule } from "./ir/verify.js";
 import type { CheckedSchedule } from "./check/checked.js";
 import type { SourceFile } from "./source/source-file.js";
 import { pushAll } from "./util/arrays.js";
-import { heapLimitBytes, heapShortfall } from "./util/heap-budget.js";
+import { COMPILE_BYTES_PER_OP, heapLimitBytes, heapShortfall } from "./util/heap-budget.js";
+import type { SyncMode } from "./target/target.js";
 import { formatSize } from "./util/format-size.js";
 
 /**
@@ -90,16 +94,31 @@ export function analyzeSchedule(
   return { diagnostics, module: hasErrors(diagnostics) ? undefined : module };
 }
 
-/** Parse, check, and analyse every selected schedule of `file`. */
-export function analyzeSource(file: SourceFile, opts: CheckSourceOptions): AnalyzeResult {
+export interface AnalyzeSourceOptions extends CheckSourceOptions {
+  /** `--sync`, for the target's legality checks; undefined: the target's default. */
+  readonly sync?: SyncMode | undefined;
+}
+
+/**
+ * Parse, check, and analyse every selected schedule of `file`, then run the target's legality
+ * checks on each verified module (their errors join the diagnostics; the module, verified, is
+ * still returned, for the language server's hovers). They lower the schedule at -O0, so a
+ * schedule too big for the heap to compile is DMAC4011 here as well.
+ */
+export function analyzeSource(file: SourceFile, opts: AnalyzeSourceOptions): AnalyzeResult {
   const checked = checkSource(file, opts);
   const diagnostics = [...checked.diagnostics];
   const modules: IrModule[] = [];
   if (!hasErrors(diagnostics)) {
     for (const schedule of checked.schedules) {
-      const analyzed = analyzeSchedule(schedule, { maxOps: opts.maxOps });
+      const analyzed = analyzeSchedule(schedule, {
+        maxOps: opts.maxOps,
+        bytesPerOp: COMPILE_BYTES_PER_OP[0],
+      });
       pushAll(diagnostics, analyzed.diagnostics);
-      if (analyzed.module) modules.push(analyzed.module);
+      if (!analyzed.module) continue;
+      modules.push(analyzed.module);
+      pushAll(diagnostics, checkForTarget(file, analyzed.module, schedule.target, opts));
     }
   }
   return { diagnostics: sortDiagnostics(diagnostics), modules };

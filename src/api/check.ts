@@ -1,15 +1,17 @@
 // The library's front half: `check` parses, type-checks, instantiates and verifies every
-// selected schedule of a source (what `dmac check` does, through src/pipeline.ts analyzeSource).
-// It loads nothing of the back end (lowering, passes, emitters, executor), so `dmac check`, which
-// runs on it, starts fast. No I/O besides a source's own `target "file.json"` (relative to the
-// `path` option's directory). User errors come back as diagnostics, never as exceptions.
+// selected schedule of a source, then runs every legality check compile runs for its target
+// (what `dmac check` does, through src/pipeline.ts analyzeSource). Of the back end it loads only
+// those checks and the lowering they need (backend/target-legality.ts), not the passes,
+// emitters or executor, so `dmac check`, which runs on it, starts fast. No I/O besides a
+// source's own `target "file.json"` (relative to the `path` option's directory). User errors
+// come back as diagnostics, never as exceptions.
 
 import { dirname } from "node:path";
 import { diag, hasErrors, type Diagnostic } from "../diagnostics/diagnostic.js";
 import type { IrModule } from "../ir/ir.js";
 import { analyzeSource } from "../pipeline.js";
 import { makeSourceFile } from "../source/source-file.js";
-import { builtinTarget, type Target } from "../target/target.js";
+import { builtinTarget, type SyncMode, type Target } from "../target/target.js";
 import { parseFrontEndLimits, parsePositiveInt } from "../cli/options.js";
 
 /** The name a source has in diagnostics when the caller gives none. */
@@ -32,6 +34,8 @@ export interface CheckOptions {
   /** Front-end limits (`--max-source-bytes`, `--max-nesting`; DMAC1012, DMAC1013). */
   readonly maxSourceBytes?: number | undefined;
   readonly maxNesting?: number | undefined;
+  /** `--sync`: the sync forms compile would use (DMAC4020); default: the target's. */
+  readonly sync?: SyncMode | undefined;
 }
 
 export interface CheckResult {
@@ -97,6 +101,7 @@ export function check(source: string, options: CheckOptions = {}): CheckResult {
     maxOps: maxOps.value,
     maxSourceBytes: limits.maxSourceBytes,
     maxNesting: limits.maxNesting,
+    sync: options.sync,
   });
   return { ok: !hasErrors(r.diagnostics), diagnostics: r.diagnostics, modules: r.modules };
 }

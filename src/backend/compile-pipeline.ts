@@ -7,31 +7,25 @@
 
 import { checkSource } from "../check/check-source.js";
 import { selectSchedule } from "../check/select-schedule.js";
-import { diag, hasErrors, sortDiagnostics, type Diagnostic } from "../diagnostics/diagnostic.js";
-import { COMPARE_OPS, type IrModule } from "../ir/ir.js";
+import { hasErrors, sortDiagnostics, type Diagnostic } from "../diagnostics/diagnostic.js";
+import type { IrModule } from "../ir/ir.js";
 import { describeInstances, irBindings } from "../ir/instances.js";
 import { addBreadcrumbs } from "../forensics/breadcrumbs.js";
 import { analyzeSchedule } from "../pipeline.js";
-import { countDataPackets, lowerToQueues } from "../queues/lower.js";
+import { lowerToQueues } from "../queues/lower.js";
 import type { PassOptions, PassStats } from "../passes/pass.js"; // optimiser hook
 import { checkEnginesForTarget } from "../passes/options.js";
 import { optimise, planDiagnostics, type LevelCheck, type PlanResult } from "../passes/plan.js"; // optimiser hook
 import type { CompletionProtocol, QueueProgram } from "../queues/queue-program.js";
 import { lineText, type SourceFile } from "../source/source-file.js";
 import { syncInfo, type SyncMode, type Target } from "../target/target.js";
-import { checkAfterLowering, checkBeforeLowering } from "../target/part-check.js";
+import { checkBeforeLower, DEFAULT_MAX_PACKETS, finishForTarget } from "./target-legality.js";
 import { conservativeSync } from "../queues/sync-forms.js";
 import { disassembleInto, TextSink } from "./sdma/disasm.js";
 import { listingHeader, makeListing, QueueAnnotator, type Listing } from "./sdma/listing.js";
 import type { PackedRows } from "./sdma/packed-rows.js";
 import { emitSdma, streamBytes } from "./sdma/emit.js";
-import {
-  checkBuffersFit,
-  DEFAULT_LAYOUT,
-  layoutProgram,
-  type Layout,
-  type LayoutConfig,
-} from "./sdma/layout.js";
+import { DEFAULT_LAYOUT, layoutProgram, type Layout, type LayoutConfig } from "./sdma/layout.js";
 import {
   buildPackedManifest,
   formatJsonBytes,
@@ -102,13 +96,7 @@ export interface OptimiseReport {
   readonly levelCheck?: LevelCheck | undefined;
 }
 
-/**
- * The most data packets (copies, broadcasts, swaps and fills after splitting) a compile may make
- * (`--max-packets`, DMAC4010). 4,000,000: the 2,000,000-operation `forwardProgram` of
- * bench/gen.js with every copy split in two (4M data packets, 2M completions, its syncs) compiles
- * in 41 s with a 3.4 GiB peak; split in three it came to 4.3 GiB. docs/safety.md has the figures.
- */
-export const DEFAULT_MAX_PACKETS = 4_000_000;
+export { DEFAULT_MAX_PACKETS };
 
 export function compileToQueues(file: SourceFile, opts: CompileOptions = {}): QueuesResult {
   const diagnostics: Diagnostic[] = [];
@@ -143,29 +131,13 @@ export function compileToQueues(file: SourceFile, opts: CompileOptions = {}): Qu
   pushAll(diagnostics, analyzed.diagnostics);
   const module = analyzed.module;
   if (!module || hasErrors(diagnostics)) return done();
-  // Buffers that cannot fit a GPU's memory window fail here, before lowering splits them.
-  pushAll(diagnostics, checkBuffersFit(module, file));
-  if (hasErrors(diagnostics)) return done();
-
   const maxCopyBytes =
     opts.maxCopyBytes ??
     (opts.conservativeCount ? target.limits.maxCopyBytesConservative : undefined);
   const lowerOptions = { completion: opts.completion ?? "atomic", maxCopyBytes } as const;
-  // The part's limits (src/target/part-check.ts): no engine map, packets above its descriptor cap.
-  pushAll(diagnostics, checkBeforeLowering(module, target, file, opts.maxCopyBytes));
+  // The target's legality checks (target-legality.ts), the ones `dmac check` runs as well.
+  pushAll(diagnostics, checkBeforeLower(file, module, target, lowerOptions, opts));
   if (hasErrors(diagnostics)) return done();
-  // Counted before lowering builds them: past the limit, the op that crosses it is reported.
-  const maxPackets = opts.maxPackets ?? DEFAULT_MAX_PACKETS;
-  const count = countDataPackets(module, target, lowerOptions, maxPackets);
-  if (count.over !== undefined) {
-    const stmt = module.stmts[module.ops.stmt[count.over]!];
-    diagnostics.push(
-      diag("DMAC4010", stmt ? { file, span: stmt.span } : undefined, [
-        `the schedule lowers to more than ${maxPackets} data packets (copies split at ${String(maxCopyBytes ?? target.limits.maxCopyBytes)} bytes); this operation crosses the limit (--max-packets raises it)`,
-      ]),
-    );
-    return done();
-  }
   const program = lowerToQueues(module, target, lowerOptions);
   // ---- optimiser hook (src/passes, owned by the optimiser) ----
   if (opts.passes) {
@@ -187,20 +159,16 @@ export function compileToQueues(file: SourceFile, opts: CompileOptions = {}): Qu
       levelCheck: r.levelCheck,
     };
     pushAll(diagnostics, planDiagnostics(r.plan)); // DMAC4009: the plan search stopped early
-    const final = finishSync(file, module, r.program, target, opts, diagnostics);
+    const final = finish(file, module, r.program, target, opts, diagnostics);
     if (!final) return done();
-    pushAll(diagnostics, checkAfterLowering(final, module, target, file));
-    if (hasErrors(diagnostics)) return done();
     return {
       diagnostics: sortDiagnostics(diagnostics),
       compiled: { module, program: final, target, optimised },
     };
   }
   // ---- end optimiser hook ----
-  const final = finishSync(file, module, program, target, opts, diagnostics);
+  const final = finish(file, module, program, target, opts, diagnostics);
   if (!final) return done();
-  pushAll(diagnostics, checkAfterLowering(final, module, target, file));
-  if (hasErrors(diagnostics)) return done();
   return {
     diagnostics: sortDiagnostics(diagnostics),
     compiled: { module, program: final, target },
@@ -223,10 +191,10 @@ function finalFormsCostModel(target: Target, sync: SyncMode | undefined): CostMo
 }
 
 /**
- * The last steps on the finished program: the sync forms (queues/sync-forms.ts; DMAC4020 for a
- * `when` conservative mode cannot poll with ==), then breadcrumbs. undefined on an error.
+ * The last steps on the finished program: the target's checks after lowering (the sync forms,
+ * DMAC4020; the part's engines and compares), then breadcrumbs. undefined on an error.
  */
-function finishSync(
+function finish(
   file: SourceFile,
   module: IrModule,
   program: QueueProgram,
@@ -234,30 +202,9 @@ function finishSync(
   opts: CompileOptions,
   diagnostics: Diagnostic[],
 ): QueueProgram | undefined {
-  const info = syncInfo(target);
-  let p = program;
-  if ((opts.sync ?? info.default) === "conservative") {
-    // (In place: nothing reads the passes' output after this step.)
-    const r = conservativeSync(p, info.gpuMemoryPolling ? "gpu" : "host", true);
-    const reported = new Set<number>(); // one DMAC4020 per `when` statement, not per instance
-    for (const op of r.unsupportedWaits) {
-      if (reported.has(module.ops.stmt[op]!)) continue;
-      reported.add(module.ops.stmt[op]!);
-      const stmt = module.stmts[module.ops.stmt[op]!];
-      const t = module.ops;
-      const sig = module.signals[t.signal[op]!]?.name ?? "flag";
-      const cmp = COMPARE_OPS[t.cmp[op]!]!;
-      diagnostics.push(
-        diag("DMAC4020", stmt ? { file, span: stmt.span } : undefined, [
-          `${sig}@${t.sigRank[op]!} ${cmp} ${t.value[op]!}`,
-        ]),
-      );
-    }
-    if (r.unsupportedWaits.length > 0) return undefined;
-    p = r.program;
-  }
-  if (opts.breadcrumbs) p = addBreadcrumbs(p);
-  return p;
+  // (In place: nothing reads the passes' output after this step.)
+  const p = finishForTarget(file, module, program, target, opts.sync, diagnostics, true);
+  return p && opts.breadcrumbs ? addBreadcrumbs(p) : p;
 }
 
 /** What `--emit` can ask for: sdma (manifest.json + .bin streams), dump (dump.txt, the listing

@@ -18,6 +18,7 @@ import type {
   Program,
   Region,
   ScheduleDecl,
+  SignalEncoding,
   Stmt,
   TypeName,
 } from "../frontend/ast.js";
@@ -282,6 +283,7 @@ function checkStmt(ctx: Ctx, s: Stmt): void {
           type: undefined,
           value: undefined,
           used: false,
+          encoding: s.kind === "signal" ? s.encoding : undefined,
         },
         diagnostics,
       );
@@ -315,13 +317,24 @@ function checkStmt(ctx: Ctx, s: Stmt): void {
       expectType(ctx, s.value, "int", "fill byte");
       checkPlacement(ctx, s.placement);
       return;
-    case "when":
-      checkFlag(ctx, s.flag);
+    case "when": {
+      const encoding = checkFlag(ctx, s.flag);
       expectType(ctx, s.value, "int", "signal value");
+      // A thermometer wait is a test of bit V-1: only a lower bound has one (DMAC2042).
+      if (encoding === "thermometer" && s.op !== ">=" && s.op !== ">") {
+        const span = { start: s.flag.span.start, end: s.value.span.end };
+        const cond = ctx.file.text.slice(span.start, span.end);
+        ctx.diagnostics.push(diag("DMAC2042", { file: ctx.file, span }, [cond]));
+      }
       checkBlock(ctx, s.body);
       return;
+    }
     case "notify":
-      checkFlag(ctx, s.flag);
+      // notify adds 1 to the word, which is not "one more" in a bit code (DMAC2041).
+      if (checkFlag(ctx, s.flag) === "thermometer")
+        ctx.diagnostics.push(
+          diag("DMAC2041", { file: ctx.file, span: s.span }, [s.flag.signal.name]),
+        );
       return;
     case "ensure":
       checkRegion(ctx, s.dst);
@@ -437,7 +450,7 @@ function resolveStorage(
   ctx: Ctx,
   name: { name: string; span: Region["span"] },
   kind: "buffer" | "signal",
-): void {
+): Sym | undefined {
   const sym = lookup(ctx.scope, name.name);
   const at = { file: ctx.file, span: name.span };
   if (!sym) {
@@ -451,7 +464,7 @@ function resolveStorage(
         ...nameSuggestion(name.name, candidates, name.span),
       }),
     );
-    return;
+    return undefined;
   }
   sym.used = true;
   if (sym.kind !== kind) {
@@ -461,6 +474,7 @@ function resolveStorage(
       }),
     );
   }
+  return sym;
 }
 
 function checkRegion(ctx: Ctx, r: Region): void {
@@ -482,9 +496,11 @@ function checkRegion(ctx: Ctx, r: Region): void {
   }
 }
 
-function checkFlag(ctx: Ctx, f: FlagRef): void {
-  resolveStorage(ctx, f.signal, "signal");
+/** Checks `FLAG@r`; the flag's encoding when it names a signal. */
+function checkFlag(ctx: Ctx, f: FlagRef): SignalEncoding | undefined {
+  const sym = resolveStorage(ctx, f.signal, "signal");
   expectType(ctx, f.rank, "int", "rank");
+  return sym?.kind === "signal" ? sym.encoding : undefined;
 }
 
 function signatureText(name: string, args: readonly { name: string }[]): string {

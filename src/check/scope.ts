@@ -3,7 +3,7 @@
 // DMAC2018 (hides an outer declaration); closing a scope reports DMAC2008 for every symbol that
 // nothing referred to (names starting with `_` are unused on purpose).
 
-import type { TypeName } from "../frontend/ast.js";
+import type { SignalEncoding, TypeName } from "../frontend/ast.js";
 import type { SourceFile, Span } from "../source/source-file.js";
 import { diag, type Diagnostic } from "../diagnostics/diagnostic.js";
 import type { Value } from "./checked.js";
@@ -30,6 +30,8 @@ export interface Sym {
   /** The folded value of constants (and of parameters while their defaults are checked). */
   value: Value | undefined;
   used: boolean;
+  /** Signals: what outside code stores to raise the flag (hover, the checks of when/notify). */
+  readonly encoding?: SignalEncoding | undefined;
 }
 
 export interface Scope {

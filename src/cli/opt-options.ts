@@ -13,7 +13,8 @@ import { parsePassOptions } from "../passes/options.js";
 import type { CompletionPolicy, OptLevel, PassOptions } from "../passes/pass.js";
 import { formatLevelCheck, formatPlan, PLAN_BUDGET_WORK } from "../passes/plan.js";
 import type { CompletionProtocol } from "../queues/queue-program.js";
-import { SYNC_MODES, type SyncMode, type Target } from "../target/target.js";
+import type { SyncMode, Target } from "../target/target.js";
+import { parseSync, SYNC_HELP } from "./options.js";
 
 /** The optimiser options as commander delivers them. */
 export interface OptCommandOptions {
@@ -67,10 +68,7 @@ export function addOptOptions(cmd: Command, how: AddOptOptions = {}): Command {
       "each queue waits on a host trigger word; one store releases the schedule",
     )
     .option("--disable-pass <pass>", "turn a pass off (repeatable, or comma-separated)", collect)
-    .option(
-      "--sync <mode>",
-      "synchronisation forms: conservative (every poll == on a write-once word, AMD's forms) or aggressive (>= on progress counters); default: the target's",
-    );
+    .option("--sync <mode>", SYNC_HELP);
   if (how.passReports)
     cmd
       .option("--dump-after <pass>", "print the queue program after a pass (repeatable)", collect)
@@ -160,23 +158,6 @@ export function parseOptOptions(
       ...budget.diagnostics,
     ],
   };
-}
-
-/** `--sync conservative|aggressive`. */
-export function parseSync(text: string | undefined): {
-  mode: SyncMode | undefined;
-  diagnostics: Diagnostic[];
-} {
-  if (text === undefined) return { mode: undefined, diagnostics: [] };
-  const mode = SYNC_MODES.find((m) => m === text.trim());
-  return mode
-    ? { mode, diagnostics: [] }
-    : {
-        mode: undefined,
-        diagnostics: [
-          diag("DMAC5004", undefined, ["--sync", `'${text}': choose ${SYNC_MODES.join(" or ")}`]),
-        ],
-      };
 }
 
 /** `--plan-budget N|unlimited` (N: an integer >= 0, `_` separators allowed); unset: the default. */

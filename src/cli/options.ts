@@ -18,7 +18,9 @@ import {
   builtinTarget,
   isBuiltinTargetName,
   loadTargetFile,
+  SYNC_MODES,
   TargetError,
+  type SyncMode,
   type Target,
 } from "../target/target.js";
 import { formatLimit, InputFileError, readInputText } from "../util/read-input.js";
@@ -337,4 +339,25 @@ export function reportDiagnostics(
   else if (diagnostics.length > 0)
     ctx.streams.err(renderDiagnostics(diagnostics, output.format, { color }));
   return hasErrors(diagnostics) ? EXIT_USER_ERROR : EXIT_OK;
+}
+
+/** `--sync`'s help: compile's, sweep's and check's (check runs compile's sync-form checks). */
+export const SYNC_HELP =
+  "synchronisation forms: conservative (every poll == on a write-once word, AMD's forms) or aggressive (>= on progress counters); default: the target's";
+
+/** `--sync conservative|aggressive`. */
+export function parseSync(text: string | undefined): {
+  mode: SyncMode | undefined;
+  diagnostics: Diagnostic[];
+} {
+  if (text === undefined) return { mode: undefined, diagnostics: [] };
+  const mode = SYNC_MODES.find((m) => m === text.trim());
+  return mode
+    ? { mode, diagnostics: [] }
+    : {
+        mode: undefined,
+        diagnostics: [
+          diag("DMAC5004", undefined, ["--sync", `'${text}': choose ${SYNC_MODES.join(" or ")}`]),
+        ],
+      };
 }

@@ -356,6 +356,48 @@ Anywhere else (arithmetic, a loop bound, \`by host\`, \`signal s on host\`) it h
 Example: \`let r = host + 1\`. Fix: use a rank (an \`int\`) there; to copy from host memory write
 \`copy staging@host[...] -> buf@r[...]\`.`,
   },
+  DMAC2041: {
+    severity: "error",
+    phase: "check",
+    title: "`notify` on a thermometer flag",
+    message: (name: string) =>
+      `'${name}' is a thermometer flag: notify adds 1 to its word, which breaks the bit code outside code reads`,
+    doc: `A flag declared \`thermometer\` (\`signal ready on 0 thermometer\`) holds k as 2^k - 1
+(bits 0..k-1 set), and \`when ready@r >= V\` tests bit V-1. \`notify\` raises a flag by adding 1 to
+its word (an atomic add): on a thermometer word that turns 1 (k = 1) into 2 (k = 0 with bit 1
+set), not into 3.
+
+Example: \`signal done on 0 thermometer\` then \`notify done@0\`. Fix: drop \`thermometer\` from the
+flag the schedule notifies (a count flag: outside code reads the number of notifies); a flag
+outside code raises for the schedule to wait on is a separate \`signal\`.`,
+  },
+  DMAC2042: {
+    severity: "error",
+    phase: "check",
+    title: "thermometer flag compared with other than >= or >",
+    message: (cond: string) =>
+      `\`when ${cond}\`: a thermometer flag is waited for with >= or > (a test of one bit of its word)`,
+    doc: `A thermometer flag's word is 2^k - 1 for the value k (docs/language.md, "Signals"), and
+\`when F >= V\` (\`> V\` as \`>= V+1\`) polls bit V-1. Another compare (\`== != < <=\`) on the value k
+has no single-bit test, and a compare of the raw word would not mean what the source says.
+
+Example: \`signal ready on 0 thermometer\` then \`when ready@0 == 2\`. Fix: \`when ready@0 >= 2\`, or
+declare the flag without \`thermometer\` (a count) and compare its value.`,
+  },
+  DMAC2043: {
+    severity: "error",
+    phase: "instantiate",
+    title: "thermometer value outside 1..32",
+    message: (cond: string) =>
+      `\`when ${cond}\`: a thermometer flag counts 1..32 (one bit of its 32-bit word per value)`,
+    doc: `A thermometer flag holds k as 2^k - 1 in a 32-bit word, so it counts to 32 at most, and
+\`when F >= V\` polls bit V-1: V (after \`> V\` became \`>= V+1\`) must be 1..32. The message gives the
+loop variables' values of the first instance that is outside.
+
+Example: \`when ready@0 >= k + 1\` in \`for k in 0..pieces\` with \`-D pieces=64\`. Fix: keep V within
+1..32 (fewer pieces, or one flag per 32 values), or declare the flag without \`thermometer\` (a
+count) and compile with \`--sync aggressive\`, which polls \`>=\` on a count.`,
+  },
   DMAC3001: {
     severity: "error",
     phase: "instantiate",
@@ -716,19 +758,22 @@ or fewer, larger operations.`,
   DMAC4020: {
     severity: "error",
     phase: "backend",
-    title: "`when` compare not available in conservative sync",
+    title: "`when` on a count flag needs a compare other than == in conservative sync",
     message: (cond: string) =>
-      `\`when ${cond}\` polls its flag with a compare other than ==, which --sync conservative does not emit`,
+      `\`when ${cond}\` polls a count flag with a compare other than ==, which --sync conservative does not emit; declare the signal \`thermometer\` or compile with --sync aggressive`,
     doc: `In the conservative synchronisation mode (\`--sync conservative\`, the default of
 \`target mi300x\`) every POLL_REGMEM uses function 3 (==), the only compare AMD's own gfx942 code
 emits (docs/runtime.md, section 6). The compiler's own words are rewritten so that == is safe
-(one word per dependency, written once), but a \`when\` flag is the user's word: outside code
+(one word per dependency, written once), but a count flag is the user's word: outside code
 raises it, and may raise it past the awaited value before the queue's poll looks, so \`>= V\`
-cannot become \`== V\` without a possible hang.
+cannot become \`== V\` without a possible hang, and dmac does not change the flag's encoding
+behind the user's back (docs/design-decisions.md, "Count flags under conservative sync").
 
-Example: \`when ready@r >= k + 1 { ... }\` compiled for \`target mi300x\`. Fix: \`--sync
-aggressive\` (polls \`>=\` as written: encodable, not exercised by AMD's code), or \`when
-ready@r == V\` when the outside code waits until the schedule has seen each value.`,
+Example: \`signal ready on 0\` and \`when ready@0 >= k + 1 { ... }\` compiled for \`target mi300x\`.
+Fix: declare the flag \`signal ready on 0 thermometer\` (outside code then stores 2^k - 1 to raise
+it to k, and the wait is a bit test, ==), or \`--sync aggressive\` (polls \`>=\` on the count:
+encodable, not exercised by AMD's code), or \`when ready@0 == V\` when outside code waits until the
+schedule has seen each value.`,
   },
   DMAC4101: {
     severity: "warning",

@@ -92,6 +92,7 @@ const PRINTERS: ByType = {
     "signal ",
     print("name"),
     node.rank === undefined ? "" : [" on ", print("rank")],
+    node.thermometer ? " thermometer" : "",
   ],
   if: (node, print, _path, options) => {
     if (node.else === undefined) return ["if ", print("cond"), " ", print("then")];

@@ -90,6 +90,7 @@ export interface SignalNode extends At {
   readonly type: "signal";
   readonly name: Leaf;
   readonly rank: ExprNode | undefined;
+  readonly thermometer: boolean;
 }
 
 export interface IfNode extends At {
@@ -441,6 +442,7 @@ function statement(wrapper: CstNode): StmtNode {
         type: "signal",
         name: leaf(tok(s, "Identifier")),
         rank: mapOpt(optSub(s, "expression"), expression),
+        thermometer: s.children["Kw_thermometer"] !== undefined,
         ...at,
       };
     case "ifStmt":

@@ -98,11 +98,19 @@ export interface BufferStmt {
   readonly span: Span;
 }
 
-/** `signal NAME [on RANK]`: a 32-bit flag word that outside code sets or reads. */
+/**
+ * How outside code writes a flag's 32-bit word to raise it to k (the contract it keeps):
+ * - count: stores k (raises it by one per event, as `notify` does); the default;
+ * - thermometer: stores 2^k - 1, bits 0..k-1 set (k <= 32); `when F >= V` tests bit V-1.
+ */
+export type SignalEncoding = "count" | "thermometer";
+
+/** `signal NAME [on RANK] [thermometer]`: a 32-bit flag word that outside code sets or reads. */
 export interface SignalStmt {
   readonly kind: "signal";
   readonly name: Ident;
   readonly rank: Expr | undefined;
+  readonly encoding: SignalEncoding;
   readonly span: Span;
 }
 

@@ -325,7 +325,14 @@ function statement(ctx: Ctx, n: CstNode): Stmt {
       const rankNode = optSub(s, "expression");
       const rank = rankNode === undefined ? undefined : expression(ctx, rankNode);
       if (rankNode === undefined && s.children["Kw_on"] !== undefined) throw new Broken();
-      return { kind: "signal", name: ident(name), rank, span: from(kw, rank ?? name) };
+      const thermometer = optTok(s, "Kw_thermometer");
+      return {
+        kind: "signal",
+        name: ident(name),
+        rank,
+        encoding: thermometer ? "thermometer" : "count",
+        span: from(kw, thermometer ?? rank ?? name),
+      };
     }
     case "ifStmt":
       return ifStmt(ctx, s);

@@ -219,6 +219,7 @@ class DmacParser extends CstParser {
       this.CONSUME(K.on);
       this.SUBRULE(this.expression);
     });
+    this.OPTION2(() => this.CONSUME(K.thermometer));
   });
 
   readonly ifStmt = this.RULE("ifStmt", () => {

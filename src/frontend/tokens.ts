@@ -158,6 +158,7 @@ const KEYWORD_TEXTS = [
   "ranks",
   "buffer",
   "signal",
+  "thermometer",
   "on",
   "by",
   "copy",

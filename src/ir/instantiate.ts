@@ -151,6 +151,8 @@ interface State {
   readonly bufSize: number[];
   readonly bufRank: number[];
   readonly sigRank: number[];
+  /** Per signal id: thermometer-coded (its `when`s are bit tests, V in 1..32). */
+  readonly sigThermometer: boolean[];
   readonly buffers: IrBuffer[];
   readonly signals: IrSignal[];
   readonly ensures: IrEnsure[];
@@ -285,6 +287,7 @@ function newState(
     bufSize: [],
     bufRank: [],
     sigRank: [],
+    sigThermometer: [],
     buffers: [],
     signals: [],
     ensures: [],
@@ -572,6 +575,7 @@ function compileBuffer(st: State, s: Extract<Stmt, { kind: "buffer" }>): Compile
 function compileSignal(st: State, s: Extract<Stmt, { kind: "signal" }>): Compiled {
   const id = declare(st, "signal", s.name.name);
   st.sigRank.push(-2); // -2: declaration failed; -1: every rank
+  st.sigThermometer.push(s.encoding === "thermometer");
   const home = compileHomeRank(st, s.rank);
   return {
     site: site(st, s.span, false),
@@ -579,7 +583,7 @@ function compileSignal(st: State, s: Extract<Stmt, { kind: "signal" }>): Compile
     exec: (env) => {
       const r = home(env);
       st.sigRank[id] = r;
-      st.signals.push({ id, name: s.name.name, rank: r, span: s.span });
+      st.signals.push({ id, name: s.name.name, rank: r, encoding: s.encoding, span: s.span });
     },
   };
 }
@@ -1547,6 +1551,15 @@ export function unsatisfiable(op: string, v: number): string | undefined {
   }
 }
 
+/** The most a thermometer flag counts to: one bit of its 32-bit word per value. */
+export const THERMOMETER_MAX = 32;
+
+/** Whether `F op v` on a thermometer flag is a test of one bit, V-1 with V = v (>=) or v+1 (>). */
+function thermometerValue(op: string, v: number): boolean {
+  const V = op === ">" ? v + 1 : v;
+  return Number.isInteger(V) && V >= 1 && V <= THERMOMETER_MAX;
+}
+
 function compileWhen(st: State, s: Extract<Stmt, { kind: "when" }>): Compiled {
   const flag = compileFlag(st, s.flag);
   const value = expr(st, s.value);
@@ -1561,6 +1574,9 @@ function compileWhen(st: State, s: Extract<Stmt, { kind: "when" }>): Compiled {
     exec: (env) => {
       const f = flag(env);
       const v = value(env);
+      // A thermometer flag counts in the bits of its word: `>= V` tests bit V-1 (DMAC2043).
+      if (st.sigThermometer[f.id] === true && !thermometerValue(s.op, v))
+        stop("DMAC2043", header, [`${s.flag.signal.name}@${f.rank} ${s.op} ${v}`]);
       const why = unsatisfiable(s.op, v) ?? unsatisfiableInside(st, f, s.op, v);
       if (why !== undefined) stop("DMAC3017", header, [why]);
       const i = emit(st, me, env, OP_KINDS.wait.code);

@@ -10,7 +10,7 @@
 // would do. Edges are the inferred happens-before relation (see ir/deps.ts).
 
 import type { SourceFile, Span } from "../source/source-file.js";
-import type { CompareOp, TypeName } from "../frontend/ast.js";
+import type { CompareOp, SignalEncoding, TypeName } from "../frontend/ast.js";
 
 /** One table for the operation kinds: the name used in the text form and what each reads/writes. */
 export const OP_KINDS = {
@@ -103,6 +103,8 @@ export interface IrSignal {
   readonly id: number;
   readonly name: string;
   readonly rank: number;
+  /** What outside code stores to raise it to k: k (count) or 2^k - 1 (thermometer). */
+  readonly encoding: SignalEncoding;
   readonly span: Span;
 }
 

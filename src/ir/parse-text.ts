@@ -362,11 +362,12 @@ export function parseIr(text: string): ParseIrResult {
           const name = c.ident();
           c.lit(" on ");
           const rank = rankOrStar(c);
+          const encoding = c.opt(" thermometer") ? "thermometer" : "count";
           c.lit(" at ");
           const span = spanOf(c);
           if (signalByName.has(name)) throw new LineError(`signal '${name}' declared twice`);
           signalByName.set(name, id);
-          signals.push({ id, name, rank, span });
+          signals.push({ id, name, rank, encoding, span });
           break;
         }
         case "stmt": {

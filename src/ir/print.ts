@@ -8,7 +8,7 @@
 //   doc "JSON string"                            (only when the schedule has a doc comment)
 //   param NAME: TYPE = VALUE                     (int/bytes: integer, bool: true/false)
 //   buffer ID NAME size BYTES on RANK|* at SPAN  (* = one instance on every rank)
-//   signal ID NAME on RANK|* at SPAN
+//   signal ID NAME on RANK|* [thermometer] at SPAN  (thermometer: declared so; else a count)
 //   stmt ID at SPAN [vars V1 V2 ...]             (source statements; loop variables outermost first)
 //   collective NAME(ARG, ...) at SPAN            (buffer args by name, int args as numbers)
 //   op I copy   REGION -> REGION ATTRS
@@ -130,7 +130,7 @@ export function printIr(m: IrModule, opts: PrintOptions = {}): string {
     );
   for (const s of m.signals)
     out.push(
-      `signal ${s.id} ${s.name} on ${s.rank < 0 ? "*" : s.rank} at ${formatSpan(file, s.span)}`,
+      `signal ${s.id} ${s.name} on ${s.rank < 0 ? "*" : s.rank}${s.encoding === "thermometer" ? " thermometer" : ""} at ${formatSpan(file, s.span)}`,
     );
   m.stmts.forEach((s, k) => {
     const vars = s.loopVars.length > 0 ? ` vars ${s.loopVars.join(" ")}` : "";

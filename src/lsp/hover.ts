@@ -15,6 +15,7 @@ import { lex } from "../frontend/lexer.js";
 import { KEYWORDS } from "../frontend/tokens.js";
 import type { Block, Program, Region, ScheduleDecl, Stmt } from "../frontend/ast.js";
 import { describeBinding, opKind, type IrModule, type IrRegion } from "../ir/ir.js";
+import { signalContract } from "../ir/signal-contract.js";
 import type { Span } from "../source/source-file.js";
 import type { Target } from "../target/target.js";
 import type { DocumentAnalysis } from "./analysis.js";
@@ -100,7 +101,11 @@ function describeDecl(doc: DocumentAnalysis, d: Decl): string {
     case "signal": {
       const sig = moduleOf(doc, d.schedule)?.signals.find((s) => s.name === d.name);
       const where = sig ? (sig.rank < 0 ? "every rank" : `rank ${sig.rank}`) : undefined;
-      return [code(source(d.span)), `32-bit flag word${where ? ` on ${where}` : ""}`].join("\n\n");
+      return [
+        code(source(d.span)),
+        `32-bit flag word${where ? ` on ${where}` : ""}`,
+        signalContract(d.encoding),
+      ].join("\n\n");
     }
     default: {
       const type = typeOf(doc, d);

@@ -19,6 +19,7 @@ import type {
   Program,
   Region,
   ScheduleDecl,
+  SignalEncoding,
   Stmt,
   TypeName,
 } from "../frontend/ast.js";
@@ -48,6 +49,8 @@ export interface Decl {
   readonly value: Expr | undefined;
   /** Buffers and signals: `on RANK`. */
   readonly rank: Expr | undefined;
+  /** Signals: what outside code stores to raise the flag (the hover states it). */
+  readonly encoding?: SignalEncoding | undefined;
 }
 
 export interface Use {
@@ -209,6 +212,7 @@ function indexStmt(w: Walk, scope: Scope, s: Stmt): void {
         type: undefined,
         value: s.kind === "buffer" ? s.size : undefined,
         rank: s.rank,
+        encoding: s.kind === "signal" ? s.encoding : undefined,
       });
       return;
     case "if":

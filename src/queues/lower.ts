@@ -14,7 +14,10 @@
 //   queue barrier (FENCE barrier := k; POLL barrier == k) before i unless a barrier already sits
 //   between p and i. A signal/notify/completion after p needs nothing: they wait for prior work.
 // - `when` (wait op w): a POLL on the flag (func from the compare) before the first op w guards
-//   on each queue. Waits that are preds in the edge list are treated the same way.
+//   on each queue. Waits that are preds in the edge list are treated the same way. On a flag
+//   declared `thermometer` (outside code stores 2^k - 1 for k), `>= V` (`> V` as `>= V+1`) is the
+//   bit test (flag & 2^(V-1)) == 2^(V-1) in every sync mode: the declaration, not --sync, is
+//   the contract with outside code (the checker allows only those compares, V in 1..32).
 // - `notify` n on rank r: an ATOMIC ADD_RTN_32 of +1 on the flag, on the queue of the latest
 //   earlier op that writes rank r (or its preds), after progress polls for every other queue that
 //   wrote rank r earlier (or is a pred); with no such op, on rank r's local-copy engine.
@@ -167,6 +170,16 @@ function numberQueues(key: Int32Array, keySpace: number): { keys: number[]; queu
 }
 
 const NO_OPS: readonly number[] = [];
+
+/** The poll of wait op w: its compare as written, or a thermometer flag's bit test. */
+function flagPoll(m: IrModule, w: number): { func: number; value: number; mask: number } {
+  const t = m.ops;
+  if (m.signals[t.signal[w]!]?.encoding !== "thermometer")
+    return { func: t.cmp[w]!, value: t.value[w]!, mask: MASK_ALL };
+  const V = t.cmp[w] === FUNC_GE ? t.value[w]! : t.value[w]! + 1; // `>` (checked: only >= and >)
+  const bit = 2 ** (V - 1);
+  return { func: FUNC_EQ, value: bit, mask: bit };
+}
 
 /** The waits that guard op i (its `when` chain and the waits among its preds), sorted. */
 function waitChain(m: IrModule, i: number): readonly number[] {
@@ -372,14 +385,14 @@ function emitCommands(
       const k = w * Q + q;
       if (polledWait.has(k)) continue;
       polledWait.add(k);
-      const fn = t.cmp[w]!;
+      const f = flagPoll(m, w);
       b.poll(
         SPACE.signal,
         t.signal[w]!,
         t.sigRank[w]!,
-        fn,
-        t.value[w]!,
-        MASK_ALL,
+        f.func,
+        f.value,
+        f.mask,
         "wait",
         lists.one(w),
       );

@@ -387,8 +387,6 @@ export interface QueueProgram {
 export interface SyncForms {
   readonly mode: "conservative" | "aggressive";
   readonly words: "host" | "gpu";
-  /** Conservative: user flags awaited as thermometer codes (queues/sync-forms.ts). */
-  readonly thermometer?: readonly { readonly signal: number; readonly rank: number }[];
 }
 
 /** A program's sync forms (aggressive, GPU words when it records none). */

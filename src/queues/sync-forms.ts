@@ -15,13 +15,13 @@
 // - barrier words (FENCE k; POLL == k, the queue's own word): already `==`, and only their own
 //   queue writes them, after the poll (the queue is blocked at it), so k cannot be passed. Kept.
 // - the prelaunch trigger: written once by the host with 1, so `>= 1` becomes `== 1`.
-// - `when FLAG CMP V` (user signals): `==` is kept. `>= V` (and `> V`, as `>= V+1`) with
-//   1 <= V <= 32 becomes a masked equality on a THERMOMETER-coded flag: outside code raises the
-//   flag to k by setting bits 0..k-1 (storing 2^k - 1), so `>= V` is bit V-1 set, polled as
-//   `(flag & 2^(V-1)) == 2^(V-1)`. Bits are only ever set, so the masked value cannot pass the
-//   awaited one. The manifest lists such flags (sync.thermometer); a thermometer flag the schedule
-//   also notifies (ATOMIC add would break the code) or polls with `==`, and every other compare
-//   or bound, cannot be expressed: the transform reports those waits (the pipeline: DMAC4020).
+// - `when FLAG CMP V` (user signals): `==` is kept, and so is a thermometer flag's bit test
+//   (flag & 2^(V-1)) == 2^(V-1), which lowering makes of `>= V` on a flag declared `thermometer`
+//   (queues/lower.ts): bits are only ever set, so the masked value cannot pass the awaited one.
+//   Any other compare is on a count flag, whose value outside code may raise past V before the
+//   poll looks: it cannot become `==` without a possible hang, and turning it into a bit test
+//   would change what outside code must store behind the user's back. The transform reports
+//   those waits (the pipeline: DMAC4020, whose fix names `thermometer` and --sync aggressive).
 // - `notify` stays ATOMIC add32 +1: its meaning is "raise by one" on a word outside code also
 //   reads and may raise; a FENCE of a known value would need the schedule to own the word and
 //   order all of its notifies, which the language does not promise (docs/runtime.md, section 6).
@@ -33,7 +33,6 @@ import {
   CmdBuilder,
   FUNC_EQ,
   FUNC_GE,
-  FUNC,
   SPACE,
   type QueueProgram,
   type SyncWord,
@@ -44,8 +43,6 @@ export interface ConservativeResult {
   /** IR ops of `when` waits conservative forms cannot express (the pipeline: DMAC4020). */
   readonly unsupportedWaits: readonly number[];
 }
-
-const FUNC_GT = FUNC[">"];
 
 /** The value a conservative FENCE writes into its write-once word. */
 export const ONCE_VALUE = 1;
@@ -81,8 +78,6 @@ export function conservativeSync(
   });
 
   const unsupportedWaits: number[] = [];
-  const flags = userFlags(p);
-  const thermometer = new Set<number>();
   const queues = p.queues.map((q) => {
     const c = q.cmds;
     // (In place: every branch below reads row i before it writes row out.length <= i.)
@@ -95,13 +90,7 @@ export function conservativeSync(
         rewritePoll(out, FUNC_EQ, p.trigger?.value ?? ONCE_VALUE);
       } else if (c.kind(i) === CMD.poll && c.space(i) === SPACE.signal) {
         out.take(c, i);
-        const key = signalKey(c.signalId(i), c.signalRank(i));
-        const bit = thermometerBit(c.funcCode(i), c.value(i), c.mask(i));
-        if (bit !== undefined && !flags.notified.has(key) && !flags.equal.has(key)) {
-          rewritePoll(out, FUNC_EQ, bit);
-          out.setMask(out.length - 1, bit);
-          thermometer.add(key);
-        } else if (c.funcCode(i) !== FUNC_EQ || flags.thermometer.has(key))
+        if (c.funcCode(i) !== FUNC_EQ)
           for (const op of p.lists.of(c.opsHandle(i))) unsupportedWaits.push(op);
       } else if (w < 0) out.take(c, i);
       else if (p.syncWords[w]!.kind !== "progress") {
@@ -126,11 +115,7 @@ export function conservativeSync(
       ...p,
       queues,
       syncWords,
-      sync: {
-        mode: "conservative",
-        words,
-        thermometer: [...thermometer].sort((a, b) => a - b).map(keySignal),
-      },
+      sync: { mode: "conservative", words },
     },
     unsupportedWaits: [...new Set(unsupportedWaits)].sort((a, b) => a - b),
   };
@@ -203,42 +188,4 @@ function rewritePoll(out: CmdBuilder, func: number, value: number): void {
   const i = out.length - 1;
   out.setFunc(i, func);
   out.setValue(i, value);
-}
-
-// User flags by (signal id, rank) packed in one number.
-const signalKey = (id: number, rank: number): number => id * 65536 + rank;
-const keySignal = (k: number): { readonly signal: number; readonly rank: number } => ({
-  signal: Math.floor(k / 65536),
-  rank: k % 65536,
-});
-
-/** Which user flags are notified, polled `==`, or polled in a thermometer form. */
-function userFlags(p: QueueProgram): {
-  notified: Set<number>;
-  equal: Set<number>;
-  thermometer: Set<number>;
-} {
-  const notified = new Set<number>();
-  const equal = new Set<number>();
-  const thermometer = new Set<number>();
-  for (const q of p.queues) {
-    const c = q.cmds;
-    for (let i = 0; i < c.length; i++) {
-      if (c.kind(i) !== CMD.poll && c.kind(i) !== CMD.signal) continue;
-      if (c.space(i) !== SPACE.signal) continue;
-      const key = signalKey(c.signalId(i), c.signalRank(i));
-      if (c.kind(i) === CMD.signal) notified.add(key);
-      else if (c.funcCode(i) === FUNC_EQ) equal.add(key);
-      else if (thermometerBit(c.funcCode(i), c.value(i), c.mask(i)) !== undefined)
-        thermometer.add(key);
-    }
-  }
-  return { notified, equal, thermometer };
-}
-
-/** `>= V` / `> V` (unmasked, 1 <= V <= 32 after `> V` = `>= V+1`): the bit 2^(V-1); else undefined. */
-function thermometerBit(func: number, value: number, mask: number): number | undefined {
-  if (mask >>> 0 !== 0xffffffff) return undefined;
-  const v = func === FUNC_GE ? value : func === FUNC_GT ? value + 1 : NaN;
-  return v >= 1 && v <= 32 ? 2 ** (v - 1) : undefined;
 }

@@ -9,7 +9,7 @@
 //     (DMAC6004 at the end of the run: a monotonic producer cannot meet them);
 //   - a wait no value satisfies (`< 0`, `> 0xffffffff`) is ignored (it deadlocks as well).
 // Masked waits ((word & mask) op value with mask != 0xffffffff) are met by searching upwards from
-// that value within MASK_SEARCH steps. By default the word jumps to the target at time 0; with
+// that value (at least the bits that `(word & b) == b` waits need) within MASK_SEARCH steps. By default the word jumps to the target at time 0; with
 // --signal-period it counts up by one per period until it reaches it (execute.ts).
 
 import type { PollFunc } from "./program.js";
@@ -91,8 +91,15 @@ export function externalTarget(waits: readonly ExternalWait[]): number {
   if (v === undefined) return lo;
   if (v > hi) return v;
   if (masked.length === 0) return v;
-  // The smallest value from v up that also meets the masked waits (and still the others).
-  for (let c = v, n = 0; c <= hi && n < MASK_SEARCH; c++, n++)
+  // The smallest value from v up that also meets the masked waits (and still the others). A
+  // value that meets `(word & b) == b` has the bits b set, so is at least their OR: a thermometer
+  // flag's waits on bits 0..V-1 start the search at 2^V - 1, its code for V, which a search
+  // from 0 (2^16 steps) could not reach past V = 16.
+  const setBits = masked.reduce(
+    (b, w) => (w.func === "==" && w.value === w.mask ? b | w.mask : b),
+    0,
+  );
+  for (let c = Math.max(v, setBits >>> 0), n = 0; c <= hi && n < MASK_SEARCH; c++, n++)
     if (!excluded.has(c) && masked.every((w) => satisfies(c, w))) return c;
   return v;
 }

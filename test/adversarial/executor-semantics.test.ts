@@ -103,7 +103,7 @@ describe("notify", () => {
       "guarded-notify.dmac",
       `schedule s(chunk: bytes = 4KiB) {
   buffer a: chunk
-  signal go
+  signal go thermometer
   signal done
   copy a@0 -> a@1
   when go@1 >= 1 { notify done@1 }

@@ -18,6 +18,7 @@
 import { diag, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import { HOST, type IrModule } from "../../ir/ir.js";
 import { MASK_ALL, type QueueProgram } from "../../queues/queue-program.js";
+import { InternalError } from "../../util/internal-error.js";
 import { toReadable, type BufferLoc, type QCmd, type WordLoc } from "../../queues/readable.js";
 import type { SourceFile } from "../../source/source-file.js";
 import { expectedContents } from "./expect.js";
@@ -85,7 +86,10 @@ export interface CudaProgram {
   readonly words: readonly CudaWord[];
   /** Prelaunch: every stream first waits for this word >= value; the host's store starts the run. */
   readonly trigger: { readonly word: number; readonly value: number } | null;
-  /** User signals outside code raises: the runner stores `value` when the run starts. */
+  /**
+   * User signals outside code raises: the runner stores `value` when the run starts (the flag's
+   * code for the largest value waited for: k for a count, 2^k - 1 for a thermometer flag).
+   */
   readonly external: readonly { readonly word: number; readonly value: number }[];
   /** The run is over when every completion word holds its value. */
   readonly completions: readonly { readonly word: number; readonly value: number }[];
@@ -220,16 +224,17 @@ export function buildCudaProgram(
           break;
         case "poll": {
           if (c.why === "barrier") break; // stream order already holds
-          if (c.mask !== MASK_ALL && c.at.space === "signal") {
-            // Conservative sync's `>= V` on a user flag: bit V-1 of a thermometer code
-            // (queues/sync-forms.ts). The runner raises flags to a count, and wait-value has
-            // no mask, so the program would wait on a value that never comes.
-            const name = `${m.signals[c.at.signal]?.name ?? "flag"}@${c.at.rank}`;
-            fail(
-              c,
-              "--sync conservative polls it as a thermometer code (a masked ==), which wait-value cannot express; compile with --sync aggressive (the CUDA targets' default)",
-              `wait for ${name} >= ${Math.log2(c.mask) + 1}`,
-            );
+          // `>= V` on a flag declared `thermometer` is a test of bit b = 2^(V-1)
+          // (queues/lower.ts). The word holds 2^k - 1 for k, which is >= b exactly when
+          // k >= V: wait-value has no mask, but GEQ b is the same test, and the runner raises
+          // the flag by storing 2^V - 1 (the thermometer code of the largest V).
+          const bit = c.mask !== MASK_ALL && c.at.space === "signal" ? c.mask : undefined;
+          if (bit !== undefined) {
+            if (c.value !== bit || c.func !== "==")
+              throw new InternalError("a masked wait that is not a thermometer bit test");
+            const word = wordOf(c.at);
+            external.set(word, Math.max(external.get(word) ?? 0, 2 * bit - 1));
+            out.push({ op: "wait", word, cmp: "geq", value: bit });
             break;
           }
           if (c.func !== ">=" && c.func !== "==") {

@@ -14,6 +14,7 @@
 //
 // The same facts feed `dmac disasm --json` (packetNotes): one function decides them.
 
+import { signalStores } from "../../ir/signal-contract.js";
 import type { CompiledField } from "./bitfield.js";
 import type { ListingHooks, TextSink } from "./disasm.js";
 import type { ManifestMemory, ManifestSourceMap } from "./manifest.js";
@@ -293,7 +294,8 @@ export function listingHeader(listing: Listing): string {
   const lines = [`# source: ${ctx.sourceFile}${ctx.sourceNote ? ` (${ctx.sourceNote})` : ""}`];
   for (const b of m.buffers)
     lines.push(`# buffer ${bufferName(b)} at ${hexAddr(b.address)}, ${formatSizeExact(b.size)}`);
-  for (const s of m.signals) lines.push(`# signal ${s.name}@${s.gpu} at ${hexAddr(s.address)}`);
+  for (const s of m.signals)
+    lines.push(`# signal ${s.name}@${s.gpu} at ${hexAddr(s.address)}, ${signalStores(s.encoding)}`);
   for (const w of m.syncWords)
     lines.push(
       `# sync${w.id} at ${hexAddr(w.address)}: ${w.kind === "progress" ? `progress ${w.producer} -> ${w.consumer}` : `${w.kind} of ${w.queue}`}`,

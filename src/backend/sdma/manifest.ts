@@ -6,6 +6,7 @@
 //
 // Addresses are plain JSON numbers (all below 2^53). Key order is the order written here.
 
+import type { SignalEncoding } from "../../frontend/ast.js";
 import { HOST, type IrModule } from "../../ir/ir.js";
 import type { QueueProgram } from "../../queues/queue-program.js";
 import { CMD, queueName } from "../../queues/queue-program.js";
@@ -53,12 +54,6 @@ export interface Manifest {
   readonly sync?: {
     readonly mode: "conservative" | "aggressive";
     readonly words: "host" | "gpu";
-    /** User flags awaited as thermometer codes: raising one to k stores 2^k - 1 (bits 0..k-1). */
-    readonly thermometer: readonly {
-      readonly name: string;
-      readonly id: number;
-      readonly gpu: number;
-    }[];
   };
   /** `--breadcrumbs`: per queue its breadcrumb word and the statement of each step (1-based). */
   readonly breadcrumbs?: readonly ManifestBreadcrumbs[];
@@ -139,6 +134,11 @@ export interface ManifestMemory {
     readonly id: number;
     readonly gpu: number;
     readonly address: number;
+    /**
+     * What outside code stores to raise it to k: k (count) or 2^k - 1 (thermometer). Always
+     * written; manifests written before it lack it (a count).
+     */
+    readonly encoding?: SignalEncoding;
   }[];
   /** Compiler sync words (32-bit, must be 0 before the queues start). */
   readonly syncWords: readonly ManifestSyncWord[];
@@ -245,7 +245,8 @@ function packedMemory(m: IrModule, p: QueueProgram, layout: Layout): PackedMemor
   for (const s of m.signals) {
     for (let g = 0; g < R; g++) {
       const address = layout.signalAddr[s.id * R + g]!;
-      if (!Number.isNaN(address)) signals.push({ name: s.name, id: s.id, gpu: g, address });
+      if (!Number.isNaN(address))
+        signals.push({ name: s.name, id: s.id, gpu: g, address, encoding: s.encoding });
     }
   }
   const completionSignals: SlotArray = {
@@ -384,15 +385,7 @@ export function buildPackedManifest(
         : null,
     ...(p.sync
       ? {
-          sync: {
-            mode: p.sync.mode,
-            words: p.sync.words,
-            thermometer: (p.sync.thermometer ?? []).map((f) => ({
-              name: m.signals[f.signal]?.name ?? `signal${f.signal}`,
-              id: f.signal,
-              gpu: f.rank,
-            })),
-          },
+          sync: { mode: p.sync.mode, words: p.sync.words },
         }
       : {}),
     ...(p.syncWords.some((w) => w.kind === "breadcrumb")

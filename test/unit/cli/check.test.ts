@@ -84,7 +84,7 @@ describe("dmac check", () => {
     const clean = await run("check", path("ok.dmac"), "--format", "json");
     expect(JSON.parse(clean.out)).toEqual({
       version: 1,
-      files: [{ file: path("ok.dmac"), ok: true, schedules: ["s"] }],
+      files: [{ file: path("ok.dmac"), ok: true, schedules: ["s"], signals: [] }],
       diagnostics: [],
     });
   });

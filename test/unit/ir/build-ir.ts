@@ -61,6 +61,7 @@ export function buildIr(spec: IrSpec): BuiltIr {
     id,
     name,
     rank: -1,
+    encoding: "count" as const,
     span: { start: 0, end: 0 },
   }));
   const bufId = (name: string): number => {

@@ -65,6 +65,7 @@ export function buildModule(
     signals: Array.from({ length: opts.signals ?? 0 }, (_, id) => ({
       id,
       name: `s${id}`,
+      encoding: "count" as const,
       rank: -1,
       span,
     })),

@@ -189,7 +189,8 @@ describe("lowerToQueues (-O0)", () => {
     const waits = all.filter((c) => c.kind === "poll" && c.why === "wait");
     // 8 ranks x 2 pieces x 7 peer queues
     expect(waits).toHaveLength(8 * 2 * 7);
-    expect(waits[0]).toMatchObject({ at: { space: "signal" }, func: ">=" });
+    // `ready` is declared thermometer: `>= k + 1` is a test of bit k.
+    expect(waits[0]).toMatchObject({ at: { space: "signal" }, func: "==", mask: 1, value: 1 });
     const notifies = all.filter((c) => c.kind === "signal" && c.why === "notify");
     expect(notifies).toHaveLength(8 * 2);
     expect(notifies[0]).toMatchObject({ how: "add", value: 1 });

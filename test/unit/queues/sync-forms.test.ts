@@ -86,9 +86,10 @@ describe("conservativeSync", () => {
     expect(r.program.syncWords.length).toBeGreaterThan(program.syncWords.length);
   });
 
-  it("turns `when FLAG >= V` into a masked == on a thermometer flag, listed in the manifest", () => {
+  it("keeps a thermometer flag's `>= V` as a masked == on bit V-1; the manifest names its encoding", () => {
     const c = compileFile(DIR + "pipelined_all_gather.dmac");
-    expect(c.manifest.sync?.thermometer.map((f) => f.name)).toContain("ready");
+    const ready = c.manifest.memory.signals.filter((f) => f.name === "ready");
+    expect(ready.map((f) => f.encoding)).toContain("thermometer");
     const masks = new Set<number>();
     for (const words of c.streams.values())
       for (const e of decodeStream(words).packets)
@@ -116,10 +117,14 @@ schedule s() {
     expect(q.diagnostics.map((d) => d.code)).toEqual(["DMAC4020"]);
     expect(q.diagnostics[0]!.message).toContain("f@0 < 3");
   });
-  it("accepts the same schedule with --sync aggressive, and == or >= in conservative mode", () => {
+  it("accepts the same schedule with --sync aggressive, and == in conservative mode", () => {
     expect(compile(src("< 3"), "aggressive").compiled).toBeDefined();
+    expect(compile(src(">= 3"), "aggressive").compiled).toBeDefined();
     expect(compile(src("== 3")).compiled).toBeDefined();
-    expect(compile(src(">= 3")).compiled).toBeDefined();
-    expect(compile(src(">= 33")).diagnostics.map((d) => d.code)).toEqual(["DMAC4020"]);
+  });
+  it("refuses >= on a count flag in conservative mode, naming `thermometer` and --sync aggressive", () => {
+    const q = compile(src(">= 3"));
+    expect(q.diagnostics.map((d) => d.code)).toEqual(["DMAC4020"]);
+    expect(q.diagnostics[0]!.message).toMatch(/count flag.*thermometer.*--sync aggressive/);
   });
 });

@@ -162,7 +162,7 @@ describe("chromeTrace golden", () => {
   const source = RELAY;
 
   it("a two-queue relay, event by event", async () => {
-    const c = compileText("relay.dmac", source, {}, "aggressive"); // notify + when >=
+    const c = compileText("relay.dmac", source, {}, "aggressive");
     const r = simulate(
       { manifest: c.manifest, streams: c.streams, module: c.module },
       { target: c.target, record: true },
@@ -175,7 +175,7 @@ describe("chromeTrace golden", () => {
   });
 
   it("without a timeline: metadata only", () => {
-    const c = compileText("relay.dmac", source, {}, "aggressive"); // notify + when >=
+    const c = compileText("relay.dmac", source, {}, "aggressive");
     const r = simulate({ manifest: c.manifest, streams: c.streams }, { target: c.target });
     const doc = chromeTrace(r.program!, r);
     expect(new Set(doc.traceEvents.map((e) => e.ph))).toEqual(new Set(["M"]));

@@ -60,8 +60,9 @@ export function compileText(
 }
 
 /**
- * A two-queue relay: GPU 0 copies to GPU 1 and notifies; GPU 1 waits for the flag (`>=`, so
- * `--sync aggressive`: DMAC4020 in conservative mode) and copies on. Trace and report tests.
+ * A two-queue relay: GPU 0 copies to GPU 1 and notifies; GPU 1 waits for the flag (`== 1`, a
+ * count the schedule raises) and copies on. Trace and report tests, with `--sync aggressive`
+ * (progress counters polled `>=`, the forms docs/traces.md describes).
  */
 export const RELAY = `target mi300x
 
@@ -70,7 +71,7 @@ schedule relay(chunk: bytes = 4KiB) {
   signal got
   copy b@0 -> b@1
   notify got@1
-  when got@1 >= 1 {
+  when got@1 == 1 {
     copy b@1 -> b@2
   }
 }

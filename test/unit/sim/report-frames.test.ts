@@ -67,7 +67,7 @@ describe("executor reports with code frames", () => {
   });
 
   it("a second position at another statement is a note with its own frame", () => {
-    const c = compileText("relay.dmac", RELAY, {}, "aggressive"); // notify + when >= (DMAC4020 when conservative)
+    const c = compileText("relay.dmac", RELAY, {}, "aggressive");
     const r = run(c);
     const [a, b] = r.program!.queues;
     const cite = (q: typeof a, at: number): string => `${q!.name} +0x${at.toString(16)}`;
@@ -77,7 +77,7 @@ describe("executor reports with code frames", () => {
     expect(d!.file!.text.slice(d!.span!.start, d!.span!.end)).toBe("copy b@0 -> b@1");
     expect(
       d!.related.map((x) => [x.message, c.module.file!.text.slice(x.span.start, x.span.end)]),
-    ).toEqual([[cite(b, 0), "when got@1 >= 1"]]);
+    ).toEqual([[cite(b, 0), "when got@1 == 1"]]);
     const text = renderDiagnostics([d!], "full", { color: false });
     expect(text).toMatch(/note: gpu1\.sdma\d+ \+0x0\n --> relay\.dmac:8:3\n/);
     // A position that names no command is left alone.

@@ -76,33 +76,31 @@ describe("CUDA command programs", () => {
       readFileSync(example("host_upload_pipelined.dmac"), "utf8"),
     );
     const p = program("-O0 --completion per-queue", 65536, file);
-    expect(p.external).toEqual([{ word: 0, value: 8 }]);
+    // `ready` is a thermometer flag: raised to 8 it holds 2^8 - 1, and `>= k + 1` is GEQ 2^k.
+    expect(p.external).toEqual([{ word: 0, value: 255 }]);
     expect(ops(p)[0]).toBe("wait,copy,".repeat(8) + "write");
+    const waits = p.streams[0]!.commands.filter((c) => c.op === "wait");
+    expect(waits.map((c) => (c.op === "wait" ? `${c.cmp} ${c.value}` : ""))).toEqual(
+      [1, 2, 4, 8, 16, 32, 64, 128].map((v) => `geq ${v}`),
+    );
   });
 
-  it("DMAC4040 for --sync conservative's thermometer-coded flag, naming the mode (not a wait the source never wrote)", async () => {
-    const out = join(mkdtempSync(join(tmpdir(), "dmac-cuda-")), "out");
+  it("a thermometer flag's wait runs in either sync mode; a count flag's >= is DMAC4020 in conservative", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "dmac-cuda-"));
+    const out = join(dir, "out");
     const compile = (file: string, sync: string) =>
-      dmac(
-        "compile",
-        example(file),
-        "--target",
-        "h100",
-        "--sync",
-        sync,
-        "-o",
-        out,
-        "--format",
-        "concise",
-      );
-    const r = await compile("host_upload_pipelined.dmac", "conservative");
-    expect(r.code).toBe(1);
-    expect(r.err.split("\n")[0]).toMatch(
-      /DMAC4040 wait for ready@0 >= 1: .*thermometer.*--sync aggressive/,
-    );
+      dmac("compile", file, "--target", "h100", "--sync", sync, "-o", out, "--format", "concise");
+    const upload = example("host_upload_pipelined.dmac");
+    expect((await compile(upload, "conservative")).code).toBe(0);
+    expect((await compile(upload, "aggressive")).code).toBe(0);
     // The progress and trigger words' conservative forms (== on write-once words) do run.
-    expect((await compile("ring_all_gather.dmac", "conservative")).code).toBe(0);
-    expect((await compile("host_upload_pipelined.dmac", "aggressive")).code).toBe(0);
+    expect((await compile(example("ring_all_gather.dmac"), "conservative")).code).toBe(0);
+    const count = join(dir, "count.dmac");
+    writeFileSync(count, readFileSync(upload, "utf8").replace(" thermometer //", " //"));
+    const r = await compile(count, "conservative");
+    expect(r.code).toBe(1);
+    expect(r.err.split("\n")[0]).toMatch(/DMAC4020 .*count flag.*thermometer.*--sync aggressive/);
+    expect((await compile(count, "aggressive")).code).toBe(0);
   });
 
   it("writes the runner's line format", () => {

@@ -221,7 +221,7 @@ describe("the annotated listing", () => {
         "# source: s.dmac (not found)",
         "# buffer buf@0 at 0x700000000000, 1 MiB",
         "# buffer buf@3 at 0x70c000000000, 1 MiB",
-        "# signal ready@0 at 0x700000100000",
+        "# signal ready@0 at 0x700000100000, count: stores k",
         "# sync0 at 0x700000100040: progress gpu3.sdma2 -> gpu0.sdma4",
         "# completion[0..3] at 0x6f0000000040, 64 B apart",
         "# timestamp[0..1] at 0x6f0000001000, 32 B apart",
