@@ -16,6 +16,7 @@ import {
   type FuzzTarget,
 } from "./engine.js";
 import { verifiedMutants } from "./properties.js";
+import { partsOutcomes } from "./parts.js";
 import { saveInput } from "./regressions.js";
 
 interface Args {
@@ -156,6 +157,15 @@ async function run(): Promise<number> {
         .map(([t, n]) => `${t} ${n}`)
         .join(", ")}; ${stats.failures.length} failing\n`,
   );
+  if (stats.cases.parts > 0)
+    process.stdout.write(
+      `fuzz: parts: ${partsOutcomes.verified} compiled and verified by both sims, ${partsOutcomes.compiledOnly} compiled for a CUDA target, ${partsOutcomes.refused} refused with a located diagnostic (${[
+        ...partsOutcomes.refusedBy,
+      ]
+        .sort((a, b) => b[1] - a[1])
+        .map(([c, n]) => `${c} ${n}`)
+        .join(", ")})\n`,
+    );
   if (verifiedMutants.verified > 0)
     process.stdout.write(
       `fuzz: ${verifiedMutants.verified} mutated executor inputs verified, ${verifiedMutants.equivalent} of them proven equivalent to their original\n`,

@@ -50,7 +50,8 @@ class Gen {
   private readonly out: string[] = [];
   private fresh = 0;
   private readonly buffers: { name: string; onRank: number | undefined }[] = [];
-  private readonly signals: { name: string; onRank: number | undefined }[] = [];
+  private readonly signals: { name: string; onRank: number | undefined; thermometer: boolean }[] =
+    [];
   private chunkName = "chunk";
   private chunkBytes = 4096;
 
@@ -108,8 +109,13 @@ class Gen {
     for (let i = 0; i < nsig; i++) {
       const onRank = r.chance(0.3) ? r.int(8) : undefined;
       const name = `sig${i}`;
-      this.signals.push({ name, onRank });
-      this.line(1, `signal ${name}${onRank === undefined ? "" : ` on ${onRank}`}`);
+      // A thermometer flag (outside code stores 2^k - 1) is never notified by the schedule.
+      const thermometer = r.chance(0.3);
+      this.signals.push({ name, onRank, thermometer });
+      this.line(
+        1,
+        `signal ${name}${onRank === undefined ? "" : ` on ${onRank}`}${thermometer ? " thermometer" : ""}`,
+      );
     }
   }
 
@@ -224,8 +230,9 @@ class Gen {
         return;
       }
       case 4: {
-        if (this.signals.length === 0) return this.statement(depth, scope, nest);
-        const s = r.pick(this.signals);
+        const counts = this.signals.filter((x) => !x.thermometer);
+        if (counts.length === 0) return this.statement(depth, scope, nest);
+        const s = r.pick(counts);
         this.line(depth, `notify ${s.name}@${paren(this.rankOf(s, scope))}`);
         return;
       }
@@ -291,7 +298,9 @@ class Gen {
         // nested under a `>`) can deadlock in the executor although the checker accepts them;
         // reported to the lead, the mutator still produces them for the no-crash properties.
         const op = r.pick([">=", ">"]);
-        this.line(depth, `when ${s.name}@${paren(this.rankOf(s, scope))} ${op} ${r.range(0, 2)} {`);
+        // A thermometer wait needs 1 <= V <= 32 (`> V` is `>= V + 1`).
+        const v = s.thermometer ? r.range(op === ">=" ? 1 : 0, 2) : r.range(0, 2);
+        this.line(depth, `when ${s.name}@${paren(this.rankOf(s, scope))} ${op} ${v} {`);
         this.statement(depth + 1, { ints: [...scope.ints], ranks: [...scope.ranks] }, nest + 1);
         this.line(depth, "}");
       }

@@ -3,7 +3,7 @@
 // level through the CLI's main(), as a user would, then run by `dmac sim` on the compiled
 // directory and on the source. The properties (issue 29's "done when"):
 //   - no internal error (exit 2, or main() throwing) in any of the three commands;
-//   - a refusal is a diagnostic located in the source (`file:line:col`) or naming the option;
+//   - a refusal has errors, each located in the source (a span) or about an option or target;
 //   - an SDMA output that compiled verifies (`dmac sim DIR`), and `dmac sim FILE.dmac` with the
 //     same options agrees: the same verdict and the same predicted time.
 // NVIDIA targets are compiled only: their command programs have no executor yet.
@@ -25,6 +25,15 @@ export interface PartsCase {
   readonly sync: (typeof SYNC_MODES)[number];
   readonly level: 0 | 1 | 2;
 }
+
+/** What the cases came to (printed at the end of a long run). */
+export const partsOutcomes = {
+  refused: 0,
+  compiledOnly: 0,
+  verified: 0,
+  /** The first code of each refusal, by code. */
+  refusedBy: new Map<string, number>(),
+};
 
 /** The configuration of a case (the source comes from the front-end generator). */
 export function pickConfig(rng: Rng): Omit<PartsCase, "source"> {
@@ -55,9 +64,27 @@ async function dmac(api: DmacApi, args: readonly string[], failures: Failure[]):
   return { code, out, err };
 }
 
-/** A refusal names a source position (`case.dmac:L:C`) or an option, with a DMAC code. */
-function located(err: string): boolean {
-  return /DMAC\d{4}/.test(err) && (/case\.dmac:\d+:\d+/.test(err) || /--[a-z-]+|target/.test(err));
+interface JsonDiagnostic {
+  readonly code: string;
+  readonly severity: string;
+  readonly span?: unknown;
+}
+
+/**
+ * The error codes of a `--format json` document, and whether every one is located: a span in
+ * the source, or a command-line or target problem (DMAC5xxx, DMAC2006) that names what it is
+ * about. undefined: no document.
+ */
+function errorsOf(run: Run): { codes: string[]; located: boolean } | undefined {
+  try {
+    const doc = JSON.parse(run.out) as { diagnostics?: JsonDiagnostic[] };
+    const errors = (doc.diagnostics ?? []).filter((d) => d.severity === "error");
+    const located = (d: JsonDiagnostic): boolean =>
+      (d.span !== undefined && d.span !== null) || /^DMAC(5\d{3}|2006)$/.test(d.code);
+    return { codes: errors.map((d) => d.code), located: errors.every(located) };
+  } catch {
+    return undefined;
+  }
 }
 
 /** The verdict and predicted time of a `sim --json` document. */
@@ -81,19 +108,26 @@ export async function checkParts(api: DmacApi, c: PartsCase, maxOps: number): Pr
     const limits = ["--max-ops", String(maxOps)];
     const compiled = await dmac(
       api,
-      ["compile", src, "-o", join(root, "out", "c"), ...opts, ...limits, "--format", "concise"],
+      ["compile", src, "-o", join(root, "out", "c"), ...opts, ...limits, "--format", "json"],
       failures,
     );
-    if (compiled.code === 1 && !located(compiled.err))
-      failures.push({
-        property: "diagnostic",
-        detail: `compile refused: ${compiled.err.slice(0, 300)}`,
-      });
+    if (compiled.code === 1) {
+      const errors = errorsOf(compiled);
+      if (!errors || errors.codes.length === 0 || !errors.located)
+        failures.push({
+          property: "diagnostic",
+          detail: `compile refused without a located error: ${(compiled.out || compiled.err).slice(0, 300)}`,
+        });
+      partsOutcomes.refused++;
+      const code = errors?.codes[0] ?? "none";
+      partsOutcomes.refusedBy.set(code, (partsOutcomes.refusedBy.get(code) ?? 0) + 1);
+    } else if (!SDMA_PARTS.includes(c.part)) partsOutcomes.compiledOnly++;
     if (compiled.code !== 0 || !SDMA_PARTS.includes(c.part)) return failures;
     const fromDir = await dmac(api, ["sim", join(root, "out", "c"), "--json"], failures);
     const fromSource = await dmac(api, ["sim", src, ...opts, "--json"], failures);
     const a = verdict(fromDir);
     const b = verdict(fromSource);
+    if (a?.verified && b?.verified) partsOutcomes.verified++;
     if (!a?.verified)
       failures.push({
         property: "compiled-verifies",
