@@ -46,7 +46,7 @@ describe("the language: count by default, thermometer declared", () => {
     expect(count.slice(d.span!.start, d.span!.end)).toMatch(/^when ready@0 >= 2/);
     expect(d.message).toMatch(/count flag.*`thermometer`.*--sync aggressive/);
     // --sync aggressive polls the count with >= as written: no mask.
-    const c = compile(SOURCE.replace(" thermometer", ""), { sync: "aggressive", emit: [] });
+    const c = compile(SOURCE.replace(" thermometer", ""), { sync: "aggressive" });
     expect(c.ok).toBe(true);
     const polls = c.queues!.queues.flatMap((q) =>
       Array.from({ length: q.cmds.length }, (_, i) => i)
@@ -58,7 +58,7 @@ describe("the language: count by default, thermometer declared", () => {
 
   it("a thermometer flag's `>= V` is bit V-1 in every sync mode", () => {
     for (const sync of ["conservative", "aggressive"] as const) {
-      const c = compile(SOURCE, { sync, emit: [] });
+      const c = compile(SOURCE, { sync });
       expect(c.ok, sync).toBe(true);
       const masks = c.queues!.queues.flatMap((q) =>
         Array.from({ length: q.cmds.length }, (_, i) => i)

@@ -66,10 +66,17 @@ describe("schedules waiting on an external signal", () => {
     });
   }
 
-  it("contradictory nested waits end in a deadlock report naming queue, word and value", () => {
+  it("contradictory waits end in a deadlock report naming queue, word and value", () => {
+    // One after the other on one engine, not nested: a nested pair is refused before it runs
+    // (DMAC3017). The second poll comes after the first saw the flag above 0.
     for (const period of [undefined, 5]) {
       const r = run(
-        program("> 0", "\n    when flag@5 <= 0 {\n      fill buf@0[0 +: c] with 1\n    }"),
+        program("> 0")
+          .replace("-> buf@2[0 +: c]", "-> buf@2[0 +: c] on sdma(2)")
+          .replace(
+            "\n}\n",
+            "\n  when flag@5 <= 0 {\n    copy buf@1[0 +: c] -> buf@3[0 +: c] on sdma(2)\n  }\n}\n",
+          ),
         period,
       );
       expect(r.verified).toBe(false);
