@@ -60,6 +60,23 @@ beforeAll(() => {
   );
 }, 120_000);
 
+/**
+ * tsc --strict over `files` in the consumer project, with `options` added; throws (with tsc's
+ * report) if the declarations do not resolve or a file is wrong.
+ */
+function typeCheck(config: string, files: readonly string[], options: object): void {
+  const compilerOptions = {
+    module: "NodeNext",
+    moduleResolution: "NodeNext",
+    target: "ES2022",
+    strict: true,
+    noEmit: true,
+    ...options,
+  };
+  writeFileSync(join(project, config), JSON.stringify({ compilerOptions, files }));
+  run(process.execPath, [join(repo, "node_modules/typescript/bin/tsc"), "-p", config], project);
+}
+
 describe("the packed package, imported by name", () => {
   it("ships the schemas and the declarations, not the sources or tests", () => {
     const pkg = join(project, "node_modules", "dmac");
@@ -123,25 +140,9 @@ compile("", { opt: 3 });
 export { time, rows };
 `,
     );
-    writeFileSync(
-      join(project, "tsconfig.json"),
-      JSON.stringify({
-        compilerOptions: {
-          module: "NodeNext",
-          moduleResolution: "NodeNext",
-          target: "ES2022",
-          strict: true,
-          noEmit: true,
-          // The shipped declarations are checked too, without Node's types: a consumer that
-          // is not a Node program must not need @types/node.
-          skipLibCheck: false,
-          types: [],
-        },
-        files: ["use.ts"],
-      }),
-    );
-    // Throws (with tsc's report) if the declarations do not resolve or the consumer is wrong.
-    run(process.execPath, [join(repo, "node_modules/typescript/bin/tsc"), "-p", "."], project);
+    // The shipped declarations are checked too, without Node's types: a consumer that is not a
+    // Node program must not need @types/node.
+    typeCheck("tsconfig.json", ["use.ts"], { skipLibCheck: false, types: [] });
   });
 });
 
@@ -160,25 +161,6 @@ describe("docs/api.md's examples as TypeScript", () => {
       mkdirSync(types, { recursive: true });
       symlinkSync(join(repo, "node_modules", "@types", "node"), join(types, "node"));
     }
-    writeFileSync(
-      join(project, "tsconfig.docs.json"),
-      JSON.stringify({
-        compilerOptions: {
-          module: "NodeNext",
-          moduleResolution: "NodeNext",
-          target: "ES2022",
-          strict: true,
-          noEmit: true,
-          skipLibCheck: true,
-          types: ["node"],
-        },
-        files,
-      }),
-    );
-    run(
-      process.execPath,
-      [join(repo, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.docs.json"],
-      project,
-    );
+    typeCheck("tsconfig.docs.json", files, { skipLibCheck: true, types: ["node"] });
   });
 });
