@@ -1,0 +1,109 @@
+// The folders of src/ in their layer order (docs/architecture.md, "Layers"): a module imports
+// from its own layer or below, never above. The imports that still run upward are listed one by
+// one in KNOWN_UPWARD, the debt issue 31 pays down: a new upward import fails, and so does an
+// entry that no longer exists (so the list only shrinks).
+
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, normalize, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+
+const SRC = fileURLToPath(new URL("../../../src", import.meta.url));
+
+/** Lowest first; the folders (or top-level files) of one entry are one layer. */
+export const LAYERS: readonly (readonly string[])[] = [
+  ["util", "source", "version", "plot"],
+  ["diagnostics", "schemas"],
+  ["target"],
+  ["frontend"],
+  ["check"],
+  ["ir"],
+  ["queues"],
+  ["passes"],
+  ["backend/sdma", "backend/trace", "backend/cuda"],
+  ["sim", "forensics"],
+  ["backend"],
+  ["pipeline"],
+  ["api", "calibrate", "golden", "fmt", "lsp"],
+  ["cli"],
+  ["index", "testing"],
+];
+
+/** Imports that run against the order today: "from-file -> to-file", relative to src/. */
+const KNOWN_UPWARD: readonly string[] = [
+  // Option parsers that live in cli/ but serve the API, golden and calibrate (a driver layer's).
+  "api/build.ts -> cli/opt-options.ts",
+  "api/build.ts -> cli/options.ts",
+  "api/check.ts -> cli/options.ts",
+  "api/simulate.ts -> cli/options.ts",
+  "calibrate/measurements.ts -> cli/variant-spec.ts",
+  "golden/config-options.ts -> cli/opt-options.ts",
+  "golden/config-options.ts -> cli/options.ts",
+  "golden/config.ts -> cli/opt-options.ts",
+  "golden/config.ts -> cli/options.ts",
+  "golden/discover.ts -> cli/options.ts",
+  "golden/products.ts -> cli/opt-options.ts",
+  "golden/products.ts -> cli/options.ts",
+  "golden/run.ts -> cli/options.ts",
+  // Helpers filed a layer too high, and the compile driver's loops (issue 31, item 2).
+  "backend/compile-pipeline.ts -> pipeline.ts",
+  "backend/cuda/fit.ts -> calibrate/search.ts",
+  "backend/cuda/measure.ts -> api/build.ts",
+  "backend/sdma/manifest.ts -> backend/streamed-data.ts",
+  "check/check.ts -> ir/collectives.ts",
+  "frontend/parse-hints.ts -> check/suggest.ts",
+  "sim/chrome-trace.ts -> backend/streamed-data.ts",
+  "sim/trace/perfetto-page.ts -> backend/streamed-data.ts",
+  "target/part-check.ts -> frontend/ast.ts",
+  "target/part-check.ts -> ir/ir.ts",
+  "target/part-check.ts -> queues/queue-program.ts",
+];
+
+/** The layer a src/-relative file belongs to (-1: none). */
+function layerOf(file: string): number {
+  const parts = file.replace(/\.ts$/, "").split("/");
+  const keys = parts.length > 2 ? [`${parts[0]}/${parts[1]}`, parts[0]!] : [parts[0]!];
+  for (const key of keys) {
+    const i = LAYERS.findIndex((l) => l.includes(key));
+    if (i >= 0) return i;
+  }
+  return -1;
+}
+
+function sources(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return sources(path);
+    return name.endsWith(".ts") ? [path] : [];
+  });
+}
+
+/** Every relative import of every src/ file, as src/-relative "from -> to" pairs. */
+function imports(): { from: string; to: string }[] {
+  return sources(SRC).flatMap((path) => {
+    const from = relative(SRC, path);
+    const text = readFileSync(path, "utf8");
+    return [...text.matchAll(/\bfrom\s+["'](\.{1,2}\/[^"']+)["']/g)].map((m) => ({
+      from,
+      to: relative(SRC, normalize(join(dirname(path), m[1]!.replace(/\.js$/, ".ts")))),
+    }));
+  });
+}
+
+describe("layering", () => {
+  const all = imports();
+
+  it("names the layer of every source file", () => {
+    const files = sources(SRC).map((p) => relative(SRC, p));
+    expect(files.filter((f) => layerOf(f) < 0)).toEqual([]);
+  });
+
+  it("no import runs upward but the known ones", () => {
+    const upward = all
+      .filter((i) => layerOf(i.to) > layerOf(i.from))
+      .map((i) => `${i.from} -> ${i.to}`);
+    expect(upward.filter((u) => !KNOWN_UPWARD.includes(u))).toEqual([]);
+    // A known one that is gone comes off the list.
+    expect(KNOWN_UPWARD.filter((k) => !upward.includes(k))).toEqual([]);
+  });
+});
