@@ -41,7 +41,7 @@ import type { CostModel } from "../passes/cost-model.js";
 import { cudaCostModel } from "./cuda/outputs.js";
 import { cudaOf } from "../target/cuda-target.js";
 import { passByName, passEnabled } from "../passes/index.js";
-import { StreamedData } from "./streamed-data.js";
+import { StreamedData } from "../util/streamed-data.js";
 import { pushAll } from "../util/arrays.js";
 import { COMPILE_BYTES_PER_OP } from "../util/heap-budget.js";
 

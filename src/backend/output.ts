@@ -41,7 +41,7 @@ import {
   recoverStaleTemporaries,
   removeOurDirectory,
 } from "./temporaries.js";
-import { StreamedData } from "./streamed-data.js";
+import { StreamedData } from "../util/streamed-data.js";
 import { WriteBehind, writeAll } from "./write-behind.js";
 
 export class OutputError extends Error {

@@ -5,7 +5,7 @@
 // reads the text (pure: no file system); every problem is a DMAC5007 diagnostic at its cell.
 
 import { diag, type Diagnostic } from "../diagnostics/diagnostic.js";
-import { didYouMean } from "../check/suggest.js";
+import { didYouMean } from "../diagnostics/suggest.js";
 import type { OptLevel } from "../passes/pass.js";
 import type { SourceFile, Span } from "../source/source-file.js";
 import { parseSpec, type ParsedSpec } from "../cli/variant-spec.js";

@@ -41,7 +41,7 @@ import {
   type Scope,
   type Sym,
 } from "./scope.js";
-import { didYouMean, nameSuggestion } from "./suggest.js";
+import { didYouMean, nameSuggestion } from "../diagnostics/suggest.js";
 import { pushAll } from "../util/arrays.js";
 
 export { selectSchedule } from "./select-schedule.js";

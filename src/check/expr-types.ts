@@ -11,7 +11,7 @@ import type { SourceFile } from "../source/source-file.js";
 import { diag, type Diagnostic } from "../diagnostics/diagnostic.js";
 import { assertNever } from "../util/assert-never.js";
 import { lookup, visibleNames, SYMBOL_LABEL, type Scope } from "./scope.js";
-import { nameSuggestion } from "./suggest.js";
+import { nameSuggestion } from "../diagnostics/suggest.js";
 import {
   ARITH_RULES,
   ERROR,

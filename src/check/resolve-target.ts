@@ -16,7 +16,7 @@ import {
   type Target,
 } from "../target/target.js";
 import { InternalError } from "../util/internal-error.js";
-import { nameSuggestion } from "./suggest.js";
+import { nameSuggestion } from "../diagnostics/suggest.js";
 
 export const DEFAULT_TARGET = "mi300x";
 

@@ -3,7 +3,7 @@
 
 import { diag, type Diagnostic } from "../diagnostics/diagnostic.js";
 import type { CheckedSchedule } from "./checked.js";
-import { didYouMean } from "./suggest.js";
+import { didYouMean } from "../diagnostics/suggest.js";
 
 export function selectSchedule(
   schedules: readonly CheckedSchedule[],

@@ -25,7 +25,7 @@
 import { pushAll } from "../util/arrays.js";
 import { existsSync } from "node:fs";
 import { diag, type Diagnostic } from "../diagnostics/diagnostic.js";
-import { didYouMean } from "../check/suggest.js";
+import { didYouMean } from "../diagnostics/suggest.js";
 import { PASS_NAMES, type OptLevel } from "../passes/pass.js";
 import { parseOptOptions, type OptCommandOptions, type ParsedOptOptions } from "./opt-options.js";
 import type { Target } from "../target/target.js";

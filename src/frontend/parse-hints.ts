@@ -10,7 +10,7 @@
 import type { IToken, TokenType } from "chevrotain";
 import type { Fix } from "../diagnostics/diagnostic.js";
 import type { SourceFile, Span } from "../source/source-file.js";
-import { closestName } from "../check/suggest.js";
+import { closestName } from "../diagnostics/suggest.js";
 import {
   HexLiteral,
   Identifier,

@@ -1,6 +1,6 @@
 // Quick fixes: a diagnostic with a suggested fix (Diagnostic.fix: any edit, e.g. `rank` ->
 // `ranks`, `buf@r+1[` -> `buf@(r+1)[`, an inserted `in `) or a did-you-mean hint
-// (src/check/suggest.ts) carries the edit in its data (diagnostics.ts).
+// (src/diagnostics/suggest.ts) carries the edit in its data (diagnostics.ts).
 
 import { CodeActionKind, type CodeAction, type Diagnostic } from "vscode-languageserver";
 import type { FixData } from "./diagnostics.js";

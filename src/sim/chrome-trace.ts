@@ -27,7 +27,7 @@
 // written, each event rendered only then, in the order trace/event-order.ts puts references in.
 
 import type { IrModule } from "../ir/ir.js";
-import { StreamedData } from "../backend/streamed-data.js";
+import { StreamedData } from "../util/streamed-data.js";
 import type { CounterSample, Span, Timeline } from "./execute.js";
 import { ATOMIC, BCAST, FENCE, FILL, isDataKind, SWAP, TIMESTAMP } from "./program.js";
 import type { PackedProgram } from "./program.js";

@@ -22,7 +22,7 @@ import { PackedRows, PackedRowsBuilder } from "./packed-rows.js";
 import type { OpBindings } from "../../ir/instances.js";
 import { SyncWordRows, syncWordRows, writeSyncWordRows } from "./sync-word-rows.js";
 import { writeSidecarTo, type SidecarField } from "./manifest-sidecar.js";
-import { StreamedData } from "../streamed-data.js";
+import { StreamedData } from "../../util/streamed-data.js";
 import { createHash } from "node:crypto";
 
 export interface Manifest {

@@ -30,7 +30,7 @@ import {
 } from "../../calibrate/fit.js";
 import { parseMeasurements, type MeasurementRow } from "../../calibrate/measurements.js";
 import { minimise } from "../../calibrate/search.js";
-import { didYouMean } from "../../check/suggest.js";
+import { didYouMean } from "../../diagnostics/suggest.js";
 import { diag, hasErrors, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import { execute } from "../../sim/execute.js";
 import { readMachineModel } from "../../sim/model.js";

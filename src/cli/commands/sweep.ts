@@ -25,7 +25,7 @@ import { formatTime } from "../../util/format-time.js";
 import { failedPoint, runPoint, type SweepPoint } from "../../sim/sweep-point.js";
 import { lineChart } from "../../plot/line-chart.js";
 import type { SourceFile } from "../../source/source-file.js";
-import { didYouMean } from "../../check/suggest.js";
+import { didYouMean } from "../../diagnostics/suggest.js";
 import type { CliContext } from "../main.js";
 import { EXIT_OK, EXIT_USER_ERROR } from "../io.js";
 import { jsonDiagnostics } from "../../diagnostics/render.js";

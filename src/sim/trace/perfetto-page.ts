@@ -7,7 +7,7 @@
 // Browsers block a window opened without a click, so the page also has a button for it, and a
 // link that saves the trace as JSON (for an offline Perfetto or chrome://tracing).
 
-import { StreamedData } from "../../backend/streamed-data.js";
+import { StreamedData } from "../../util/streamed-data.js";
 
 /** Where Perfetto UI lives; the page talks to this origin only. */
 export const PERFETTO_ORIGIN = "https://ui.perfetto.dev";

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { WriteBehind } from "../../../src/backend/write-behind.js";
 import { writeOutputDir } from "../../../src/backend/output.js";
-import { StreamedData } from "../../../src/backend/streamed-data.js";
+import { StreamedData } from "../../../src/util/streamed-data.js";
 
 const dirs: string[] = [];
 const scratch = (): string => {

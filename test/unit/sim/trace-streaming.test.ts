@@ -20,7 +20,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { OutputError, writeOutputFile } from "../../../src/backend/output.js";
-import { StreamedData } from "../../../src/backend/streamed-data.js";
+import { StreamedData } from "../../../src/util/streamed-data.js";
 import { validateDocument } from "../../../src/schemas.js";
 import { simulate } from "../../../src/sim/run.js";
 import { EventOrder } from "../../../src/sim/trace/event-order.js";

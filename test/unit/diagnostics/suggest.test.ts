@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { closestName, editDistance } from "../../../src/check/suggest.js";
+import { closestName, editDistance } from "../../../src/diagnostics/suggest.js";
 
 describe("suggestions", () => {
   it("computes edit distance", () => {

@@ -1,7 +1,7 @@
 // "Did you mean" suggestions: the closest candidate by edit distance, if it is close enough to be
 // a plausible typo (at most a third of the name's length, and at least one edit allowed).
 
-import type { Fix } from "../diagnostics/diagnostic.js";
+import type { Fix } from "./diagnostic.js";
 import type { Span } from "../source/source-file.js";
 
 /**
