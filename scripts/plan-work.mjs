@@ -1,13 +1,15 @@
 #!/usr/bin/env node
 // Calibrates the -O2 plan search's work units (src/passes/plan.ts PlanBudget): for a few programs,
-// the wall time of a prediction's set-up (layout, command trace, the executor's program: cut
-// short by an event limit of null) per command, and of the executor's event loop per event. The
+// the wall time of a prediction's set-up (layout and command trace, as backend/cost-model.ts makes
+// them) per command, and of the rest of the prediction (the executor) per event. The
 // ratio is SETUP_WORK_PER_COMMAND; events per ms turns PLAN_BUDGET_WORK into seconds on the
 // machine at hand. Wall-clock readings are the point here: nothing dmac outputs depends on them.
 //
 //   npm run build && node scripts/plan-work.mjs
 
 import { SIMULATED_COST_MODEL } from "../dist/backend/cost-model.js";
+import { DEFAULT_LAYOUT, layoutProgram } from "../dist/backend/sdma/layout.js";
+import { emitTrace } from "../dist/backend/trace/trace.js";
 import { compileToQueues } from "../dist/backend/compile-pipeline.js";
 import { commandCount } from "../dist/queues/queue-program.js";
 import { makeSourceFile } from "../dist/source/source-file.js";
@@ -35,11 +37,18 @@ function timeMs(f, n = 5) {
 for (const [name, text] of cases) {
   const q = compileToQueues(makeSourceFile(name, text), {});
   const { program, module, target } = q.compiled;
-  const predict = (eventLimit) =>
-    SIMULATED_COST_MODEL.predict(program, module, { target, eventLimit });
-  const setupMs = timeMs(() => predict(() => null));
-  const full = predict(undefined);
-  const allMs = timeMs(() => predict(undefined));
+  const file = makeSourceFile("<plan>", "");
+  const setupMs = timeMs(() =>
+    emitTrace(
+      module,
+      program,
+      layoutProgram(module, program, file, DEFAULT_LAYOUT).layout,
+      target.name,
+    ),
+  );
+  const predict = () => SIMULATED_COST_MODEL.predict(program, module, { target });
+  const full = predict();
+  const allMs = timeMs(predict);
   const commands = commandCount(program);
   const usPerCommand = (setupMs * 1000) / commands;
   const usPerEvent = ((allMs - setupMs) * 1000) / full.events;

@@ -15,8 +15,7 @@ export const SIMULATED_COST_MODEL: CostModel = {
     if (!laid.layout)
       return { kind: "failed", note: "layout failed", events: 0, eventLimitHit: false };
     const trace = emitTrace(m, prog, laid.layout, req.target.name);
-    const maxEvents = req.eventLimit?.();
-    if (maxEvents === null) return { kind: "stopped" };
+    const maxEvents = req.maxEvents;
     const r = simulate(
       { trace, module: m },
       { target: req.target, signalPeriodUs: req.signalPeriodUs, maxEvents },

@@ -713,7 +713,7 @@ Fix: make the buffers smaller, or give a larger window in the layout configurati
       `the -O2 plan search stopped at its work budget (${budget}): ${evaluated} of ${total} candidates evaluated; ${kept}`,
     doc: `\`-O2\` predicts the time of each candidate plan with the executor and keeps the fastest
 (docs/optimisations.md, "-O2: the plan"). The search has a work budget (\`--plan-budget\`, default
-2,000,000 executor events and their equivalents: 2-4 s on a 2-core machine). Work is counted, not
+2,000,000 executor events and their equivalents: 1.3-3.4 s on a quiet 2-core machine). Work is counted, not
 timed, so the same input and options stop at the same place on every machine and under any load.
 On a large program the candidates' passes and predictions can need more than the budget. The
 search then stops where the budget ran out, between passes or inside a prediction, and keeps the

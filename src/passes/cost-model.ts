@@ -15,12 +15,8 @@ export interface CostRequest {
   readonly signalPeriodUs?: number | undefined;
   /** For layout diagnostics; a synthetic file is used when absent. */
   readonly file?: SourceFile | undefined;
-  /**
-   * Asked once the program is set up (laid out, translated for the executor), just before the
-   * event loop starts: the most events the executor may run (its watchdog), undefined for no
-   * limit, or null to stop there (the caller's time ran out).
-   */
-  readonly eventLimit?: (() => number | null | undefined) | undefined;
+  /** The most events the executor may run (its watchdog); undefined: no limit. */
+  readonly maxEvents?: number | undefined;
 }
 
 export type CostResult =
@@ -33,9 +29,7 @@ export type CostResult =
       readonly events: number;
       /** The executor stopped at the event limit (its watchdog), not at a real failure. */
       readonly eventLimitHit: boolean;
-    }
-  /** eventLimit said stop before the event loop started. */
-  | { readonly kind: "stopped" };
+    };
 
 export interface CostModel {
   predict(program: QueueProgram, module: IrModule, request: CostRequest): CostResult;

@@ -86,10 +86,10 @@ export interface PlanResult extends RunPassesResult {
 }
 
 /**
- * The plan search's default work budget (the best plan so far is kept when it runs out): 2-4 s of
- * search on the 2-core bench machine (400-800 work/ms, scripts/plan-work.mjs). The examples'
- * searches take 2k-250k, a 16-piece pipelined ring at 4 MiB about 1M; allToAll(256) (4.1M) stops
- * early.
+ * The plan search's default work budget (the best plan so far is kept when it runs out): 1.3-3.4 s
+ * of search on the quiet 2-core bench machine (600-1,560 work/ms, scripts/plan-work.mjs; about half
+ * that rate under a load of 6-12). The examples' searches take 0.5k-250k, a 16-piece pipelined
+ * ring at 4 MiB about 700k; allToAll(256) (4.1M) stops early.
  */
 export const PLAN_BUDGET_WORK = 2_000_000;
 
@@ -225,9 +225,8 @@ export function predict(
     target: ctx.target,
     signalPeriodUs: ctx.options.signalPeriodUs,
     file: ctx.file,
-    eventLimit: () => maxEvents,
+    maxEvents,
   });
-  if (r.kind === "stopped") return stopped;
   budget?.spend(r.events);
   if (r.kind === "failed" && r.eventLimitHit && maxEvents !== undefined) return stopped;
   if (r.kind === "failed") return { timeUs: undefined, verified: false, note: r.note };
