@@ -437,11 +437,13 @@ export function runSweep(
   }
   // --json (or --format json): one JSON document on stdout, the diagnostics inside it.
   const json = wantsJson(opts);
-  if (hasErrors(pre) || !sizes) {
-    if (!json) return reportDiagnostics(ctx, pre, opts);
-    ctx.streams.out(sweepJson([], opts.param, pre));
+  /** Stops before any size runs: the diagnostics, as text or in the JSON document. */
+  const refuse = (ds: Diagnostic[]): number => {
+    if (!json) return reportDiagnostics(ctx, ds, opts);
+    ctx.streams.out(sweepJson([], opts.param, ds));
     return EXIT_USER_ERROR;
-  }
+  };
+  if (hasErrors(pre) || !sizes) return refuse(pre);
 
   const sources = new Map<string, SourceFile>();
   const diagnostics: Diagnostic[] = [...pre];
@@ -461,14 +463,18 @@ export function runSweep(
     else report(read.diagnostics);
   }
   // Mistakes no size can change (a misspelt --param, a syntax or type error) are reported once,
-  // before any size runs: the source checked at the first size. (An unreadable file does not
-  // stop the other variants.)
+  // before any size runs: each source checked at the first size, once per schedule and defines
+  // (the levels of one file share it). An unreadable file does not stop the other variants.
+  const checkedAs = new Set<string>();
   const unchangeable = variants.flatMap((v, vi) => {
     const file = sources.get(v.path);
     const c = compileOptions[vi]!;
-    if (!file) return [];
+    const defines = { ...c.defines, [opts.param]: `${sizes[0]!}B` };
+    const key = JSON.stringify([v.path, c.schedule ?? null, defines]);
+    if (!file || checkedAs.has(key)) return [];
+    checkedAs.add(key);
     const checked = checkSource(file, {
-      defines: { ...c.defines, [opts.param]: `${sizes[0]!}B` },
+      defines,
       schedule: c.schedule,
       baseDir: dirname(v.path),
       targetOverride: common.target,
@@ -477,9 +483,7 @@ export function runSweep(
   });
   if (unchangeable.length > 0) {
     report(unchangeable);
-    if (!json) return reportDiagnostics(ctx, diagnostics, opts);
-    ctx.streams.out(sweepJson([], opts.param, diagnostics));
-    return EXIT_USER_ERROR;
+    return refuse(diagnostics);
   }
   const total = variants.length * sizes.length;
   const progress = startProgress(ctx.streams, { quiet: opts.quiet, label: "sweep" });
