@@ -38,7 +38,8 @@ function engineLine(e: EngineStats, totalUs: number): string {
   return `${formatTime(e.busyUs).padStart(12)}  ${pct(totalUs > 0 ? e.busyUs / totalUs : 0).padStart(6)}  ${e.packets} packets`;
 }
 
-function linkLine(l: LinkStats): string {
+/** A link's (or host link direction's) bytes and utilisation columns. */
+function linkLine(l: Pick<LinkStats, "bytes" | "utilisation">): string {
   return `${formatSize(l.bytes).padStart(12)}  ${pct(l.utilisation).padStart(6)}`;
 }
 
@@ -72,10 +73,7 @@ function pcieLines(s: SimResult["stats"]): string[] {
   const bytes = s.pcie.reduce((a, l) => a + l.bytes, 0);
   return [
     `pcie            ${s.pcie.length} host link direction${s.pcie.length === 1 ? " carries" : "s carry"} ${formatSize(bytes)}; bytes, utilisation of usable bandwidth`,
-    ...s.pcie.map(
-      (l) =>
-        `  ${`gpu${l.gpu} ${l.direction}`.padEnd(14)}${formatSize(l.bytes).padStart(12)}  ${pct(l.utilisation).padStart(6)}`,
-    ),
+    ...s.pcie.map((l) => `  ${`gpu${l.gpu} ${l.direction}`.padEnd(14)}${linkLine(l)}`),
   ];
 }
 
