@@ -2,7 +2,7 @@
 // src/backend/cuda/text.ts; docs/cuda.md) on real GPUs, times it as AMD-DMA-Latte times
 // (host steady_clock from the first submit, or from the trigger store when prelaunched, until the
 // host sees the last completion word, spin-polling pinned host-mapped memory), and verifies every
-// byte of every buffer against the compiler's expectation.
+// byte of every buffer against the compiler's expectation, on the GPU (byte-check.cuh).
 //
 //   dmac-cuda-run PROGRAM.txt [--iters N] [--warmup N] [--label TEXT] [--json FILE]
 //                 [--sm-check N] [--sm-limit-ms MS]
@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "byte-check.cuh"
 #include "pattern.h"
 #include "sha256.h"
 
@@ -408,34 +409,27 @@ static double run_once(Run& r) {
 
 // ---- verification ---------------------------------------------------------------------------
 
-/** Mismatching bytes over all buffers (prints the first few). */
+/** Mismatching bytes over all buffers, counted on the GPU (byte-check.cuh): each buffer on its
+ *  own GPU, host buffers through their mapping on GPU 0. Prints each buffer's first wrong byte. */
 static uint64_t verify(Run& r) {
   uint64_t wrong = 0, checked = 0;
   for (Buffer& b : r.p.buffers) {
-    std::vector<uint8_t> expect(b.pattern, b.pattern + b.size);
-    for (Expect& e : r.p.expects) {
-      if (e.at.buffer != b.id || e.at.place != b.place) continue;
-      for (uint64_t k = 0; k < e.bytes; k++)
-        expect[e.at.offset + k] = pattern_byte((uint32_t)e.from.buffer, (uint32_t)e.from.place, e.from.offset + k);
-    }
-    std::vector<uint8_t> got(b.size);
-    if (b.place == (int)HOST_PLACE) memcpy(got.data(), b.ptr, b.size);
-    else {
-      CK(cudaSetDevice(b.place));
-      CK(cudaMemcpy(got.data(), b.ptr, b.size, cudaMemcpyDeviceToHost));
-    }
-    for (uint64_t k = 0; k < b.size; k++) {
-      if (got[k] != expect[k]) {
-        if (wrong < 5)
-          fprintf(stderr, "dmac-cuda-run: %s@%s[%llu] is 0x%02x, expected 0x%02x\n", b.name.c_str(),
-                  b.place == (int)HOST_PLACE ? "host" : std::to_string(b.place).c_str(), (unsigned long long)k,
-                  got[k], expect[k]);
-        wrong++;
-      }
-    }
+    std::vector<CheckRange> ranges;
+    for (Expect& e : r.p.expects)
+      if (e.at.buffer == b.id && e.at.place == b.place)
+        ranges.push_back({e.at.offset, e.bytes, (uint32_t)e.from.buffer, (uint32_t)e.from.place, e.from.offset});
+    CK(cudaSetDevice(b.place == (int)HOST_PLACE ? 0 : b.place));
+    CheckResult res;
+    CK(check_on_gpu(b.ptr, b.size, (uint32_t)b.id, (uint32_t)b.place, ranges, &res));
+    if (res.wrong)
+      fprintf(stderr, "dmac-cuda-run: %s@%s: %llu wrong bytes, the first at [%llu] is 0x%02x, expected 0x%02x\n",
+              b.name.c_str(), b.place == (int)HOST_PLACE ? "host" : std::to_string(b.place).c_str(), res.wrong,
+              res.first, res.got, res.want);
+    wrong += res.wrong;
     checked += b.size;
   }
-  fprintf(stderr, "dmac-cuda-run: verified %llu bytes, %llu wrong\n", (unsigned long long)checked,
+  CK(cudaSetDevice(0));
+  fprintf(stderr, "dmac-cuda-run: verified %llu bytes on the GPU, %llu wrong\n", (unsigned long long)checked,
           (unsigned long long)wrong);
   return wrong;
 }
