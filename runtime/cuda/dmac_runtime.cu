@@ -4,7 +4,8 @@
 // Words (trigger, user signals, sync, completion) live in pinned host memory mapped into every
 // GPU, one 64-byte line each so each is polled on its own; the program's streams wait on them
 // with cuStreamWaitValue32 and write them with cuStreamWriteValue32, as do the caller's streams
-// in dmac_trigger / dmac_wait / dmac_reset. The driver functions come through the runtime's
+// in dmac_trigger / dmac_wait and the library's own stream (joins and resets). Ordering between
+// streams of different GPUs is CUDA events. The driver functions come through the runtime's
 // cudaGetDriverEntryPointByVersion, so the library links only the CUDA runtime (no libcuda at
 // build time: the build machine needs no driver).
 
@@ -47,11 +48,16 @@ struct Gpu {
   volatile uint32_t* words = nullptr;
   CUdeviceptr wordsDev = 0;
   std::vector<GpuStream> streams;  // parallel to prog.streams
-  std::map<int, cudaEvent_t> deviceEvent;  // per device: for ordering a caller's stream after another's
+  // The library's own stream (on rank 0's device): it joins several callers' streams before a
+  // trigger, and orders a reset after every program stream and every dmac_wait, so that no
+  // caller's stream ever waits for another GPU.
+  cudaStream_t own = nullptr;
+  int ownDevice = 0;
+  std::map<int, cudaEvent_t> deviceEvent;  // per device: a caller's work, for `own` to wait on
   std::vector<cudaEvent_t> waited;         // recorded after each dmac_wait, on its stream
-  cudaEvent_t resetDone = nullptr;  // the last dmac_reset's zeros, on the caller's stream
-  bool resetPending = false;
-  std::vector<cudaEvent_t> startAfter;  // dmac_trigger of a program without a trigger: the callers' work
+  cudaEvent_t go = nullptr;         // on `own`: the callers' work is done (a program without a trigger)
+  cudaEvent_t resetDone = nullptr;  // on `own`: the last dmac_reset's zeros
+  bool resetPending = false, goPending = false;
   bool enqueued = false, started = false;
   StreamValueFn waitValue = nullptr, writeValue = nullptr;
 };
@@ -183,9 +189,12 @@ void teardown(dmac_program* p) {
     if (s.s) cudaStreamDestroy(s.s);
     if (s.done) cudaEventDestroy(s.done);
   }
+  cudaSetDevice(g->ownDevice);
+  if (g->own) cudaStreamSynchronize(g->own);
+  if (g->own) cudaStreamDestroy(g->own);
   for (auto& e : g->deviceEvent) cudaEventDestroy(e.second);
   for (cudaEvent_t e : g->waited) cudaEventDestroy(e);
-  for (cudaEvent_t e : g->startAfter) cudaEventDestroy(e);
+  if (g->go) cudaEventDestroy(g->go);
   if (g->resetDone) cudaEventDestroy(g->resetDone);
   if (g->words) cudaFreeHost((void*)g->words);
   cudaGetLastError();
@@ -203,18 +212,35 @@ dmac_status caller_device(void* const* streams, const int* devices, int i, int c
   return DMAC_OK;
 }
 
-/** Records an event after the work on a caller's stream (made on its device): a new one into
- *  POOL, or the device's reusable one when POOL is null (a wait captures the record at once). */
-dmac_status record_after(Gpu* g, cudaStream_t stream, int device, std::vector<cudaEvent_t>* pool, cudaEvent_t* out) {
+/** Records an event after the work on a caller's stream, in a new event kept in POOL. */
+dmac_status record_after(cudaStream_t stream, int device, std::vector<cudaEvent_t>& pool) {
   TRY(cudaSetDevice(device));
   cudaEvent_t e;
-  if (pool || !g->deviceEvent.count(device)) {
-    TRY(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
-    if (pool) pool->push_back(e);
-    else g->deviceEvent[device] = e;
+  TRY(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+  pool.push_back(e);
+  TRY(cudaEventRecord(e, stream));
+  return DMAC_OK;
+}
+
+/** The library's stream waits for the work already on each caller stream. One event per device
+ *  serves every stream of it: a wait captures the event's latest record when it is made. */
+dmac_status join(Gpu* g, void* const* streams, const std::vector<int>& dev) {
+  for (size_t i = 0; i < dev.size(); i++) {
+    TRY(cudaSetDevice(dev[i]));
+    cudaEvent_t& e = g->deviceEvent[dev[i]];
+    if (!e) TRY(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    TRY(cudaEventRecord(e, (cudaStream_t)streams[i]));
+    TRY(cudaSetDevice(g->ownDevice));
+    TRY(cudaStreamWaitEvent(g->own, e, 0));
   }
-  *out = pool ? e : g->deviceEvent[device];
-  TRY(cudaEventRecord(*out, stream));
+  return DMAC_OK;
+}
+
+/** Makes an event (on the library's device) that records where `own` is now. */
+dmac_status mark_own(Gpu* g, cudaEvent_t& e) {
+  TRY(cudaSetDevice(g->ownDevice));
+  if (!e) TRY(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+  TRY(cudaEventRecord(e, g->own));
   return DMAC_OK;
 }
 
@@ -280,7 +306,8 @@ dmac_status dmac_prepare(dmac_program* p) {
     cudaDriverEntryPointQueryResult q;
     TRY(cudaGetDriverEntryPointByVersion("cuStreamWaitValue32", (void**)&g->waitValue, 12000, cudaEnableDefault, &q));
     TRY(cudaGetDriverEntryPointByVersion("cuStreamWriteValue32", (void**)&g->writeValue, 12000, cudaEnableDefault, &q));
-    if (!g->waitValue || !g->writeValue) return fail(DMAC_ERR_CUDA, "the driver has no stream memory operations");
+    if (q != cudaDriverEntryPointSuccess || !g->waitValue || !g->writeValue)
+      return fail(DMAC_ERR_CUDA, "the driver has no stream memory operations (cuStreamWaitValue32, cuStreamWriteValue32)");
     void* w = nullptr;
     size_t bytes = (size_t)std::max(1, p->prog.words) * WORD_STRIDE * 4;
     TRY(cudaHostAlloc(&w, bytes, cudaHostAllocPortable | cudaHostAllocMapped));
@@ -289,6 +316,9 @@ dmac_status dmac_prepare(dmac_program* p) {
     void* wd = nullptr;
     TRY(cudaHostGetDevicePointer(&wd, w, 0));
     g->wordsDev = (CUdeviceptr)wd;
+    g->ownDevice = p->device[0];
+    TRY(cudaSetDevice(g->ownDevice));
+    TRY(cudaStreamCreateWithFlags(&g->own, cudaStreamNonBlocking));
     for (const dmac::Stream& ps : p->prog.streams) {
       g->streams.emplace_back();
       GpuStream& s = g->streams.back();
@@ -319,11 +349,11 @@ dmac_status dmac_enqueue(dmac_program* p) {
     GpuStream& s = g->streams[i];
     TRY(cudaSetDevice(s.device));
     if (g->resetPending) TRY(cudaStreamWaitEvent(s.s, g->resetDone, 0));
-    for (cudaEvent_t e : g->startAfter) TRY(cudaStreamWaitEvent(s.s, e, 0));
+    if (g->goPending) TRY(cudaStreamWaitEvent(s.s, g->go, 0));
     const dmac::Stream& ps = p->prog.streams[i];
     for (size_t k = 0; k < ps.cmds.size(); k++) TRY_STATUS(submit(g, s, ps.cmds[k], s.cmds[k]));
   }
-  g->resetPending = false;
+  g->resetPending = g->goPending = false;
   g->enqueued = true;
   if (!p->prog.hasTrigger) g->started = true;
   return DMAC_OK;
@@ -338,25 +368,23 @@ dmac_status dmac_trigger(dmac_program* p, void* const* streams, const int* devic
   std::vector<int> dev(n);
   for (int i = 0; i < n; i++) TRY_STATUS(caller_device(streams, devices, i, guard.saved, &dev[i]));
   if (!p->prog.hasTrigger) {  // the program's streams wait for the callers' work, then run
-    for (cudaEvent_t e : g->startAfter) cudaEventDestroy(e);
-    g->startAfter.clear();
-    cudaEvent_t e;
-    for (int i = 0; i < n; i++) TRY_STATUS(record_after(g, (cudaStream_t)streams[i], dev[i], &g->startAfter, &e));
+    TRY_STATUS(join(g, streams, dev));
+    TRY_STATUS(mark_own(g, g->go));
+    g->goPending = true;
     return dmac_enqueue(p);
   }
   if (!g->enqueued) TRY_STATUS(dmac_enqueue(p));
-  cudaStream_t first = (cudaStream_t)streams[0];
-  for (int i = 1; i < n; i++) {  // the first stream waits for the others' work
-    cudaEvent_t e;
-    TRY_STATUS(record_after(g, (cudaStream_t)streams[i], dev[i], nullptr, &e));
-    TRY(cudaSetDevice(dev[0]));
-    TRY(cudaStreamWaitEvent(first, e, 0));
+  // One caller: the write-values go on its stream (nothing waits); several: on the library's
+  // stream once it has joined theirs, so that no caller's stream waits for another GPU.
+  CUstream on = (CUstream)streams[0];
+  if (n > 1) {
+    TRY_STATUS(join(g, streams, dev));
+    on = (CUstream)g->own;
   }
-  TRY(cudaSetDevice(dev[0]));
+  TRY(cudaSetDevice(n > 1 ? g->ownDevice : dev[0]));
   for (const dmac::WordValue& w : p->prog.external)
-    TRY_DRV(g->writeValue((CUstream)first, word_dev(g, w.word), w.value, CU_STREAM_WRITE_VALUE_DEFAULT));
-  TRY_DRV(g->writeValue((CUstream)first, word_dev(g, p->prog.trigger.word), p->prog.trigger.value,
-                        CU_STREAM_WRITE_VALUE_DEFAULT));
+    TRY_DRV(g->writeValue(on, word_dev(g, w.word), w.value, CU_STREAM_WRITE_VALUE_DEFAULT));
+  TRY_DRV(g->writeValue(on, word_dev(g, p->prog.trigger.word), p->prog.trigger.value, CU_STREAM_WRITE_VALUE_DEFAULT));
   g->started = true;
   return DMAC_OK;
 }
@@ -384,8 +412,7 @@ dmac_status dmac_wait(dmac_program* p, void* const* streams, const int* devices,
     TRY(cudaSetDevice(device));
     for (const dmac::WordValue& w : p->prog.completions)
       TRY_DRV(g->waitValue((CUstream)s, word_dev(g, w.word), w.value, CU_STREAM_WAIT_VALUE_GEQ));
-    cudaEvent_t e;  // dmac_reset must not zero the words before this stream has seen them
-    TRY_STATUS(record_after(g, s, device, &g->waited, &e));
+    TRY_STATUS(record_after(s, device, g->waited));  // dmac_reset must not zero the words before this stream saw them
   }
   return DMAC_OK;
 }
@@ -404,29 +431,22 @@ dmac_status dmac_wait_host(dmac_program* p, double timeout_s) {
   return DMAC_OK;
 }
 
-dmac_status dmac_reset(dmac_program* p, void* stream, int device) {
+dmac_status dmac_reset(dmac_program* p) {
   if (!p || !p->gpu) return fail(DMAC_ERR_STATE, "dmac_reset: dmac_prepare first");
   Gpu* g = gpu_of(p);
   if (g->enqueued && !g->started)
     return fail(DMAC_ERR_STATE, "dmac_reset: the run is enqueued but not triggered (dmac_trigger first)");
   DeviceGuard guard;
-  cudaStream_t s = (cudaStream_t)stream;
-  void* const one[1] = {stream};
-  int dev;
-  TRY_STATUS(caller_device(one, device >= 0 ? &device : nullptr, 0, guard.saved, &dev));
   for (GpuStream& ps : g->streams) {  // after every program stream's commands
     TRY(cudaSetDevice(ps.device));
     TRY(cudaEventRecord(ps.done, ps.s));
   }
-  TRY(cudaSetDevice(dev));
-  for (GpuStream& ps : g->streams) TRY(cudaStreamWaitEvent(s, ps.done, 0));
-  for (cudaEvent_t e : g->waited) TRY(cudaStreamWaitEvent(s, e, 0));  // and every dmac_wait
+  TRY(cudaSetDevice(g->ownDevice));
+  for (GpuStream& ps : g->streams) TRY(cudaStreamWaitEvent(g->own, ps.done, 0));
+  for (cudaEvent_t e : g->waited) TRY(cudaStreamWaitEvent(g->own, e, 0));  // and every dmac_wait
   for (int w = 0; w < p->prog.words; w++)
-    TRY_DRV(g->writeValue((CUstream)s, word_dev(g, w), 0, CU_STREAM_WRITE_VALUE_DEFAULT));
-  if (g->resetDone) cudaEventDestroy(g->resetDone);
-  g->resetDone = nullptr;
-  TRY(cudaEventCreateWithFlags(&g->resetDone, cudaEventDisableTiming));
-  TRY(cudaEventRecord(g->resetDone, s));
+    TRY_DRV(g->writeValue((CUstream)g->own, word_dev(g, w), 0, CU_STREAM_WRITE_VALUE_DEFAULT));
+  TRY_STATUS(mark_own(g, g->resetDone));
   for (cudaEvent_t e : g->waited) cudaEventDestroy(e);
   g->waited.clear();
   g->resetPending = true;
@@ -443,7 +463,7 @@ dmac_status dmac_reset_host(dmac_program* p) {
   std::atomic_thread_fence(std::memory_order_seq_cst);
   for (cudaEvent_t e : g->waited) cudaEventDestroy(e);
   g->waited.clear();
-  g->resetPending = false;
+  g->resetPending = g->goPending = false;
   g->enqueued = g->started = false;
   return DMAC_OK;
 }

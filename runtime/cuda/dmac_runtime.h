@@ -7,7 +7,7 @@
  *   dmac_enqueue         enqueue every command (prelaunch: behind the trigger, if the program has one)
  *   dmac_trigger         release the run after the work already on the caller's streams
  *   dmac_wait            make the caller's streams wait for the run's completion
- *   dmac_reset           the words back to zero, ordered on a caller's stream, for the next run
+ *   dmac_reset           the words back to zero for the next run, ordered after it on the GPUs
  *   dmac_destroy         tear down
  *
  * One process drives every GPU of the program; rank r runs on CUDA device r unless
@@ -80,9 +80,11 @@ dmac_status dmac_enqueue(dmac_program* p);
  * device's (PyTorch's default streams are all 0: give DEVICES). */
 
 /** Starts the run once the work enqueued so far on each of the N caller streams is done: the
- *  first stream waits for the others (events), then raises the program's external signals and
- *  writes the trigger word (stream write-values). Enqueues first if dmac_enqueue was not called;
- *  a program without a trigger is enqueued behind the callers' work (events) instead. */
+ *  program's external signals, then its trigger word, are written (stream write-values) on the
+ *  caller's stream when N is 1, else on the library's own stream after it has waited for the
+ *  callers' (events), so no caller's stream waits for another. Enqueues first if dmac_enqueue
+ *  was not called. A program without a trigger is enqueued now, its streams waiting for the
+ *  callers' work (events). */
 dmac_status dmac_trigger(dmac_program* p, void* const* streams, const int* devices, int n);
 /** The host's trigger: stores the external signals and the trigger word now (the runner's clock). */
 dmac_status dmac_trigger_host(dmac_program* p);
@@ -90,9 +92,10 @@ dmac_status dmac_trigger_host(dmac_program* p);
 dmac_status dmac_wait(dmac_program* p, void* const* streams, const int* devices, int n);
 /** The host spins until every completion word holds its value, at most TIMEOUT_S seconds. */
 dmac_status dmac_wait_host(dmac_program* p, double timeout_s);
-/** For the next run: STREAM (on DEVICE, or -1: the stream's own) waits for every program stream
- *  and every dmac_wait, then writes 0 to every word; the next dmac_enqueue's streams wait for that. */
-dmac_status dmac_reset(dmac_program* p, void* stream, int device);
+/** For the next run: the library's own stream waits for every program stream and every
+ *  dmac_wait, then writes 0 to every word; the next dmac_enqueue's streams wait for that. No
+ *  caller's stream is involved, and the host does not block. */
+dmac_status dmac_reset(dmac_program* p);
 /** The same from the host, for a caller that has synchronised every device. */
 dmac_status dmac_reset_host(dmac_program* p);
 

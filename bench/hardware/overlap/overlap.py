@@ -148,7 +148,7 @@ def run_dmac(programs, path):
 
         def finish(self, last):
             self.prog.wait(compute)
-            self.prog.reset(compute[0])
+            self.prog.reset()
             if self.prog.has_trigger and not last:
                 self.prog.prelaunch()  # the next step's copies wait behind the trigger already
 

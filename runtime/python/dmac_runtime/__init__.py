@@ -4,7 +4,7 @@
     for rank, t in enumerate(outputs):
         prog.bind("out", rank, t)                      # the program's buffer names, one tensor each
     prog.prepare()
-    prog.run(streams)        # or prog.trigger(streams) ... prog.wait(streams); prog.reset(stream)
+    prog.run(streams)        # or prog.trigger(streams) ... prog.wait(streams); prog.reset()
 
 One process drives every GPU of the program (rank r on cuda:r unless `devices` says otherwise).
 The C library does the work (runtime/cuda/dmac_runtime.h); this module turns tensors and streams
@@ -118,16 +118,15 @@ class Program:
         """STREAMS wait for the run's completion (GPU-side: the host does not block)."""
         self._n.call("dmac_wait", self._h, *self._streams(streams))
 
-    def reset(self, stream):
-        """For the next run, ordered on STREAM after this run and every wait()."""
-        handles, devices = stream_handles(stream)
-        self._n.call("dmac_reset", self._h, self._ctypes.c_void_p(handles[0]), devices[0])
+    def reset(self):
+        """For the next run: ordered on the GPUs after this run and every wait(); never blocks."""
+        self._n.call("dmac_reset", self._h)
 
     def run(self, streams):
         """trigger, wait and reset: one whole run, ordered on STREAMS."""
         self.trigger(streams)
         self.wait(streams)
-        self.reset(streams if not isinstance(streams, (list, tuple)) else streams[0])
+        self.reset()
 
     def close(self):
         if self._h:

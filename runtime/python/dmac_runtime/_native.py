@@ -59,7 +59,7 @@ _GPU = {
     "dmac_trigger": (_P, _STREAMS, _INTS, ctypes.c_int),
     "dmac_wait": (_P, _STREAMS, _INTS, ctypes.c_int),
     "dmac_wait_host": (_P, ctypes.c_double),
-    "dmac_reset": (_P, _P, ctypes.c_int),
+    "dmac_reset": (_P,),
 }
 _RESTYPE = {
     "dmac_last_error": ctypes.c_char_p,

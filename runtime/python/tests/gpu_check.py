@@ -61,7 +61,7 @@ def check(path):
             if mode == "host-sync":
                 for g in range(prog.gpus):
                     torch.cuda.synchronize(g)
-            prog.reset(streams[0])
+            prog.reset()
         for g in range(prog.gpus):
             torch.cuda.synchronize(g)
         want = {k: v.clone() for k, v in init.items()}
