@@ -9,8 +9,9 @@
 #       the -O2 all-gather (4 KiB and 1 MiB shards) for TARGET4, a 4-GPU CUDA target (default: a
 #       copy of targets/h200.json with gpus 4); the sources. OUT defaults to .dev-gpu.
 #   bash OUT/gpu-check.sh                               on the GPU machine (nvcc, python3 with
-#       torch): programs needing more GPUs than the machine has are skipped, and said so.
-#       Writes $OUT/gpu-check-log.txt.
+#       torch): programs needing more GPUs than the machine has are skipped, and said so; with
+#       4 GPUs also the PyTorch example (runtime/python/examples/all_gather.py). Writes
+#       $OUT/gpu-check-log.txt and $OUT/control.txt.
 set -euo pipefail
 
 prepare() {
@@ -29,7 +30,7 @@ prepare() {
   $dmac compile $ag --target "$target" -D engine=0 -O2 -D chunk=4KiB -o "$out/programs/all-gather-4k" >/dev/null
   $dmac compile $ag --target "$target" -D engine=0 -O2 -D chunk=1MiB -o "$out/programs/all-gather-1m" >/dev/null
   cp "$here"/{Makefile,runner.cu,byte-check.cuh,pattern.h,sha256.h,dmac_runtime.h,dmac_runtime.cu,program.h,program.cc} "$out/cuda/"
-  cp -r "$here/../python/dmac_runtime" "$here/../python/tests" "$out/python/"
+  cp -r "$here/../python/dmac_runtime" "$here/../python/tests" "$here/../python/examples" "$out/python/"
   cp "$0" "$out/gpu-check.sh"
   echo "on the GPU machine: bash $out/gpu-check.sh"
 }
@@ -64,7 +65,7 @@ run() {
     fi
   done
   # The control: the first expectation moved by one byte, so the check must find wrong bytes.
-  wrong="$out/wrong-program.txt"
+  wrong="$root/wrong-program.txt"
   awk '!done && $1 == "expect" { $8 = $8 + 1; done = 1 } { print }' "${runnable[0]}" >"$wrong"
   "$root/build/dmac-cuda-run" "$wrong" --iters 1 --warmup 0 --label control >"$out/control.txt" 2>&1 || true
   cat "$out/control.txt" >>"$log"
@@ -82,6 +83,12 @@ run() {
     fails=$((fails + 1))
   fi
   grep -q '^gpu_check: PASS' "$log" || fails=$((fails + 1))
+  # The PyTorch example of docs/runtime.md, on four GPUs.
+  if [ -f "$root/programs/all-gather-1m/program.txt" ] && [ "$gpus" -ge 4 ]; then
+    PYTHONPATH="$root/python" DMAC_RUNTIME_LIB="$root/build/libdmac_runtime.so" \
+      python3 "$root/python/examples/all_gather.py" "$root/programs/all-gather-1m/program.txt" 2>&1 | tee -a "$log"
+    grep -q 'equal on every rank: True' "$log" || fails=$((fails + 1))
+  fi
   echo "gpu-check: $([ $fails = 0 ] && echo PASS || echo "FAIL ($fails)")"
   exit $((fails > 0))
 }
