@@ -190,25 +190,27 @@ def nccl_worker(rank, path_mode):
     notes = []
     torch.cuda.set_device(rank)
     dev = torch.device("cuda", rank)
-    kwargs = dict(init_method="tcp://127.0.0.1:29533", rank=rank, world_size=RANKS, device_id=dev)
-    symm = None
-    if mode == "ce":
+    dist.init_process_group("nccl", init_method="tcp://127.0.0.1:29533", rank=rank, world_size=RANKS, device_id=dev)
+    group, symm = None, None  # the world's communicator, plain tensors: the SM path
+    if mode == "ce":  # as ../shared/reference/nvidia-multi-gpu.md, "NCCL's copy-engine collectives"
         try:
             opts = dist.ProcessGroupNCCL.Options()
-            opts.config.cta_policy = 2  # NCCL_CTA_POLICY_ZERO (nccl.h 2.28): no SMs for collectives
-            kwargs["pg_options"] = opts
-            notes.append("cta_policy=ZERO")
+            opts.config.cta_policy = getattr(dist.ProcessGroupNCCL, "NCCL_CTA_POLICY_ZERO", 2)
+            group = dist.new_group(list(range(RANKS)), backend="nccl", pg_options=opts)
+            notes.append("a communicator with NCCL_CTA_POLICY_ZERO")
         except Exception as e:  # noqa: BLE001
-            notes.append("no cta_policy in this torch (%s): NCCL_CTA_POLICY=2 from the environment" % e)
+            notes.append("no zero-CTA communicator (%s): the world's" % str(e).splitlines()[0][:200])
         try:
             import torch.distributed._symmetric_memory as symm_mem
 
-            symm = symm_mem
             if hasattr(symm_mem, "set_backend"):
                 symm_mem.set_backend("NCCL")
+            symm = symm_mem
         except Exception as e:  # noqa: BLE001
-            notes.append("no symmetric memory (%s)" % e)
-    dist.init_process_group("nccl", **kwargs)
+            notes.append("no symmetric memory (%s): plain tensors" % str(e).splitlines()[0][:200])
+        warm = torch.zeros(RANKS, device=dev)  # one collective on the new communicator first
+        dist.all_reduce(warm, group=group)
+        torch.cuda.synchronize()
     side = torch.cuda.Stream()
     compute = torch.cuda.current_stream()
     ops = gemm_operands(dev)
@@ -218,7 +220,7 @@ def nccl_worker(rank, path_mode):
         if symm is not None:
             try:
                 t = symm.empty(n, dtype=torch.uint8, device=dev)
-                symm.rendezvous(t, dist.group.WORLD.group_name)
+                symm.rendezvous(t, group=(group or dist.group.WORLD).group_name)
                 return t
             except Exception as e:  # noqa: BLE001
                 notes.append("symmetric buffers failed (%s): plain tensors" % str(e).splitlines()[0][:200])
@@ -237,7 +239,7 @@ def nccl_worker(rank, path_mode):
             if inp is not None:
                 side.wait_stream(compute)
                 with torch.cuda.stream(side):
-                    dist.all_gather_into_tensor(out, inp)
+                    dist.all_gather_into_tensor(out, inp, group=group)
             gemms(ops, k)
             e[2].record(compute)
             if inp is not None:
