@@ -11,57 +11,13 @@
 #include <cstdint>
 #include <vector>
 
-#include "pattern.h"
-
-/** One expected range of a buffer: `bytes` at `at` hold the pattern of (buffer, place) from `from`. */
-struct CheckRange {
-  uint64_t at, bytes;
-  uint32_t buffer, place;
-  uint64_t from;
-};
-
-/** What comes back: wrong bytes, and the lowest wrong offset with its byte and the expected one. */
-struct CheckResult {
-  unsigned long long wrong;
-  unsigned long long first;  // ~0 when none
-  uint8_t got, want;
-};
-
-/** The expected byte at `k`: the range holding it (ranges sorted by `at`, disjoint), else the
- *  buffer's own pattern. `hint` is the range a thread looked at last (bytes come in order). */
-__device__ __forceinline__ uint8_t check_expected(uint64_t k, uint32_t buffer, uint32_t place,
-                                                  const CheckRange* r, int n, int& hint) {
-  if (hint < 0 || hint >= n || k < r[hint].at || k >= r[hint].at + r[hint].bytes) {
-    int lo = 0, hi = n;  // the last range with at <= k
-    while (lo < hi) {
-      int mid = (lo + hi) / 2;
-      if (r[mid].at <= k) lo = mid + 1;
-      else hi = mid;
-    }
-    hint = lo - 1;
-  }
-  if (hint >= 0 && k < r[hint].at + r[hint].bytes)
-    return pattern_byte(r[hint].buffer, r[hint].place, r[hint].from + (k - r[hint].at));
-  return pattern_byte(buffer, place, k);
-}
-
-static const int CHECK_SPAN = 64;  // bytes per thread per step: whole 4-byte words, in order
+#include "byte-check.h"
 
 __global__ void check_bytes(const uint8_t* data, uint64_t size, uint32_t buffer, uint32_t place,
                             const CheckRange* ranges, int n, CheckResult* out) {
   unsigned long long wrong = 0, first = ~0ull;
-  int hint = -1;
-  uint64_t stride = (uint64_t)gridDim.x * blockDim.x * CHECK_SPAN;
-  for (uint64_t base = ((uint64_t)blockIdx.x * blockDim.x + threadIdx.x) * CHECK_SPAN; base < size;
-       base += stride) {
-    uint64_t end = base + CHECK_SPAN < size ? base + CHECK_SPAN : size;
-    for (uint64_t k = base; k < end; k++) {
-      if (data[k] != check_expected(k, buffer, place, ranges, n, hint)) {
-        wrong++;
-        if (k < first) first = k;
-      }
-    }
-  }
+  check_thread(data, size, buffer, place, ranges, n, (uint64_t)blockIdx.x * blockDim.x + threadIdx.x,
+               (uint64_t)gridDim.x * blockDim.x, wrong, first);
   for (int d = 16; d > 0; d /= 2) {  // one atomic per warp
     wrong += __shfl_down_sync(0xffffffffu, wrong, d);
     unsigned long long f = __shfl_down_sync(0xffffffffu, first, d);
@@ -74,10 +30,9 @@ __global__ void check_bytes(const uint8_t* data, uint64_t size, uint32_t buffer,
 }
 
 /** Checks `size` bytes at `data` (device memory of the current device, or host-mapped memory) on
- *  the current device; fills `res` (want/got of the first wrong byte). */
+ *  the current device against `ranges` (check_ranges); fills `res` (want/got of the first wrong byte). */
 static cudaError_t check_on_gpu(const uint8_t* data, uint64_t size, uint32_t buffer, uint32_t place,
-                                std::vector<CheckRange> ranges, CheckResult* res) {
-  std::sort(ranges.begin(), ranges.end(), [](const CheckRange& a, const CheckRange& b) { return a.at < b.at; });
+                                const std::vector<CheckRange>& ranges, CheckResult* res) {
   *res = CheckResult{0, ~0ull, 0, 0};
   CheckRange* dr = nullptr;
   CheckResult* dres = nullptr;
@@ -95,10 +50,8 @@ static cudaError_t check_on_gpu(const uint8_t* data, uint64_t size, uint32_t buf
   if (e == cudaSuccess) e = cudaMemcpy(res, dres, sizeof(CheckResult), cudaMemcpyDeviceToHost);
   if (e == cudaSuccess && res->wrong) {
     e = cudaMemcpy(&res->got, data + res->first, 1, cudaMemcpyDefault);
-    uint8_t want = pattern_byte(buffer, place, res->first);
-    for (const CheckRange& r : ranges)
-      if (res->first >= r.at && res->first < r.at + r.bytes) want = pattern_byte(r.buffer, r.place, r.from + res->first - r.at);
-    res->want = want;
+    int hint = -1;
+    res->want = check_expected(res->first, buffer, place, ranges.data(), (int)ranges.size(), hint);
   }
   cudaFree(dr);
   cudaFree(dres);

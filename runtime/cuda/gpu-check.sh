@@ -29,7 +29,7 @@ prepare() {
   $dmac compile $down --target h100 -D queues=7 -O0 -D total=1MiB -o "$out/programs/download-1m" >/dev/null
   $dmac compile $ag --target "$target" -D engine=0 -O2 -D chunk=4KiB -o "$out/programs/all-gather-4k" >/dev/null
   $dmac compile $ag --target "$target" -D engine=0 -O2 -D chunk=1MiB -o "$out/programs/all-gather-1m" >/dev/null
-  cp "$here"/{Makefile,runner.cu,byte-check.cuh,pattern.h,sha256.h,dmac_runtime.h,dmac_runtime.cu,program.h,program.cc} "$out/cuda/"
+  cp "$here"/{Makefile,runner.cu,byte-check.cuh,byte-check.h,pattern.h,sha256.h,dmac_runtime.h,dmac_runtime.cu,program.h,program.cc} "$out/cuda/"
   cp -r "$here/../python/dmac_runtime" "$here/../python/tests" "$here/../python/examples" "$out/python/"
   cp "$0" "$out/gpu-check.sh"
   echo "on the GPU machine: bash $out/gpu-check.sh"

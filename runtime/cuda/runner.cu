@@ -165,10 +165,7 @@ static uint64_t verify(Run& r) {
   uint64_t wrong = 0, checked = 0;
   for (Buffer& buf : r.buffers) {
     const dmac::Buffer& b = *buf.b;
-    std::vector<CheckRange> ranges;
-    for (const dmac::Expect& e : r.p->expects)
-      if (e.at.buffer == b.id && e.at.place == b.place)
-        ranges.push_back({e.at.offset, e.bytes, (uint32_t)e.from.buffer, (uint32_t)e.from.place, e.from.offset});
+    std::vector<CheckRange> ranges = check_ranges(*r.p, b);
     CK(cudaSetDevice(b.place == dmac::HOST ? 0 : b.place));
     CheckResult res;
     CK(check_on_gpu(buf.ptr, b.size, (uint32_t)b.id, (uint32_t)b.place, ranges, &res));

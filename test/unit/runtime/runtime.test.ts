@@ -1,7 +1,8 @@
 // The CUDA runtime library's host half and the Python package, without a GPU (issue 33 item 5):
 // g++ builds runtime/cuda/program.cc alone (the program parser and the binding checks: what
-// `make -C runtime/cuda host` builds), dmac compiles two programs, and the package's unittest
-// suite (runtime/python/tests/test_program.py) runs against both. Skipped, saying why, where g++
+// `make -C runtime/cuda host` builds), dmac compiles two programs, the byte check's per-thread
+// loop runs on them (byte-check.cc), and the package's unittest suite
+// (runtime/python/tests/test_program.py) runs against both. Skipped, saying why, where g++
 // or python3 is missing. The GPU half runs on a GPU machine: runtime/cuda/gpu-check.sh. Also the
 // PyTorch example of docs/runtime.md: the doc's copy is the file, which compiles, and so does the
 // program its first lines compile.
@@ -56,6 +57,19 @@ describe.skipIf(missing.length > 0)("the runtime library without a GPU", () => {
       "--prelaunch",
     );
     await compile("host_upload_pieces.dmac", "upload", "--target", "h100", "-O1", "--prelaunch");
+    // The byte check's per-thread loop (what the GPU kernel runs), on the same programs.
+    const check = join(dir, "byte-check");
+    execFileSync(
+      "g++",
+      ["-O1", "-std=c++17", "-Wall", "-Wextra", "-Werror", "-I", "runtime/cuda"].concat([
+        "-o",
+        check,
+        "test/unit/runtime/byte-check.cc",
+        "runtime/cuda/program.cc",
+      ]),
+    );
+    const programs = ["all_gather", "upload"].map((p) => join(dir, p, "program.txt"));
+    expect(execFileSync(check, programs, { encoding: "utf8" })).toMatch(/^byte-check: ok$/m);
     const r = spawnSync(
       "python3",
       ["-m", "unittest", "discover", "-s", "runtime/python/tests", "-p", "test_*.py"],
