@@ -86,7 +86,7 @@ run() {
   # The PyTorch example of docs/runtime.md, on four GPUs.
   if [ -f "$root/programs/all-gather-1m/program.txt" ] && [ "$gpus" -ge 4 ]; then
     PYTHONPATH="$root/python" DMAC_RUNTIME_LIB="$root/build/libdmac_runtime.so" \
-      python3 "$root/python/examples/all_gather.py" "$root/programs/all-gather-1m/program.txt" 2>&1 | tee -a "$log"
+      python3 "$root/python/examples/all_gather.py" "$root/programs/all-gather-1m/program.txt" 2>&1 | tee -a "$log" || true
     grep -q 'equal on every rank: True' "$log" || fails=$((fails + 1))
   fi
   echo "gpu-check: $([ $fails = 0 ] && echo PASS || echo "FAIL ($fails)")"
