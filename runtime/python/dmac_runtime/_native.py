@@ -4,8 +4,8 @@ ctypes rather than a torch C++ extension: the library's API is a dozen plain C f
 pointers and integers, so ctypes needs no compiler at import time and no build against the
 installed torch's headers and ABI (an extension must be rebuilt for every torch version, and its
 JIT build takes about a minute on the GPU machine). Tensors and streams cross as integers
-(tensor.data_ptr(), stream.cuda_stream). What ctypes costs, a few microseconds per call, is paid
-outside the timed window: trigger and wait are two calls per step.
+(tensor.data_ptr(), stream.cuda_stream). The calls only enqueue GPU work (trigger, wait, reset),
+so what ctypes adds is host time while the GPUs run.
 
 Which library: $DMAC_RUNTIME_LIB, else runtime/cuda/build/libdmac_runtime.so of this checkout
 (`make -C runtime/cuda lib`). CI loads the host-only build (`make -C runtime/cuda host`:
