@@ -208,7 +208,9 @@ def nccl_worker(rank, path_mode):
         try:
             import torch.distributed._symmetric_memory as symm_mem
 
-            if hasattr(symm_mem, "set_backend"):
+            # TORCH_SYMMMEM=NCCL (run_nccl) picks the backend; set_backend("NCCL") on top of it
+            # was refused on the 4x H200 machine ("does not find allocation backend NCCL").
+            if os.environ.get("TORCH_SYMMMEM") != "NCCL" and hasattr(symm_mem, "set_backend"):
                 symm_mem.set_backend("NCCL")
             symm = symm_mem
         except Exception as e:  # noqa: BLE001
