@@ -11,7 +11,7 @@ import { readMachineModel } from "../sim/model.js";
 import { simulate as runExecutor, type SimInput } from "../sim/run.js";
 import { summaryFields, type SummaryFields } from "../sim/summary.js";
 import { builtinTarget, type Target } from "../target/target.js";
-import { parseMicros, parsePositiveInt } from "../cli/options.js";
+import { parseMicros, parsePositiveInt } from "../options/options.js";
 import { optionText, resolveTarget } from "./check.js";
 
 /**

@@ -1,5 +1,5 @@
 // The measurements file of `dmac calibrate` (docs/calibrate.md): a CSV whose rows name a
-// schedule file, a variant spec (src/cli/variant-spec.ts: level, options, parameters), an id,
+// schedule file, a variant spec (src/options/variant-spec.ts: level, options, parameters), an id,
 // and a measured time in microseconds or a speedup over another row (its baseline: speedup =
 // baseline's time / this row's time, as DMA-Latte's variant tables give them). This module only
 // reads the text (pure: no file system); every problem is a DMAC5007 diagnostic at its cell.
@@ -8,7 +8,7 @@ import { diag, type Diagnostic } from "../diagnostics/diagnostic.js";
 import { didYouMean } from "../diagnostics/suggest.js";
 import type { OptLevel } from "../passes/pass.js";
 import type { SourceFile, Span } from "../source/source-file.js";
-import { parseSpec, type ParsedSpec } from "../cli/variant-spec.js";
+import { parseSpec, type ParsedSpec } from "../options/variant-spec.js";
 
 export const COLUMNS = ["id", "file", "spec", "time_us", "speedup", "baseline", "weight", "note"];
 export type Column = (typeof COLUMNS)[number];

@@ -22,7 +22,7 @@ import { describeBinding, type IrModule } from "../../ir/ir.js";
 import type { SourceFile } from "../../source/source-file.js";
 import { assertNever } from "../../util/assert-never.js";
 import { InternalError } from "../../util/internal-error.js";
-import { POLL_FUNCTION_OF } from "../../target/part-check.js";
+import { POLL_FUNCTION_OF } from "../part-check.js";
 import {
   CMD,
   queueName,

@@ -3,7 +3,7 @@
 // the executor, compares the predicted time or speedup with the measured one, and fits the
 // target's timing constants marked `"fit": {"min", "max"}` by minimising the weighted mean
 // squared log ratio of predicted to measured (src/calibrate/fit.ts) with a bounded pattern search
-// over their logarithms (src/calibrate/search.ts). Prints one line per row (measured, predicted
+// over their logarithms (src/util/pattern-search.ts). Prints one line per row (measured, predicted
 // before and after, relative errors) and a summary, and writes the fitted target with -o.
 // `--format json`: the same as one document (schemas/calibrate.schema.json; for a results JSON,
 // measure's document).
@@ -29,7 +29,7 @@ import {
   withTimingValues,
 } from "../../calibrate/fit.js";
 import { parseMeasurements, type MeasurementRow } from "../../calibrate/measurements.js";
-import { minimise } from "../../calibrate/search.js";
+import { minimise } from "../../util/pattern-search.js";
 import { didYouMean } from "../../diagnostics/suggest.js";
 import { diag, hasErrors, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import { execute } from "../../sim/execute.js";
@@ -48,18 +48,20 @@ import {
 import type { CliContext } from "../main.js";
 import { jsonNumber, reportJson } from "../json-output.js";
 import { startProgress } from "../progress.js";
+import { parsePositiveInt, readSourceFile, readTargetOption } from "../../options/options.js";
 import {
   addDiagnosticOptions,
   addOutOption,
   addQuietOption,
-  parsePositiveInt,
-  readSourceFile,
-  readTargetOption,
   reportDiagnostics,
   type DiagnosticOutput,
 } from "../options.js";
-import { formatOptions, variantCompileOptions, type VariantCompile } from "../variant-spec.js";
-import { compileForSim } from "./sim.js";
+import {
+  formatOptions,
+  variantCompileOptions,
+  type VariantCompile,
+} from "../../options/variant-spec.js";
+import { compileForSim } from "../../driver/compile-for-sim.js";
 import { runMeasure } from "./measure.js";
 
 export interface CalibrateCommandOptions extends DiagnosticOutput {

@@ -4,7 +4,7 @@
 // as nccl-tests defines them, DMA-Latte's in the CSV and JSON: src/sim/bandwidth.ts), and with
 // --out sweep.csv (one row per variant and size) and sweep.svg (time and busbw against size,
 // log-log, one line per variant). A variant is a file with its compile options: each file runs at
-// every level of -O with the command line's options unless its @SPEC (src/cli/variant-spec.ts)
+// every level of -O with the command line's options unless its @SPEC (src/options/variant-spec.ts)
 // fixes the level or replaces an option (`b2b.dmac@O1`, `bcst.dmac@O0+prelaunch`,
 // `b2b.dmac@O0,prelaunch,completion=per-queue,engine=8=b2b_pl`). --baseline LABEL adds each
 // variant's speedup over that one (time of the baseline / time of the variant) to the table and
@@ -29,21 +29,27 @@ import { didYouMean } from "../../diagnostics/suggest.js";
 import type { CliContext } from "../main.js";
 import { EXIT_OK, EXIT_USER_ERROR } from "../io.js";
 import { jsonDiagnostics } from "../../diagnostics/render.js";
-import { addOptOptions, parseOptLevels, type OptCommandOptions } from "../opt-options.js";
+import {
+  addOptOptions,
+  parseOptLevels,
+  type OptCommandOptions,
+} from "../../options/opt-options.js";
 import { wantsJson } from "../json-output.js";
 import { startProgress } from "../progress.js";
 import {
-  addDiagnosticOptions,
-  addOutOption,
-  addQuietOption,
   addScheduleOptions,
   parseMicros,
   parsePositiveInt,
   parseScheduleOptions,
   readSourceFile,
+  type ScheduleCommandOptions,
+} from "../../options/options.js";
+import {
+  addDiagnosticOptions,
+  addOutOption,
+  addQuietOption,
   reportDiagnostics,
   type DiagnosticOutput,
-  type ScheduleCommandOptions,
 } from "../options.js";
 import {
   formatOptions,
@@ -53,8 +59,8 @@ import {
   variantCompileOptions,
   type Variant,
   type VariantCompile,
-} from "../variant-spec.js";
-import { compileForSim } from "./sim.js";
+} from "../../options/variant-spec.js";
+import { compileForSim } from "../../driver/compile-for-sim.js";
 
 export interface SweepCommandOptions
   extends ScheduleCommandOptions, OptCommandOptions, DiagnosticOutput {
@@ -103,7 +109,7 @@ export function parseSizeRange(text: string): number[] | undefined {
 
 // ---- variants --------------------------------------------------------------------------------
 
-/** One column of the comparison (src/cli/variant-spec.ts parses FILE@SPEC into these). */
+/** One column of the comparison (src/options/variant-spec.ts parses FILE@SPEC into these). */
 export type SweepVariant = Variant;
 
 /**

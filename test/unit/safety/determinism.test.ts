@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { compileFileToOutputs, runCompile } from "../../../src/cli/commands/compile.js";
 import { OutputError, writeOutputDir } from "../../../src/backend/output.js";
-import { outputBytes } from "../../../src/backend/compile-pipeline.js";
+import { outputBytes } from "../../../src/backend/output.js";
 import { diag, sortDiagnostics } from "../../../src/diagnostics/diagnostic.js";
 import { makeSourceFile } from "../../../src/source/source-file.js";
 import type { CliContext } from "../../../src/cli/main.js";

@@ -1,5 +1,5 @@
 // The compile pipeline, source text -> output files, as two pure functions (no I/O):
-// - compileToQueues: parse, check, select the schedule, then src/pipeline.ts's analyzeSchedule
+// - compileToQueues: parse, check, select the schedule, then analyze.ts's analyzeSchedule
 //   (instantiate, infer dependencies, verify), then lower to queue programs and run the passes.
 // - buildOutputs: layout, SDMA emission, manifest, and on request dump.txt and trace.json, as a
 //   list of (file name, contents) in a fixed order (dump.txt is streamed as it is written).
@@ -11,21 +11,36 @@ import { hasErrors, sortDiagnostics, type Diagnostic } from "../diagnostics/diag
 import type { IrModule } from "../ir/ir.js";
 import { describeInstances, irBindings } from "../ir/instances.js";
 import { addBreadcrumbs } from "../forensics/breadcrumbs.js";
-import { analyzeSchedule } from "../pipeline.js";
+import { analyzeSchedule } from "./analyze.js";
 import { lowerToQueues } from "../queues/lower.js";
-import type { PassOptions, PassStats } from "../passes/pass.js"; // optimiser hook
+import type { PassOptions } from "../passes/pass.js"; // optimiser hook
 import { checkEnginesForTarget } from "../passes/options.js";
-import { optimise, planDiagnostics, type LevelCheck, type PlanResult } from "../passes/plan.js"; // optimiser hook
+import { optimise, planDiagnostics } from "../passes/plan.js"; // optimiser hook
+import type { OptimiseReport } from "../passes/optimise-report.js";
 import type { CompletionProtocol, QueueProgram } from "../queues/queue-program.js";
 import { lineText, type SourceFile } from "../source/source-file.js";
 import { syncInfo, type SyncMode, type Target } from "../target/target.js";
-import { checkBeforeLower, DEFAULT_MAX_PACKETS, finishForTarget } from "./target-legality.js";
+import {
+  checkBeforeLower,
+  DEFAULT_MAX_PACKETS,
+  finishForTarget,
+} from "../backend/target-legality.js";
 import { conservativeSync } from "../queues/sync-forms.js";
-import { disassembleInto, TextSink } from "./sdma/disasm.js";
-import { listingHeader, makeListing, QueueAnnotator, type Listing } from "./sdma/listing.js";
-import type { PackedRows } from "./sdma/packed-rows.js";
-import { emitSdma, streamBytes } from "./sdma/emit.js";
-import { DEFAULT_LAYOUT, layoutProgram, type Layout, type LayoutConfig } from "./sdma/layout.js";
+import { disassembleInto, TextSink } from "../backend/sdma/disasm.js";
+import {
+  listingHeader,
+  makeListing,
+  QueueAnnotator,
+  type Listing,
+} from "../backend/sdma/listing.js";
+import type { PackedRows } from "../backend/sdma/packed-rows.js";
+import { emitSdma, streamBytes } from "../backend/sdma/emit.js";
+import {
+  DEFAULT_LAYOUT,
+  layoutProgram,
+  type Layout,
+  type LayoutConfig,
+} from "../backend/sdma/layout.js";
 import {
   buildPackedManifest,
   formatJsonBytes,
@@ -33,15 +48,16 @@ import {
   manifestMemory,
   sourceStmts,
   type RecordedPaths,
-} from "./sdma/manifest.js";
-import { SIDECAR_FILE } from "./sdma/manifest-sidecar.js";
-import { emitTrace } from "./trace/trace.js";
+} from "../backend/sdma/manifest.js";
+import { SIDECAR_FILE } from "../backend/sdma/manifest-sidecar.js";
+import { emitTrace } from "../backend/trace/trace.js";
 import { SIMULATED_COST_MODEL } from "./cost-model.js";
 import type { CostModel } from "../passes/cost-model.js";
-import { cudaCostModel } from "./cuda/outputs.js";
+import { cudaCostModel } from "../backend/cuda/outputs.js";
 import { cudaOf } from "../target/cuda-target.js";
 import { passByName, passEnabled } from "../passes/index.js";
 import { StreamedData } from "../util/streamed-data.js";
+import type { OutputFile } from "../backend/output.js";
 import { pushAll } from "../util/arrays.js";
 import { COMPILE_BYTES_PER_OP } from "../util/heap-budget.js";
 
@@ -85,15 +101,6 @@ export interface QueuesResult {
         readonly optimised?: OptimiseReport | undefined;
       }
     | undefined;
-}
-
-/** Optimiser hook: the passes' statistics, --dump-after texts and the -O2 plan. */
-export interface OptimiseReport {
-  readonly stats: readonly PassStats[];
-  readonly dumps: readonly { readonly pass: string; readonly text: string }[];
-  readonly plan?: PlanResult | undefined;
-  /** -O1: the check against -O0 (passes/plan.ts checkLevel1). */
-  readonly levelCheck?: LevelCheck | undefined;
 }
 
 export { DEFAULT_MAX_PACKETS };
@@ -223,23 +230,6 @@ export interface OutputOptions {
   readonly paths?: RecordedPaths | undefined;
   /** dump.txt in the plain form (addresses in hex, no source lines): `dmac compile --raw`. */
   readonly rawDump?: boolean | undefined;
-}
-
-export interface OutputFile {
-  readonly name: string;
-  readonly data: Uint8Array | string | StreamedData;
-}
-export { StreamedData };
-
-/** An output file's contents as bytes (a streamed file is produced in memory). */
-export function outputBytes(f: OutputFile): Uint8Array | string {
-  return f.data instanceof StreamedData ? f.data.bytes() : f.data;
-}
-
-/** An output file's contents as text: JSON and listings are written as strings or UTF-8 bytes. */
-export function outputText(f: OutputFile): string {
-  const data = outputBytes(f);
-  return typeof data === "string" ? data : new TextDecoder().decode(data);
 }
 
 interface DumpQueue {

@@ -13,7 +13,7 @@ import { describeBinding, OP_KINDS, type IrModule } from "../ir/ir.js";
 import type { CompareOp } from "../frontend/ast.js";
 import { CMD, queueName, type QueueProgram } from "../queues/queue-program.js";
 import type { SourceFile } from "../source/source-file.js";
-import { UNKNOWN, type PollFunction, type Target } from "./target.js";
+import { UNKNOWN, type PollFunction, type Target } from "../target/target.js";
 
 /** The IR's compare operators by the names targets use (POLL_FUNCTIONS). */
 export const POLL_FUNCTION_OF: Readonly<Record<CompareOp, PollFunction>> = {
