@@ -9,7 +9,8 @@
 // (checks.ts), which is then not executed; a queue on an engine without hardware is refused with
 // the input (run.ts outsideModel).
 
-import { engineProblem, POLL_FUNCTION_OF } from "../backend/part-check.js";
+import { engineProblem } from "../backend/part-check.js";
+import { pollFuncName } from "../target/poll.js";
 import type { Target } from "../target/target.js";
 import { POLL_FUNC_CODES } from "./program.js";
 
@@ -48,9 +49,7 @@ export function partRules(t: Target): PartRules {
     hasPcie: t.engines.pcie.length > 0,
     pcie: t.engines.pcie,
     xgmi: t.engines.xgmi,
-    pollFunction: Uint8Array.from(POLL_FUNC_CODES, (f) =>
-      runs.has(f === "always" ? "always" : POLL_FUNCTION_OF[f]) ? 1 : 0,
-    ),
+    pollFunction: Uint8Array.from(POLL_FUNC_CODES, (f) => (runs.has(pollFuncName(f)) ? 1 : 0)),
     pollFunctions: t.pollFunctions,
     engineProblem: Array.from({ length: t.engines.count }, (_, e) => engineProblem(t, e)),
   };
