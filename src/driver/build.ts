@@ -13,7 +13,7 @@ import {
   type EmitKind,
   type QueuesResult,
 } from "./compile.js";
-import { type OutputFile } from "../backend/output.js";
+import type { OutputFile } from "../backend/output.js";
 import { buildCudaOutputs } from "../backend/cuda/outputs.js";
 import type { CudaProgram } from "../backend/cuda/program.js";
 import type { RecordedPaths } from "../backend/sdma/manifest.js";

@@ -9,9 +9,8 @@ import { statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import type { Command } from "commander";
 import { DEFAULT_MAX_PACKETS } from "../../driver/compile.js";
-import { type OutputFile } from "../../backend/output.js";
-import { type OptimiseReport } from "../../passes/optimise-report.js";
-import { OutputError, writeOutputDir } from "../../backend/output.js";
+import type { OptimiseReport } from "../../passes/optimise-report.js";
+import { OutputError, writeOutputDir, type OutputFile } from "../../backend/output.js";
 import { diag, hasErrors, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import { buildSchedule, parseBuildOptions, type BuildOptionText } from "../../driver/build.js";
 // optimiser hook (options shared with sim and sweep: ../opt-options.ts)
