@@ -53,7 +53,6 @@ import {
 } from "../../options/opt-options.js";
 import {
   addScheduleOptions,
-  parseMicros,
   parsePositiveInt,
   parseScheduleOptions,
   readErrorReason,
@@ -72,6 +71,7 @@ import { maxOf } from "../../util/arrays.js";
 import { jsonDiagnostics, renderDiagnostics } from "../../diagnostics/render.js";
 import { planJson } from "../json-output.js";
 import { startProgress } from "../progress.js";
+import { parseExecutorOptions } from "../../options/executor-options.js";
 import { runOrWatch, WATCH_HELP } from "../watch.js";
 
 export interface SimCommandOptions
@@ -500,16 +500,12 @@ export function runSim(
   const opts = asGiven.format === "json" ? { ...asGiven, json: true } : asGiven;
   const paths = typeof inputs === "string" ? [inputs] : inputs;
   const common = parseScheduleOptions(opts);
-  const period = parseMicros("--signal-period", opts.signalPeriod);
-  const maxEvents = parsePositiveInt("--max-events", opts.maxEvents);
-  const maxSim = parseMicros("--max-sim-time", opts.maxSimTime);
+  const executor = parseExecutorOptions(opts);
   const maxPackets = parsePositiveInt("--max-packets", opts.maxPackets);
   const optimiser = parseOptOptions(opts, common.target);
   const pre = [
     ...common.diagnostics,
-    ...period.diagnostics,
-    ...maxEvents.diagnostics,
-    ...maxSim.diagnostics,
+    ...executor.diagnostics,
     ...maxPackets.diagnostics,
     ...optimiser.diagnostics,
   ];
@@ -567,10 +563,10 @@ export function runSim(
     const result = simulate(input, {
       target: load.loaded.target,
       inputFile: load.loaded.file,
-      signalPeriodUs: period.value,
+      signalPeriodUs: executor.signalPeriodUs,
       holdSignals: opts.holdSignals === true,
-      maxEvents: maxEvents.value,
-      maxSimTimeUs: maxSim.value,
+      maxEvents: executor.maxEvents,
+      maxSimTimeUs: executor.maxSimTimeUs,
       record: wantsTrace(opts),
       // (Only without the input's own module; reading it would wait for the helper thread.)
       sizedBy: opts.verify === false ? load.loaded.input.module : undefined,

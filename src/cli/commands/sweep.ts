@@ -38,12 +38,11 @@ import { wantsJson } from "../json-output.js";
 import { startProgress } from "../progress.js";
 import {
   addScheduleOptions,
-  parseMicros,
-  parsePositiveInt,
   parseScheduleOptions,
   readSourceFile,
   type ScheduleCommandOptions,
 } from "../../options/options.js";
+import { parseExecutorOptions } from "../../options/executor-options.js";
 import {
   addDiagnosticOptions,
   addOutOption,
@@ -405,16 +404,8 @@ export function runSweep(
   const common = parseScheduleOptions(opts);
   const sizes = parseSizeRange(opts.sizes);
   const levels = parseOptLevels(opts.opt);
-  const maxEvents = parsePositiveInt("--max-events", opts.maxEvents);
-  const maxSim = parseMicros("--max-sim-time", opts.maxSimTime);
-  const period = parseMicros("--signal-period", opts.signalPeriod);
-  const pre: Diagnostic[] = [
-    ...period.diagnostics,
-    ...common.diagnostics,
-    ...levels.diagnostics,
-    ...maxEvents.diagnostics,
-    ...maxSim.diagnostics,
-  ];
+  const executor = parseExecutorOptions(opts);
+  const pre: Diagnostic[] = [...executor.diagnostics, ...common.diagnostics, ...levels.diagnostics];
   // An empty --out would put sweep.csv into the working directory: refused before anything runs.
   const emptyOut = opts.out !== undefined ? emptyPathError(opts.out) : undefined;
   if (emptyOut) pre.push(diag("DMAC5002", undefined, [emptyOut.path, emptyOut.reason]));
@@ -532,9 +523,9 @@ export function runSweep(
     if (plan?.stoppedEarly) budgetSkips += plan.stoppedEarly.total - plan.stoppedEarly.evaluated;
     const r = simulate(c.loaded.input, {
       target: c.loaded.target,
-      maxEvents: maxEvents.value,
-      maxSimTimeUs: maxSim.value,
-      signalPeriodUs: period.value,
+      maxEvents: executor.maxEvents,
+      maxSimTimeUs: executor.maxSimTimeUs,
+      signalPeriodUs: executor.signalPeriodUs,
       onProgress: () => progress.update(what, done, total),
     });
     if (!r.verified) report(r.diagnostics);
