@@ -11,7 +11,7 @@ import { pathToFileURL } from "node:url";
 
 const root = resolve(process.env.DMAC ?? new URL("..", import.meta.url).pathname);
 const load = (p) => import(pathToFileURL(`${root}/dist/${p}`).href);
-const { compileForSim } = await load("cli/commands/sim.js");
+const { compileForSim } = await load("driver/compile-for-sim.js");
 const { parseOptOptions } = await load("options/opt-options.js");
 const { simulate } = await load("sim/run.js");
 const { builtinTarget } = await load("target/target.js");
