@@ -6,7 +6,7 @@
 // bad option values included, come back as diagnostics, never as exceptions.
 
 import { dirname } from "node:path";
-import type { EmitKind } from "../driver/compile.js";
+import type { EmitKind } from "../driver/outputs.js";
 import { outputBytes, outputText } from "../backend/output.js";
 import type { OptimiseReport } from "../passes/optimise-report.js";
 import type { CudaProgram } from "../backend/cuda/program.js";

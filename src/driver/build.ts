@@ -5,14 +5,8 @@
 // (api/compile.ts libraryBuildText), so a value one of them refuses the other refuses too. `dmac
 // measure` recompiles each measured run through buildSchedule as well (measured-run.ts).
 
-import {
-  buildOutputs,
-  compileToQueues,
-  cudaBatches,
-  EMIT_KINDS,
-  type EmitKind,
-  type QueuesResult,
-} from "./compile.js";
+import { compileToQueues, cudaBatches, type QueuesResult } from "./compile.js";
+import { buildOutputs, EMIT_KINDS, type EmitKind } from "./outputs.js";
 import type { OutputFile } from "../backend/output.js";
 import { buildCudaOutputs } from "../backend/cuda/outputs.js";
 import type { CudaProgram } from "../backend/cuda/program.js";

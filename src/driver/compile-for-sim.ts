@@ -12,7 +12,8 @@ import {
   type SimCompileOptions,
 } from "../sim/loaded-input.js";
 import { makeSourceFile } from "../source/source-file.js";
-import { buildOutputs, compileToQueues } from "./compile.js";
+import { compileToQueues } from "./compile.js";
+import { buildOutputs } from "./outputs.js";
 
 /** Compiles a .dmac in memory into the executor's input (manifest + streams + IR). */
 export function compileForSim(

@@ -4,7 +4,8 @@
 // asks for dump, trace and sim compiles once. Pure: the only file read is a --target.
 
 import { resolve } from "node:path";
-import { buildOutputs, compileToQueues, EMIT_KINDS, type QueuesResult } from "../driver/compile.js";
+import { compileToQueues, type QueuesResult } from "../driver/compile.js";
+import { buildOutputs, EMIT_KINDS } from "../driver/outputs.js";
 import { outputText, type OutputFile } from "../backend/output.js";
 import type { Manifest } from "../backend/sdma/manifest.js";
 import { hasErrors, type Diagnostic } from "../diagnostics/diagnostic.js";

@@ -1,5 +1,5 @@
 import { describe, it, expect } from "vitest";
-import { buildOutputs } from "../../../src/driver/compile.js";
+import { buildOutputs } from "../../../src/driver/outputs.js";
 import { emitSdma } from "../../../src/backend/sdma/emit.js";
 import {
   DEFAULT_LAYOUT,

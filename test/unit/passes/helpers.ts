@@ -4,7 +4,8 @@
 import { SIMULATED_COST_MODEL } from "../../../src/driver/cost-model.js";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { buildOutputs, compileToQueues } from "../../../src/driver/compile.js";
+import { compileToQueues } from "../../../src/driver/compile.js";
+import { buildOutputs } from "../../../src/driver/outputs.js";
 import { outputText } from "../../../src/backend/output.js";
 import { decodeStream } from "../../../src/backend/sdma/decode.js";
 import type { Manifest } from "../../../src/backend/sdma/manifest.js";

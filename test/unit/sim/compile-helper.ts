@@ -2,7 +2,8 @@
 // executor's input: the manifest, its packet streams and the IR (for the postcondition).
 
 import { readFileSync } from "node:fs";
-import { buildOutputs, compileToQueues } from "../../../src/driver/compile.js";
+import { compileToQueues } from "../../../src/driver/compile.js";
+import { buildOutputs } from "../../../src/driver/outputs.js";
 import { outputText } from "../../../src/backend/output.js";
 import type { Manifest } from "../../../src/backend/sdma/manifest.js";
 import type { Trace } from "../../../src/backend/trace/trace.js";
