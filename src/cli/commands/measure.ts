@@ -9,7 +9,6 @@ import { join } from "node:path";
 import type { Command } from "commander";
 import { formatTime } from "../../util/format-time.js";
 import {
-  compileRun,
   fastestAgreement,
   fitSizes,
   median,
@@ -20,6 +19,7 @@ import {
   type Compared,
   type ResultsDoc,
 } from "../../backend/cuda/measure.js";
+import { compileRun } from "../../driver/measured-run.js";
 import { cudaFitBounds, fitCuda, fittedTargetJson, withValues } from "../../backend/cuda/fit.js";
 import { smCheckCell, smCheckJson, smSummary, smSummaryText } from "../../backend/cuda/sm-check.js";
 import { writeOutputOrReport } from "../write-output.js";
@@ -30,11 +30,10 @@ import { readInputText } from "../../util/read-input.js";
 import { makeSourceFile } from "../../source/source-file.js";
 import type { CliContext } from "../main.js";
 import { jsonNumber, reportJson } from "../json-output.js";
+import { readSourceFile, readTargetOption } from "../../options/options.js";
 import {
   addDiagnosticOptions,
   addOutOption,
-  readSourceFile,
-  readTargetOption,
   reportDiagnostics,
   type DiagnosticOutput,
 } from "../options.js";
