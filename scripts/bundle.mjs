@@ -16,7 +16,7 @@ import { build } from "esbuild";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { BUNDLE, CODE_CACHE, runBundle } from "../bin/load-bundle.js";
 
@@ -116,6 +116,34 @@ async function bundle() {
     throw new Error(`${BUNDLE} is not ASCII`);
 }
 
+/**
+ * The entry modules of dmac's worker threads (src/util/worker-entry.ts WORKER_ENTRIES): each is bundled alone,
+ * as an ES module under its own name beside the CLI's bundle, where the bundled CLI looks for it
+ * (`./NAME.js` next to its import.meta.url, as from dist/).
+ */
+
+async function bundleWorkers() {
+  const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
+  const { WORKER_ENTRIES } = await import(
+    pathToFileURL(join(ROOT, "dist/util/worker-entry.js")).href
+  );
+  const names = WORKER_ENTRIES.map((entry) => basename(entry));
+  if (new Set(names).size !== names.length) throw new Error("two worker entries share a name");
+  for (const entry of WORKER_ENTRIES)
+    await build({
+      entryPoints: [join(ROOT, "dist", `${entry}.js`)],
+      outfile: join(dirname(BUNDLE), `${basename(entry)}.js`),
+      bundle: true,
+      format: "esm",
+      platform: "node",
+      target: "node20",
+      external: Object.keys(pkg.dependencies),
+      charset: "ascii",
+      legalComments: "none",
+      logLevel: "warning",
+    });
+}
+
 /** Runs the bundle on WARM_UP and stores the compiled code that run produced. */
 async function makeCodeCache() {
   const { cli, script } = runBundle(undefined);
@@ -135,5 +163,7 @@ async function makeCodeCache() {
 // V8 checks a cache against the length of the script's text only: never leave an old one
 // beside a new bundle.
 rmSync(CODE_CACHE, { force: true });
+// (The workers first: a current CLI bundle implies theirs.)
+await bundleWorkers();
 await bundle();
 await makeCodeCache();
