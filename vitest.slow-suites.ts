@@ -4,7 +4,7 @@
 export const SLOW_SUITES: readonly string[] = [
   // Every example and bench program compiled and simulated at -O0..2, digests compared (~60 s CPU).
   "test/results/results-unchanged.test.ts",
-  // The sim helper thread through bin/ and dist/ (processes, threads, hash hand-over).
+  // The sim helper thread through bin/ and dist/ (processes, threads).
   "test/unit/cli/sim-helper.test.ts",
   "test/unit/cli/sim-checks-thread.test.ts",
   // Each pass at n and 16n operations.

@@ -27,8 +27,8 @@ const requireHere = createRequire(import.meta.url);
  * What the code cache is made from: the functions these runs compile are cached (as bytecode;
  * the rest are compiled on first call). `dmac check` for every start; a compile, `dmac sim` of
  * its output directory and `dmac sim` of the source for the executor, its checks and the front
- * end they rebuild: a big `dmac sim DIR` runs them on two threads, and each compiled them anew
- * (the helper thread loads the same bundle and cache). The bigger cache costs `dmac check`
+ * end they rebuild (a big `dmac sim DIR` runs the last two on its helper thread, from that
+ * thread's own bundle, which has no cache: WORKER_ENTRIES). The bigger cache costs `dmac check`
  * nothing measurable (90 ms both ways, 10 runs each; docs/performance.md, "Executor, eighth round").
  * OUT: a scratch directory, made and removed by makeCodeCache.
  */
@@ -88,10 +88,7 @@ async function bundle() {
     stdin: {
       contents:
         `export { main } from "./dist/cli/main.js";\n` +
-        `export { installOutputErrorHandlers } from "./dist/cli/io.js";\n` +
-        // The helper thread of `dmac sim DIR` (src/cli/commands/sim-helper.ts) runs this
-        // bundle too; its module is evaluated only there.
-        `export const simHelperWorker = () => import("./dist/cli/commands/sim-helper-worker.js");\n`,
+        `export { installOutputErrorHandlers } from "./dist/cli/io.js";\n`,
       resolveDir: ROOT,
       sourcefile: "dmac-bundle-entry.js",
     },

@@ -33,6 +33,7 @@ import {
   LOG_STOPPED,
   LOG_WRITER_WAITS,
   LOG_WRITTEN,
+  stopLog,
 } from "../util/shared-layouts.js";
 
 const DATA = 1;
@@ -79,16 +80,6 @@ export function newLogMemory(): LogMemory {
     ring: new SharedArrayBuffer(RING_DOUBLES * 8),
     header: new SharedArrayBuffer(HEADER_INTS * 4),
   };
-}
-
-/**
- * Marks a log as read no more (its reader failed before replaying it): a writer waiting for
- * room stops waiting, as when LogReader stops.
- */
-export function stopLog(memory: LogMemory): void {
-  const header = new Int32Array(memory.header);
-  Atomics.store(header, LOG_STOPPED, 1);
-  Atomics.notify(header, LOG_READ);
 }
 
 /** A queue position as a token (the other thread cannot format it); see placeTokens. */
@@ -297,8 +288,7 @@ export class LogReader {
         } else if (this.replay(w)) return this.end!;
       }
     } finally {
-      Atomics.store(this.header, LOG_STOPPED, 1);
-      Atomics.notify(this.header, LOG_READ);
+      stopLog(this.header.buffer as SharedArrayBuffer);
     }
   }
 

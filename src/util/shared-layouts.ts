@@ -27,7 +27,7 @@ export interface WriteSlotMessage {
   readonly length: number;
 }
 
-// --- The sim helper thread's flag (cli/commands/sim-helper.ts and sim-helper-worker.ts) ---
+// --- The sim helper thread's flag (cli/commands/sim-helper.ts and sim-helper-thread.ts) ---
 
 /** Replies posted by the thread (the other thread waits on it). */
 export const HELPER_POSTED = 0;
@@ -53,3 +53,13 @@ export const LOG_STOPPED = 2;
 export const LOG_READER_WAITS = 3;
 export const LOG_WRITER_WAITS = 4;
 export const LOG_HEADER_WORDS = 5;
+
+/**
+ * Marks a log as read no more (`header`: its header's memory), as its reader does when it
+ * stops: a writer waiting for room stops waiting. For a reader that fails before it replays.
+ */
+export function stopLog(header: SharedArrayBuffer): void {
+  const words = new Int32Array(header);
+  Atomics.store(words, LOG_STOPPED, 1);
+  Atomics.notify(words, LOG_READ);
+}

@@ -61,18 +61,11 @@ function shareArrays(root: unknown): void {
   }
 }
 
-/**
- * The checks of a run, over the module built here; `idle`: other work, done a step at a time
- * while the run's log has nothing to replay (false: none left).
- */
-export function serveCheckRequest(
-  req: ChecksRequest,
-  post: (reply: HelperReply) => void,
-  idle?: () => boolean,
-): void {
+/** The checks of a run, over the module built here. */
+export function serveCheckRequest(req: ChecksRequest, post: (reply: HelperReply) => void): void {
   const m = built;
   const want = reference;
   const finalCheck: FinalCheck | undefined =
     m && want && ((prov, p, where) => finalStateProblems(m, prov, p, where, want));
-  post(serveChecks(req, m, finalCheck, idle));
+  post(serveChecks(req, m, finalCheck));
 }

@@ -329,11 +329,7 @@ export function loadSimInput(
     /** false (--no-verify): do not look for the source of a manifest or trace. */
     readonly verify?: boolean | undefined;
   },
-): {
-  loaded: LoadedInput | undefined;
-  diagnostics: Diagnostic[];
-  binding?: DeferredBinding | undefined;
-} {
+): { loaded: LoadedInput | undefined; diagnostics: Diagnostic[] } {
   let p = path;
   try {
     if (statSync(p).isDirectory()) p = join(p, "manifest.json");
@@ -358,43 +354,17 @@ export function loadSimInput(
         ),
       ],
     };
-  // A large manifest.json (DIR): a helper thread hashes it for its sidecar and rebuilds the IR.
+  // A large manifest.json (DIR): a helper thread rebuilds the IR and runs the checks.
   const helper = basename(p) === "manifest.json" ? SimHelper.start(fileBytes(p)) : undefined;
-  const read = readJsonInput(p, MAX_SIM_JSON_BYTES, helper);
-  // A sidecar not yet known to be bound: what it gives is only kept once the binding holds, so an
-  // exception from a stale one must not end the run either.
-  let first: ReturnType<typeof loadJsonInput> | undefined;
-  let thrown: unknown;
   try {
-    first = loadJsonInput(p, read, opts, helper);
+    const loaded = loadJsonInput(p, readJsonInput(p, MAX_SIM_JSON_BYTES), opts, helper);
+    // (No run will ask the thread for anything: it goes now.)
+    if (helper && !helper.asked) helper.close();
+    return loaded;
   } catch (e) {
-    thrown = e;
+    helper?.close();
+    throw e;
   }
-  // The binding, then the helper released where no run will (the thread reads manifest.json
-  // until it has replied, so the digest is taken before it goes).
-  const settle = (): boolean => {
-    const fresh = read.confirm === undefined || read.confirm();
-    // (After an exception no run releases it: --watch goes on to the next run.)
-    if (helper && (!fresh || !helper.asked || thrown !== undefined)) helper.close();
-    return fresh;
-  };
-  // The sidecar was stale after all: everything again, read without it.
-  const again = () => loadJsonInput(p, readJsonInput(p, MAX_SIM_JSON_BYTES), opts, undefined);
-  // A loaded input runs before the binding is known (the helper hashes while this thread reads
-  // the streams and runs); the caller settles it after the run and runs again if it was stale.
-  if (read.confirm !== undefined && thrown === undefined && first?.loaded)
-    return { ...first, binding: { settle, again } };
-  const fresh = settle();
-  if (fresh && thrown !== undefined) throw thrown;
-  return fresh ? first! : again();
-}
-
-/** A sidecar's binding to manifest.json, settled by the caller after the run (loadSimInput). */
-export interface DeferredBinding {
-  /** Whether the sidecar was bound (waits for the helper's hash); releases the helper if not. */
-  readonly settle: () => boolean;
-  /** The input read again without the sidecar (after settle() said it was stale). */
-  readonly again: () => { loaded: LoadedInput | undefined; diagnostics: Diagnostic[] };
 }
 
 /** The size of a file, 0 if it cannot be statted (its reader says why). */
@@ -637,19 +607,7 @@ export function runSim(
       verify: opts.verify,
       maxPackets: maxPackets.value,
     });
-    if (!first.binding) return runLoaded(path, first);
-    // Run on the sidecar before its binding is confirmed; a stale one (the run's result or its
-    // exception then mean nothing) makes the input read again without it and run again.
-    let run: InputRun | undefined;
-    let thrown: unknown;
-    try {
-      run = runLoaded(path, first);
-    } catch (e) {
-      thrown = e;
-    }
-    if (!first.binding.settle()) return runLoaded(path, first.binding.again());
-    if (thrown !== undefined) throw thrown;
-    return run!;
+    return runLoaded(path, first);
   };
   const runLoaded = (
     path: string,
