@@ -1,6 +1,6 @@
 // The checks of a run on another thread (checker.ts, check-log.ts): what the event loop sends that
 // thread (its program without functions, the log's shared memory) and what the thread does with
-// it. Plain data both ways: the thread itself is the CLI's (cli/commands/sim-helper.ts), which
+// it. Plain data both ways: the thread itself is the session's (sim/session/helper.ts), which
 // already holds the run's IR.
 
 import { DIAGNOSTICS } from "../diagnostics/codes.js";

@@ -90,7 +90,7 @@ export type SimInput =
       readonly validated?: boolean | undefined;
       /**
        * With `validated`: the module still being built, on a helper thread
-       * (cli/commands/sim-helper.ts). simulate() takes it once it has built the program and
+       * (sim/session/helper.ts). simulate() takes it once it has built the program and
        * does not read `module` before; the checks keep their order.
        */
       readonly frontEnd?: DeferredModule | undefined;

@@ -523,7 +523,7 @@ export function validateManifestInputs(
 
 /**
  * validateManifestInputs' check of the module alone, for a module that comes after the streams
- * were checked (built on a helper thread: src/cli/commands/sim-helper.ts).
+ * were checked (built on a helper thread: src/sim/session/helper.ts).
  */
 export function validateManifestModule(
   d: ManifestShape,

@@ -27,7 +27,7 @@ export interface WriteSlotMessage {
   readonly length: number;
 }
 
-// --- The sim helper thread's flag (cli/commands/sim-helper.ts and sim-helper-thread.ts) ---
+// --- The sim helper thread's flag (sim/session/helper.ts and helper-thread.ts) ---
 
 /** Replies posted by the thread (the other thread waits on it). */
 export const HELPER_POSTED = 0;

@@ -10,10 +10,7 @@ import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 /** Every worker entry module, as its path below src/ (and dist/) without the extension. */
-export const WORKER_ENTRIES = [
-  "backend/write-behind-worker",
-  "cli/commands/sim-helper-thread",
-] as const;
+export const WORKER_ENTRIES = ["backend/write-behind-worker", "sim/session/helper-thread"] as const;
 
 /** A worker entry's file name, without the extension. */
 type EntryName<P> = P extends `${string}/${infer Rest}` ? EntryName<Rest> : P;

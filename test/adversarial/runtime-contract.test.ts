@@ -105,7 +105,7 @@ const BIN = fileURLToPath(new URL("../../bin/dmac.js", import.meta.url));
 
 /**
  * `dmac sim DIR` refuses the output with `code` at `located`: in process, and through the built
- * CLI with the helper thread forced on (the sidecar's other reader, sim-json-input.ts).
+ * CLI with the helper thread forced on (the sidecar's other reader, sim/session/read-json.ts).
  */
 /** Writes manifest.json as edited (and drops the sidecar, which was not written for it). */
 function writeManifest(dir: string, m: Manifest): void {

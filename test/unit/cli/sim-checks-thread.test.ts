@@ -16,7 +16,7 @@ import { assemble, cloneQueues, explode, type EditQueues } from "../../../fuzz/s
 import { decodeStream } from "../../../src/backend/sdma/decode.js";
 import { HEADER_INTS } from "../../../src/sim/check-log.js";
 import { LOG_READ } from "../../../src/util/shared-layouts.js";
-import { HELPER_NICE } from "../../../src/cli/commands/sim-helper-thread.js";
+import { HELPER_NICE } from "../../../src/sim/session/helper-thread.js";
 import { example } from "../../helpers/cli.js";
 import { compileFile, type Compiled } from "../sim/compile-helper.js";
 

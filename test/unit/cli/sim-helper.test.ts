@@ -1,4 +1,4 @@
-// `dmac sim DIR` with its helper thread (src/cli/commands/sim-helper.ts), forced on small outputs
+// `dmac sim DIR` with its helper thread (src/sim/session/helper.ts), forced on small outputs
 // with DMAC_SIM_HELPER=1, against the same run without it (DMAC_SIM_HELPER=0): the same stdout,
 // stderr and exit code through the bundle (bin/dmac.js) and through dist/ (a module evaluated
 // with --input-type=module, whose flag the thread inherits), for a fresh sidecar, a stale one

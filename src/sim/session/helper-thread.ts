@@ -1,6 +1,6 @@
-// The helper thread of `dmac sim DIR` (sim-helper.ts): its entry module (util/worker-entry.ts).
+// The helper thread of `dmac sim DIR` (helper.ts): its entry module (util/worker-entry.ts).
 // It says it has started, and its OS thread, in the shared flag (util/shared-layouts.ts HELPER_*),
-// lowers its priority, loads the code that does the work (sim-helper-worker.ts: the front end,
+// lowers its priority, loads the code that does the work (helper-work.ts: the front end,
 // then the run's checks) and serves the two requests in the order they come; every reply is
 // posted on the port and counted in the flag, which the other thread waits on. After the checks
 // it closes its port, and the thread ends.
@@ -12,11 +12,11 @@ import { readlinkSync } from "node:fs";
 import { setPriority } from "node:os";
 import { parentPort, workerData, type MessagePort } from "node:worker_threads";
 import { HELPER_POSTED, HELPER_STARTED, HELPER_TID, stopLog } from "../../util/shared-layouts.js";
-import type { ChecksRequest } from "../../sim/check-thread.js";
-import type { SourceRequest } from "./sim-front-end.js";
-import type { HelperReply } from "./sim-helper.js";
+import type { ChecksRequest } from "../check-thread.js";
+import type { SourceRequest } from "./front-end.js";
+import type { HelperReply } from "./helper.js";
 
-/** What sim-helper.ts gives the thread. */
+/** What helper.ts gives the thread. */
 export interface HelperData {
   readonly port: MessagePort;
   readonly flag: Int32Array;
@@ -51,7 +51,7 @@ function serve({ port, flag }: HelperData): void {
   process.on("uncaughtException", fail);
   // Loaded at once, and the front end prepared (its parser: needed anyway, and the request may
   // not have come yet); a failure is reported when a request comes.
-  const work = import("./sim-helper-worker.js");
+  const work = import("./helper-work.js");
   work.then((w) => w.prepare()).catch(() => {});
   port.on("message", (m: SourceRequest | ChecksRequest) => {
     if ("kind" in m && m.kind === "checks") {
@@ -63,11 +63,11 @@ function serve({ port, flag }: HelperData): void {
       return;
     }
     // The module; the run's checks follow (the port stays open for them, or until the thread is
-    // terminated: sim-helper.ts close).
+    // terminated: helper.ts close).
     work.then((w) => w.serveFrontEnd(m as SourceRequest, post)).catch(fail);
   });
   // Its OS thread, where the system lists it (Linux): a thread that ends without a word (out of
-  // memory) is seen gone from /proc by the thread waiting for it (sim-helper.ts gone).
+  // memory) is seen gone from /proc by the thread waiting for it (helper.ts gone).
   try {
     Atomics.store(flag, HELPER_TID, Number(readlinkSync("/proc/thread-self").split("/").pop()) | 0);
   } catch {

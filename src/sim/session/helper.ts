@@ -6,7 +6,7 @@
 // the events run. This thread stays synchronous: it blocks on a shared counter (Atomics.wait)
 // only when it needs a result, and takes it with receiveMessageOnPort.
 //
-// The thread's code is its own entry module, sim-helper-thread.ts (found beside this module in
+// The thread's code is its own entry module, helper-thread.ts (found beside this module in
 // dist/ and in the bundle: util/worker-entry.ts); the flag both threads share is laid out in
 // util/shared-layouts.ts. Without a built entry (the TypeScript sources before a build) there is
 // no thread, and DMAC_SIM_HELPER=0 turns it off (to measure): the work is then done on this
@@ -24,16 +24,16 @@ import {
   type FrontEndJob,
   type SourceModule,
   type SourceRequest,
-} from "./sim-front-end.js";
-import { CheckLog, newLogMemory } from "../../sim/check-log.js";
+} from "./front-end.js";
+import { CheckLog, newLogMemory } from "../check-log.js";
 import {
   checkResultOf,
   checksRequest,
   type ChecksReply,
   type EarlyChecks,
-} from "../../sim/check-thread.js";
-import type { CheckSink } from "../../sim/checker.js";
-import type { PackedProgram } from "../../sim/program.js";
+} from "../check-thread.js";
+import type { CheckSink } from "../checker.js";
+import type { PackedProgram } from "../program.js";
 import {
   HELPER_FLAG_WORDS,
   HELPER_POSTED,
@@ -41,7 +41,7 @@ import {
   HELPER_TID,
 } from "../../util/shared-layouts.js";
 import { workerEntry } from "../../util/worker-entry.js";
-import type { HelperData } from "./sim-helper-thread.js";
+import type { HelperData } from "./helper-thread.js";
 
 /**
  * How long a thread may take to start (load its entry module) before this one stops waiting for it and
@@ -73,7 +73,7 @@ export type HelperReply =
  */
 export const HELPER_MIN_BYTES = 16 << 20;
 
-const ENTRY = workerEntry(import.meta.url, "sim-helper-thread");
+const ENTRY = workerEntry(import.meta.url, "helper-thread");
 
 /**
  * The thread's entry module for a manifest of `manifestBytes`, or undefined: no thread (see the

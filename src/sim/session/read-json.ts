@@ -14,7 +14,7 @@ import { sidecarMatches, type ReadJson } from "../../backend/sdma/sidecar-match.
 import { diag, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import { readInputFile } from "../../util/read-input.js";
 import { basename, dirname, join } from "node:path";
-import { readErrorReason } from "../options.js";
+import { readErrorReason } from "../../cli/options.js";
 
 export interface JsonInput {
   readonly json: unknown;
