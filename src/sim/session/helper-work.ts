@@ -7,7 +7,7 @@ import type { ProvenanceState } from "../../ir/provenance.js";
 import { prepareParsing } from "../../frontend/parse.js";
 import { referenceRun } from "../../ir/interp.js";
 import type { FinalCheck } from "../checker.js";
-import { finalStateProblems } from "../run.js";
+import { finalStateProblems } from "../postcondition.js";
 import { buildSourceModule, type SourceRequest } from "./front-end.js";
 import type { HelperReply } from "./helper.js";
 
