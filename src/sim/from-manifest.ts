@@ -11,7 +11,7 @@ import { diag, type Diagnostic } from "../diagnostics/diagnostic.js";
 import { checkBreadcrumbs } from "./breadcrumb-check.js";
 import { assertNever } from "../util/assert-never.js";
 import { hex } from "./memory.js";
-import { QueueStreamCheck } from "./validate-input.js";
+import { QueueStreamCheck } from "./stream-check.js";
 import {
   POLL_FUNC_ROW,
   POLL_FUNCS,

@@ -32,8 +32,8 @@ import {
   validateManifest,
   validateManifestInputs,
   validateManifestModule,
-  validateTrace,
 } from "./validate-input.js";
+import { validateTrace } from "./validate-trace.js";
 import { withSourceFrames } from "./report-frames.js";
 import { shared, type PackedProgram } from "./program.js";
 import { pushAll } from "../util/arrays.js";

@@ -30,7 +30,7 @@ import {
   type CommandWriter,
   type PollFunc,
 } from "./program.js";
-import { ADDR_DWORDS, type QueueStreamCheck } from "./validate-input.js";
+import { ADDR_DWORDS, type QueueStreamCheck } from "./stream-check.js";
 
 /** Packet flags whose effect the executor does not model: set, the packet is not run (DMAC6007). */
 export const UNMODELLED_FLAGS = ["encrypt", "tmz", "gpa", "loop", "hdpFlush"] as const;

@@ -20,7 +20,8 @@ import {
   type LoadedInput,
   type SimCompileOptions,
 } from "../loaded-input.js";
-import { validateManifest, validateTrace } from "../validate-input.js";
+import { validateManifest } from "../validate-input.js";
+import { validateTrace } from "../validate-trace.js";
 import { inlineFrontEnd, type FrontEndJob, type SourceModule } from "./front-end.js";
 import type { SimHelper } from "./helper.js";
 import type { JsonInput } from "./read-json.js";
