@@ -1,9 +1,8 @@
 // A helper thread for `dmac sim DIR` (node:worker_threads). Two pieces of the work depend on
 // nothing this thread computes while it reads the streams and runs the events: the IR rebuilt
 // from the source (~0.3 s; sent here in shared memory, kept there, with verification's reference
-// run), and the run's checks (races, provenance, the schedule's
-// meaning, the final state: src/sim/check-thread.ts), which replay a log this thread writes as
-// the events run. This thread stays synchronous: it blocks on a shared counter (Atomics.wait)
+// run), and the run's checks (races, provenance, the schedule's meaning, the final state:
+// src/sim/check-thread.ts), which replay a log this thread writes as the events run. This thread stays synchronous: it blocks on a shared counter (Atomics.wait)
 // only when it needs a result, and takes it with receiveMessageOnPort.
 //
 // The thread's code is its own entry module, helper-thread.ts (found beside this module in
@@ -44,8 +43,8 @@ import { workerEntry } from "../../util/worker-entry.js";
 import type { HelperData } from "./helper-thread.js";
 
 /**
- * How long a thread may take to start (load its entry module) before this one stops waiting for it and
- * does the work itself: a thread that cannot start at all must not hang the run.
+ * How long a thread may take to start (load its entry module) before this one stops waiting for
+ * it and does the work itself: a thread that cannot start at all must not hang the run.
  */
 const START_LIMIT_MS = Number(process.env["DMAC_SIM_HELPER_START_MS"] ?? 5000);
 
@@ -169,10 +168,10 @@ export class SimHelper {
   }
 
   /**
-   * Whether the thread runs, waiting up to START_LIMIT_MS for it to start (else it is abandoned and
-   * the caller works here). Asked before the checks go to it: a log no thread reads would fill and
-   * wait for room for ever, and the run may start before anything else was taken from the thread
-   * (the sidecar's binding is settled after the run).
+   * Whether the thread runs, waiting up to START_LIMIT_MS for it to start (else it is abandoned
+   * and the caller works here). Asked before the checks go to it: a log no thread reads would
+   * fill and wait for room for ever, and the run may start before anything else was taken from
+   * the thread (run.ts runBeforeModule).
    */
   private running(): boolean {
     const since = performance.now();
