@@ -20,7 +20,7 @@ export const SLOW_SUITES: readonly string[] = [
   "test/unit/sim/trace-streaming.test.ts",
   "test/unit/sim/check-log.test.ts",
   "test/unit/perf/emit-million.test.ts",
-  // The sim helper thread through bin/ and dist/ (processes, threads, hash hand-over).
+  // The sim helper thread through bin/ and dist/ (processes, threads).
   "test/unit/cli/sim-helper.test.ts",
   "test/unit/cli/sim-checks-thread.test.ts",
   // Statistical: random programs and inputs by the hundred, fits, timing ratios.

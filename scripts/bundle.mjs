@@ -16,7 +16,7 @@ import { build } from "esbuild";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { BUNDLE, CODE_CACHE, runBundle } from "../bin/load-bundle.js";
 
@@ -27,8 +27,8 @@ const requireHere = createRequire(import.meta.url);
  * What the code cache is made from: the functions these runs compile are cached (as bytecode;
  * the rest are compiled on first call). `dmac check` for every start; a compile, `dmac sim` of
  * its output directory and `dmac sim` of the source for the executor, its checks and the front
- * end they rebuild: a big `dmac sim DIR` runs them on two threads, and each compiled them anew
- * (the helper thread loads the same bundle and cache). The bigger cache costs `dmac check`
+ * end they rebuild (a big `dmac sim DIR` runs the last two on its helper thread, from that
+ * thread's own bundle, which has no cache: WORKER_ENTRIES). The bigger cache costs `dmac check`
  * nothing measurable (90 ms both ways, 10 runs each; docs/performance.md, "Where the time goes").
  * OUT: a scratch directory, made and removed by makeCodeCache.
  */
@@ -88,10 +88,7 @@ async function bundle() {
     stdin: {
       contents:
         `export { main } from "./dist/cli/main.js";\n` +
-        `export { installOutputErrorHandlers } from "./dist/cli/io.js";\n` +
-        // The helper thread of `dmac sim DIR` (src/cli/commands/sim-helper.ts) runs this
-        // bundle too; its module is evaluated only there.
-        `export const simHelperWorker = () => import("./dist/cli/commands/sim-helper-worker.js");\n`,
+        `export { installOutputErrorHandlers } from "./dist/cli/io.js";\n`,
       resolveDir: ROOT,
       sourcefile: "dmac-bundle-entry.js",
     },
@@ -116,6 +113,34 @@ async function bundle() {
     throw new Error(`${BUNDLE} is not ASCII`);
 }
 
+/**
+ * The entry modules of dmac's worker threads (src/util/worker-entry.ts WORKER_ENTRIES): each is bundled alone,
+ * as an ES module under its own name beside the CLI's bundle, where the bundled CLI looks for it
+ * (`./NAME.js` next to its import.meta.url, as from dist/).
+ */
+
+async function bundleWorkers() {
+  const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
+  const { WORKER_ENTRIES } = await import(
+    pathToFileURL(join(ROOT, "dist/util/worker-entry.js")).href
+  );
+  const names = WORKER_ENTRIES.map((entry) => basename(entry));
+  if (new Set(names).size !== names.length) throw new Error("two worker entries share a name");
+  for (const entry of WORKER_ENTRIES)
+    await build({
+      entryPoints: [join(ROOT, "dist", `${entry}.js`)],
+      outfile: join(dirname(BUNDLE), `${basename(entry)}.js`),
+      bundle: true,
+      format: "esm",
+      platform: "node",
+      target: "node20",
+      external: Object.keys(pkg.dependencies),
+      charset: "ascii",
+      legalComments: "none",
+      logLevel: "warning",
+    });
+}
+
 /** Runs the bundle on WARM_UP and stores the compiled code that run produced. */
 async function makeCodeCache() {
   const { cli, script } = runBundle(undefined);
@@ -135,5 +160,7 @@ async function makeCodeCache() {
 // V8 checks a cache against the length of the script's text only: never leave an old one
 // beside a new bundle.
 rmSync(CODE_CACHE, { force: true });
+// (The workers first: a current CLI bundle implies theirs.)
+await bundleWorkers();
 await bundle();
 await makeCodeCache();

@@ -7,8 +7,9 @@
 // write error in the worker (no space left) is raised by the next call on the main thread with
 // the error's code, so output.ts reports it like its own.
 //
-// The worker is evaluated from source and uses node's modules only: dmac ships as one bundled
-// file, and this needs no entry point of its own.
+// The worker's code is its own entry module, write-behind-worker.ts; the ring's layout is in
+// util/shared-layouts.ts. Without a built worker (run from the TypeScript sources before a build)
+// every write is made here.
 
 import { closeSync, writeSync } from "node:fs";
 import {
@@ -17,43 +18,18 @@ import {
   receiveMessageOnPort,
   type MessagePort,
 } from "node:worker_threads";
+import {
+  WRITE_CONTROL_WORDS,
+  WRITE_SLOT_BYTES as SLOT,
+  WRITE_SLOTS as SLOTS,
+  WRITE_STATE,
+  WriterState,
+  type WriteSlotMessage,
+} from "../util/shared-layouts.js";
+import { workerEntry } from "../util/worker-entry.js";
+import type { WriterData } from "./write-behind-worker.js";
 
-/** The shared ring the chunks travel through: SLOTS slots of SLOT bytes. The ring is all the
- * memory a slow disk can cost, and it is allocated once (a fresh buffer per chunk meant fresh
- * pages, a page fault each, for every byte written). */
-const SLOT = 4 << 20;
-const SLOTS = 8;
-
-// busy[k]: 1 while slot k holds bytes the worker has not written yet. busy[SLOTS]: the worker's
-// state (STARTING, RUNNING, or ABANDONED by the main thread, which then writes for itself).
-// Dynamic imports only: the source is evaluated as CommonJS or, when NODE_OPTIONS says
-// --input-type=module (execArgv does not override it), as a module.
-const STARTING = 0;
-const RUNNING = 1;
-const ABANDONED = 2;
-const WORKER_SOURCE = `
-(async () => {
-  const { parentPort, workerData } = await import("node:worker_threads");
-  const { writeSync } = await import("node:fs");
-  const busy = new Int32Array(workerData.busy);
-  const ring = workerData.ring;
-  const errors = workerData.errors;
-  if (Atomics.compareExchange(busy, ${SLOTS}, ${STARTING}, ${RUNNING}) !== ${STARTING}) return;
-  let failed = false;
-  parentPort.on("message", (m) => {
-    try {
-      const bytes = new Uint8Array(ring, m.slot * ${SLOT}, m.length);
-      if (!failed) for (let at = 0; at < bytes.length; )
-        at += writeSync(m.fd, bytes, at, bytes.length - at);
-    } catch (e) {
-      if (!failed) errors.postMessage({ message: String((e && e.message) || e), code: e && e.code });
-      failed = true;
-    }
-    Atomics.store(busy, m.slot, 0);
-    Atomics.notify(busy, m.slot);
-  });
-})();
-`;
+const WORKER = workerEntry(import.meta.url, "write-behind-worker");
 
 /** How long the worker may take to start before the main thread writes for itself. */
 const START_LIMIT_MS = Number(process.env["DMAC_WRITE_BEHIND_START_MS"] ?? 5000);
@@ -70,14 +46,16 @@ class WriteError extends Error {
 
 export class WriteBehind {
   private readonly ring = new SharedArrayBuffer(SLOT * SLOTS);
-  private readonly busy = new Int32Array(new SharedArrayBuffer(4 * (SLOTS + 1)));
+  /** The ring's control words (util/shared-layouts.ts). */
+  private readonly busy = new Int32Array(new SharedArrayBuffer(4 * WRITE_CONTROL_WORDS));
   /** What each busy slot holds (for writing it here if the worker never starts). */
   private readonly meta: { fd: number; length: number }[] = [];
   private readonly born = performance.now();
   /** The worker never started: every write is made here. */
   private direct = false;
   private next = 0;
-  private readonly worker: Worker;
+  /** Undefined: no worker (none built, or it could not be made); every write is made here. */
+  private readonly worker: Worker | undefined;
   private readonly errors: MessagePort;
   private readonly toClose: number[] = [];
   private failure: WriteError | undefined;
@@ -85,20 +63,26 @@ export class WriteBehind {
   constructor() {
     const { port1, port2 } = new MessageChannel();
     this.errors = port1;
-    this.worker = new Worker(WORKER_SOURCE, {
-      eval: true,
-      // Not this process's flags: with --input-type=module the source would be evaluated as a
-      // module (no require), and a worker that never starts would leave write() waiting.
-      execArgv: [],
-      workerData: { busy: this.busy.buffer, ring: this.ring, errors: port2 },
-      transferList: [port2],
-    });
+    port1.unref();
+    const data: WriterData = {
+      control: this.busy.buffer as SharedArrayBuffer,
+      ring: this.ring,
+      errors: port2,
+    };
+    try {
+      this.worker = WORKER && new Worker(WORKER, { workerData: data, transferList: [port2] });
+    } catch {
+      this.worker = undefined;
+    }
+    if (this.worker === undefined) {
+      this.direct = true;
+      return;
+    }
     // A worker that fails to start (or dies) must not end the process once the event loop runs:
     // its writes are made here instead (waitFree).
     this.worker.on("error", () => {});
     // Neither the worker nor its port keeps the process alive (dispose() stops it anyway).
     this.worker.unref();
-    port1.unref();
   }
 
   /** Queues `bytes` to be written to `fd`: copied into the ring, so the caller may reuse its
@@ -116,7 +100,8 @@ export class WriteBehind {
       this.meta[slot] = { fd, length: piece.length };
       new Uint8Array(this.ring, slot * SLOT, piece.length).set(piece);
       Atomics.store(this.busy, slot, 1);
-      this.worker.postMessage({ fd, slot, length: piece.length });
+      const message: WriteSlotMessage = { fd, slot, length: piece.length };
+      this.worker!.postMessage(message);
       this.next = (slot + 1) % SLOTS;
     }
   }
@@ -141,7 +126,7 @@ export class WriteBehind {
     try {
       this.closeAll();
     } finally {
-      void this.worker.terminate();
+      void this.worker?.terminate();
       this.errors.close();
     }
   }
@@ -155,9 +140,14 @@ export class WriteBehind {
     while (Atomics.load(this.busy, slot) !== 0) {
       Atomics.wait(this.busy, slot, 1, 100);
       if (
-        Atomics.load(this.busy, SLOTS) === STARTING &&
+        Atomics.load(this.busy, WRITE_STATE) === WriterState.starting &&
         performance.now() - this.born > START_LIMIT_MS &&
-        Atomics.compareExchange(this.busy, SLOTS, STARTING, ABANDONED) === STARTING
+        Atomics.compareExchange(
+          this.busy,
+          WRITE_STATE,
+          WriterState.starting,
+          WriterState.abandoned,
+        ) === WriterState.starting
       )
         this.writeHere();
     }

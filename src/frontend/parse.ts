@@ -59,7 +59,7 @@ export function parseSource(
 /**
  * Builds the process-wide lexer and parser now, by parsing a tiny source (each is otherwise
  * built by the first parse: ~10 ms): for a thread with time to spare before its first source
- * comes (cli/commands/sim-helper-worker.ts).
+ * comes (sim/session/helper-work.ts).
  */
 export function prepareParsing(): void {
   parseSource(makeSourceFile("(prepare)", "schedule s() {}\n"));

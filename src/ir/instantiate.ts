@@ -74,7 +74,7 @@ export interface InstantiateOptions {
   readonly maxOps: number;
   /**
    * The module's typed arrays (ops, loop values) in shared memory: built on a thread for another
-   * to read (cli/commands/sim-helper-worker.ts), without a copy.
+   * to read (sim/session/helper-work.ts), without a copy.
    */
   readonly shared?: boolean | undefined;
   /** Every op through the general path, none through runPlainCopies (tests compare the two). */

@@ -176,7 +176,7 @@ export interface IrModule {
 
 /**
  * An empty table with room for `capacity` ops; `shared`: its columns in shared memory (a module
- * built on a thread for another one to read: cli/commands/sim-helper-worker.ts).
+ * built on a thread for another one to read: sim/session/helper-work.ts).
  */
 export function allocOpTable(capacity: number, shared = false): OpTable {
   const col = <T>(make: new (b: ArrayBufferLike) => T, bytes: number): T =>

@@ -26,6 +26,15 @@ import {
   type CheckSink,
   type CheckState,
 } from "./checker.js";
+import {
+  LOG_HEADER_WORDS,
+  LOG_READ,
+  LOG_READER_WAITS,
+  LOG_STOPPED,
+  LOG_WRITER_WAITS,
+  LOG_WRITTEN,
+  stopLog,
+} from "../util/shared-layouts.js";
 
 const DATA = 1;
 const SIGNAL = 2;
@@ -56,17 +65,9 @@ const WAKE = 1 << 16;
 /** The reader replays at most this many doubles between returning its position. */
 const CHUNK = 1 << 16;
 
-// Header (Int32Array): the writer's published position, the reader's, and a flag the reader
-// raises when it stopped (failed or done) so that a writer waiting for room stops waiting.
-const H_WRITTEN = 0;
-const H_READ = 1;
-const H_STOPPED = 2;
-/** 1 while the reader waits for records (the writer wakes it only then), and while the writer
- * waits for room (the reader wakes it only then): a wake-up is a system call, and an
- * inter-processor interrupt in a VM. */
-const H_READER_WAITS = 3;
-const H_WRITER_WAITS = 4;
-export const HEADER_INTS = 5;
+// The header's words (an Int32Array): util/shared-layouts.ts, LOG_*.
+/** The header's length in 32-bit words. */
+export const HEADER_INTS = LOG_HEADER_WORDS;
 
 /** The shared memory of one log (sent to the other thread). */
 export interface LogMemory {
@@ -218,27 +219,27 @@ export class CheckLog implements CheckSink {
   /** Publishes the position; `wake`: and wakes a reader waiting for it. */
   private publish(wake = true): void {
     this.publishAt = this.w + BATCH;
-    Atomics.store(this.header, H_WRITTEN, this.w & WRAP);
-    if (!wake || Atomics.load(this.header, H_READER_WAITS) === 0) return;
+    Atomics.store(this.header, LOG_WRITTEN, this.w & WRAP);
+    if (!wake || Atomics.load(this.header, LOG_READER_WAITS) === 0) return;
     this.woken = this.w;
-    Atomics.notify(this.header, H_WRITTEN);
+    Atomics.notify(this.header, LOG_WRITTEN);
   }
 
   private waitForRoom(n: number): void {
     this.publish();
     this.reader.drain?.();
     for (;;) {
-      const r = Atomics.load(this.header, H_READ);
+      const r = Atomics.load(this.header, LOG_READ);
       this.roomUpTo = this.w - ((this.w - r) & WRAP) + RING_DOUBLES;
       if (this.w + n <= this.roomUpTo) return;
       // The reader stopped (an exception there) or its thread ended: finish's wait says which.
-      if (Atomics.load(this.header, H_STOPPED) !== 0 || this.reader.gone?.() === true) {
+      if (Atomics.load(this.header, LOG_STOPPED) !== 0 || this.reader.gone?.() === true) {
         this.roomUpTo = this.w + RING_DOUBLES; // (records are dropped from here on)
         return;
       }
-      Atomics.store(this.header, H_WRITER_WAITS, 1);
-      Atomics.wait(this.header, H_READ, r, 100);
-      Atomics.store(this.header, H_WRITER_WAITS, 0);
+      Atomics.store(this.header, LOG_WRITER_WAITS, 1);
+      Atomics.wait(this.header, LOG_READ, r, 100);
+      Atomics.store(this.header, LOG_WRITER_WAITS, 0);
     }
   }
 }
@@ -280,15 +281,14 @@ export class LogReader {
         const w = this.published();
         if (((w - this.r) & WRAP) === 0) {
           // (Announced first: a writer that publishes after this store sees it and wakes us; one
-          // that published before it changed H_WRITTEN, and the wait returns at once.)
-          Atomics.store(this.header, H_READER_WAITS, 1);
-          Atomics.wait(this.header, H_WRITTEN, w);
-          Atomics.store(this.header, H_READER_WAITS, 0);
+          // that published before it changed LOG_WRITTEN, and the wait returns at once.)
+          Atomics.store(this.header, LOG_READER_WAITS, 1);
+          Atomics.wait(this.header, LOG_WRITTEN, w);
+          Atomics.store(this.header, LOG_READER_WAITS, 0);
         } else if (this.replay(w)) return this.end!;
       }
     } finally {
-      Atomics.store(this.header, H_STOPPED, 1);
-      Atomics.notify(this.header, H_READ);
+      stopLog(this.header.buffer as SharedArrayBuffer);
     }
   }
 
@@ -302,9 +302,9 @@ export class LogReader {
 
   /** The writer's published position; this reader's position goes back first (for room). */
   private published(): number {
-    Atomics.store(this.header, H_READ, this.r & WRAP);
-    if (Atomics.load(this.header, H_WRITER_WAITS) !== 0) Atomics.notify(this.header, H_READ);
-    return Atomics.load(this.header, H_WRITTEN);
+    Atomics.store(this.header, LOG_READ, this.r & WRAP);
+    if (Atomics.load(this.header, LOG_WRITER_WAITS) !== 0) Atomics.notify(this.header, LOG_READ);
+    return Atomics.load(this.header, LOG_WRITTEN);
   }
 
   /** Replays a chunk of what was published up to w (so room goes back as it is made); END? */

@@ -7,7 +7,7 @@ import type { IrModule } from "../ir/ir.js";
 import { CheckLog, newLogMemory } from "./check-log.js";
 import { checkResultOf, checksRequest, endChecks, startChecks } from "./check-thread.js";
 import type { ExecOptions } from "./execute.js";
-import { finalStateProblems } from "./run.js";
+import { finalStateProblems } from "./postcondition.js";
 
 /** ExecOptions.checks: the log, replayed over `module` (the run's IR, if known) as it fills. */
 export function checksInProcess(module: IrModule | undefined): NonNullable<ExecOptions["checks"]> {

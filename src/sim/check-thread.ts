@@ -1,6 +1,6 @@
 // The checks of a run on another thread (checker.ts, check-log.ts): what the event loop sends that
 // thread (its program without functions, the log's shared memory) and what the thread does with
-// it. Plain data both ways: the thread itself is the CLI's (cli/commands/sim-helper.ts), which
+// it. Plain data both ways: the thread itself is the session's (sim/session/helper.ts), which
 // already holds the run's IR.
 
 import { DIAGNOSTICS } from "../diagnostics/codes.js";
@@ -150,27 +150,12 @@ export function checkResultOf(r: ChecksReply): CheckResult {
   };
 }
 
-/**
- * The checks of `req`'s run, replayed as the log comes (on the helper thread) to its end; `idle`
- * does a step of other work (false: none left), called while the log has nothing to replay.
- */
+/** The checks of `req`'s run, replayed as the log comes (on the helper thread) to its end. */
 export function serveChecks(
   req: ChecksRequest,
   module: IrModule | undefined,
   finalCheck: FinalCheck | undefined,
-  idle?: () => boolean,
 ): ChecksReply {
   const c = startChecks(req, module, finalCheck);
-  return endChecks(c, replayAll(c.reader, idle));
-}
-
-/** Replays the log to its END: polled while `idle` has work for its gaps, then waited for. */
-function replayAll(reader: LogReader, idle: (() => boolean) | undefined): LogEnd {
-  if (idle)
-    for (;;) {
-      const end = reader.available();
-      if (end !== undefined) return end;
-      if (!idle()) break;
-    }
-  return reader.toEnd();
+  return endChecks(c, c.reader.toEnd());
 }

@@ -97,7 +97,7 @@ export interface CheckResult {
   readonly syncTrace: SyncTrace | undefined;
 }
 
-/** The final-state check (run.ts finalStateProblems, given the IR), run when the run completed. */
+/** The final-state check (postcondition.ts finalStateProblems, given the IR), run when the run completed. */
 export type FinalCheck = (
   prov: ProvenanceState,
   p: PackedProgram,

@@ -16,7 +16,7 @@ import type { CompiledPacket } from "../backend/sdma/bitfield.js";
 import { ATOMIC_OP, POLL_FUNC, POLL_RETRY_FOREVER, type Packet } from "../backend/sdma/packets.js";
 import { ATOMIC, COPY, FENCE, NOP, POLL, type CommandWriter } from "./program.js";
 import { POLL_FUNC_NAMES, pollFuncCode, pollFuncOfName } from "../target/poll.js";
-import { ADDR_DWORDS, type QueueStreamCheck } from "./validate-input.js";
+import { ADDR_DWORDS, type QueueStreamCheck } from "./stream-check.js";
 
 /** Packet flags whose effect the executor does not model: set, the packet is not run (DMAC6007). */
 export const UNMODELLED_FLAGS = ["encrypt", "tmz", "gpa", "loop", "hdpFlush"] as const;

@@ -6,7 +6,6 @@
 // around the edit) and runs `dmac sim DIR`: a located diagnostic and exit 1.
 
 import { spawnSync } from "node:child_process";
-import { createHash } from "node:crypto";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -106,7 +105,7 @@ const BIN = fileURLToPath(new URL("../../bin/dmac.js", import.meta.url));
 
 /**
  * `dmac sim DIR` refuses the output with `code` at `located`: in process, and through the built
- * CLI with the helper thread forced on (the sidecar's other reader, sim-json-input.ts).
+ * CLI with the helper thread forced on (the sidecar's other reader, sim/session/read-json.ts).
  */
 /** Writes manifest.json as edited (and drops the sidecar, which was not written for it). */
 function writeManifest(dir: string, m: Manifest): void {
@@ -154,7 +153,7 @@ describe("the unedited outputs verify", () => {
 });
 
 describe("1. manifest.json is the only source of truth (the sidecar only reads it faster)", () => {
-  /** The sidecar's arrays with `values` from `m` (manifest.json's bytes and hash kept). */
+  /** The sidecar's arrays with `values` from `m` (manifest.json's bytes kept). */
   function forgeSidecar(dir: string, m: Manifest): void {
     const json = readFileSync(join(dir, "manifest.json"));
     const read = readSidecar(json, readFileSync(join(dir, SIDECAR_FILE)));
@@ -172,7 +171,7 @@ describe("1. manifest.json is the only source of truth (the sidecar only reads i
       end: a.end,
       value: a.field === 4 ? rowsOf(m, a.index) : valuesOf(a),
     }));
-    writeFileSync(join(dir, SIDECAR_FILE), writeSidecar(json, sources));
+    writeFileSync(join(dir, SIDECAR_FILE), writeSidecar(sources));
   }
 
   it("a fresh sidecar is manifest.json's (and is used); one number changed is not", async () => {
@@ -209,7 +208,7 @@ describe("1. manifest.json is the only source of truth (the sidecar only reads i
     await expectRefused(dir, "DMAC6011", /\$\.relocations\[0\]\.entries/);
   });
 
-  it("completion slots reversed in manifest.json, the sidecar's hash updated to match", async () => {
+  it("completion slots reversed in manifest.json, the sidecar left as written", async () => {
     const dir = copyOf("b2bO0");
     const path = join(dir, "manifest.json");
     const text = readFileSync(path, "utf8");
@@ -219,10 +218,7 @@ describe("1. manifest.json is the only source of truth (the sidecar only reads i
     expect(text).toContain(listed);
     const edited = text.replace(listed, `"completionSlots": [${[...slots].reverse().join(", ")}]`);
     writeFileSync(path, edited);
-    // Bytes 16-48 of the sidecar: the SHA-256 of manifest.json (docs/manifest.md).
-    const side = readFileSync(join(dir, SIDECAR_FILE));
-    side.set(createHash("sha256").update(edited).digest(), 16);
-    writeFileSync(join(dir, SIDECAR_FILE), side);
+    // (The sidecar's slots are no longer manifest.json's: it is ignored, the JSON read whole.)
     await expectRefused(dir, "DMAC6011", /\$\.queues\[0\]\.completionSlots/);
   });
 });

@@ -1,18 +1,19 @@
 // The manifest's sidecar (DIR/manifest.sidecar, docs/manifest.md "The sidecar"): the bulky
 // arrays of manifest.json (relocations, packet starts, completion slots, source-map rows, sync
-// words) once more in binary, with where each one lies in the JSON text and the SHA-256 of that text.
+// words) once more in binary, with where each one lies in the JSON text.
 // `dmac sim DIR` parses manifest.json with those spans cut out (one empty array each) and takes
 // the numbers from here as typed arrays: at 10^6 operations the parse drops from ~120 MB of text
 // to a fraction, and the collector no longer marks tens of millions of parsed numbers and a
 // million row arrays for the whole run (docs/performance.md). The JSON stays complete, so a
-// runtime or any other reader never needs the sidecar; one whose hash no longer matches (the
-// manifest was edited) or of another version is ignored, and the JSON is parsed whole.
+// runtime or any other reader never needs the sidecar. Its reader compares every array with its
+// span of manifest.json's text before use (sidecar-match.ts): that binds the two, and a sidecar
+// that differs (the manifest was edited) or of another version is ignored, and the JSON is
+// parsed whole.
 //
 // Layout (little-endian; every offset a multiple of 8):
 //   0   "DMACSIDE"                     magic
-//   8   u32 version (1), u32 n         the number of arrays
-//   16  32 bytes                       SHA-256 of manifest.json's bytes
-//   48  n entries of 48 bytes:
+//   8   u32 version (2), u32 n         the number of arrays
+//   16  n entries of 48 bytes:
 //         u32 field (SIDECAR_FIELDS), u32 index (of the queue / relocation list / source-map queue),
 //         u32 element bytes (4: u32, 8: f64), u32 rows (source-map rows; 0 for flat arrays),
 //         f64 start, f64 end            the value's bytes in manifest.json, '[' .. ']' inclusive
@@ -20,13 +21,12 @@
 //         f64 offset                    where its payload starts in the sidecar
 //   payloads: rows + 1 u32 row starts (source map only, padded to 8), then the numbers.
 
-import { createHash } from "node:crypto";
 import { PackedRows } from "./packed-rows.js";
 
 export const SIDECAR_FILE = "manifest.sidecar";
-export const SIDECAR_VERSION = 1;
+export const SIDECAR_VERSION = 2;
 const MAGIC = "DMACSIDE";
-const HEADER_BYTES = 48;
+const HEADER_BYTES = 16;
 const ENTRY_BYTES = 48;
 const U32_LIMIT = 2 ** 32;
 
@@ -80,22 +80,10 @@ export interface SidecarSource {
 
 const pad8 = (n: number): number => Math.ceil(n / 8) * 8;
 
-function sha256(bytes: Uint8Array): Buffer {
-  return createHash("sha256").update(bytes).digest();
-}
-
-/** The sidecar of `json` (manifest.json's bytes) for the arrays in `sources`, in span order. */
-export function writeSidecar(json: Uint8Array, sources: readonly SidecarSource[]): Uint8Array {
-  return writeSidecarOf(sha256(json), sources);
-}
-
-/** writeSidecar for a manifest.json whose SHA-256 is `jsonDigest` (it was hashed as streamed). */
-export function writeSidecarOf(
-  jsonDigest: Uint8Array,
-  sources: readonly SidecarSource[],
-): Uint8Array {
+/** The sidecar for the arrays in `sources` (spans in manifest.json), in span order. */
+export function writeSidecar(sources: readonly SidecarSource[]): Uint8Array {
   const chunks: Uint8Array[] = [];
-  writeSidecarTo(jsonDigest, sources, (c) => chunks.push(c.slice()));
+  writeSidecarTo(sources, (c) => chunks.push(c.slice()));
   return Buffer.concat(chunks);
 }
 
@@ -103,9 +91,8 @@ export function writeSidecarOf(
  * streamed to its file (output.ts) rather than assembled. */
 const BLOCK = 1 << 19;
 
-/** writeSidecarOf, handed to `write` in chunks (each valid only during the call). */
+/** writeSidecar, handed to `write` in chunks (each valid only during the call). */
 export function writeSidecarTo(
-  jsonDigest: Uint8Array,
   sources: readonly SidecarSource[],
   write: (chunk: Uint8Array) => void,
 ): void {
@@ -128,7 +115,6 @@ export function writeSidecarTo(
   head.write(MAGIC, 0, "latin1");
   head.writeUInt32LE(SIDECAR_VERSION, 8);
   head.writeUInt32LE(plan.length, 12);
-  head.set(jsonDigest, 16);
   plan.forEach((p, k) => {
     const e = HEADER_BYTES + ENTRY_BYTES * k;
     head.writeUInt32LE(p.s.field, e);
@@ -176,7 +162,7 @@ export interface SidecarProblem {
 export type SidecarRead =
   /** Usable: manifest.json's text with every span an empty array, and the arrays. */
   | { readonly skeleton: string; readonly arrays: readonly SidecarArray[] }
-  /** Not for this manifest.json (edited since, or another version): parse the JSON whole. */
+  /** Of another version, or whose spans do not fit this JSON: parse the JSON whole. */
   | { readonly stale: string }
   | { readonly problem: SidecarProblem };
 
@@ -185,41 +171,10 @@ export type SidecarRead =
  * table, every span (inside the JSON, in order, from '[' to ']'), every payload (inside the
  * file), row starts (from 0, non-decreasing, ending at the count, two numbers per row at least)
  * and every number (an integer below 2^53, what the schema asks of these arrays). The numbers
- * are views of `sidecar`'s memory where aligned (a copy otherwise).
+ * are views of `sidecar`'s memory where aligned (a copy otherwise). Whether the numbers are the
+ * JSON's own is the caller's comparison (sidecar-match.ts).
  */
 export function readSidecar(json: Uint8Array, sidecar: Uint8Array): SidecarRead {
-  const r = readSidecarUnbound({ length: json.length, byteAt: (i) => json[i]! }, sidecar);
-  if (!("arrays" in r)) return r;
-  if (!sha256(json).equals(r.sha256))
-    return { stale: "written for another manifest.json (its SHA-256 differs)" };
-  if (r.problem) return { problem: r.problem };
-  return { skeleton: skeletonOf(json, r.arrays), arrays: r.arrays };
-}
-
-/** manifest.json as readSidecarUnbound needs it: its length and a byte (the spans' brackets). */
-export interface JsonBytes {
-  readonly length: number;
-  byteAt(i: number): number;
-}
-
-/**
- * readSidecar without the SHA-256 binding, for a reader that hashes manifest.json elsewhere (on
- * another thread, sim-helper.ts) and reads only the text between the spans: the header's version
- * (stale) and magic (a problem), then the table. The binding comes first in readSidecar's order,
- * so a `problem` found here stands only once the hash matches `sha256` (a stale sidecar is
- * ignored, whatever is wrong with it).
- */
-export function readSidecarUnbound(
-  json: JsonBytes,
-  sidecar: Uint8Array,
-):
-  | { readonly stale: string }
-  | { readonly problem: SidecarProblem }
-  | {
-      readonly sha256: Uint8Array;
-      readonly arrays: readonly SidecarArray[];
-      readonly problem?: SidecarProblem | undefined;
-    } {
   // Typed views need 8-byte alignment (a small file read into Node's buffer pool lacks it).
   let b = Buffer.from(sidecar.buffer, sidecar.byteOffset, sidecar.byteLength);
   if (b.byteOffset % 8 !== 0) {
@@ -231,25 +186,23 @@ export function readSidecarUnbound(
   const version = b.readUInt32LE(8);
   if (version !== SIDECAR_VERSION)
     return { stale: `sidecar version ${version} (this dmac reads ${SIDECAR_VERSION})` };
-  const hash = b.subarray(16, 48);
   const n = b.readUInt32LE(12);
   const arrays: SidecarArray[] = [];
-  const failed = (problem: SidecarProblem) => ({ sha256: hash, arrays, problem });
   if (HEADER_BYTES + ENTRY_BYTES * n > b.length)
-    return failed({ path: "header", detail: `${n} entries, but the file ends inside them` });
+    return { problem: { path: "header", detail: `${n} entries, but the file ends inside them` } };
   const seen = new Set<number>();
   let prevEnd = 0;
   for (let k = 0; k < n; k++) {
     const r = readEntry(b, json, k, prevEnd);
-    if ("problem" in r) return failed(r.problem);
+    if ("problem" in r || "stale" in r) return r;
     const key = r.field * U32_LIMIT + r.index;
     if (seen.has(key))
-      return failed({ path: `entry ${k}`, detail: `a second array for ${fieldPath(r)}` });
+      return { problem: { path: `entry ${k}`, detail: `a second array for ${fieldPath(r)}` } };
     seen.add(key);
     prevEnd = r.end;
     arrays.push(r);
   }
-  return { sha256: hash, arrays };
+  return { skeleton: skeletonOf(json, arrays), arrays };
 }
 
 function fieldPath(a: { readonly field: SidecarField; readonly index: number }): string {
@@ -259,10 +212,10 @@ function fieldPath(a: { readonly field: SidecarField; readonly index: number }):
 /** Table entry k, checked (see readSidecar). */
 function readEntry(
   b: Buffer,
-  json: JsonBytes,
+  json: Uint8Array,
   k: number,
   prevEnd: number,
-): SidecarArray | { problem: SidecarProblem } {
+): SidecarArray | { problem: SidecarProblem } | { stale: string } {
   const e = HEADER_BYTES + ENTRY_BYTES * k;
   const bad = (detail: string) => ({ problem: { path: `entry ${k}`, detail } });
   const field = b.readUInt32LE(e);
@@ -281,10 +234,11 @@ function readEntry(
     return bad(
       `sync words: index ${index} and ${count} numbers (index 0, ${SYNC_WORD_NUMBERS} per word)`,
     );
+  // (A span that does not fit the JSON says the JSON was edited since: not a fault of the sidecar.)
   if (!Number.isInteger(start) || !Number.isInteger(end) || start < prevEnd || end > json.length)
-    return bad(`span [${start}, ${end}) is not inside manifest.json after the previous one`);
-  if (end - start < 2 || json.byteAt(start) !== 0x5b || json.byteAt(end - 1) !== 0x5d)
-    return bad(`span [${start}, ${end}) of manifest.json is not a JSON array`);
+    return { stale: `span [${start}, ${end}) is not inside manifest.json after the previous one` };
+  if (end - start < 2 || json[start] !== 0x5b || json[end - 1] !== 0x5d)
+    return { stale: `span [${start}, ${end}) of manifest.json is not a JSON array` };
   const rowBytes = isRows ? pad8(4 * (rows + 1)) : 0;
   if (
     !Number.isInteger(count) ||
@@ -347,24 +301,13 @@ function syncWordProblem(v: ArrayLike<number>): { word: number; detail: string }
 /** manifest.json's text with each array's span replaced by `[]`. */
 function skeletonOf(json: Uint8Array, arrays: readonly SidecarArray[]): string {
   const text = Buffer.from(json.buffer, json.byteOffset, json.byteLength);
-  return skeletonFrom(arrays, json.length, (from, to) => text.toString("utf8", from, to));
-}
-
-/**
- * The skeleton from the text between the spans, `between(from, to)` (decoded alone: every span
- * starts at '[' and ends at ']', so the cuts fall between characters).
- */
-export function skeletonFrom(
-  arrays: readonly SidecarArray[],
-  length: number,
-  between: (from: number, to: number) => string,
-): string {
   const parts: string[] = [];
   let at = 0;
+  // (Every span starts at '[' and ends at ']', so the cuts fall between characters.)
   for (const a of arrays) {
-    parts.push(between(at, a.start), "[]");
+    parts.push(text.toString("utf8", at, a.start), "[]");
     at = a.end;
   }
-  parts.push(between(at, length));
+  parts.push(text.toString("utf8", at, json.length));
   return parts.join("");
 }

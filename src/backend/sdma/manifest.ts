@@ -23,7 +23,6 @@ import type { OpBindings } from "../../ir/instances.js";
 import { SyncWordRows, syncWordRows, writeSyncWordRows } from "./sync-word-rows.js";
 import { writeSidecarTo, type SidecarField } from "./manifest-sidecar.js";
 import { StreamedData } from "../../util/streamed-data.js";
-import { createHash } from "node:crypto";
 
 export interface Manifest {
   readonly version: 1;
@@ -626,12 +625,11 @@ function finiteNumbers(v: readonly unknown[]): boolean {
 
 /**
  * manifest.json and its sidecar (manifest-sidecar.ts: the relocations, packet starts, completion
- * slots, source-map rows and sync words of every queue in binary, with their spans in the JSON
- * and the JSON's SHA-256), as streamed outputs. The JSON goes to its file in 4 MiB chunks,
- * hashed on the way: at 10^6 operations with conservative sync it is 240 MB, which as one
- * buffer beside the program took the compile's peak past 1 GiB (docs/performance.md). The
- * sidecar, written after it, uses the spans and the hash that writing produced (or formats the
- * JSON once more, unkept, when it is asked for first).
+ * slots, source-map rows and sync words of every queue in binary, with their spans in the JSON),
+ * as streamed outputs. The JSON goes to its file in 4 MiB chunks: at 10^6 operations with
+ * conservative sync it is 240 MB, which as one buffer beside the program took the compile's peak
+ * past 1 GiB (docs/performance.md). The sidecar, written after it, uses the spans that writing
+ * produced (or formats the JSON once more, unkept, when it is asked for first).
  */
 export function manifestOutputs(manifest: PackedManifest): {
   json: StreamedData;
@@ -656,24 +654,18 @@ export function manifestOutputs(manifest: PackedManifest): {
   sources.push({ field: 5, index: 0, key: sync, value: sync.numbers });
   // (An empty array is two bytes of JSON: no sidecar entry. Each value object appears once.)
   const listed = sources.filter((x) => x.value.length > 0);
-  let written:
-    { digest: Uint8Array; spans: Map<object, { start: number; end: number }> } | undefined;
+  let written: Map<object, { start: number; end: number }> | undefined;
   const json = new StreamedData((write) => {
     const spans = new Map(listed.map((x) => [x.key, { start: -1, end: -1 }]));
-    const hash = createHash("sha256");
-    const out = new TextSink(1 << 22, (chunk) => {
-      hash.update(chunk);
-      write(chunk);
-    });
+    const out = new TextSink(1 << 22, write);
     writeJson(out, manifest, spans);
     out.end();
-    written = { digest: hash.digest(), spans };
+    written = spans;
   });
   const sidecar = new StreamedData((write) => {
     if (!written) json.writeTo(() => {});
-    const { digest, spans } = written!;
+    const spans = written!;
     writeSidecarTo(
-      digest,
       listed.map((x) => ({
         field: x.field,
         index: x.index,

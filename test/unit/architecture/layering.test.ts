@@ -24,6 +24,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ["sim", "forensics"],
   ["options"],
   ["driver"],
+  ["sim/session"],
   ["api", "calibrate", "golden", "fmt", "lsp"],
   ["cli"],
   ["index", "testing"],

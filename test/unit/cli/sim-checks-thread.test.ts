@@ -15,7 +15,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { assemble, cloneQueues, explode, type EditQueues } from "../../../fuzz/stream-edit.js";
 import { decodeStream } from "../../../src/backend/sdma/decode.js";
 import { HEADER_INTS } from "../../../src/sim/check-log.js";
-import { HELPER_NICE } from "../../../src/cli/commands/sim-helper.js";
+import { LOG_READ } from "../../../src/util/shared-layouts.js";
+import { HELPER_NICE } from "../../../src/sim/session/helper-thread.js";
 import { example } from "../../helpers/cli.js";
 import { compileFile, type Compiled } from "../sim/compile-helper.js";
 
@@ -63,7 +64,7 @@ if (!wt.isMainThread) {
   const store = Atomics.store;
   Atomics.store = (a, i, v) => {
     // (The log's header, not the thread's flag, which may have as many words.)
-    if (a.length === ${HEADER_INTS} && i === 1 && a !== wt.workerData?.flag) ${action};
+    if (a.length === ${HEADER_INTS} && i === ${LOG_READ} && a !== wt.workerData?.flag) ${action};
     return store(a, i, v);
   };
 }

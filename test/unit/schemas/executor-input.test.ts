@@ -9,7 +9,8 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { validateManifest, validateTrace } from "../../../src/sim/validate-input.js";
+import { validateManifest } from "../../../src/sim/validate-input.js";
+import { validateTrace } from "../../../src/sim/validate-trace.js";
 import { checkExecutorInput } from "../../../src/schemas.js";
 import { compileFile } from "../sim/compile-helper.js";
 

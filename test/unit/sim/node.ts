@@ -9,7 +9,7 @@ import type { Packet } from "../../../src/backend/sdma/packets.js";
 import { builtinTarget, type Target } from "../../../src/target/target.js";
 import { readMachineModel, type MachineModel } from "../../../src/sim/model.js";
 import type { ListProgram, SimCmd, SimQueue } from "../../../src/sim/program.js";
-import { ADDR_DWORDS } from "../../../src/sim/validate-input.js";
+import { ADDR_DWORDS } from "../../../src/sim/stream-check.js";
 
 export const target: Target = builtinTarget("mi300x")!;
 const m = readMachineModel(target);

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { decodeStream } from "../../../src/backend/sdma/decode.js";
 import type { Packet } from "../../../src/backend/sdma/packets.js";
 import { cmdAt } from "../../../src/sim/program.js";
-import { packedFromManifest, simCmdOfPacket } from "../../../src/sim/run.js";
+import { packedFromManifest, simCmdOfPacket } from "../../../src/sim/from-manifest.js";
 import { bufAddr, copy, manifestFor, syncAddr } from "./node.js";
 
 const KiB = 1024;

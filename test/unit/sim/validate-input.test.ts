@@ -8,11 +8,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { main } from "../../../src/cli/main.js";
 import { simulate } from "../../../src/sim/run.js";
-import {
-  validateManifest,
-  validateManifestInputs,
-  validateTrace,
-} from "../../../src/sim/validate-input.js";
+import { validateManifest, validateManifestInputs } from "../../../src/sim/validate-input.js";
+import { validateTrace } from "../../../src/sim/validate-trace.js";
 import { compileFile } from "./compile-helper.js";
 
 const c = compileFile("examples/gather.dmac");

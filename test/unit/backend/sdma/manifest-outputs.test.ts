@@ -1,7 +1,6 @@
-// manifest.json and its sidecar are streamed outputs (manifest.ts manifestOutputs): the JSON is
-// hashed as it is written and the sidecar takes that hash and the arrays' spans. Whichever is
-// produced first, the bytes are the same, and the sidecar binds the JSON it was written with.
-import { createHash } from "node:crypto";
+// manifest.json and its sidecar are streamed outputs (manifest.ts manifestOutputs): the sidecar
+// takes the arrays' spans that writing the JSON recorded. Whichever is produced first, the bytes
+// are the same, and the sidecar reads back against the JSON it was written with.
 import { describe, expect, it } from "vitest";
 import { buildOutputs } from "../../../../src/driver/outputs.js";
 import { outputBytes } from "../../../../src/backend/output.js";
@@ -39,12 +38,10 @@ describe("manifestOutputs", () => {
     expect(Buffer.from(sidecarFirst).equals(Buffer.from(sidecarAfter))).toBe(true);
   });
 
-  it("binds the sidecar to the JSON's SHA-256 and reads back the spans it recorded", () => {
+  it("reads back the spans it recorded", () => {
     const { json, sidecar } = files();
     const text = outputBytes(json) as Uint8Array;
     const side = outputBytes(sidecar) as Uint8Array;
-    const digest = createHash("sha256").update(text).digest();
-    expect(Buffer.from(side.subarray(16, 48)).equals(digest)).toBe(true);
     const got = readSidecar(text, side);
     expect("skeleton" in got && got.arrays.length).toBeGreaterThan(0);
   });

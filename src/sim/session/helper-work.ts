@@ -1,15 +1,15 @@
-// The helper thread's side of sim-helper.ts: builds a source's IR and sends it back, then runs
+// The helper thread's side of helper.ts: builds a source's IR and sends it back, then runs
 // the checks of the run (src/sim/check-thread.ts) over it when asked.
 
 import type { IrModule } from "../../ir/ir.js";
-import { serveChecks, type ChecksRequest } from "../../sim/check-thread.js";
+import { serveChecks, type ChecksRequest } from "../check-thread.js";
 import type { ProvenanceState } from "../../ir/provenance.js";
 import { prepareParsing } from "../../frontend/parse.js";
 import { referenceRun } from "../../ir/interp.js";
-import type { FinalCheck } from "../../sim/checker.js";
-import { finalStateProblems } from "../../sim/run.js";
-import { buildSourceModule, type SourceRequest } from "./sim-front-end.js";
-import type { HelperReply } from "./sim-helper.js";
+import type { FinalCheck } from "../checker.js";
+import { finalStateProblems } from "../postcondition.js";
+import { buildSourceModule, type SourceRequest } from "./front-end.js";
+import type { HelperReply } from "./helper.js";
 
 /** The IR built here, kept for the checks, and its reference run (ir/interp.ts). */
 let built: IrModule | undefined;
@@ -17,7 +17,7 @@ let reference: ProvenanceState | undefined;
 
 /**
  * What the front end builds once per process (the parser), made while the thread waits for its
- * first request (BOOT, sim-helper.ts): the request then finds it built.
+ * first request (helper-thread.ts): the request then finds it built.
  */
 export function prepare(): void {
   prepareParsing();
@@ -61,18 +61,11 @@ function shareArrays(root: unknown): void {
   }
 }
 
-/**
- * The checks of a run, over the module built here; `idle`: other work, done a step at a time
- * while the run's log has nothing to replay (false: none left).
- */
-export function serveCheckRequest(
-  req: ChecksRequest,
-  post: (reply: HelperReply) => void,
-  idle?: () => boolean,
-): void {
+/** The checks of a run, over the module built here. */
+export function serveCheckRequest(req: ChecksRequest, post: (reply: HelperReply) => void): void {
   const m = built;
   const want = reference;
   const finalCheck: FinalCheck | undefined =
     m && want && ((prov, p, where) => finalStateProblems(m, prov, p, where, want));
-  post(serveChecks(req, m, finalCheck, idle));
+  post(serveChecks(req, m, finalCheck));
 }

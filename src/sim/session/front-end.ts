@@ -1,6 +1,6 @@
 // The IR that `dmac sim` checks a compiled output against: the source its manifest or trace
 // names, rebuilt through the front end (no lowering). It depends only on the source, never on
-// the streams, so `dmac sim DIR` has it built on a helper thread (sim-helper.ts) while it reads
+// the streams, so `dmac sim DIR` has it built on a helper thread (helper.ts) while it reads
 // the streams; a FrontEndJob is either that or the same work done here, on the calling thread.
 
 import { dirname } from "node:path";
@@ -14,7 +14,7 @@ import type { IrModule } from "../../ir/ir.js";
 import { analyzeSchedule } from "../../driver/analyze.js";
 import { countDataPackets } from "../../queues/lower.js";
 import type { SourceFile } from "../../source/source-file.js";
-import type { ExecOptions } from "../../sim/execute.js";
+import type { ExecOptions } from "../execute.js";
 import type { Target } from "../../target/target.js";
 import { pushAll } from "../../util/arrays.js";
 import { readSourceFile } from "../../options/options.js";
@@ -71,7 +71,7 @@ export interface FrontEndJob {
   /** The source's path as shown in messages, known at once. */
   readonly shown: string | undefined;
   module(): SourceModule;
-  /** The run's checks on the thread that built the module (sim-helper.ts); absent: here. */
+  /** The run's checks on the thread that built the module (helper.ts); absent: here. */
   readonly checks?: ExecOptions["checks"];
   /** The thread may go (the run is over). */
   release?(): void;
