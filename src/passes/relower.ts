@@ -204,7 +204,16 @@ export function relower(
   target: Target,
   opts: LowerOptions,
 ): QueueProgram {
-  const { module, members } = placedModule(m, pl);
+  return lowerPlaced(placedModule(m, pl), target, opts);
+}
+
+/** A placed module (placedModule) lowered, the commands' op lists naming the original ops. */
+export function lowerPlaced(
+  placed: { module: IrModule; members: (readonly number[])[] },
+  target: Target,
+  opts: LowerOptions,
+): QueueProgram {
+  const { module, members } = placed;
   const prog = lowerToQueues(module, target, opts);
   const lists = new ListsBuilder(undefined, listRoom(prog));
   const queues = prog.queues.map((q) => {
@@ -221,6 +230,35 @@ export function relower(
     return { ...q, cmds: out.done() };
   });
   return { ...prog, queues, lists: lists.done() };
+}
+
+/**
+ * The placed module with its ops in `order` (placed op ids, a permutation), dependencies inferred
+ * again. The caller keeps every happens-before edge pointing forward and moves no op across a
+ * wait or notify (order-copies.ts), so the edges are the same pairs and the meaning is the same;
+ * a guard (a wait) therefore stays ahead of the ops it guards.
+ */
+export function permutePlaced(
+  placed: { module: IrModule; members: (readonly number[])[] },
+  order: Int32Array,
+): { module: IrModule; members: (readonly number[])[] } {
+  const t = placed.module.ops;
+  const n = t.count;
+  if (order.length !== n) throw new InternalError(`order of ${order.length} ops for ${n}`);
+  const newId = new Int32Array(n).fill(-1);
+  order.forEach((i, d) => (newId[i] = d));
+  const out = allocOpTable(Math.max(1, n));
+  const members: (readonly number[])[] = [];
+  order.forEach((i, d) => {
+    for (const f of FIELDS) (out[f] as Float64Array)[d] = (t[f] as Float64Array)[i]!;
+    const g = t.guard[i]!;
+    if (g >= 0 && newId[g]! > d) throw new InternalError(`op ${i} moved above its guard ${g}`);
+    out.guard[d] = g >= 0 ? newId[g]! : -1;
+    members.push(placed.members[i]!);
+  });
+  out.count = n;
+  const module = inferDeps({ ...placed.module, ops: out, edges: undefined });
+  return { module, members };
 }
 
 /** Pool entries for a list per command: each list's length and ops. */
