@@ -28,10 +28,24 @@ export interface CudaTarget {
     readonly d2hGBps: number;
     readonly bothGBps: number;
   };
-  /** NVLink bandwidth per direction between two GPUs (aggregate of the GPU's links). */
+  /** NVLink bandwidth per direction between two GPUs (aggregate of the GPU's links): one copy's top rate. */
   readonly peerGBps: number;
+  /**
+   * How the GPUs are connected (the file's `nvlink.topology`): "switch" (NVSwitch: each GPU's
+   * aggregate egress and ingress is one resource of portGBps, peerGBps when the file gives none)
+   * or "full-mesh" (a link of peerGBps per ordered pair). docs/model.md, "Fabric".
+   */
+  readonly fabric: { readonly topology: CudaTopology; readonly portGBps?: number | undefined };
   readonly timing: { readonly [K in CudaTimingName]: number };
 }
+
+/** The fabrics a CUDA target may describe (`nvlink.topology`). */
+export const CUDA_TOPOLOGIES = {
+  switch: "NVSwitch: each GPU's NVLink egress and ingress aggregate is one shared resource",
+  "full-mesh": "point-to-point NVLink: one link per ordered GPU pair",
+} as const;
+
+export type CudaTopology = keyof typeof CUDA_TOPOLOGIES;
 
 export class CudaTargetError extends Error {
   override readonly name = "CudaTargetError";
@@ -76,6 +90,11 @@ export function parseCudaTarget(json: Record<string, unknown>, where: string): T
   if (!num(peer) || !(peer > 0)) fail("'nvlink.perDirectionGBps' must be positive");
   const peerFit = fitProblem(nvlink?.["fit"], peer as number);
   if (peerFit) fail(`'nvlink.fit' ${peerFit}`);
+  const topology = nvlink?.["topology"] ?? "full-mesh";
+  if (typeof topology !== "string" || !Object.hasOwn(CUDA_TOPOLOGIES, topology))
+    fail(`'nvlink.topology' must be one of ${Object.keys(CUDA_TOPOLOGIES).join(", ")}`);
+  const port = nvlink?.["portGBps"];
+  if (port !== undefined && (!num(port) || !(port > 0))) fail("'nvlink.portGBps' must be positive");
   const timing = json["timing"] as Record<string, unknown> | undefined;
   const values: Partial<Record<CudaTimingName, number>> = {};
   for (const name of Object.keys(CUDA_TIMING) as CudaTimingName[]) {
@@ -95,6 +114,7 @@ export function parseCudaTarget(json: Record<string, unknown>, where: string): T
     streams: s,
     hostLink: link as unknown as CudaTarget["hostLink"],
     peerGBps: peer as number,
+    fabric: { topology: topology as CudaTopology, portGBps: port as number | undefined },
     timing: values as CudaTarget["timing"],
   };
   // The shared phases' view: every stream reaches the host and every peer (the driver picks the
