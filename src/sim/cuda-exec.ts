@@ -3,16 +3,17 @@
 // fairly (flows.ts) over every resource a copy crosses (cuda-fabric.ts).
 //
 // - Host: one thread makes the stream calls, stream after stream in program order, each costing
-//   hostCallUs (+ hostBatchItemUs per copy of a batch). A call's command may start launchUs after
+//   hostCallUs (+ hostBatchItemUs per copy of a batch), each stream hostStreamUs more and each
+//   change of GPU hostGpuUs more. A call's command may start launchUs after
 //   the call returns. With a trigger (prelaunch) every call happens before the clock starts, and
 //   the clock starts at the host's trigger store.
 // - Streams run their commands one after another. A copy needs its GPU's copy engine for its
 //   direction (host-to-device, device-to-host, peer; the driver picks the engine by direction,
 //   not by stream). An engine serves one copy (or batch) at a time; when it frees, the waiting
 //   stream with the lowest index goes next (measured on 4x H200: copies on separate streams of
-//   one GPU do not share the engine fairly, docs/model.md "Fabric"). A copy costs copyStartUs,
-//   then its bytes flow; a batch's copies flow one after another in their order, batchItemUs
-//   apart.
+//   one GPU do not share the engine fairly, docs/model.md "Fabric"). A copy costs copyStartUs
+//   (copyNextUs when the engine takes it the moment it finished another: it was queued), then its
+//   bytes flow; a batch's copies flow one after another in their order, batchItemUs apart.
 // - A write-value lands flagUs after the stream reaches it; a wait-value passes waitReleaseUs
 //   after its word holds the value (trigger and external signals: stored at time 0).
 // - The run ends when the last completion word lands (the host spin-polls them).
@@ -39,6 +40,8 @@ interface Engine {
   item: number;
   readonly flow: Flow;
   due: number;
+  /** When it last finished a copy (a copy taken then had been queued behind it). */
+  freeAt: number;
   /** Streams waiting for this engine. */
   readonly waiting: number[];
 }
@@ -104,6 +107,7 @@ function createState(p: CudaProgram, t: CudaTarget): State {
       item: 0,
       flow: { id: e, loads: [], cap: 0, remaining: 0, rate: 0, version: 0 },
       due: -1,
+      freeAt: -1,
       waiting: [],
     });
   const wordAt = new Float64Array(p.words.length).fill(Infinity);
@@ -132,11 +136,19 @@ function createState(p: CudaProgram, t: CudaTarget): State {
   };
 }
 
-/** When each command may start: launchUs after the host's call for it returns (0: prelaunch). */
+/**
+ * When each command may start: launchUs after the host's call for it returns (0: prelaunch). The
+ * host goes stream after stream, paying hostStreamUs per stream and hostGpuUs each time the
+ * stream's GPU is not the previous stream's (the first stream's too: the runner sets the device
+ * for every stream).
+ */
 function submission(p: CudaProgram, t: CudaTarget): Float64Array[] {
   const T = t.timing;
   let host = 0;
+  let gpu = -1;
   return p.streams.map((s) => {
+    host += T.hostStreamUs + (s.gpu !== gpu ? T.hostGpuUs : 0);
+    gpu = s.gpu;
     const r = new Float64Array(s.commands.length);
     s.commands.forEach((c, i) => {
       host += T.hostCallUs + (c.op === "batch" ? c.copies.length * T.hostBatchItemUs : 0);
@@ -221,7 +233,8 @@ function serveNext(x: State, e: number): void {
   eng.stream = s;
   eng.copies = c.op === "copy" ? [c] : c.op === "batch" ? c.copies : [];
   eng.item = 0;
-  x.heap.push(x.now + x.t.timing.copyStartUs, EV_ITEM, e);
+  const T = x.t.timing;
+  x.heap.push(x.now + (eng.freeAt === x.now ? T.copyNextUs : T.copyStartUs), EV_ITEM, e);
 }
 
 /** Engine e's current copy starts moving its bytes. */
@@ -253,6 +266,7 @@ function flowDone(x: State, e: number): void {
   }
   const s = eng.stream;
   eng.stream = -1;
+  eng.freeAt = x.now;
   x.pc[s]!++;
   x.blocked[s] = 0;
   schedule(x, s, x.now);
