@@ -15,6 +15,7 @@ import {
   type QueuesResult,
 } from "../backend/compile-pipeline.js";
 import { buildCudaOutputs } from "../backend/cuda/outputs.js";
+import { predictCudaUs } from "../backend/cuda-cost-model.js";
 import type { CudaProgram } from "../backend/cuda/program.js";
 import type { RecordedPaths } from "../backend/sdma/manifest.js";
 import { diag, hasErrors, type Diagnostic } from "../diagnostics/diagnostic.js";
@@ -230,6 +231,7 @@ export function buildSchedule(
   const out = buildCudaOutputs(input.file, q.compiled, {
     batch: cudaBatches(passes),
     source: how.paths?.source,
+    predict: predictCudaUs,
   });
   pushAll(diagnostics, out.diagnostics);
   return {

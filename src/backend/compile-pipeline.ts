@@ -38,7 +38,7 @@ import { SIDECAR_FILE } from "./sdma/manifest-sidecar.js";
 import { emitTrace } from "./trace/trace.js";
 import { SIMULATED_COST_MODEL } from "./cost-model.js";
 import type { CostModel } from "../passes/cost-model.js";
-import { cudaCostModel } from "./cuda/outputs.js";
+import { cudaCostModel } from "./cuda-cost-model.js";
 import { incastLint } from "./incast-lint.js";
 import { cudaOf } from "../target/cuda-target.js";
 import { passByName, passEnabled } from "../passes/index.js";

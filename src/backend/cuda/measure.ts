@@ -13,7 +13,6 @@ import type { SourceFile, Span } from "../../source/source-file.js";
 import type { CudaTarget } from "../../target/cuda-target.js";
 import type { Target } from "../../target/target.js";
 import { CUDA_TEXT_FILE, programSha256 } from "./outputs.js";
-import { predictCuda } from "./predict.js";
 import type { CudaProgram } from "./program.js";
 import { smCheckProblem, type SmCheck } from "./sm-check.js";
 
@@ -224,11 +223,14 @@ export interface Compared {
   predictedUs: number;
 }
 
-export function predictAll(rows: readonly Compared[], t: CudaTarget): void {
-  for (const r of rows) {
-    const p = predictCuda(r.program, t);
-    r.predictedUs = p.ok ? p.timeUs : NaN;
-  }
+/**
+ * The run time the executor predicts for a command program (us; undefined: it never finishes).
+ * Passed in by the caller: the executor (src/sim/cuda-exec.ts) is a layer above this one.
+ */
+export type CudaPredictor = (p: CudaProgram, t: CudaTarget) => number | undefined;
+
+export function predictAll(rows: readonly Compared[], t: CudaTarget, predict: CudaPredictor): void {
+  for (const r of rows) r.predictedUs = predict(r.program, t) ?? NaN;
 }
 
 export const relErr = (r: Compared): number =>
