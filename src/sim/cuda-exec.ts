@@ -12,7 +12,7 @@
 //   not by stream). An engine serves one copy (or batch) at a time; when it frees, the waiting
 //   stream with the lowest index goes next (measured on 4x H200: copies on separate streams of
 //   one GPU do not share the engine fairly, docs/model.md "Fabric"). A copy costs copyStartUs
-//   (copyNextUs when the engine takes it the moment it finished another: it was queued), then its
+//   (peerStartUs between GPUs; copyNextUs when the engine takes it the moment it finished another: it was queued), then its
 //   bytes flow; a batch's copies flow one after another in their order, batchItemUs apart.
 // - A write-value lands flagUs after the stream reaches it; a wait-value passes waitReleaseUs
 //   after its word holds the value (trigger and external signals: stored at time 0).
@@ -234,7 +234,8 @@ function serveNext(x: State, e: number): void {
   eng.copies = c.op === "copy" ? [c] : c.op === "batch" ? c.copies : [];
   eng.item = 0;
   const T = x.t.timing;
-  x.heap.push(x.now + (eng.freeAt === x.now ? T.copyNextUs : T.copyStartUs), EV_ITEM, e);
+  const start = copyRoute(x.fabric, eng.copies[0]!).peer ? T.peerStartUs : T.copyStartUs;
+  x.heap.push(x.now + (eng.freeAt === x.now ? T.copyNextUs : start), EV_ITEM, e);
 }
 
 /** Engine e's current copy starts moving its bytes. */

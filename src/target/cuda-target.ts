@@ -27,7 +27,11 @@ export const CUDA_TIMING: Readonly<
     absent: 0,
   },
   launchUs: { doc: "submission of a call until its stream may start it (driver push + doorbell)" },
-  copyStartUs: { doc: "copy engine start-up of one copy before bytes flow" },
+  copyStartUs: { doc: "copy engine start-up of a copy to or from the host before bytes flow" },
+  peerStartUs: {
+    doc: "copy engine start-up of a peer (GPU to GPU) copy before bytes flow",
+    absent: "copyStartUs",
+  },
   copyNextUs: {
     doc: "start-up of a copy the engine takes straight after finishing another (it was queued behind it)",
     absent: "copyStartUs",
@@ -44,6 +48,7 @@ export type CudaTimingName =
   | "hostGpuUs"
   | "launchUs"
   | "copyStartUs"
+  | "peerStartUs"
   | "copyNextUs"
   | "batchItemUs"
   | "flagUs"
