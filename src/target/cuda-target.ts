@@ -77,6 +77,21 @@ export interface CudaTarget {
    */
   readonly fabric: { readonly topology: CudaTopology; readonly portGBps?: number | undefined };
   readonly timing: { readonly [K in CudaTimingName]: number };
+  /** The constants the file left out: each holds its stand-in (withStandIns), kept in step by a fit. */
+  readonly absent: readonly CudaTimingName[];
+}
+
+/** `values` with each constant of `absent` set to its stand-in (CUDA_TIMING's `absent`). */
+export function withStandIns(
+  values: Partial<Record<CudaTimingName, number>>,
+  absent: readonly CudaTimingName[],
+): CudaTarget["timing"] {
+  const out = { ...values };
+  for (const name of absent) {
+    const v = CUDA_TIMING[name]!.absent!;
+    out[name] = typeof v === "number" ? v : out[v as CudaTimingName]!;
+  }
+  return out as CudaTarget["timing"];
 }
 
 /** The fabrics a CUDA target may describe (`nvlink.topology`). */
@@ -149,11 +164,9 @@ export function parseCudaTarget(json: Record<string, unknown>, where: string): T
     if (range) fail(`'timing.${name}.fit' ${range}`);
     values[name] = e!["value"] as number;
   }
-  for (const name of Object.keys(CUDA_TIMING) as CudaTimingName[]) {
-    const absent = CUDA_TIMING[name]!.absent;
-    if (values[name] === undefined)
-      values[name] = typeof absent === "number" ? absent : values[absent as CudaTimingName]!;
-  }
+  const absent = (Object.keys(CUDA_TIMING) as CudaTimingName[]).filter(
+    (name) => values[name] === undefined,
+  );
   const n = gpus as number;
   const s = streams as number;
   const all = Array.from({ length: s }, (_, i) => i);
@@ -162,7 +175,8 @@ export function parseCudaTarget(json: Record<string, unknown>, where: string): T
     hostLink: link as unknown as CudaTarget["hostLink"],
     peerGBps: peer as number,
     fabric: { topology: topology as CudaTopology, portGBps: port as number | undefined },
-    timing: values as CudaTarget["timing"],
+    timing: withStandIns(values, absent),
+    absent,
   };
   // The shared phases' view: every stream reaches the host and every peer (the driver picks the
   // copy engine by direction, not the stream), so `pcie` and `xgmi` both list all of them.

@@ -37,6 +37,26 @@ describe("fitting a CUDA target", () => {
     expect(() => parseCudaTarget(timing, "t.json")).toThrow(/timing\.launchUs\.fit/);
   });
 
+  it("nvlink.topology is switch (the default) or full-mesh; portGBps is positive", () => {
+    const json = raw(`${DIR}/target.json`);
+    expect(cudaOf(parseCudaTarget(json, "t.json"))!.fabric.topology).toBe("switch");
+    const nvlink = json["nvlink"] as Record<string, unknown>;
+    nvlink["topology"] = "ring";
+    expect(() => parseCudaTarget(json, "t.json")).toThrow(/nvlink\.topology' must be one of/);
+    nvlink["topology"] = "full-mesh";
+    nvlink["portGBps"] = 0;
+    expect(() => parseCudaTarget(json, "t.json")).toThrow(/nvlink\.portGBps' must be positive/);
+  });
+
+  it("an optional timing constant left out takes its stand-in", () => {
+    const t = cudaOf(parseCudaTarget(raw(`${DIR}/target.json`), "t.json"))!;
+    expect(t.timing.hostGpuUs).toBe(0);
+    expect(t.timing.copyNextUs).toBe(t.timing.copyStartUs);
+    const json = raw(`${DIR}/target.json`);
+    (json["timing"] as Record<string, unknown>)["hostGpuUs"] = { value: -1, source: "x" };
+    expect(() => parseCudaTarget(json, "t.json")).toThrow(/timing\.hostGpuUs\.value/);
+  });
+
   it("the 2x H200 peer run: held-out median 4.2 % (was 11.0 % with the datasheet's 450 GB/s), NVLink 380 GB/s", async () => {
     const out = join(mkdtempSync(join(tmpdir(), "dmac-fit-")), "fitted.json");
     const args = ["measure", `${DIR}/results.json`, "--target", `${DIR}/target.json`];
