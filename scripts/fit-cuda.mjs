@@ -3,12 +3,14 @@
 // (src/sim/cuda-exec.ts) with the shared constants. Fits on every other size of each table (the
 // smallest first, as `dmac measure --fit`) and reports each table's error on the sizes held out.
 //   npm run build
-//   node scripts/fit-cuda.mjs BASE.json RESULTS.json:TARGET.json:VARIANTS.tsv[:EXAMPLES] ...
+//   node scripts/fit-cuda.mjs BASE.json RESULTS.json:TARGET.json:VARIANTS.tsv[:EXAMPLES[:all]] ...
+// `all`: every size of that table is fitted (a table measured as the fitting half of a run whose
+// other half is a table of its own: give that one as HELD=RESULTS:TARGET:VARIANTS[:EXAMPLES]).
 // BASE: the target whose constants are the start and whose `fit` ranges bound the search (the
 // optional constants get the ranges below). Prints the tables' errors before and after, and the
 // fitted values as JSON (the last line).
 import { readFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 
 const root = resolve(new URL("..", import.meta.url).pathname);
@@ -27,6 +29,7 @@ const EXTRA = {
   hostGpuUs: [0.01, 20],
   peerStartUs: [0.2, 10],
   copyNextUs: [0.01, 10],
+  peerNextUs: [0.01, 10],
 };
 
 const [basePath, ...specs] = process.argv.slice(2);
@@ -40,7 +43,8 @@ const baseTarget = loadTargetFile(basePath);
 const base = cudaOf(baseTarget);
 
 function table(spec) {
-  const [results, targetPath, variantsPath, examples = "examples"] = spec.split(":");
+  const [results, targetPath, variantsPath, ex, all] = spec.split(":");
+  const examples = ex || "examples";
   const doc = JSON.parse(readFileSync(results, "utf8"));
   const target = loadTargetFile(targetPath);
   const parsed = parseVariants(makeSourceFile(variantsPath, readFileSync(variantsPath, "utf8")));
@@ -59,11 +63,14 @@ function table(spec) {
     if (!built.program) throw new Error(`${src}: ${built.diagnostics[0]?.message}`);
     rows.push({ run, program: built.program, predictedUs: NaN });
   }
-  const fit = fitSizes(rows);
-  return { name: dirname(results), rows, fit };
+  const fit = all === "all" ? new Set(rows.map((r) => r.run.totalBytes)) : fitSizes(rows);
+  return { name: results, rows, fit };
 }
 
 const tables = specs.map(table);
+// Tables only predicted (held out whole), never fitted.
+const held = (process.env.HELD ?? "").split(",").filter(Boolean).map(table);
+for (const tb of held) tb.fit = new Set();
 const timing = baseTarget.timing;
 const bounds = [];
 for (const name of Object.keys(base.timing)) {
@@ -86,10 +93,10 @@ const predict = (p, t) => {
 const err = (r, t) => Math.abs(predict(r.program, t) - r.run.medianUs) / r.run.medianUs;
 
 function report(label, t) {
-  for (const tb of tables) {
+  for (const tb of [...tables, ...held]) {
     const held = tb.rows.filter((r) => !tb.fit.has(r.run.totalBytes)).map((r) => err(r, t));
     const fit = tb.rows.filter((r) => tb.fit.has(r.run.totalBytes)).map((r) => err(r, t));
-    const pc = (x) => `${(x * 100).toFixed(1)}%`;
+    const pc = (x) => (Number.isFinite(x) ? `${(x * 100).toFixed(1)}%` : "-");
     console.log(
       `${label} ${tb.name}: fitted sizes median ${pc(median(fit))} (max ${pc(Math.max(...fit))}); held out median ${pc(median(held))} (max ${pc(Math.max(...held))}) over ${held.length} runs`,
     );

@@ -33,10 +33,16 @@ export const CUDA_TIMING: Readonly<
     absent: "copyStartUs",
   },
   copyNextUs: {
-    doc: "start-up of a copy the engine takes straight after finishing another (it was queued behind it)",
+    doc: "start-up of a copy the engine takes straight after finishing the same stream's previous copy (it was queued behind it); another stream's copy pays the full start-up",
     absent: "copyStartUs",
   },
-  batchItemUs: { doc: "per-copy engine cost inside a batched copy after the first" },
+  peerNextUs: {
+    doc: "start-up of a peer copy queued behind the same stream's copy the engine just finished, or after the first copy of a batch",
+    absent: "copyNextUs",
+  },
+  batchItemUs: {
+    doc: "per-copy engine cost inside a batched copy after the first (host-link copies)",
+  },
   flagUs: { doc: "write-value after the stream's last command until the host sees the word" },
   waitReleaseUs: { doc: "host store of a word until a stream waiting on it (wait-value) moves on" },
 };
@@ -50,6 +56,7 @@ export type CudaTimingName =
   | "copyStartUs"
   | "peerStartUs"
   | "copyNextUs"
+  | "peerNextUs"
   | "batchItemUs"
   | "flagUs"
   | "waitReleaseUs";

@@ -130,15 +130,28 @@ describe("the host's submission and a copy's start-up", () => {
     expect(time(p, slow) - time(p, base)).toBeCloseTo(20, 5);
   });
 
-  it("copyNextUs starts a copy the engine had queued behind another", () => {
+  it("peerNextUs starts a peer copy the engine had queued behind the same stream's copy", () => {
     const words = "-D engine=0 -O0 --completion per-queue --prelaunch --size-define chunk/4";
     const p = compiled(ascending, words, at({}), KiB);
     // Three copies per stream, prelaunched: the second and third are taken back to back.
-    expect(time(p, at({ copyNextUs: 3 })) - time(p, at({ copyNextUs: 1 }))).toBeCloseTo(4, 5);
+    expect(time(p, at({ peerNextUs: 3 })) - time(p, at({ peerNextUs: 1 }))).toBeCloseTo(4, 5);
+    // The same in a batch: its second and third copies.
+    const batch = compiled(
+      ascending,
+      "-D engine=0 -O1 --prelaunch --size-define chunk/4",
+      at({}),
+      KiB,
+    );
+    expect(time(batch, at({ peerNextUs: 3 })) - time(batch, at({ peerNextUs: 1 }))).toBeCloseTo(
+      4,
+      5,
+    );
   });
 
   it("peerStartUs starts a peer copy, copyStartUs a host copy; absent, peer = host", () => {
-    const t = cudaOf(at({}))!;
+    const t = cudaOf(
+      parseTarget({ ...JSON.parse(readFileSync(builtinPathOf("h100"), "utf8")) }, "h100"),
+    )!;
     expect(t.timing.peerStartUs).toBe(t.timing.copyStartUs);
     const words = "-D engine=0 -O1 --prelaunch --size-define chunk/4";
     const p = compiled(ascending, words, at({}), KiB);
