@@ -158,3 +158,27 @@ describe("the host's submission and a copy's start-up", () => {
     expect(time(p, at({ peerStartUs: 9 })) - time(p, at({ peerStartUs: 4 }))).toBeCloseTo(5, 5);
   });
 });
+
+describe("a program that never finishes", () => {
+  it("names the stream and the command it waits at", () => {
+    const p: CudaProgram = {
+      format: "dmac-cuda-program",
+      version: 1,
+      schedule: "stuck",
+      target: "h200",
+      params: {},
+      gpus: 1,
+      buffers: [],
+      words: [{ id: 0, kind: "signal", name: "s@0" }],
+      trigger: null,
+      external: [],
+      completions: [],
+      streams: [{ gpu: 0, stream: 2, commands: [{ op: "wait", word: 0, cmp: "geq", value: 1 }] }],
+      expect: [],
+    };
+    expect(runCuda(p, cudaOf(builtinTarget("h200")!)!)).toEqual({
+      ok: false,
+      why: "stream gpu0.2 never passes command 0",
+    });
+  });
+});
