@@ -59,8 +59,6 @@ interface State {
   readonly engines: Engine[];
   readonly ready: Float64Array[];
   readonly pc: Int32Array;
-  /** Per stream: blocked (waiting for a word or an engine) rather than scheduled. */
-  readonly blocked: Uint8Array;
   readonly wordAt: Float64Array;
   readonly wordValue: Float64Array;
   readonly waiters: number[][];
@@ -130,7 +128,6 @@ function createState(p: CudaProgram, t: CudaTarget): State {
     engines,
     ready: submission(p, t),
     pc: new Int32Array(p.streams.length),
-    blocked: new Uint8Array(p.streams.length),
     wordAt,
     wordValue,
     waiters: p.words.map(() => []),
@@ -180,7 +177,6 @@ function step(x: State, s: number): void {
     case "wait":
       if (!holds(x, c)) {
         x.waiters[c.word]!.push(s);
-        x.blocked[s] = 1;
         return;
       }
       x.pc[s]!++;
@@ -213,7 +209,6 @@ function land(x: State, k: number): void {
   const waiting = x.waiters[w.word]!;
   x.waiters[w.word] = [];
   for (const s of waiting) {
-    x.blocked[s] = 0;
     step(x, s);
   }
 }
@@ -222,7 +217,6 @@ function land(x: State, k: number): void {
 function request(x: State, s: number, copies: readonly CudaCopy[]): void {
   const e = copyRoute(x.fabric, copies[0]!).engine;
   const eng = x.engines[e]!;
-  x.blocked[s] = 1;
   eng.waiting.push(s);
   if (eng.stream < 0) serveNext(x, e);
 }
@@ -288,7 +282,6 @@ function flowDone(x: State, e: number): void {
   eng.freeAt = x.now;
   eng.lastStream = s;
   x.pc[s]!++;
-  x.blocked[s] = 0;
   schedule(x, s, x.now);
   serveNext(x, e);
 }
