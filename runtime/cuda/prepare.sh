@@ -6,6 +6,8 @@
 # TARGET may be a target file (a 2-GPU h200 for variants-peer.tsv). SIZES (env) overrides the sizes.
 # A table's optional fourth column says how a size becomes a define: `total` (the default) or
 # NAME/N (-D NAME=SIZE/N B, e.g. chunk/2 for a 2-rank all-gather whose buffer is SIZE bytes).
+# A table's first column names an example (examples/NAME.dmac) or, ending in .dmac, a schedule file
+# (relative to the repo root). APPEND=1 (env) adds to OUT's program list instead of starting it anew.
 set -euo pipefail
 out=${1:-.dev}
 target=${2:-h100}
@@ -17,16 +19,18 @@ mkdir -p "$out/programs" "$out/runtime"
 cp "$here/runner.cu" "$here/pattern.h" "$here/sha256.h" "$here/Makefile" "$here/run-on-device.sh" "$here/results.py" \
   "$here/sm-check.sh" "$table" "$out/runtime/"
 list="$out/programs/list.tsv"
-: >"$list"
+[ "${APPEND:-}" = 1 ] || : >"$list"
 grep -v '^#' "$table" | while IFS=$'\t' read -r example variant opts sizedef; do
   name=${sizedef:-total}
   div=1
   if [ "${name#*/}" != "$name" ]; then div=${name#*/} name=${name%%/*}; fi
+  file="examples/$example.dmac"
+  case $example in *.dmac) file=$example example=$(basename "$example" .dmac) ;; esac
   for size in $sizes; do
     dir="$out/programs/$example/$variant/$size"
     rm -rf "$dir"
     # shellcheck disable=SC2086 # opts is a list of options
-    $dmac compile "examples/$example.dmac" --target "$target" $opts -D "$name=$((size / div))B" -o "$dir" >/dev/null
+    $dmac compile "$file" --target "$target" $opts -D "$name=$((size / div))B" -o "$dir" >/dev/null
     printf '%s\t%s\t%s\t%s\n' "$example" "$variant" "$size" "$example/$variant/$size" >>"$list"
   done
 done

@@ -12,8 +12,10 @@
 //   not by stream). An engine serves one copy (or batch) at a time; when it frees, the waiting
 //   stream with the lowest index goes next (measured on 4x H200: copies on separate streams of
 //   one GPU do not share the engine fairly, docs/model.md "Fabric"). A copy costs copyStartUs
-//   (copyNextUs when the engine takes it the moment it finished another: it was queued), then its
-//   bytes flow; a batch's copies flow one after another in their order, batchItemUs apart.
+//   (peerStartUs between GPUs; copyNextUs when the engine takes it the moment it finished the
+//   same stream's previous copy: it was queued behind it; peerNextUs for a peer copy), then its
+//   bytes flow; a batch's copies flow one after another in their order, batchItemUs apart
+//   (peerNextUs for a peer copy).
 // - A write-value lands flagUs after the stream reaches it; a wait-value passes waitReleaseUs
 //   after its word holds the value (trigger and external signals: stored at time 0).
 // - The run ends when the last completion word lands (the host spin-polls them).
@@ -40,8 +42,10 @@ interface Engine {
   item: number;
   readonly flow: Flow;
   due: number;
-  /** When it last finished a copy (a copy taken then had been queued behind it). */
+  /** When it last finished a copy, and for which stream (that stream's next copy, taken then,
+   *  had been queued behind it). */
   freeAt: number;
+  lastStream: number;
   /** Streams waiting for this engine. */
   readonly waiting: number[];
 }
@@ -55,8 +59,6 @@ interface State {
   readonly engines: Engine[];
   readonly ready: Float64Array[];
   readonly pc: Int32Array;
-  /** Per stream: blocked (waiting for a word or an engine) rather than scheduled. */
-  readonly blocked: Uint8Array;
   readonly wordAt: Float64Array;
   readonly wordValue: Float64Array;
   readonly waiters: number[][];
@@ -108,6 +110,7 @@ function createState(p: CudaProgram, t: CudaTarget): State {
       flow: { id: e, loads: [], cap: 0, remaining: 0, rate: 0, version: 0 },
       due: -1,
       freeAt: -1,
+      lastStream: -1,
       waiting: [],
     });
   const wordAt = new Float64Array(p.words.length).fill(Infinity);
@@ -125,7 +128,6 @@ function createState(p: CudaProgram, t: CudaTarget): State {
     engines,
     ready: submission(p, t),
     pc: new Int32Array(p.streams.length),
-    blocked: new Uint8Array(p.streams.length),
     wordAt,
     wordValue,
     waiters: p.words.map(() => []),
@@ -175,7 +177,6 @@ function step(x: State, s: number): void {
     case "wait":
       if (!holds(x, c)) {
         x.waiters[c.word]!.push(s);
-        x.blocked[s] = 1;
         return;
       }
       x.pc[s]!++;
@@ -208,7 +209,6 @@ function land(x: State, k: number): void {
   const waiting = x.waiters[w.word]!;
   x.waiters[w.word] = [];
   for (const s of waiting) {
-    x.blocked[s] = 0;
     step(x, s);
   }
 }
@@ -217,7 +217,6 @@ function land(x: State, k: number): void {
 function request(x: State, s: number, copies: readonly CudaCopy[]): void {
   const e = copyRoute(x.fabric, copies[0]!).engine;
   const eng = x.engines[e]!;
-  x.blocked[s] = 1;
   eng.waiting.push(s);
   if (eng.stream < 0) serveNext(x, e);
 }
@@ -233,8 +232,22 @@ function serveNext(x: State, e: number): void {
   eng.stream = s;
   eng.copies = c.op === "copy" ? [c] : c.op === "batch" ? c.copies : [];
   eng.item = 0;
+  const queued = eng.freeAt === x.now && eng.lastStream === s;
+  x.heap.push(x.now + startUp(x, eng.copies[0]!, queued ? "queued" : "idle"), EV_ITEM, e);
+}
+
+/**
+ * A copy's start-up on its engine: on an idle engine (or after another stream's copy), queued
+ * behind the same stream's copy the engine just finished, or as a batch's next item. Measured on
+ * 4x H200 (docs/cuda.md, "The timing model"): a peer copy's next start-up is the same queued or
+ * batched; host-link copies batch almost for free but queue at a cost.
+ */
+function startUp(x: State, c: CudaCopy, how: "idle" | "queued" | "item"): number {
   const T = x.t.timing;
-  x.heap.push(x.now + (eng.freeAt === x.now ? T.copyNextUs : T.copyStartUs), EV_ITEM, e);
+  const peer = copyRoute(x.fabric, c).peer;
+  if (how === "idle") return peer ? T.peerStartUs : T.copyStartUs;
+  if (peer) return T.peerNextUs;
+  return how === "queued" ? T.copyNextUs : T.batchItemUs;
 }
 
 /** Engine e's current copy starts moving its bytes. */
@@ -261,14 +274,14 @@ function flowDone(x: State, e: number): void {
   reshareAll(x);
   eng.item++;
   if (eng.item < eng.copies.length) {
-    x.heap.push(x.now + x.t.timing.batchItemUs, EV_ITEM, e);
+    x.heap.push(x.now + startUp(x, eng.copies[eng.item]!, "item"), EV_ITEM, e);
     return;
   }
   const s = eng.stream;
   eng.stream = -1;
   eng.freeAt = x.now;
+  eng.lastStream = s;
   x.pc[s]!++;
-  x.blocked[s] = 0;
   schedule(x, s, x.now);
   serveNext(x, e);
 }

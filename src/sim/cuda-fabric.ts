@@ -64,7 +64,7 @@ const gpuOf = (p: Place): number => (p === "host" ? -1 : p);
 export function copyRoute(
   f: CudaFabric,
   c: CudaCopy,
-): { engine: number; loads: FlowLoad[]; cap: number } {
+): { engine: number; loads: FlowLoad[]; cap: number; peer: boolean } {
   const src = gpuOf(c.src.place);
   const dst = gpuOf(c.dst.place);
   const at = (g: number, r: number): FlowLoad => f.load[g * PER_GPU + r]!;
@@ -73,16 +73,18 @@ export function copyRoute(
       engine: dst * DIRS + H2D,
       loads: [at(dst, UP), at(dst, BOTH)],
       cap: perUs(f.t.hostLink.h2dGBps),
+      peer: false,
     };
   if (dst < 0)
     return {
       engine: src * DIRS + D2H,
       loads: [at(src, DOWN), at(src, BOTH)],
       cap: perUs(f.t.hostLink.d2hGBps),
+      peer: false,
     };
   // A peer copy is pushed by the source GPU's engine.
   const loads = f.switched
     ? [at(src, OUT), at(dst, IN)]
     : [f.load[f.gpus * PER_GPU + src * f.gpus + dst]!];
-  return { engine: src * DIRS + PEER, loads, cap: perUs(f.t.peerGBps) };
+  return { engine: src * DIRS + PEER, loads, cap: perUs(f.t.peerGBps), peer: true };
 }

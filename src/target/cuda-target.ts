@@ -27,12 +27,22 @@ export const CUDA_TIMING: Readonly<
     absent: 0,
   },
   launchUs: { doc: "submission of a call until its stream may start it (driver push + doorbell)" },
-  copyStartUs: { doc: "copy engine start-up of one copy before bytes flow" },
-  copyNextUs: {
-    doc: "start-up of a copy the engine takes straight after finishing another (it was queued behind it)",
+  copyStartUs: { doc: "copy engine start-up of a copy to or from the host before bytes flow" },
+  peerStartUs: {
+    doc: "copy engine start-up of a peer (GPU to GPU) copy before bytes flow",
     absent: "copyStartUs",
   },
-  batchItemUs: { doc: "per-copy engine cost inside a batched copy after the first" },
+  copyNextUs: {
+    doc: "start-up of a copy the engine takes straight after finishing the same stream's previous copy (it was queued behind it); another stream's copy pays the full start-up",
+    absent: "copyStartUs",
+  },
+  peerNextUs: {
+    doc: "start-up of a peer copy queued behind the same stream's copy the engine just finished, or after the first copy of a batch",
+    absent: "copyNextUs",
+  },
+  batchItemUs: {
+    doc: "per-copy engine cost inside a batched copy after the first (host-link copies)",
+  },
   flagUs: { doc: "write-value after the stream's last command until the host sees the word" },
   waitReleaseUs: { doc: "host store of a word until a stream waiting on it (wait-value) moves on" },
 };
@@ -44,7 +54,9 @@ export type CudaTimingName =
   | "hostGpuUs"
   | "launchUs"
   | "copyStartUs"
+  | "peerStartUs"
   | "copyNextUs"
+  | "peerNextUs"
   | "batchItemUs"
   | "flagUs"
   | "waitReleaseUs";
@@ -72,6 +84,21 @@ export interface CudaTarget {
    */
   readonly fabric: { readonly topology: CudaTopology; readonly portGBps?: number | undefined };
   readonly timing: { readonly [K in CudaTimingName]: number };
+  /** The constants the file left out: each holds its stand-in (withStandIns), kept in step by a fit. */
+  readonly absent: readonly CudaTimingName[];
+}
+
+/** `values` with each constant of `absent` set to its stand-in (CUDA_TIMING's `absent`). */
+export function withStandIns(
+  values: Partial<Record<CudaTimingName, number>>,
+  absent: readonly CudaTimingName[],
+): CudaTarget["timing"] {
+  const out = { ...values };
+  for (const name of absent) {
+    const v = CUDA_TIMING[name]!.absent!;
+    out[name] = typeof v === "number" ? v : out[v as CudaTimingName]!;
+  }
+  return out as CudaTarget["timing"];
 }
 
 /** The fabrics a CUDA target may describe (`nvlink.topology`). */
@@ -144,11 +171,9 @@ export function parseCudaTarget(json: Record<string, unknown>, where: string): T
     if (range) fail(`'timing.${name}.fit' ${range}`);
     values[name] = e!["value"] as number;
   }
-  for (const name of Object.keys(CUDA_TIMING) as CudaTimingName[]) {
-    const absent = CUDA_TIMING[name]!.absent;
-    if (values[name] === undefined)
-      values[name] = typeof absent === "number" ? absent : values[absent as CudaTimingName]!;
-  }
+  const absent = (Object.keys(CUDA_TIMING) as CudaTimingName[]).filter(
+    (name) => values[name] === undefined,
+  );
   const n = gpus as number;
   const s = streams as number;
   const all = Array.from({ length: s }, (_, i) => i);
@@ -157,7 +182,8 @@ export function parseCudaTarget(json: Record<string, unknown>, where: string): T
     hostLink: link as unknown as CudaTarget["hostLink"],
     peerGBps: peer as number,
     fabric: { topology: topology as CudaTopology, portGBps: port as number | undefined },
-    timing: values as CudaTarget["timing"],
+    timing: withStandIns(values, absent),
+    absent,
   };
   // The shared phases' view: every stream reaches the host and every peer (the driver picks the
   // copy engine by direction, not the stream), so `pcie` and `xgmi` both list all of them.

@@ -14,6 +14,7 @@ import {
   cudaOf,
   type CudaTarget,
   type CudaTimingName,
+  withStandIns,
 } from "../../target/cuda-target.js";
 import type { Target } from "../../target/target.js";
 import type { Compared, CudaPredictor } from "./measure.js";
@@ -62,7 +63,9 @@ export function withValues(
     else if (n === "peerGBps") peerGBps = x[i]!;
     else timing[n] = x[i]!;
   });
-  return { ...t, timing, hostLink, peerGBps };
+  // A constant given a value here is no longer a stand-in; the others follow theirs.
+  const absent = t.absent.filter((n) => !names.includes(n));
+  return { ...t, timing: withStandIns(timing, absent), absent, hostLink, peerGBps };
 }
 
 export interface FitResult {

@@ -96,7 +96,11 @@ export function parseVariants(file: SourceFile): VariantsTable {
       problem(lineSpan, "a row is: example, variant, dmac options (separated by tabs)");
       continue;
     }
-    const key = `${example.text}/${variant.text}`;
+    // A first column naming a schedule file (prepare.sh: `dir/NAME.dmac`) keys its runs by NAME.
+    const name = example.text.endsWith(".dmac")
+      ? example.text.slice(example.text.lastIndexOf("/") + 1, -".dmac".length)
+      : example.text;
+    const key = `${name}/${variant.text}`;
     const words = [
       ...opts.words,
       ...(size?.text ? [{ ...size, text: "--size-define" }, size] : []),

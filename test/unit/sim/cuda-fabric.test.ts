@@ -14,10 +14,12 @@ import { builtinTarget, parseTarget, type Target } from "../../../src/target/tar
 import { example } from "../../helpers/cli.js";
 
 /** targets/h200.json with `gpus` 4, as the 4x H200 measurement compiled for. */
-export function h200x4(patch: (nvlink: Record<string, unknown>) => void = () => {}): Target {
+function h200x4(
+  patch: (nvlink: Record<string, unknown>, timing: Record<string, unknown>) => void = () => {},
+): Target {
   const json = JSON.parse(readFileSync(builtinPathOf("h200"), "utf8")) as Record<string, unknown>;
   json["gpus"] = 4;
-  patch(json["nvlink"] as Record<string, unknown>);
+  patch(json["nvlink"] as Record<string, unknown>, json["timing"] as Record<string, unknown>);
   return parseTarget(json, "h200x4.json");
 }
 
@@ -45,8 +47,13 @@ schedule all_gather_rotated(chunk: bytes = 8KiB, engine: int = 0) implements all
 
 const MiB = 1 << 20;
 
-function compiled(file: ReturnType<typeof makeSourceFile>, words: string, t: Target): CudaProgram {
-  const r = compileRun(file, words.split(" "), 256 * MiB, t);
+function compiled(
+  file: ReturnType<typeof makeSourceFile>,
+  words: string,
+  t: Target,
+  bytes = 256 * MiB,
+): CudaProgram {
+  const r = compileRun(file, words.split(" "), bytes, t);
   if (!r.program) throw new Error(r.diagnostics.map((d) => `${d.code} ${d.message}`).join("; "));
   return r.program;
 }
@@ -89,7 +96,89 @@ describe("NVSwitch ingress contention", () => {
     expect(asc / rot).toBeCloseTo(1, 1);
   });
 
+  it("one stream per peer does not help: the peer engine serves the streams in stream order", () => {
+    // pcpy+pl in rotated order (streams = destination ranks) measured 976 us at 256 MiB, near
+    // the ascending order's 1036-1039, not the rotated 533-539.
+    const pcpyRot = makeSourceFile(
+      "all_gather_pcpy_rot.dmac",
+      rotated.text.replace(" on sdma(engine)", "").replace(", engine: int = 0", ""),
+    );
+    const asc = time(compiled(ascending, words, t), t);
+    const pcpy = time(compiled(pcpyRot, "-O0 --prelaunch --size-define chunk/4", t), t);
+    expect(pcpy / asc).toBeGreaterThan(0.85);
+    expect(pcpy / asc).toBeLessThan(1.1);
+  });
+
   it("the -O2 cost model sees it (the builtin h200 has the switch)", () => {
     expect(cudaOf(builtinTarget("h200")!)!.fabric.topology).toBe("switch");
+  });
+});
+
+describe("the host's submission and a copy's start-up", () => {
+  const at = (timing: Record<string, number>): Target =>
+    h200x4((_, tm) => {
+      for (const [k, v] of Object.entries(timing)) tm[k] = { value: v, source: "test" };
+    });
+  const KiB = 1024;
+
+  it("hostGpuUs is paid each time the calls move to another GPU", () => {
+    const words = "-D engine=0 -O0 --completion per-queue --size-define chunk/4";
+    const base = at({ hostGpuUs: 0 });
+    const slow = at({ hostGpuUs: 5 });
+    const p = compiled(ascending, words, base, KiB);
+    // Four streams on four GPUs: the last stream's calls start 4 x 5 us later.
+    expect(time(p, slow) - time(p, base)).toBeCloseTo(20, 5);
+  });
+
+  it("peerNextUs starts a peer copy the engine had queued behind the same stream's copy", () => {
+    const words = "-D engine=0 -O0 --completion per-queue --prelaunch --size-define chunk/4";
+    const p = compiled(ascending, words, at({}), KiB);
+    // Three copies per stream, prelaunched: the second and third are taken back to back.
+    expect(time(p, at({ peerNextUs: 3 })) - time(p, at({ peerNextUs: 1 }))).toBeCloseTo(4, 5);
+    // The same in a batch: its second and third copies.
+    const batch = compiled(
+      ascending,
+      "-D engine=0 -O1 --prelaunch --size-define chunk/4",
+      at({}),
+      KiB,
+    );
+    expect(time(batch, at({ peerNextUs: 3 })) - time(batch, at({ peerNextUs: 1 }))).toBeCloseTo(
+      4,
+      5,
+    );
+  });
+
+  it("peerStartUs starts a peer copy, copyStartUs a host copy; absent, peer = host", () => {
+    const t = cudaOf(
+      parseTarget({ ...JSON.parse(readFileSync(builtinPathOf("h100"), "utf8")) }, "h100"),
+    )!;
+    expect(t.timing.peerStartUs).toBe(t.timing.copyStartUs);
+    const words = "-D engine=0 -O1 --prelaunch --size-define chunk/4";
+    const p = compiled(ascending, words, at({}), KiB);
+    expect(time(p, at({ peerStartUs: 9 })) - time(p, at({ peerStartUs: 4 }))).toBeCloseTo(5, 5);
+  });
+});
+
+describe("a program that never finishes", () => {
+  it("names the stream and the command it waits at", () => {
+    const p: CudaProgram = {
+      format: "dmac-cuda-program",
+      version: 1,
+      schedule: "stuck",
+      target: "h200",
+      params: {},
+      gpus: 1,
+      buffers: [],
+      words: [{ id: 0, kind: "signal", name: "s@0" }],
+      trigger: null,
+      external: [],
+      completions: [],
+      streams: [{ gpu: 0, stream: 2, commands: [{ op: "wait", word: 0, cmp: "geq", value: 1 }] }],
+      expect: [],
+    };
+    expect(runCuda(p, cudaOf(builtinTarget("h200")!)!)).toEqual({
+      ok: false,
+      why: "stream gpu0.2 never passes command 0",
+    });
   });
 });
