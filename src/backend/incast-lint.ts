@@ -5,15 +5,15 @@
 //
 // It runs where compile runs (compileToQueues), on the lowering before the passes: it needs a
 // target, the lowered queues and the cost model, which `dmac check` and the language server do
-// not build. The orders are the order-copies pass's (passes/order-copies.ts): the cheap test
-// (hasIncast, linear) first, then at most two predictions within the -O2 work budget, so a large
+// not build. The orders are the order-copies pass's (passes/order-copies.ts): its cheap test
+// (incastScore, linear: the rotation must have less incast than the source order) first, then at most two predictions within the -O2 work budget, so a large
 // program costs at most that budget.
 
 import type { ForStmt, ScheduleDecl, Stmt } from "../frontend/ast.js";
 import { diag, type Diagnostic } from "../diagnostics/diagnostic.js";
 import type { IrModule } from "../ir/ir.js";
 import { predictBounded, type CostModel } from "../passes/cost-model.js";
-import { hasIncast, orderCandidates } from "../passes/order-copies.js";
+import { orderCandidates } from "../passes/order-copies.js";
 import { PLAN_BUDGET_WORK, PlanBudget } from "../passes/plan.js";
 import type { LowerOptions } from "../queues/lower.js";
 import { commandCount, type QueueProgram } from "../queues/queue-program.js";
@@ -38,7 +38,6 @@ export interface IncastLintInput {
 
 export function incastLint(x: IncastLintInput): Diagnostic[] {
   const { module: m, program } = x;
-  if (!hasIncast(program, m)) return [];
   const rotated = orderCandidates(program, m, x)[0];
   if (!rotated) return [];
   const budget = new PlanBudget(x.budget ?? PLAN_BUDGET_WORK);

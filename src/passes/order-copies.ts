@@ -19,17 +19,20 @@
 // construction. The placement (groups, engines) is the input's: this pass runs after the
 // placement passes and before the queue-level ones.
 //
-// Cost: a cheap test first (hasIncast: two GPUs' copies at the same position of their queues
-// go to one receiver); a rotation that leaves every queue's order as it was is not lowered or
-// predicted; predictions are bounded by the -O2 work budget (PassContext.budget), and the pass
-// keeps the program order when the budget cannot pay for them.
+// Cost: a cheap test first (incastScore, linear: the rotation must have less incast than the
+// program order, counted step by step as the queues would run it), so most programs are neither
+// lowered again nor predicted; predictions are bounded by the -O2 work budget
+// (PassContext.budget), and the pass keeps the program order when the budget cannot pay.
 
 import type { IrModule } from "../ir/ir.js";
+import { cudaOf } from "../target/cuda-target.js";
+import type { Target } from "../target/target.js";
 import { commandCount, programsEqual, type QueueProgram } from "../queues/queue-program.js";
 import { predictBounded } from "./cost-model.js";
 import type { Pass, PassContext, PassResult } from "./pass.js";
 import {
   isDataOp,
+  K_BCAST,
   K_COPY,
   K_SWAP,
   lowerPlaced,
@@ -61,27 +64,35 @@ function farRank(m: IrModule, i: number): number {
 }
 
 /**
- * Whether two GPUs' data commands at the same position of their queues write one receiver: the
- * incast a program order can cause (docs/optimisations.md). O(commands).
+ * How much incast an order has, as the lowering would place it: the k-th data op of every queue
+ * counted as one step, the senders of a step into one receiver beyond the first, summed over
+ * steps and receivers. A cheap stand-in (O(ops)) for what the cost model predicts: the pass
+ * predicts a rotation only when it has less incast than the program order.
  */
-export function hasIncast(prog: QueueProgram, m: IrModule): boolean {
-  const first = new Map<number, number>(); // position * ranks + receiver -> first sending GPU
-  for (const q of prog.queues) {
-    const c = q.cmds;
-    let pos = 0;
-    for (let i = 0; i < c.length; i++) {
-      if (!c.isData(i)) continue;
-      const op = prog.lists.of(c.opsHandle(i))[0];
-      if (op === undefined) continue;
-      const to = m.ops.dstRank[op]!;
-      const key = pos++ * m.ranks + to;
-      if (to === q.gpu || to < 0) continue;
-      const sender = first.get(key);
-      if (sender === undefined) first.set(key, q.gpu);
-      else if (sender !== q.gpu) return true;
-    }
+export function incastScore(pm: IrModule, order: Int32Array, engines: number): number {
+  const t = pm.ops;
+  const n = pm.ranks;
+  const pos = new Map<number, number>(); // queue key -> data ops placed on it so far
+  const senders = new Set<number>(); // (step, receiver, sending GPU)
+  const written = new Set<number>(); // (step, receiver) with a sender
+  let score = 0;
+  const count = (step: number, to: number, from: number): void => {
+    if (to === from || to < 0) return;
+    const key = (step * n + to) * n + from;
+    if (senders.has(key)) return;
+    senders.add(key);
+    if (written.has(step * n + to)) score++;
+    else written.add(step * n + to);
+  };
+  for (const i of order) {
+    if (!isDataOp(pm, i)) continue;
+    const q = t.driver[i]! * engines + t.engine[i]!;
+    const step = pos.get(q) ?? 0;
+    pos.set(q, step + 1);
+    count(step, t.dstRank[i]!, t.driver[i]!);
+    if (t.kind[i] === K_BCAST) count(step, t.dst2Rank[i]!, t.driver[i]!);
   }
-  return false;
+  return score;
 }
 
 /**
@@ -145,30 +156,36 @@ export function rotatedOrder(pm: IrModule, step: number): Int32Array {
   return order;
 }
 
-/** Whether `order` keeps every queue's ops in program order (the lowering would not change). */
-function keepsQueues(pm: IrModule, order: Int32Array, engines: number): boolean {
-  const last = new Map<number, number>(); // queue key -> latest op placed on it
-  for (const i of order) {
-    if (!isDataOp(pm, i)) continue;
-    const key = pm.ops.driver[i]! * engines + pm.ops.engine[i]!;
-    if ((last.get(key) ?? -1) > i) return false;
-    last.set(key, i);
-  }
-  return true;
+/**
+ * Whether the target's timing model shares a receiver's link among its senders, the only place
+ * where a copy order can relieve incast: a CUDA target through NVSwitch (`nvlink.topology`
+ * "switch": each GPU's ingress is one resource, docs/model.md "Fabric"). A full mesh, and
+ * MI300X's xGMI, give each ordered pair a link of its own in the model (xGMI incast is not
+ * measured), so the pass would predict there for nothing.
+ */
+export function receiverShared(target: Target): boolean {
+  return cudaOf(target)?.fabric.topology === "switch";
 }
 
-/** The program in each order other than program order that changes some queue. */
+/**
+ * The program in each order other than program order that has less incast (incastScore); none
+ * where the target's receivers are not shared (receiverShared).
+ */
 export function orderCandidates(
   prog: QueueProgram,
   m: IrModule,
   ctx: Pick<PassContext, "target" | "lower">,
 ): { name: OrderName; program: QueueProgram }[] {
+  if (!receiverShared(ctx.target)) return [];
   const placed = placedModule(m, readPlacement(prog, m));
+  const engines = ctx.target.engines.count;
+  const identity = Int32Array.from({ length: placed.module.ops.count }, (_, i) => i);
+  const before = incastScore(placed.module, identity, engines);
   const out: { name: OrderName; program: QueueProgram }[] = [];
   for (const o of ORDERS) {
     if (o.step === 0) continue;
     const order = rotatedOrder(placed.module, o.step);
-    if (keepsQueues(placed.module, order, ctx.target.engines.count)) continue;
+    if (incastScore(placed.module, order, engines) >= before) continue;
     const program = lowerPlaced(permutePlaced(placed, order), ctx.target, ctx.lower);
     if (!out.some((x) => programsEqual(x.program, program))) out.push({ name: o.name, program });
   }
@@ -185,7 +202,7 @@ function run(prog: QueueProgram, ctx: PassContext): PassResult {
     counters: { order: 0, "orders predicted": predicted },
   });
   const model = ctx.costModel;
-  if (!model || !hasIncast(prog, m)) return keep(0);
+  if (!model) return keep(0);
   const candidates = orderCandidates(prog, m, ctx);
   if (candidates.length === 0) return keep(0);
   const request = {

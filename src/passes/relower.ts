@@ -150,6 +150,14 @@ export function placedModule(
 ): { module: IrModule; members: (readonly number[])[] } {
   const t = m.ops;
   const n = t.count;
+  if (pl.groups.every((g) => g.length < 2) && m.edges) {
+    // No op absorbed: the same ops in the same order, only pinned, so the same edges (they come
+    // from byte ranges, not engines): no inference again.
+    const engine = t.engine.slice();
+    for (let i = 0; i < n; i++) if (pl.engine[i]! >= 0) engine[i] = pl.engine[i]!;
+    const members = Array.from({ length: n }, (_, i) => [i]);
+    return { module: { ...m, ops: { ...t, engine } }, members };
+  }
   const head = new Int32Array(n).fill(-1); // absorbed op -> its group's first op
   const groupOf = new Map<number, readonly number[]>();
   for (const g of pl.groups) {

@@ -123,3 +123,27 @@ describe("DMAC4030: several GPUs write one receiver at once", () => {
     expect([ds, calls]).toEqual([[], 0]);
   });
 });
+
+describe("DMAC4030 in compile, with the compile's own cost model (the fabric-aware executor)", () => {
+  const codes = (path: string, target: Target | undefined, defines: Record<string, string>) => {
+    const file = makeSourceFile(path, text(path));
+    return compileToQueues(file, { defines, targetOverride: target }).diagnostics.map(
+      (d) => d.code,
+    );
+  };
+  const b2b = { engine: "0", chunk: "64MiB" };
+
+  it("fires on the ascending all-gather and all-to-all on 4 H200s", () => {
+    expect(codes("bench/calibration/all_gather_b2b.dmac", h200With(4), b2b)).toEqual(["DMAC4030"]);
+    expect(codes("bench/calibration/all_to_all_b2b.dmac", h200With(4), b2b)).toEqual(["DMAC4030"]);
+  });
+
+  it("not on the rotated examples, on 2 GPUs, or on MI300X", () => {
+    expect(codes("examples/all_gather_b2b.dmac", h200With(4), b2b)).toEqual([]);
+    expect(codes("examples/all_to_all_b2b.dmac", h200With(4), b2b)).toEqual([]);
+    expect(codes("bench/calibration/all_gather_b2b.dmac", h200With(2), b2b)).toEqual([]);
+    expect(codes("bench/calibration/all_gather_b2b.dmac", undefined, { chunk: "64MiB" })).toEqual(
+      [],
+    );
+  });
+});
