@@ -49,8 +49,8 @@ export const ORDER_GAIN = 0.02;
 
 /** The orders the pass tries: program order, then rotations by the far rank's distance. */
 export const ORDERS = [
-  { name: "program", step: 0, says: "program order" },
-  { name: "rotate", step: 1, says: "rotated: rank r sends to r+1, r+2, ... (mod ranks)" },
+  { name: "program", step: 0 },
+  { name: "rotate", step: 1 }, // rank r sends to r+1, r+2, ... (mod ranks)
 ] as const;
 export type OrderName = (typeof ORDERS)[number]["name"];
 

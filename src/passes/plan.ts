@@ -54,7 +54,7 @@ import type {
 } from "./pass.js";
 import { maxOf, minOf } from "../util/arrays.js";
 import { predictBounded } from "./cost-model.js";
-import { ORDERS } from "./order-copies.js";
+import { ORDERS, type OrderName } from "./order-copies.js";
 import { formatTime } from "../util/format-time.js";
 
 export interface PlanCandidate {
@@ -162,9 +162,15 @@ export function engineLabel(e: EngineStrategy): string {
   }
 }
 
-export function candidateLabel(c: PlanCandidate): string {
-  return `${engineLabel(c.engines)}${c.bcast ? " +bcast" : ""}${c.prelaunch ? " +prelaunch" : ""} completion ${c.completion}`;
+/** The label of a candidate; `order`: the order order-copies chose for its placement. */
+export function candidateLabel(c: PlanCandidate, order: OrderName = "program"): string {
+  const rotated = order === "program" ? "" : ` +${order}`;
+  return `${engineLabel(c.engines)}${c.bcast ? " +bcast" : ""}${rotated}${c.prelaunch ? " +prelaunch" : ""} completion ${c.completion}`;
 }
+
+/** The order order-copies chose in a pass run (program order where it did not run). */
+const orderOf = (run: RunPassesResult): OrderName =>
+  ORDERS[run.stats.find((s) => s.pass === "order-copies")?.counters["order"] ?? 0]!.name;
 
 /** The candidates the options allow, simplest first (ties go to the earlier one). */
 export function planCandidates(o: PassOptions): PlanCandidate[] {
@@ -334,15 +340,16 @@ export function choosePlan(prog: QueueProgram, m: IrModule, ctx: PassContext): P
 
   const candidates = planCandidates(o);
   candidates.forEach((cand, ci) => {
-    const label = candidateLabel(cand);
     const first = ci === 0;
-    ctx.onCandidate?.(ci, candidates.length, label);
+    ctx.onCandidate?.(ci, candidates.length, candidateLabel(cand));
     const skipped = (note: string): void => {
+      const label = candidateLabel(cand);
       entries.push({ candidate: cand, label, timeUs: undefined, verified: false, note });
     };
     if (!first && budget.over()) return skipped(NOTE_SKIPPED);
     const run = programOf(cand, first);
     if (!run) return skipped(NOTE_STOPPED);
+    const label = candidateLabel(cand, orderOf(run));
     let key = hashes.get(run.program);
     if (key === undefined) hashes.set(run.program, (key = programHash(run.program)));
     const prev = seen.get(key)?.find((x) => programsEqual(x.program, run.program))?.entry;
@@ -431,11 +438,6 @@ export function formatPlan(r: PlanResult): string {
   const lines = [
     `plan: ${r.chosen.label}, predicted ${fmtUs(r.chosen.timeUs)} (${r.entries.length} candidates, work ${formatWork(r.work)})`,
   ];
-  const order = r.stats.find((s) => s.pass === "order-copies")?.counters;
-  if (order && (order["orders predicted"] ?? 0) > 0)
-    lines.push(
-      `order: ${ORDERS[order["order"] ?? 0]?.says ?? "?"} (order-copies predicted ${order["orders predicted"]} orders for this plan's placement)`,
-    );
   const width = maxOf(r.entries.map((e) => e.label.length));
   // The chosen plan first (it may be a tie that a faster plan with more queues lost), then the
   // rest fastest first.

@@ -236,6 +236,9 @@ describe("order-copies with the compile's own cost model (the fabric-aware execu
     const q = compileToQueues(file, { defines, targetOverride: h200With(4), passes: O(2) });
     const c = q.compiled!;
     expect(c.optimised!.stats.find((s) => s.pass === "order-copies")!.counters["order"]).toBe(1);
+    expect(c.optimised!.plan!.chosen.label).toBe(
+      "affinity +rotate +prelaunch completion per-queue",
+    );
     expect(receivers(c.program, c.module)).toEqual([
       "gpu0: 1 2 3",
       "gpu1: 2 3 0",
