@@ -11,7 +11,6 @@ import { runCuda } from "../../../src/sim/cuda-exec.js";
 import { makeSourceFile } from "../../../src/source/source-file.js";
 import { cudaOf } from "../../../src/target/cuda-target.js";
 import { builtinTarget, parseTarget, type Target } from "../../../src/target/target.js";
-import { example } from "../../helpers/cli.js";
 
 /** targets/h200.json with `gpus` 4, as the 4x H200 measurement compiled for. */
 function h200x4(
@@ -27,9 +26,10 @@ function builtinPathOf(name: string): string {
   return new URL(`../../../targets/${name}.json`, import.meta.url).pathname;
 }
 
+// The DMA-Latte-faithful ascending order (examples/ has the rotated one).
 const ascending = makeSourceFile(
   "all_gather_b2b.dmac",
-  readFileSync(example("all_gather_b2b.dmac"), "utf8"),
+  readFileSync(new URL("../../../bench/calibration/all_gather_b2b.dmac", import.meta.url), "utf8"),
 );
 
 /** The same copies, each rank r sending to r+1, r+2, r+3 (mod 4) in that order. */
