@@ -57,7 +57,7 @@ export function incastLint(x: IncastLintInput): Diagnostic[] {
   ];
   if (!loop || !independent(m, loop)) return [diag("DMAC4030", undefined, args)];
   const at = { file: x.file, span: headerSpan(loop) };
-  return [diag("DMAC4030", at, args, { fix: rotationFix(x.file, loop) })];
+  return [diag("DMAC4030", at, args, { fix: rotationFix(x.file, x.schedule, loop) })];
 }
 
 /** The source statement of the first data op whose queue position the rotation changed. */
@@ -126,18 +126,21 @@ function independent(m: IrModule, f: ForStmt): boolean {
 const headerSpan = (f: ForStmt): Span => ({ start: f.span.start, end: f.body.span.start + 1 });
 
 /**
- * The header rewritten in rotated order: `for A in ranks, K in 1..ranks {` and, first in the
- * body, `let B = (A + K) % ranks`; K is the first of k, k1, k2, ... the loop's text does not use.
+ * The header rewritten in rotated order, on its one line (the help frame shows it corrected;
+ * `dmac fmt` puts the `let` on a line of its own): `for A in ranks, K in 1..ranks { let B =
+ * (A + K) % ranks`; K is the first of k, k1, k2, ... the schedule's text does not use.
  */
-function rotationFix(file: SourceFile, f: ForStmt): { span: Span; replacement: string } {
+function rotationFix(
+  file: SourceFile,
+  schedule: ScheduleDecl,
+  f: ForStmt,
+): { span: Span; replacement: string } {
   const { a, b } = peerLoopVars(f)!;
-  const text = file.text.slice(f.span.start, f.span.end);
+  const text = file.text.slice(schedule.span.start, schedule.span.end);
   let k = "k";
   for (let n = 1; new RegExp(`\\b${k}\\b`).test(text); n++) k = `k${n}`;
-  const lineStart = file.text.lastIndexOf("\n", f.span.start - 1) + 1;
-  const indent = /^[ \t]*/.exec(file.text.slice(lineStart, f.span.start))![0];
   return {
     span: headerSpan(f),
-    replacement: `for ${a} in ranks, ${k} in 1..ranks {\n${indent}  let ${b} = (${a} + ${k}) % ranks`,
+    replacement: `for ${a} in ranks, ${k} in 1..ranks { let ${b} = (${a} + ${k}) % ranks`,
   };
 }

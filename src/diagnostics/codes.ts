@@ -920,9 +920,9 @@ the order-copies pass's rotation), and warns when the rotation is predicted at l
 faster. It needs the target and the cost model, so \`dmac check\` and the editor do not run it.
 
 Fix: write the loop in rotated order. The quick fix rewrites \`for r in ranks, p in ranks where
-p != r {\` as \`for r in ranks, k in 1..ranks {\` followed by \`let p = (r + k) % ranks\`; it
-is offered only when no copy of the loop depends on another (so the order cannot change the
-result). At -O2 the order-copies pass makes the same choice for the compiled program without
+p != r {\` as \`for r in ranks, k in 1..ranks { let p = (r + k) % ranks\` (\`dmac fmt\` then
+puts the \`let\` on a line of its own); it is offered only when no copy of the loop depends on
+another (so the order cannot change the result). At -O2 the order-copies pass makes the same choice for the compiled program without
 the rewrite.`,
   },
   DMAC4040: {

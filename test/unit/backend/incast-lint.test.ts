@@ -9,6 +9,7 @@ import { compileToQueues } from "../../../src/backend/compile-pipeline.js";
 import { incastLint } from "../../../src/backend/incast-lint.js";
 import { SIMULATED_COST_MODEL } from "../../../src/backend/cost-model.js";
 import { checkSource } from "../../../src/check/check-source.js";
+import { formatDmac } from "../../../src/fmt/format.js";
 import type { CostModel } from "../../../src/passes/cost-model.js";
 import { makeSourceFile } from "../../../src/source/source-file.js";
 import type { Target } from "../../../src/target/target.js";
@@ -60,13 +61,18 @@ describe("DMAC4030: several GPUs write one receiver at once", () => {
     expect(d.message).toMatch(
       /several GPUs write into one receiver at once: predicted .* \(2\.7x faster\)/,
     );
-    expect(d.fix!.replacement).toBe("for r in ranks, k in 1..ranks {\n    let p = (r + k) % ranks");
+    expect(d.fix!.replacement).toBe("for r in ranks, k in 1..ranks { let p = (r + k) % ranks");
   });
 
-  it("the fix, applied, compiles, verifies in the executor, and has no incast", () => {
+  it("the fix, applied, compiles, verifies in the executor, and has no incast", async () => {
     const source = text(ASC);
     const fixed = apply(source, lint(ASC, source, h200With(4), b2b)[0]!.fix!);
     expect(lint(ASC, fixed, h200With(4), b2b)).toEqual([]);
+    // `dmac fmt` gives the `let` a line of its own.
+    const formatted = await formatDmac(fixed);
+    expect(formatted.ok && formatted.text).toContain(
+      "  for r in ranks, k in 1..ranks {\n    let p = (r + k) % ranks\n    copy",
+    );
     // On the file's own target (mi300x), the executor verifies the result.
     const file = makeSourceFile(ASC, fixed);
     const q = compileToQueues(file, { defines: {}, sync: "aggressive" });
@@ -80,9 +86,7 @@ describe("DMAC4030: several GPUs write one receiver at once", () => {
   it("picks a loop variable the loop does not use", () => {
     const source = text(ASC).replace(/\bchunk\b/g, "k");
     const d = lint(ASC, source, h200With(4), { engine: "0", k: "64MiB" })[0]!;
-    expect(d.fix!.replacement).toBe(
-      "for r in ranks, k1 in 1..ranks {\n    let p = (r + k1) % ranks",
-    );
+    expect(d.fix!.replacement).toBe("for r in ranks, k1 in 1..ranks { let p = (r + k1) % ranks");
   });
 
   it("does not fire on the rotated example", () => {
