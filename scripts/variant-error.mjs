@@ -4,8 +4,10 @@
 // --no-fit` says the same per row.
 //   git worktree add /tmp/old a846f3c && (cd /tmp/old && npm ci && npm run build)
 //   DMAC=/tmp/old node scripts/variant-error.mjs
-// DMAC: the checkout whose dist/, examples/ and targets/mi300x.json are used (default: this one).
-import { readFileSync } from "node:fs";
+// DMAC: the checkout whose dist/, schedules and targets/mi300x.json are used (default: this one).
+// The schedules are the DMA-Latte-faithful ones in bench/calibration/ (ascending peer order, as
+// measured), or examples/ in a checkout from before they were kept apart.
+import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 
@@ -36,7 +38,8 @@ const V = {
 };
 function time(v, chunk) {
   const [file, opt, defines] = V[v];
-  const path = `${root}/examples/${file}`;
+  const faithful = `${root}/bench/calibration/${file}`;
+  const path = existsSync(faithful) ? faithful : `${root}/examples/${file}`;
   const o = parseOptOptions(opt, target);
   const c = compileForSim(
     path,

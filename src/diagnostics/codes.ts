@@ -904,6 +904,27 @@ of another compile. Fix: compile again, or give the right manifest with \`--mani
   },
 
   // ---- 5xxx: command line and files ---------------------------------------------------------
+  DMAC4030: {
+    severity: "warning",
+    phase: "backend",
+    title: "several GPUs write one receiver at once",
+    message: (now: string, rotated: string, ratio: string) =>
+      `in this loop's order, several GPUs write into one receiver at once: predicted ${now}, against ${rotated} with each rank sending to r+1, r+2, ... (${ratio}x faster)`,
+    doc: `When every rank walks its peers in the same order (\`for r in ranks, p in ranks where p !=
+r\`), the first copy of every GPU goes to rank 0 (or 1), the second to rank 1 (or 2), and so on:
+up to ranks - 1 senders share one receiver's link while the other links idle (incast). On 4
+H200s through NVSwitch this halves the bandwidth of large copies (256 MiB per rank: 1036 us in
+ascending order, 535 us rotated; docs/model.md). \`dmac compile\` predicts the lowered program
+in its own order and with each GPU's copies rotated (rank r sends to r+1, r+2, ... mod ranks:
+the order-copies pass's rotation), and warns when the rotation is predicted at least 1.2x
+faster. It needs the target and the cost model, so \`dmac check\` and the editor do not run it.
+
+Fix: write the loop in rotated order. The quick fix rewrites \`for r in ranks, p in ranks where
+p != r {\` as \`for r in ranks, k in 1..ranks { let p = (r + k) % ranks\` (\`dmac fmt\` then
+puts the \`let\` on a line of its own); it is offered only when no copy of the loop depends on
+another (so the order cannot change the result). At -O2 the order-copies pass makes the same choice for the compiled program without
+the rewrite.`,
+  },
   DMAC4040: {
     severity: "error",
     phase: "backend",

@@ -9,6 +9,7 @@ import { compileToQueues, cudaBatches, type QueuesResult } from "./compile.js";
 import { buildOutputs, EMIT_KINDS, type EmitKind } from "./outputs.js";
 import type { OutputFile } from "../backend/output.js";
 import { buildCudaOutputs } from "../backend/cuda/outputs.js";
+import { predictCudaUs } from "./cuda-cost-model.js";
 import type { CudaProgram } from "../backend/cuda/program.js";
 import type { RecordedPaths } from "../backend/sdma/manifest.js";
 import { diag, hasErrors, type Diagnostic } from "../diagnostics/diagnostic.js";
@@ -224,6 +225,7 @@ export function buildSchedule(
   const out = buildCudaOutputs(input.file, q.compiled, {
     batch: cudaBatches(passes),
     source: how.paths?.source,
+    predict: predictCudaUs,
   });
   pushAll(diagnostics, out.diagnostics);
   return {

@@ -26,7 +26,8 @@ import {
 import { conservativeSync } from "../queues/sync-forms.js";
 import { SIMULATED_COST_MODEL } from "./cost-model.js";
 import type { CostModel } from "../passes/cost-model.js";
-import { cudaCostModel } from "../backend/cuda/outputs.js";
+import { cudaCostModel } from "./cuda-cost-model.js";
+import { incastLint } from "../backend/incast-lint.js";
 import { cudaOf } from "../target/cuda-target.js";
 import { passByName, passEnabled } from "../passes/index.js";
 import { pushAll } from "../util/arrays.js";
@@ -117,6 +118,15 @@ export function compileToQueues(file: SourceFile, opts: CompileOptions = {}): Qu
   pushAll(diagnostics, checkBeforeLower(file, module, target, lowerOptions, opts));
   if (hasErrors(diagnostics)) return done();
   const program = lowerToQueues(module, target, lowerOptions);
+  const costModel = cudaOf(target)
+    ? cudaCostModel(() => cudaBatches(opts.passes))
+    : finalFormsCostModel(target, opts.sync);
+  // DMAC4030: the source order's incast (incast-lint.ts), on the lowering, within the work budget.
+  const lint = { file, schedule: selected.schedule.schedule, module, program, target, costModel };
+  pushAll(
+    diagnostics,
+    incastLint({ ...lint, lower: lowerOptions, budget: opts.passes?.planBudget }),
+  );
   // ---- optimiser hook (src/passes, owned by the optimiser) ----
   if (opts.passes) {
     const r = optimise(program, module, {
@@ -125,9 +135,7 @@ export function compileToQueues(file: SourceFile, opts: CompileOptions = {}): Qu
       options: opts.passes,
       lower: lowerOptions,
       file,
-      costModel: cudaOf(target)
-        ? cudaCostModel(() => cudaBatches(opts.passes))
-        : finalFormsCostModel(target, opts.sync),
+      costModel,
       onCandidate: opts.onPlanProgress,
     });
     const optimised: OptimiseReport = {

@@ -14,6 +14,7 @@ import bcastFusion from "./bcast-fusion.js";
 import engineAssign from "./engine-assign.js";
 import type { Pass, PassContext, PassName, PassOptions, PassStats } from "./pass.js";
 import { PASS_NAMES } from "./pass.js";
+import orderCopies from "./order-copies.js";
 import prelaunch from "./prelaunch.js";
 import { printQueues } from "./print-queues.js";
 import syncElision from "./sync-elision.js";
@@ -25,6 +26,7 @@ export const PASSES: readonly Pass[] = [
   bcastFusion,
   engineAssign,
   batchCopies,
+  orderCopies,
   batchCompletions,
   syncElision,
   prelaunch,
@@ -44,8 +46,13 @@ export const PASS_ORDER: readonly (readonly [PassName, PassName, string])[] = [
   ],
   [
     "batch-copies",
+    "order-copies",
+    "the order is chosen among the commands as merged (a merge keeps its first op's place)",
+  ],
+  [
+    "order-copies",
     "batch-completions",
-    "batch-copies re-lowers, which would bring back one completion per op",
+    "order-copies re-lowers, which would bring back one completion per op",
   ],
   [
     "batch-completions",

@@ -4,7 +4,7 @@
 //
 // Two families (see docs/optimisations.md):
 // - placement passes (bcast-fusion, engine-assign, batch-copies) decide which IR ops share one
-//   command and on which engine it runs, then RE-LOWER the IR with that placement
+//   command and on which engine it runs (order-copies: in which order), then RE-LOWER the IR with that placement
 //   (passes/relower.ts), so the cross-queue synchronisation is always the lowering's, which is
 //   correct by construction; they must run before every queue-level pass (PASS_ORDER);
 // - queue-level passes (batch-completions, sync-elision, prelaunch) rewrite commands in place.
@@ -20,6 +20,7 @@ export const PASS_NAMES = [
   "bcast-fusion",
   "engine-assign",
   "batch-copies",
+  "order-copies",
   "batch-completions",
   "sync-elision",
   "prelaunch",
@@ -71,6 +72,8 @@ export interface PassOptions {
 export interface WorkBudget {
   over(): boolean;
   spend(work: number): void;
+  /** The work left (negative once over); a pass that predicts bounds its predictions by it. */
+  left(): number;
 }
 
 export interface PassContext {

@@ -5,7 +5,8 @@
 // local copy of an all-to-all), single = spread:1),
 // broadcast fusion on/off, prelaunch on/off and the completion policy (per-queue unless the user
 // asks for per-op with --completion or by disabling batch-completions).
-// batch-copies and sync-elision always run (never slower under the model). Options the user
+// batch-copies and sync-elision always run (never slower under the model); order-copies runs
+// with each placement and chooses its copies' order by predicting it (order-copies.ts). Options the user
 // gave (--engines, --completion, --prelaunch, --disable-pass) narrow the candidate set.
 //
 // Cost: candidates share what they have in common. bcast-fusion runs once; the placement
@@ -25,7 +26,7 @@
 // A work budget (PLAN_BUDGET_WORK, `--plan-budget`) bounds the search on huge programs, inside a
 // candidate too. Work is counted, never timed, so the plan is a function of the input and the
 // options alone, whatever the machine's speed or load: each pass run costs the commands of its
-// input, each prediction its set-up (SETUP_WORK_PER_COMMAND per command) and the executor's events,
+// input, each prediction its set-up (cost-model.ts SETUP_WORK_PER_COMMAND per command) and the executor's events,
 // and the executor gets the work left as its event limit (its watchdog, maxEvents). The budget is
 // checked between passes and before each prediction. The first candidate's passes always run to
 // their end (their program is the fallback: the -O1 passes); everything else stops at the budget
@@ -52,6 +53,8 @@ import type {
   WorkBudget,
 } from "./pass.js";
 import { maxOf, minOf } from "../util/arrays.js";
+import { predictBounded } from "./cost-model.js";
+import { ORDERS, type OrderName } from "./order-copies.js";
 import { formatTime } from "../util/format-time.js";
 
 export interface PlanCandidate {
@@ -100,7 +103,7 @@ export const NOTE_STOPPED = "stopped (work budget)";
 /**
  * The search's work counter, in executor events and their equivalents: a pass run costs the
  * commands of its input, a prediction's set-up (layout, command trace, the executor's program:
- * it cannot be interrupted) SETUP_WORK_PER_COMMAND per command, its event loop one per event.
+ * it cannot be interrupted) SETUP_WORK_PER_COMMAND per command (cost-model.ts), its event loop one per event.
  * Counting work rather than time makes the search a function of its input.
  */
 export class PlanBudget implements WorkBudget {
@@ -116,15 +119,6 @@ export class PlanBudget implements WorkBudget {
     this.spent += work;
   }
 }
-
-/**
- * A prediction's set-up per command, in events' worth of work: layout + command trace cost 0.2-0.9
- * events' time per command (scripts/plan-work.mjs on bench/gen.js programs); the executor's own
- * set-up is counted with its events.
- */
-export const SETUP_WORK_PER_COMMAND = 1;
-/** The executor's watchdog never below this many events (a prediction needs a few). */
-const MIN_EVENT_LIMIT = 10_000;
 
 /**
  * Predicted times within this fraction of the fastest are a tie: the model is not that exact
@@ -168,9 +162,15 @@ export function engineLabel(e: EngineStrategy): string {
   }
 }
 
-export function candidateLabel(c: PlanCandidate): string {
-  return `${engineLabel(c.engines)}${c.bcast ? " +bcast" : ""}${c.prelaunch ? " +prelaunch" : ""} completion ${c.completion}`;
+/** The label of a candidate; `order`: the order order-copies chose for its placement. */
+export function candidateLabel(c: PlanCandidate, order: OrderName = "program"): string {
+  const rotated = order === "program" ? "" : ` +${order}`;
+  return `${engineLabel(c.engines)}${c.bcast ? " +bcast" : ""}${rotated}${c.prelaunch ? " +prelaunch" : ""} completion ${c.completion}`;
 }
+
+/** The order order-copies chose in a pass run (program order where it did not run). */
+const orderOf = (run: RunPassesResult): OrderName =>
+  ORDERS[run.stats.find((s) => s.pass === "order-copies")?.counters["order"] ?? 0]!.name;
 
 /** The candidates the options allow, simplest first (ties go to the earlier one). */
 export function planCandidates(o: PassOptions): PlanCandidate[] {
@@ -212,29 +212,23 @@ export function predict(
   ctx: PassContext,
   budget?: PlanBudget,
 ): { timeUs: number | undefined; verified: boolean; note?: string; stopped?: boolean } {
-  const stopped = { timeUs: undefined, verified: false, note: NOTE_STOPPED, stopped: true };
   const model = ctx.costModel;
   if (!model) throw new InternalError("a prediction needs a cost model (PassContext.costModel)");
-  const setup = programSize(prog).commands * SETUP_WORK_PER_COMMAND;
-  if (budget && budget.left() < setup) return stopped;
-  budget?.spend(setup);
-  // The executor's watchdog as the budget: no more events than the work left.
-  const left = budget?.left() ?? Infinity;
-  const maxEvents = Number.isFinite(left) ? Math.max(MIN_EVENT_LIMIT, Math.floor(left)) : undefined;
-  const r = model.predict(prog, m, {
+  const request = {
     target: ctx.target,
     signalPeriodUs: ctx.options.signalPeriodUs,
     file: ctx.file,
-    maxEvents,
-  });
-  budget?.spend(r.events);
-  if (r.kind === "failed" && r.eventLimitHit && maxEvents !== undefined) return stopped;
-  if (r.kind === "failed") return { timeUs: undefined, verified: false, note: r.note };
-  return { timeUs: r.timeUs, verified: true };
+  };
+  const p = predictBounded(model, prog, m, request, programSize(prog).commands, budget);
+  return p.stopped ? { ...p, note: NOTE_STOPPED } : p;
 }
 
 /** The budget's counter without its limit (the first candidate's passes always run). */
-const countOnly = (b: PlanBudget): WorkBudget => ({ over: () => false, spend: (w) => b.spend(w) });
+const countOnly = (b: PlanBudget): WorkBudget => ({
+  over: () => false,
+  spend: (w) => b.spend(w),
+  left: () => b.left(),
+});
 
 /** Concatenates pass runs that follow each other. */
 function chain(...rs: RunPassesResult[]): RunPassesResult {
@@ -257,6 +251,7 @@ export function choosePlan(prog: QueueProgram, m: IrModule, ctx: PassContext): P
       "bcast-fusion": false,
       "engine-assign": false,
       "batch-copies": false,
+      "order-copies": false,
       "batch-completions": false,
       "sync-elision": false,
       prelaunch: false,
@@ -301,7 +296,11 @@ export function choosePlan(prog: QueueProgram, m: IrModule, ctx: PassContext): P
       (p) => p.bcast === cand.bcast && p.engine.every((e, i) => e === engine[i]),
     )?.run;
     if (!run) {
-      const enable = { "engine-assign": true, "batch-copies": !off("batch-copies") };
+      const enable = {
+        "engine-assign": true,
+        "batch-copies": !off("batch-copies"),
+        "order-copies": !off("order-copies"),
+      };
       const r = passes(base, only(enable, cand.engines), first);
       if (r.stoppedBefore) return undefined;
       run = input ? chain(input, r) : r;
@@ -341,15 +340,16 @@ export function choosePlan(prog: QueueProgram, m: IrModule, ctx: PassContext): P
 
   const candidates = planCandidates(o);
   candidates.forEach((cand, ci) => {
-    const label = candidateLabel(cand);
     const first = ci === 0;
-    ctx.onCandidate?.(ci, candidates.length, label);
+    ctx.onCandidate?.(ci, candidates.length, candidateLabel(cand));
     const skipped = (note: string): void => {
+      const label = candidateLabel(cand);
       entries.push({ candidate: cand, label, timeUs: undefined, verified: false, note });
     };
     if (!first && budget.over()) return skipped(NOTE_SKIPPED);
     const run = programOf(cand, first);
     if (!run) return skipped(NOTE_STOPPED);
+    const label = candidateLabel(cand, orderOf(run));
     let key = hashes.get(run.program);
     if (key === undefined) hashes.set(run.program, (key = programHash(run.program)));
     const prev = seen.get(key)?.find((x) => programsEqual(x.program, run.program))?.entry;

@@ -150,6 +150,14 @@ export function placedModule(
 ): { module: IrModule; members: (readonly number[])[] } {
   const t = m.ops;
   const n = t.count;
+  if (pl.groups.every((g) => g.length < 2) && m.edges) {
+    // No op absorbed: the same ops in the same order, only pinned, so the same edges (they come
+    // from byte ranges, not engines): no inference again.
+    const engine = t.engine.slice();
+    for (let i = 0; i < n; i++) if (pl.engine[i]! >= 0) engine[i] = pl.engine[i]!;
+    const members = Array.from({ length: n }, (_, i) => [i]);
+    return { module: { ...m, ops: { ...t, engine } }, members };
+  }
   const head = new Int32Array(n).fill(-1); // absorbed op -> its group's first op
   const groupOf = new Map<number, readonly number[]>();
   for (const g of pl.groups) {
@@ -204,7 +212,16 @@ export function relower(
   target: Target,
   opts: LowerOptions,
 ): QueueProgram {
-  const { module, members } = placedModule(m, pl);
+  return lowerPlaced(placedModule(m, pl), target, opts);
+}
+
+/** A placed module (placedModule) lowered, the commands' op lists naming the original ops. */
+export function lowerPlaced(
+  placed: { module: IrModule; members: (readonly number[])[] },
+  target: Target,
+  opts: LowerOptions,
+): QueueProgram {
+  const { module, members } = placed;
   const prog = lowerToQueues(module, target, opts);
   const lists = new ListsBuilder(undefined, listRoom(prog));
   const queues = prog.queues.map((q) => {
@@ -221,6 +238,35 @@ export function relower(
     return { ...q, cmds: out.done() };
   });
   return { ...prog, queues, lists: lists.done() };
+}
+
+/**
+ * The placed module with its ops in `order` (placed op ids, a permutation), dependencies inferred
+ * again. The caller keeps every happens-before edge pointing forward and moves no op across a
+ * wait or notify (order-copies.ts), so the edges are the same pairs and the meaning is the same;
+ * a guard (a wait) therefore stays ahead of the ops it guards.
+ */
+export function permutePlaced(
+  placed: { module: IrModule; members: (readonly number[])[] },
+  order: Int32Array,
+): { module: IrModule; members: (readonly number[])[] } {
+  const t = placed.module.ops;
+  const n = t.count;
+  if (order.length !== n) throw new InternalError(`order of ${order.length} ops for ${n}`);
+  const newId = new Int32Array(n).fill(-1);
+  order.forEach((i, d) => (newId[i] = d));
+  const out = allocOpTable(Math.max(1, n));
+  const members: (readonly number[])[] = [];
+  order.forEach((i, d) => {
+    for (const f of FIELDS) (out[f] as Float64Array)[d] = (t[f] as Float64Array)[i]!;
+    const g = t.guard[i]!;
+    if (g >= 0 && newId[g]! > d) throw new InternalError(`op ${i} moved above its guard ${g}`);
+    out.guard[d] = g >= 0 ? newId[g]! : -1;
+    members.push(placed.members[i]!);
+  });
+  out.count = n;
+  const module = inferDeps({ ...placed.module, ops: out, edges: undefined });
+  return { module, members };
 }
 
 /** Pool entries for a list per command: each list's length and ops. */

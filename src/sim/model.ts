@@ -78,8 +78,8 @@ export function readMachineModel(target: Target): ModelResult {
   const fail = (error: string): ModelResult => ({ ok: false, error: `${target.name}: ${error}` });
   if (target.backend === "cuda")
     return fail(
-      "a CUDA copy-engine target: the executor runs SDMA packet streams. `dmac compile --target " +
-        `${target.name}\` writes the command program; \`dmac measure RESULTS\` predicts it against the runner's measurements (docs/cuda.md)`,
+      "a CUDA copy-engine target: the executor runs SDMA packet streams; a CUDA command program gets only its time from it (no checks, no trace): `dmac compile --target " +
+        `${target.name}\` writes the program with its predictedUs; \`dmac measure RESULTS\` compares that with the runner's measurements (docs/cuda.md)`,
     );
   const timing = target["timing"];
   if (typeof timing !== "object" || timing === null) return fail("missing 'timing' object");

@@ -14,10 +14,10 @@ import {
   cudaOf,
   type CudaTarget,
   type CudaTimingName,
+  withStandIns,
 } from "../../target/cuda-target.js";
 import type { Target } from "../../target/target.js";
-import type { Compared } from "./measure.js";
-import { predictCuda } from "./predict.js";
+import type { Compared, CudaPredictor } from "./measure.js";
 
 /** A fittable constant: a timing constant, a host-link bandwidth, or `peerGBps`
  *  (the file's `nvlink.perDirectionGBps`). */
@@ -63,7 +63,9 @@ export function withValues(
     else if (n === "peerGBps") peerGBps = x[i]!;
     else timing[n] = x[i]!;
   });
-  return { ...t, timing, hostLink, peerGBps };
+  // A constant given a value here is no longer a stand-in; the others follow theirs.
+  const absent = t.absent.filter((n) => !names.includes(n));
+  return { ...t, timing: withStandIns(timing, absent), absent, hostLink, peerGBps };
 }
 
 export interface FitResult {
@@ -78,14 +80,15 @@ export function fitCuda(
   train: readonly Compared[],
   base: CudaTarget,
   bounds: readonly FitBound[],
+  predict: CudaPredictor,
 ): FitResult {
   const names = bounds.map((b) => b.name);
   const f = (logx: readonly number[]): number => {
     const t = withValues(base, names, logx.map(Math.exp));
     let s = 0;
     for (const r of train) {
-      const p = predictCuda(r.program, t);
-      const d = p.ok ? Math.log(p.timeUs / r.run.medianUs) : 10;
+      const p = predict(r.program, t);
+      const d = p !== undefined ? Math.log(p / r.run.medianUs) : 10;
       s += d * d;
     }
     return s / train.length;

@@ -9,7 +9,6 @@
 import { diag, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import type { SourceFile, Span } from "../../source/source-file.js";
 import type { CudaTarget } from "../../target/cuda-target.js";
-import { predictCuda } from "./predict.js";
 import type { CudaProgram } from "./program.js";
 import { smCheckProblem, type SmCheck } from "./sm-check.js";
 
@@ -190,11 +189,14 @@ export interface Compared {
   predictedUs: number;
 }
 
-export function predictAll(rows: readonly Compared[], t: CudaTarget): void {
-  for (const r of rows) {
-    const p = predictCuda(r.program, t);
-    r.predictedUs = p.ok ? p.timeUs : NaN;
-  }
+/**
+ * The run time the executor predicts for a command program (us; undefined: it never finishes).
+ * Passed in by the caller: the executor (src/sim/cuda-exec.ts) is a layer above this one.
+ */
+export type CudaPredictor = (p: CudaProgram, t: CudaTarget) => number | undefined;
+
+export function predictAll(rows: readonly Compared[], t: CudaTarget, predict: CudaPredictor): void {
+  for (const r of rows) r.predictedUs = predict(r.program, t) ?? NaN;
 }
 
 export const relErr = (r: Compared): number =>

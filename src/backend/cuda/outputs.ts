@@ -1,17 +1,16 @@
 // `dmac compile` for a CUDA target: program.json (the command program, schema
-// cuda-program.schema.json) and program.txt (the same in the runner's line format), plus the
-// cost model the optimiser's -O1 check and -O2 plan predict with on such a target.
+// cuda-program.schema.json, with the executor's prediction, which the caller passes in: the
+// executor is a layer above) and program.txt (the same in the runner's line format).
 
 import { createHash } from "node:crypto";
 import { hasErrors, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import type { IrModule } from "../../ir/ir.js";
-import type { CostModel, CostResult } from "../../passes/cost-model.js";
 import type { QueueProgram } from "../../queues/queue-program.js";
 import type { SourceFile } from "../../source/source-file.js";
 import { cudaOf } from "../../target/cuda-target.js";
 import type { Target } from "../../target/target.js";
 import { InternalError } from "../../util/internal-error.js";
-import { predictCuda } from "./predict.js";
+import type { CudaTarget } from "../../target/cuda-target.js";
 import { buildCudaProgram, type CudaProgram } from "./program.js";
 import { programText } from "./text.js";
 
@@ -21,7 +20,12 @@ export const CUDA_TEXT_FILE = "program.txt";
 export function buildCudaOutputs(
   file: SourceFile,
   compiled: { readonly module: IrModule; readonly program: QueueProgram; readonly target: Target },
-  opts: { readonly batch: boolean; readonly source?: string | undefined },
+  opts: {
+    readonly batch: boolean;
+    readonly source?: string | undefined;
+    /** The run time of a program (us), or undefined where it never finishes. */
+    readonly predict: (p: CudaProgram, t: CudaTarget) => number | undefined;
+  },
 ): {
   diagnostics: Diagnostic[];
   files: { name: string; data: string }[] | undefined;
@@ -34,12 +38,12 @@ export function buildCudaOutputs(
     return { diagnostics: built.diagnostics, files: undefined };
   const t = cudaOf(compiled.target);
   if (!t) throw new InternalError("CUDA outputs for a target without a cuda section");
-  const predicted = predictCuda(built.program, t);
+  const predicted = opts.predict(built.program, t);
   const text = programText(built.program);
   const doc = {
     ...built.program,
     source: opts.source ?? file.name,
-    predictedUs: predicted.ok ? round(predicted.timeUs) : null,
+    predictedUs: predicted === undefined ? null : round(predicted),
     programSha256: programSha256(text),
   };
   return {
@@ -49,7 +53,7 @@ export function buildCudaOutputs(
       { name: CUDA_TEXT_FILE, data: text },
     ],
     program: built.program,
-    predictedUs: predicted.ok ? predicted.timeUs : undefined,
+    predictedUs: predicted,
   };
 }
 
@@ -62,24 +66,3 @@ export function programSha256(text: string): string {
 }
 
 const round = (x: number): number => Math.round(x * 1000) / 1000;
-
-/** The optimiser's cost model on a CUDA target: build the command program and predict it. */
-export function cudaCostModel(batch: (prog: QueueProgram) => boolean): CostModel {
-  return {
-    predict(prog, m, req): CostResult {
-      const t = cudaOf(req.target);
-      if (!t) throw new InternalError("cuda cost model for a non-CUDA target");
-      const built = buildCudaProgram(m, prog, req.file, { batch: batch(prog) });
-      if (!built.program)
-        return {
-          kind: "failed",
-          note: built.diagnostics[0]?.message ?? "not expressible",
-          events: 0,
-          eventLimitHit: false,
-        };
-      const r = predictCuda(built.program, t);
-      if (!r.ok) return { kind: "failed", note: r.why, events: 0, eventLimitHit: false };
-      return { kind: "predicted", timeUs: r.timeUs, events: 0 };
-    },
-  };
-}

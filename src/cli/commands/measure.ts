@@ -21,6 +21,7 @@ import {
 } from "../../backend/cuda/measure.js";
 import { compileRun } from "../../driver/measured-run.js";
 import { cudaFitBounds, fitCuda, fittedTargetJson, withValues } from "../../backend/cuda/fit.js";
+import { predictCudaUs } from "../../driver/cuda-cost-model.js";
 import { smCheckCell, smCheckJson, smSummary, smSummaryText } from "../../backend/cuda/sm-check.js";
 import { writeOutputOrReport } from "../write-output.js";
 import { diag, hasErrors, type Diagnostic } from "../../diagnostics/diagnostic.js";
@@ -204,7 +205,7 @@ export function runMeasure(path: string, opts: MeasureOptions, ctx: CliContext):
       ],
       opts,
     );
-  predictAll(rows, cudaOf(target)!);
+  predictAll(rows, cudaOf(target)!, predictCudaUs);
   const sm = smSummary(rows.map((row) => row.run));
   const out = opts.format === "json" ? () => undefined : ctx.streams.out;
   const r: Report = {
@@ -279,9 +280,9 @@ function reportFit(r: Report, target: Target, path: string): number {
   out(summaryText("before the fit, held-out sizes", heldBefore));
   const cuda = cudaOf(target)!;
   const bounds = cudaFitBounds(target);
-  const fit = fitCuda(train, cuda, bounds);
+  const fit = fitCuda(train, cuda, bounds, predictCudaUs);
   const names = bounds.map((b) => b.name);
-  predictAll(rows, withValues(cuda, names, fit.values));
+  predictAll(rows, withValues(cuda, names, fit.values), predictCudaUs);
   const trainAfter = summarise(train);
   const heldAfter = summarise(held);
   out(table(rows, fitted));

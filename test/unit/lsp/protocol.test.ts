@@ -170,7 +170,7 @@ describe("navigation", () => {
 
   it("hover on ranks shows the target's GPU count", async () => {
     const hover = await request<Hover>("textDocument/hover", uri, {
-      position: positionOf(ALL_GATHER, "ranks where", 0, 1),
+      position: positionOf(ALL_GATHER, "ranks, k", 0, 1),
     });
     expect((hover.contents as { value: string }).value).toContain("= 8: the GPUs of target mi300x");
   });
@@ -193,7 +193,8 @@ describe("navigation", () => {
       "parameter chunk",
       "buffer buf",
       "loop-var r",
-      "loop-var p",
+      "loop-var k",
+      "let p",
     ]);
   });
 

@@ -71,6 +71,7 @@ function choosePlanRef(prog: QueueProgram, m: IrModule, ctx: PassContext) {
           "bcast-fusion": cand.bcast,
           "engine-assign": true,
           "batch-copies": !off("batch-copies"),
+          "order-copies": !off("order-copies"),
           "batch-completions": false,
           "sync-elision": false,
           prelaunch: false,
@@ -87,6 +88,7 @@ function choosePlanRef(prog: QueueProgram, m: IrModule, ctx: PassContext) {
           "bcast-fusion": false,
           "engine-assign": false,
           "batch-copies": false,
+          "order-copies": false,
           "batch-completions": cand.completion === "per-queue",
           "sync-elision": !off("sync-elision"),
           prelaunch: cand.prelaunch,
@@ -161,7 +163,8 @@ describe("-O2 plan search: the work budget", () => {
     expect(plan.entries.slice(1).every((e) => e.note === NOTE_SKIPPED)).toBe(true);
     const o1 = runPasses(c.program, c.module, ctxOf(c, O(1)));
     expect(JSON.stringify(toReadable(plan.program))).toBe(JSON.stringify(toReadable(o1.program)));
-    expect(plan.stats).toEqual(o1.stats);
+    // order-copies (an -O2 pass) ran and, with no work to predict with, kept the program order.
+    expect(plan.stats.filter((x) => x.pass !== "order-copies")).toEqual(o1.stats);
     const d = planDiagnostics(plan);
     expect(d.map((x) => [x.code, x.severity])).toEqual([["DMAC4009", "warning"]]);
     expect(d[0]!.message).toMatch(/stopped at its work budget \(0 events\): 0 of \d+ candidates/);
@@ -280,7 +283,9 @@ describe("the cost model interface", () => {
         return { kind: "predicted", timeUs: 100 * p.queues.length + commandCount(p), events: 0 };
       },
     };
-    const plan = choosePlan(c.program, c.module, { ...ctxOf(c, O(2)), costModel: model });
+    // (order-copies off: its own predictions are not the plan's; order-copies.test.ts has them.)
+    const o = O(2, { disabled: ["order-copies"] });
+    const plan = choosePlan(c.program, c.module, { ...ctxOf(c, o), costModel: model });
     const evaluated = plan.entries.filter((e) => e.timeUs !== undefined && !e.sameAs);
     expect(calls).toBe(evaluated.length);
     expect(plan.chosen.timeUs).toBe(Math.min(...evaluated.map((e) => e.timeUs!)));

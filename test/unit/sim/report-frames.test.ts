@@ -47,7 +47,7 @@ describe("executor reports with code frames", () => {
       expect(d.file!.text.slice(d.span!.start, d.span!.end)).toContain("copy buf@r");
     }
     const text = renderDiagnostics(r.diagnostics, "full", { color: false });
-    expect(text).toMatch(/error\[DMAC6003\]: .*\n --> examples\/all_gather_pcpy\.dmac:\d+:\d+\n/);
+    expect(text).toMatch(/error\[DMAC6003\]: .*\n +--> examples\/all_gather_pcpy\.dmac:\d+:\d+\n/);
     expect(text).toContain(COPY_LINE);
     expect(text).toMatch(/\n\s+\| +\^{10,}/);
     // Both accesses of the race come from this statement: one frame, no note repeating it.

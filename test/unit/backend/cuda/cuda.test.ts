@@ -1,5 +1,5 @@
 // The CUDA back end: command programs from the host-copy examples (stream shapes per variant,
-// batches, the trigger, expectations), DMAC4040 for what copy engines cannot do, the predictor's
+// batches, the trigger, expectations), DMAC4040 for what copy engines cannot do, the executor's
 // ordering of the variants, the runner's line format, and the source pattern shared with C++.
 
 import { execFileSync } from "node:child_process";
@@ -9,9 +9,9 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { compileRun } from "../../../../src/driver/measured-run.js";
 import { patternByte, patternWord, HOST_PLACE } from "../../../../src/backend/cuda/pattern.js";
-import { predictCuda } from "../../../../src/backend/cuda/predict.js";
 import { programText } from "../../../../src/backend/cuda/text.js";
 import type { CudaProgram } from "../../../../src/backend/cuda/program.js";
+import { runCuda } from "../../../../src/sim/cuda-exec.js";
 import { makeSourceFile } from "../../../../src/source/source-file.js";
 import { cudaOf } from "../../../../src/target/cuda-target.js";
 import { builtinTarget } from "../../../../src/target/target.js";
@@ -147,10 +147,10 @@ describe("CUDA command programs", () => {
   });
 });
 
-describe("the predictor", () => {
+describe("the executor's timing of a command program", () => {
   const t = cudaOf(h100)!;
   const time = (words: string, total: number): number => {
-    const r = predictCuda(program(words, total), t);
+    const r = runCuda(program(words, total), t);
     if (!r.ok) throw new Error(r.why);
     return r.timeUs;
   };

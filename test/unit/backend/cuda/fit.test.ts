@@ -2,16 +2,16 @@
 // target gives it a range, constants the runs do not constrain keep their value and source, and
 // the 2x H200 peer run (issue 19) refits to the numbers bench/hardware/2026-11-24-h200x2 quotes.
 
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { cudaFitBounds, withValues } from "../../../../src/backend/cuda/fit.js";
 import { cudaOf, parseCudaTarget } from "../../../../src/target/cuda-target.js";
-import { builtinTarget } from "../../../../src/target/target.js";
 import { dmac } from "../../../helpers/cli.js";
 
 const DIR = "bench/hardware/2026-11-24-h200x2";
+const X4 = "bench/hardware/2026-11-27-h200x4";
 const raw = (path: string) => JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
 
 describe("fitting a CUDA target", () => {
@@ -37,6 +37,26 @@ describe("fitting a CUDA target", () => {
     expect(() => parseCudaTarget(timing, "t.json")).toThrow(/timing\.launchUs\.fit/);
   });
 
+  it("nvlink.topology is switch (the default) or full-mesh; portGBps is positive", () => {
+    const json = raw(`${DIR}/target.json`);
+    expect(cudaOf(parseCudaTarget(json, "t.json"))!.fabric.topology).toBe("switch");
+    const nvlink = json["nvlink"] as Record<string, unknown>;
+    nvlink["topology"] = "ring";
+    expect(() => parseCudaTarget(json, "t.json")).toThrow(/nvlink\.topology' must be one of/);
+    nvlink["topology"] = "full-mesh";
+    nvlink["portGBps"] = 0;
+    expect(() => parseCudaTarget(json, "t.json")).toThrow(/nvlink\.portGBps' must be positive/);
+  });
+
+  it("an optional timing constant left out takes its stand-in", () => {
+    const t = cudaOf(parseCudaTarget(raw(`${DIR}/target.json`), "t.json"))!;
+    expect(t.timing.hostGpuUs).toBe(0);
+    expect(t.timing.copyNextUs).toBe(t.timing.copyStartUs);
+    const json = raw(`${DIR}/target.json`);
+    (json["timing"] as Record<string, unknown>)["hostGpuUs"] = { value: -1, source: "x" };
+    expect(() => parseCudaTarget(json, "t.json")).toThrow(/timing\.hostGpuUs\.value/);
+  });
+
   it("the 2x H200 peer run: held-out median 4.2 % (was 11.0 % with the datasheet's 450 GB/s), NVLink 380 GB/s", async () => {
     const out = join(mkdtempSync(join(tmpdir(), "dmac-fit-")), "fitted.json");
     const args = ["measure", `${DIR}/results.json`, "--target", `${DIR}/target.json`];
@@ -60,17 +80,25 @@ describe("fitting a CUDA target", () => {
     expect(fitted["timing"]).toEqual(raw(`${DIR}/target.fitted.json`)["timing"]);
   });
 
-  it("targets/h200.json has the peer-fitted constants and says which are still the H100's", () => {
-    const h200 = cudaOf(builtinTarget("h200")!)!;
-    const fitted = raw(`${DIR}/target.fitted.json`);
-    const ft = fitted["timing"] as Record<string, { value: number }>;
-    expect(h200.peerGBps).toBe((fitted["nvlink"] as { perDirectionGBps: number }).perDirectionGBps);
-    for (const k of ["hostCallUs", "launchUs", "copyStartUs", "flagUs", "waitReleaseUs"] as const)
-      expect(h200.timing[k], k).toBe(ft[k]!.value);
+  it("targets/h200.json's joint fit predicts the 2-GPU and 4-GPU peer tables within 10 % (median)", async () => {
     const json = raw("targets/h200.json");
-    const src = (k: string) => (json["timing"] as Record<string, { source: string }>)[k]!.source;
-    expect(src("launchUs")).toMatch(/2x H200.*2026-11-24.*peer.*4\.2 %/);
-    expect(src("batchItemUs")).toMatch(/h100/);
-    expect((json["hostLink"] as { source: string }).source).toMatch(/H100/);
+    const src = (json["timing"] as Record<string, { source: string }>)["launchUs"]!.source;
+    expect(src).toMatch(/fit-cuda\.mjs.*4x H200.*2x H200.*host copies/);
+    const dir = mkdtempSync(join(tmpdir(), "dmac-h200-"));
+    const tables = [
+      [2, `${DIR}/results.json`, "runtime/cuda/variants-peer.tsv", "examples"],
+      [4, `${X4}/fit-run/rep1/results.json`, `${X4}/variants.tsv`, `${X4}/schedules`],
+    ] as const;
+    for (const [gpus, results, variants, examples] of tables) {
+      const target = join(dir, `h200x${gpus}.json`);
+      writeFileSync(target, JSON.stringify({ ...json, gpus }));
+      const r = await dmac(
+        ...["measure", results, "--target", target, "--variants", variants],
+        ...["--examples", examples],
+      );
+      expect(r.code).toBe(0);
+      const m = /all sizes: median error ([0-9.]+)%/.exec(r.out);
+      expect(Number(m?.[1]), `${gpus} GPUs`).toBeLessThanOrEqual(10);
+    }
   });
 });
