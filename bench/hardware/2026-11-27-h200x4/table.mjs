@@ -56,7 +56,9 @@ if (dirs.length === 0) {
 const dmac = dmacRuns(dirs);
 const nccl = ncclRuns(dirs);
 const f = (x) => (x === undefined ? "-" : x >= 1000 ? x.toFixed(0) : x.toFixed(1));
-console.log("| collective | bytes/rank | fastest | -O2 | -O2 vs fastest | NCCL SM | NCCL CE | -O2 vs best NCCL |");
+console.log(
+  "| collective | bytes/rank | fastest | -O2 | -O2 vs fastest | NCCL SM | NCCL CE | -O2 vs best NCCL |",
+);
 console.log("|---|---|---|---|---|---|---|---|");
 const keys = [...dmac.keys()].sort((a, b) => {
   const [ca, sa] = a.split(" ");
