@@ -15,7 +15,7 @@ import { decodeStream } from "../backend/sdma/decode.js";
 import type { Manifest, ManifestSyncWord } from "../backend/sdma/manifest.js";
 import type { PacketPollFunc } from "../backend/sdma/packets.js";
 import type { Snapshot } from "./snapshot.js";
-import { holds } from "../sim/semantics.js";
+import { holds } from "../target/poll.js";
 import { pollFuncOfName, type PollFunc } from "../target/poll.js";
 
 export interface Waiting {

@@ -60,7 +60,7 @@ import {
   SWAP,
   TIMESTAMP,
 } from "./program.js";
-import { holds } from "./semantics.js";
+import { holds } from "../target/poll.js";
 import { endFlow, loadOf, route } from "./transfers.js";
 import { halfOf, pendingWrite, read32, waitOn, wordAt } from "./words.js";
 import { recordIssue, recordPollSatisfied, recordPollStart } from "./trace/recorder.js";

@@ -21,7 +21,6 @@
 // model's latencies is still reported. The same hooks optionally record a sync trace (what every
 // data command did and what it was ordered after), which the fuzzers' equivalence oracle reads.
 
-import { assertNever } from "../util/assert-never.js";
 import { wordClockCopy, type Memory } from "./memory.js";
 import { REGION_CODE } from "./regions.js";
 import {
@@ -43,7 +42,6 @@ import {
   SWAP,
   type Meaning,
   type PackedProgram,
-  type PollFunc,
   type SimCmd,
 } from "./program.js";
 
@@ -131,28 +129,6 @@ export interface SemanticsContext {
   readonly meaning: Meaning | undefined;
   readonly record: boolean;
 }
-
-/** Whether a POLL_REGMEM with `func` against `ref` is satisfied by `v` (the executor's test too). */
-export const holds = (func: PollFunc, v: number, ref: number): boolean => {
-  switch (func) {
-    case "always":
-      return true;
-    case "<":
-      return v < ref;
-    case "<=":
-      return v <= ref;
-    case "==":
-      return v === ref;
-    case "!=":
-      return v !== ref;
-    case ">=":
-      return v >= ref;
-    case ">":
-      return v > ref;
-    default:
-      return assertNever(func, "poll function");
-  }
-};
 
 export function createSemantics(ctx: SemanticsContext): Semantics | undefined {
   const { p, mem, meaning } = ctx;

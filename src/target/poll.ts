@@ -6,6 +6,8 @@
 // program's `wait` spells the two that cuStreamWaitValue32 runs as its flags, geq and eq:
 // docs/cuda.md.)
 
+import { assertNever } from "../util/assert-never.js";
+
 /** A comparison of the language: `when FLAG@r OP V`, `wait ... OP V`. */
 export type CompareOp = "==" | "!=" | "<" | "<=" | ">" | ">=";
 
@@ -42,3 +44,25 @@ export const pollFuncName = (f: PollFunc): PollFuncName => POLL_FUNC_NAMES[pollF
 /** The compare function of a name. */
 export const pollFuncOfName = (name: PollFuncName): PollFunc =>
   POLL_FUNC_CODES[POLL_FUNC_NAMES.indexOf(name)]!;
+
+/** Whether a POLL_REGMEM with `func` against `ref` is satisfied by `v` (the executor's test, its meaning checks' and the post-mortem's). */
+export const holds = (func: PollFunc, v: number, ref: number): boolean => {
+  switch (func) {
+    case "always":
+      return true;
+    case "<":
+      return v < ref;
+    case "<=":
+      return v <= ref;
+    case "==":
+      return v === ref;
+    case "!=":
+      return v !== ref;
+    case ">=":
+      return v >= ref;
+    case ">":
+      return v > ref;
+    default:
+      return assertNever(func, "poll function");
+  }
+};

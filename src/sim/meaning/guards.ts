@@ -3,7 +3,7 @@
 // one ordered before it. Over the checks' one record (state.ts).
 
 import { COMPARE_OPS } from "../../ir/ir.js";
-import { holds } from "../semantics.js";
+import { holds } from "../../target/poll.js";
 import { opName, report, sigKeyOf, sigName, where, type MeaningState } from "./state.js";
 
 /** A satisfied poll of user-signal region `region` by queue q saw `value` at `clock`. */

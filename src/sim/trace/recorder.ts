@@ -17,7 +17,7 @@
 import type { ExecState } from "../exec-state.js";
 import type { Span } from "../execute.js";
 import { POLL_FUNC_CODES, type PollFunc } from "../program.js";
-import { holds } from "../semantics.js";
+import { holds } from "../../target/poll.js";
 import { WriteSuffix } from "./release-search.js";
 
 /** Writers that are not queues. */
