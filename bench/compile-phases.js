@@ -18,7 +18,8 @@ const distDir =
     ? pathToFileURL(resolve(process.argv[distArg + 1]) + "/")
     : new URL("../dist/", import.meta.url);
 const dist = (p) => import(new URL(p, distDir).href);
-const { compileToQueues, buildOutputs } = await dist("backend/compile-pipeline.js");
+const { compileToQueues } = await dist("driver/compile.js");
+const { buildOutputs } = await dist("driver/outputs.js");
 const { writeOutputDir } = await dist("backend/output.js");
 const { makeSourceFile } = await dist("source/source-file.js");
 

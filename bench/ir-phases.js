@@ -29,7 +29,7 @@ const { instantiate } = await load("ir/instantiate.js");
 const { inferDepsWithin } = await load("ir/deps.js");
 const { verifyModule } = await load("ir/verify.js");
 const { makeSourceFile } = await load("source/source-file.js");
-const { WORK_PER_OP } = await load("pipeline.js");
+const { WORK_PER_OP } = await load("driver/analyze.js");
 
 // GC entries arrive asynchronously (after the synchronous phases): kept, and attributed to the
 // phases by their start times at the end.

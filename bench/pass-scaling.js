@@ -21,7 +21,7 @@ const which = arg("program", "all");
 const dist = new URL(arg("dist", new URL("../dist/", import.meta.url).pathname) + "/", "file:");
 const load = (p) => import(new URL(p, dist).href);
 
-const { compileToQueues } = await load("backend/compile-pipeline.js");
+const { compileToQueues } = await load("driver/compile.js");
 const { PASSES, runPasses } = await load("passes/index.js");
 const { makeSourceFile } = await load("source/source-file.js");
 const gen = await import("./gen.js");

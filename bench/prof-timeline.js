@@ -1,6 +1,6 @@
 // What a thread did over time, from a V8 .cpuprofile (`node --cpu-prof` writes one per thread):
 // per time slice, the phases that took it, so that two threads' profiles side by side show which
-// waits for which (docs/performance.md, "Executor, sixth round").
+// waits for which (docs/performance.md, "Where the time goes").
 //   node bench/prof-timeline.js PROFILE.cpuprofile [sliceMs=100]
 // A sample is charged to the innermost function on its stack that names a phase (PHASES), else
 // to its own function when that is V8's ((garbage collector), (idle), (program)), else "other".

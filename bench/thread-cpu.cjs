@@ -3,7 +3,7 @@
 // thread, of the threads still alive with another nice value (dmac sim's helper thread runs at
 // nice 10 on Linux; once it has ended it is gone from the list) and of every other thread (V8's
 // compiler and collector threads, libuv's pool). Linux only (/proc/self/task); elsewhere silent.
-// docs/performance.md, "Executor, eighth round: the main thread", uses it.
+// docs/performance.md, "Where the time goes", uses it.
 "use strict";
 const { readdirSync, readFileSync } = require("node:fs");
 const { isMainThread } = require("node:worker_threads");

@@ -6,7 +6,8 @@
 import { makeSourceFile } from "../src/source/source-file.js";
 import { parseSource } from "../src/frontend/parse.js";
 import { checkSource } from "../src/check/check-source.js";
-import { buildOutputs, compileToQueues } from "../src/backend/compile-pipeline.js";
+import { compileToQueues } from "../src/driver/compile.js";
+import { buildOutputs } from "../src/driver/outputs.js";
 import { decodeStream } from "../src/backend/sdma/decode.js";
 import { disassemble } from "../src/backend/sdma/disasm.js";
 import { encodePacket } from "../src/backend/sdma/encode.js";

@@ -6,7 +6,8 @@
 import type { makeSourceFile } from "../src/source/source-file.js";
 import type { parseSource } from "../src/frontend/parse.js";
 import type { checkSource } from "../src/check/check-source.js";
-import type { buildOutputs, compileToQueues } from "../src/backend/compile-pipeline.js";
+import type { compileToQueues } from "../src/driver/compile.js";
+import type { buildOutputs } from "../src/driver/outputs.js";
 import type { decodeStream } from "../src/backend/sdma/decode.js";
 import type { disassemble } from "../src/backend/sdma/disasm.js";
 import type { encodePacket } from "../src/backend/sdma/encode.js";
@@ -37,8 +38,8 @@ export const API_MODULES = {
   makeSourceFile: "source/source-file.js",
   parseSource: "frontend/parse.js",
   checkSource: "check/check-source.js",
-  compileToQueues: "backend/compile-pipeline.js",
-  buildOutputs: "backend/compile-pipeline.js",
+  compileToQueues: "driver/compile.js",
+  buildOutputs: "driver/outputs.js",
   decodeStream: "backend/sdma/decode.js",
   disassemble: "backend/sdma/disasm.js",
   encodePacket: "backend/sdma/encode.js",

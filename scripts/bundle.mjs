@@ -3,7 +3,7 @@
 // then a compile and two `dmac sim` of an example), which bin/dmac.js runs through
 // bin/load-bundle.js. Why: a `dmac check` start then costs ~1.8x
 // `node -e 0` instead of ~2.5x (docs/design-decisions.md, "Build and packaging";
-// figures in docs/performance.md, "Start-up and the 65,536-copy compile").
+// figures in docs/performance.md, "Where the time goes").
 //   node scripts/bundle.mjs
 //
 // Commands stay lazy: esbuild wraps every module that is reached through the command table's
@@ -29,7 +29,7 @@ const requireHere = createRequire(import.meta.url);
  * its output directory and `dmac sim` of the source for the executor, its checks and the front
  * end they rebuild: a big `dmac sim DIR` runs them on two threads, and each compiled them anew
  * (the helper thread loads the same bundle and cache). The bigger cache costs `dmac check`
- * nothing measurable (90 ms both ways, 10 runs each; docs/performance.md, "Executor, eighth round").
+ * nothing measurable (90 ms both ways, 10 runs each; docs/performance.md, "Where the time goes").
  * OUT: a scratch directory, made and removed by makeCodeCache.
  */
 const example = join(ROOT, "examples/all_gather_pcpy.dmac");
@@ -59,8 +59,8 @@ const SHIMS = [
     from: () => join(dirname(requireHere.resolve("chevrotain")), "..", "chevrotain.mjs"),
   },
   {
-    // src/cli/commander.ts: commander through createRequire().
-    module: "dist/cli/commander.js",
+    // src/options/commander.ts: commander through createRequire().
+    module: "dist/options/commander.js",
     from: () => "commander",
   },
 ];

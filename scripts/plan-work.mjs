@@ -1,16 +1,16 @@
 #!/usr/bin/env node
 // Calibrates the -O2 plan search's work units (src/passes/plan.ts PlanBudget): for a few programs,
-// the wall time of a prediction's set-up (layout and command trace, as backend/cost-model.ts makes
+// the wall time of a prediction's set-up (layout and command trace, as driver/cost-model.ts makes
 // them) per command, and of the rest of the prediction (the executor) per event. The
 // ratio is SETUP_WORK_PER_COMMAND; events per ms turns PLAN_BUDGET_WORK into seconds on the
 // machine at hand. Wall-clock readings are the point here: nothing dmac outputs depends on them.
 //
 //   npm run build && node scripts/plan-work.mjs
 
-import { SIMULATED_COST_MODEL } from "../dist/backend/cost-model.js";
+import { SIMULATED_COST_MODEL } from "../dist/driver/cost-model.js";
 import { DEFAULT_LAYOUT, layoutProgram } from "../dist/backend/sdma/layout.js";
 import { emitTrace } from "../dist/backend/trace/trace.js";
-import { compileToQueues } from "../dist/backend/compile-pipeline.js";
+import { compileToQueues } from "../dist/driver/compile.js";
 import { commandCount } from "../dist/queues/queue-program.js";
 import { makeSourceFile } from "../dist/source/source-file.js";
 import { allToAll, forwardProgram } from "../bench/gen.js";

@@ -11,8 +11,8 @@ import { pathToFileURL } from "node:url";
 
 const root = resolve(process.env.DMAC ?? new URL("..", import.meta.url).pathname);
 const load = (p) => import(pathToFileURL(`${root}/dist/${p}`).href);
-const { compileForSim } = await load("cli/commands/sim.js");
-const { parseOptOptions } = await load("cli/opt-options.js");
+const { compileForSim } = await load("driver/compile-for-sim.js");
+const { parseOptOptions } = await load("options/opt-options.js");
 const { simulate } = await load("sim/run.js");
 const { builtinTarget } = await load("target/target.js");
 const csvPath = new URL("../../shared/reference/mi300x-allgather-variants.csv", import.meta.url);

@@ -48,7 +48,8 @@ export type { IrModule } from "./ir/ir.js";
 export type { QueueProgram } from "./queues/queue-program.js";
 export type { Manifest } from "./backend/sdma/manifest.js";
 export type { Trace, TraceCmd } from "./backend/trace/trace.js";
-export type { OutputFile, EmitKind } from "./backend/compile-pipeline.js";
+export type { EmitKind } from "./driver/outputs.js";
+export type { OutputFile } from "./backend/output.js";
 export type { Target } from "./target/target.js";
 export type { EngineStats, LinkStats } from "./sim/execute.js";
 

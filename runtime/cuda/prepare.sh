@@ -16,7 +16,7 @@ here=$(dirname "$0")
 dmac="node bin/dmac.js"
 sizes=${SIZES:-"1024 4096 16384 65536 262144 1048576 4194304 16777216 67108864 268435456 1073741824"}
 mkdir -p "$out/programs" "$out/runtime"
-cp "$here/runner.cu" "$here/pattern.h" "$here/sha256.h" "$here/Makefile" "$here/run-on-device.sh" "$here/results.py" \
+cp "$here/runner.cu" "$here/byte-check.cuh" "$here/byte-check.h" "$here/pattern.h" "$here/sha256.h" "$here/dmac_runtime.h" "$here/dmac_runtime.cu" "$here/program.h" "$here/program.cc" "$here/Makefile" "$here/run-on-device.sh" "$here/results.py" \
   "$here/sm-check.sh" "$table" "$out/runtime/"
 list="$out/programs/list.tsv"
 [ "${APPEND:-}" = 1 ] || : >"$list"

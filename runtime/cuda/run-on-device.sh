@@ -9,7 +9,7 @@ out=${OUT:-$dev/out}
 mkdir -p "$out"
 log="$out/log.txt"
 quick=${1:-}
-make -C "$dev/runtime" BUILD="$dev/build" >>"$log" 2>&1 || { cat "$log"; exit 2; }
+make -C "$dev/runtime" BUILD="$dev/build" runner >>"$log" 2>&1 || { cat "$log"; exit 2; }
 runner="$dev/build/dmac-cuda-run"
 jsonl="$out/runs.jsonl"
 : >"$jsonl"

@@ -2,7 +2,7 @@
 // src/backend/cuda/text.ts; docs/cuda.md) on real GPUs, times it as AMD-DMA-Latte times
 // (host steady_clock from the first submit, or from the trigger store when prelaunched, until the
 // host sees the last completion word, spin-polling pinned host-mapped memory), and verifies every
-// byte of every buffer against the compiler's expectation.
+// byte of every buffer against the compiler's expectation, on the GPU (byte-check.cuh).
 //
 //   dmac-cuda-run PROGRAM.txt [--iters N] [--warmup N] [--label TEXT] [--json FILE]
 //                 [--sm-check N] [--sm-limit-ms MS]
@@ -11,9 +11,9 @@
 // every GPU (the full-SM check below; its result is the run's "smCheck" object). The kernel ends
 // at the latest after --sm-limit-ms (default 2000, at most 5000).
 // One GPU per rank (device g for rank g); refuses when the machine has fewer. Exit 0: verified;
-// 1: wrong bytes or a hang; 2: bad input or a CUDA error.
+// 1: wrong bytes or a hang; 2: bad input or a CUDA error. A client of dmac_runtime (dmac_runtime.h):
+// the library runs the program, the runner owns the buffers, the clock and the checks.
 
-#include <cuda.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -24,16 +24,17 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "byte-check.cuh"
+#include "dmac_runtime.h"
 #include "pattern.h"
-#include "sha256.h"
+#include "program.h"
 
 #define CK(x) check_rt((x), #x, __LINE__)
-#define CKD(x) check_drv((x), #x, __LINE__)
+#define CKL(x) check_lib((x), #x)
 
 static void check_rt(cudaError_t e, const char* what, int line) {
   if (e != cudaSuccess) {
@@ -41,11 +42,9 @@ static void check_rt(cudaError_t e, const char* what, int line) {
     exit(2);
   }
 }
-static void check_drv(CUresult e, const char* what, int line) {
-  if (e != CUDA_SUCCESS) {
-    const char* s = "?";
-    cuGetErrorString(e, &s);
-    fprintf(stderr, "dmac-cuda-run: %s failed (line %d): %s\n", what, line, s);
+static void check_lib(dmac_status s, const char* what) {
+  if (s != DMAC_OK) {
+    fprintf(stderr, "dmac-cuda-run: %s: %s\n", what, dmac_last_error());
     exit(2);
   }
 }
@@ -54,349 +53,102 @@ static void check_drv(CUresult e, const char* what, int line) {
   exit(2);
 }
 
-// ---- the program ----------------------------------------------------------------------------
+// ---- the program's buffers ------------------------------------------------------------------
+//
+// The runner is a client of dmac_runtime (dmac_runtime.h): it allocates every buffer, fills it
+// with its pattern, binds it, and lets the library make the streams, enqueue, trigger and wait.
 
-struct Loc {
-  int buffer;
-  int place;  // GPU rank, or HOST_PLACE
-  uint64_t offset;
-};
-struct Copy {
-  Loc src, dst;
-  uint64_t bytes;
-};
-enum Op { COPY, BATCH, WAIT, WRITE, TIMESTAMP };
-struct Cmd {
-  Op op;
-  std::vector<Copy> copies;  // COPY: one, BATCH: n
-  int word = 0;
-  bool eq = false;
-  uint32_t value = 0;
-  // Prepared for BATCH: pointer arrays and one attribute per copy.
-  std::vector<void*> dsts;
-  std::vector<const void*> srcs;
-  std::vector<size_t> sizes, attrIdx;
-  std::vector<cudaMemcpyAttributes> attrs;
-};
-struct Stream {
-  int gpu, id;
-  std::vector<Cmd> cmds;
-  cudaStream_t s = nullptr;
-};
+static const int WORD_STRIDE = 16;  // the full-SM check's flags: one 64-byte line each
+
 struct Buffer {
-  int id, place;
-  uint64_t size;
-  std::string name;
+  const dmac::Buffer* b;
   uint8_t* ptr = nullptr;      // device memory, or pinned host memory
   uint8_t* pattern = nullptr;  // pinned host copy of its initial pattern
 };
-struct Expect {
-  Loc at;
-  uint64_t bytes;
-  Loc from;
-};
-struct Program {
-  int gpus = 0, words = 0;
-  std::vector<Buffer> buffers;
-  bool has_trigger = false;
-  int trigger_word = 0;
-  uint32_t trigger_value = 0;
-  std::vector<std::pair<int, uint32_t>> external, completions;
-  std::vector<Stream> streams;
-  std::vector<Expect> expects;
-  /** SHA-256 of the program.txt bytes read: the result names the program it ran by it. */
-  std::string sha256;
-};
-
-static int parse_place(const std::string& s) {
-  if (s == "host") return HOST_PLACE;
-  return std::stoi(s);
-}
-
-static Loc read_loc(std::istringstream& in) {
-  std::string place;
-  Loc l;
-  in >> l.buffer >> place >> l.offset;
-  l.place = parse_place(place);
-  return l;
-}
-
-static Copy read_copy(std::istringstream& in) {
-  Copy c;
-  c.src = read_loc(in);
-  c.dst = read_loc(in);
-  in >> c.bytes;
-  return c;
-}
-
-static Program load(const char* path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) bad(std::string("cannot read ") + path);
-  // Read once, hash those bytes and parse them: the hash names exactly what runs.
-  std::ostringstream bytes;
-  bytes << file.rdbuf();
-  Program p;
-  p.sha256 = sha256_hex(bytes.str());
-  std::istringstream f(bytes.str());
-  std::string line, key;
-  std::getline(f, line);
-  if (line != "dmac-cuda-program 1") bad(std::string(path) + " is not a dmac CUDA program (v1)");
-  Stream* cur = nullptr;
-  int lineno = 1;
-  while (std::getline(f, line)) {
-    lineno++;
-    std::istringstream in(line);
-    in >> key;
-    if (key == "gpus") in >> p.gpus;
-    else if (key == "words") in >> p.words;
-    else if (key == "buffer") {
-      Buffer b;
-      std::string place;
-      in >> b.id >> place >> b.size >> b.name;
-      b.place = parse_place(place);
-      p.buffers.push_back(b);
-    } else if (key == "trigger") {
-      p.has_trigger = true;
-      in >> p.trigger_word >> p.trigger_value;
-    } else if (key == "external" || key == "completion") {
-      int w;
-      uint32_t v;
-      in >> w >> v;
-      (key == "external" ? p.external : p.completions).push_back({w, v});
-    } else if (key == "stream") {
-      Stream s;
-      int n;
-      in >> s.gpu >> s.id >> n;
-      p.streams.push_back(s);
-      cur = &p.streams.back();
-    } else if (key == "copy" || key == "batch" || key == "wait" || key == "write" || key == "timestamp") {
-      if (!cur) bad("command before any stream at line " + std::to_string(lineno));
-      Cmd c;
-      if (key == "copy") {
-        c.op = COPY;
-        c.copies.push_back(read_copy(in));
-      } else if (key == "batch") {
-        c.op = BATCH;
-        int n;
-        in >> n;
-        for (int i = 0; i < n; i++) {
-          std::getline(f, line);
-          lineno++;
-          std::istringstream item(line);
-          std::string k;
-          item >> k;
-          if (k != "item") bad("expected 'item' at line " + std::to_string(lineno));
-          c.copies.push_back(read_copy(item));
-        }
-      } else if (key == "wait") {
-        std::string cmp;
-        c.op = WAIT;
-        in >> c.word >> cmp >> c.value;
-        c.eq = cmp == "eq";
-      } else if (key == "write") {
-        c.op = WRITE;
-        in >> c.word >> c.value;
-      } else {
-        c.op = TIMESTAMP;
-      }
-      cur->cmds.push_back(std::move(c));
-    } else if (key == "expect") {
-      Expect e;
-      e.at = read_loc(in);
-      in >> e.bytes;
-      e.from = read_loc(in);
-      p.expects.push_back(e);
-    } else if (key == "end") {
-      return p;
-    } else {
-      bad("unknown record '" + key + "' at line " + std::to_string(lineno));
-    }
-    if (in.fail()) bad("malformed line " + std::to_string(lineno) + ": " + line);
-  }
-  bad(std::string(path) + " ends without 'end'");
-}
-
-// ---- memory ---------------------------------------------------------------------------------
-
-static const int WORD_STRIDE = 16;  // one 64-byte line per word: each is polled on its own
 
 struct Run {
-  Program p;
-  std::map<std::pair<int, int>, Buffer*> byKey;  // (id, place)
-  volatile uint32_t* words = nullptr;
-  CUdeviceptr wordsDev = 0;
+  dmac_program* h = nullptr;
+  const dmac::Program* p = nullptr;  // the library's parse
+  std::vector<Buffer> buffers;
 };
 
-static uint8_t* addr(Run& r, const Loc& l) {
-  auto it = r.byKey.find({l.buffer, l.place});
-  if (it == r.byKey.end()) bad("a command names buffer " + std::to_string(l.buffer) + " on a place it does not exist");
-  if (l.offset > it->second->size) bad("offset past the end of buffer " + it->second->name);
-  return it->second->ptr + l.offset;
+/** The device's address of pinned host memory (the same as the host's under unified addressing). */
+static uint8_t* device_view(uint8_t* host) {
+  void* d = nullptr;
+  CK(cudaHostGetDevicePointer(&d, host, 0));
+  return (uint8_t*)d;
 }
 
-static void fill_pattern(uint8_t* out, int buffer, int place, uint64_t size) {
-  for (uint64_t w = 0; w * 4 < size; w++) {
-    uint32_t v = pattern_word((uint32_t)buffer, (uint32_t)place, (uint32_t)w);
-    uint64_t n = std::min<uint64_t>(4, size - w * 4);
-    memcpy(out + w * 4, &v, n);  // little-endian: byte k of the word is byte (offset & 3) = k
-  }
-}
-
-static void setup(Run& r) {
-  Program& p = r.p;
+static void setup(Run& r, const char* path) {
+  CKL(dmac_load(path, &r.h));
+  r.p = &r.h->prog;
   int have = 0;
   CK(cudaGetDeviceCount(&have));
-  if (have < p.gpus) {
-    fprintf(stderr, "dmac-cuda-run: the program needs %d GPUs (one per rank), this machine has %d\n", p.gpus, have);
+  if (have < r.p->gpus) {
+    fprintf(stderr, "dmac-cuda-run: the program needs %d GPUs (one per rank), this machine has %d\n", r.p->gpus, have);
     exit(2);
   }
-  for (int g = 0; g < p.gpus; g++) {
-    CK(cudaSetDevice(g));
-    CK(cudaFree(0));  // create the context
-    for (int h = 0; h < p.gpus; h++)
-      if (h != g) {
-        int can = 0;
-        CK(cudaDeviceCanAccessPeer(&can, g, h));
-        if (can) CK(cudaDeviceEnablePeerAccess(h, 0));
-      }
-  }
-  CK(cudaSetDevice(0));
-  void* w = nullptr;
-  CK(cudaHostAlloc(&w, (size_t)std::max(1, p.words) * WORD_STRIDE * 4, cudaHostAllocPortable | cudaHostAllocMapped));
-  r.words = (volatile uint32_t*)w;
-  void* wd = nullptr;
-  CK(cudaHostGetDevicePointer(&wd, w, 0));
-  r.wordsDev = (CUdeviceptr)wd;
-  for (Buffer& b : p.buffers) {
-    CK(cudaHostAlloc((void**)&b.pattern, b.size, cudaHostAllocPortable));
-    fill_pattern(b.pattern, b.id, b.place, b.size);
-    if (b.place == (int)HOST_PLACE) {
-      CK(cudaHostAlloc((void**)&b.ptr, b.size, cudaHostAllocPortable | cudaHostAllocMapped));
+  for (const dmac::Buffer& pb : r.p->buffers) {
+    Buffer b{&pb};
+    // Written by a kernel on GPU 0 through the mapping (byte-check.cuh): a CPU loop took seconds a GiB.
+    CK(cudaHostAlloc((void**)&b.pattern, pb.size, cudaHostAllocPortable | cudaHostAllocMapped));
+    CK(cudaSetDevice(0));
+    CK(fill_pattern_on_gpu(device_view(b.pattern), pb.size, (uint32_t)pb.id, (uint32_t)pb.place));
+    bool host = pb.place == dmac::HOST;
+    if (host) {
+      CK(cudaHostAlloc((void**)&b.ptr, pb.size, cudaHostAllocPortable | cudaHostAllocMapped));
     } else {
-      CK(cudaSetDevice(b.place));
-      CK(cudaMalloc((void**)&b.ptr, b.size));
+      CK(cudaSetDevice(pb.place));
+      CK(cudaMalloc((void**)&b.ptr, pb.size));
     }
-    r.byKey[{b.id, b.place}] = &b;
+    CKL(dmac_bind(r.h, pb.name.c_str(), host ? DMAC_HOST : pb.place, b.ptr, pb.size));
+    r.buffers.push_back(b);
   }
-  for (Stream& s : p.streams) {
-    CK(cudaSetDevice(s.gpu));
-    CK(cudaStreamCreateWithFlags(&s.s, cudaStreamNonBlocking));
-    for (Cmd& c : s.cmds) {
-      for (Copy& x : c.copies) {
-        if (x.src.offset + x.bytes > r.byKey[{x.src.buffer, x.src.place}]->size ||
-            x.dst.offset + x.bytes > r.byKey[{x.dst.buffer, x.dst.place}]->size)
-          bad("a copy runs past the end of its buffer");
-      }
-      for (Copy& x : c.copies) {  // pointers resolved here, not in the timed submission
-        c.dsts.push_back(addr(r, x.dst));
-        c.srcs.push_back(addr(r, x.src));
-        c.sizes.push_back(x.bytes);
-        cudaMemcpyAttributes a;
-        memset(&a, 0, sizeof a);
-        a.srcAccessOrder = cudaMemcpySrcAccessOrderStream;
-        a.srcLocHint.type = x.src.place == (int)HOST_PLACE ? cudaMemLocationTypeHost : cudaMemLocationTypeDevice;
-        a.srcLocHint.id = x.src.place == (int)HOST_PLACE ? 0 : x.src.place;
-        a.dstLocHint.type = x.dst.place == (int)HOST_PLACE ? cudaMemLocationTypeHost : cudaMemLocationTypeDevice;
-        a.dstLocHint.id = x.dst.place == (int)HOST_PLACE ? 0 : x.dst.place;
-        c.attrIdx.push_back(c.attrs.size());
-        c.attrs.push_back(a);
-      }
-    }
-  }
+  CKL(dmac_prepare(r.h));
   CK(cudaSetDevice(0));
 }
 
-/** Every buffer back to its pattern, every word to 0 (untimed, before each iteration). */
-static void reset(Run& r) {
-  for (Buffer& b : r.p.buffers) {
-    if (b.place == (int)HOST_PLACE) memcpy(b.ptr, b.pattern, b.size);
-    else {
-      CK(cudaSetDevice(b.place));
-      CK(cudaMemcpy(b.ptr, b.pattern, b.size, cudaMemcpyHostToDevice));
-    }
-  }
-  for (int i = 0; i < std::max(1, r.p.words); i++) r.words[i * WORD_STRIDE] = 0;
-  std::atomic_thread_fence(std::memory_order_seq_cst);
-  for (int g = 0; g < r.p.gpus; g++) {
+static void sync_all(Run& r) {
+  for (int g = 0; g < r.p->gpus; g++) {
     CK(cudaSetDevice(g));
     CK(cudaDeviceSynchronize());
   }
 }
 
-// ---- one run --------------------------------------------------------------------------------
-
-static void submit(Run& r, Stream& s, Cmd& c) {
-  switch (c.op) {
-    case COPY:
-      CK(cudaMemcpyAsync(c.dsts[0], c.srcs[0], c.sizes[0], cudaMemcpyDefault, s.s));
-      break;
-    case BATCH:
-#if CUDART_VERSION >= 13000
-      CK(cudaMemcpyBatchAsync(c.dsts.data(), c.srcs.data(), c.sizes.data(), c.sizes.size(), c.attrs.data(),
-                              c.attrIdx.data(), c.attrs.size(), s.s));
-#else
-      {
-        size_t fail = 0;
-        CK(cudaMemcpyBatchAsync(c.dsts.data(), (void**)c.srcs.data(), c.sizes.data(), c.sizes.size(),
-                                c.attrs.data(), c.attrIdx.data(), c.attrs.size(), &fail, s.s));
-      }
-#endif
-      break;
-    case WAIT:
-      CKD(cuStreamWaitValue32((CUstream)s.s, r.wordsDev + (CUdeviceptr)c.word * WORD_STRIDE * 4, c.value,
-                              c.eq ? CU_STREAM_WAIT_VALUE_EQ : CU_STREAM_WAIT_VALUE_GEQ));
-      break;
-    case WRITE:
-      CKD(cuStreamWriteValue32((CUstream)s.s, r.wordsDev + (CUdeviceptr)c.word * WORD_STRIDE * 4, c.value,
-                               CU_STREAM_WRITE_VALUE_DEFAULT));
-      break;
-    case TIMESTAMP:
-      break;  // not timed per command: the run's own clock is the host's
+/** Every buffer back to its pattern, every word to 0 (untimed, before each iteration). */
+static void reset(Run& r) {
+  for (Buffer& b : r.buffers) {
+    if (b.b->place == dmac::HOST) memcpy(b.ptr, b.pattern, b.b->size);
+    else {
+      CK(cudaSetDevice(b.b->place));
+      CK(cudaMemcpy(b.ptr, b.pattern, b.b->size, cudaMemcpyHostToDevice));
+    }
   }
+  CKL(dmac_reset_host(r.h));
+  sync_all(r);
 }
 
-static void store(Run& r, int word, uint32_t value) {
-  std::atomic_thread_fence(std::memory_order_seq_cst);
-  r.words[word * WORD_STRIDE] = value;
-  std::atomic_thread_fence(std::memory_order_seq_cst);
-}
+// ---- one run --------------------------------------------------------------------------------
 
 /** The timed part of one run: microseconds until the last completion word is seen, or a negative
  *  number on a hang (10 s without progress). Leaves the GPUs unsynchronised: the full-SM check
  *  must look at its kernel before anything waits for the devices. */
 static double run_copies(Run& r) {
   using clk = std::chrono::steady_clock;
-  Program& p = r.p;
   clk::time_point t0;
-  auto submit_all = [&] {
-    for (Stream& s : p.streams) {
-      CK(cudaSetDevice(s.gpu));
-      for (Cmd& c : s.cmds) submit(r, s, c);
-    }
-  };
-  if (p.has_trigger) {
-    submit_all();
+  if (r.p->hasTrigger) {  // prelaunch: enqueued before the clock starts
+    CKL(dmac_enqueue(r.h));
     t0 = clk::now();
-    for (auto& e : p.external) store(r, e.first, e.second);
-    store(r, p.trigger_word, p.trigger_value);
+    CKL(dmac_trigger_host(r.h));
   } else {
     t0 = clk::now();
-    submit_all();
-    for (auto& e : p.external) store(r, e.first, e.second);
+    CKL(dmac_enqueue(r.h));
+    CKL(dmac_trigger_host(r.h));  // the external signals
   }
-  for (auto& c : p.completions) {
-    while (r.words[c.first * WORD_STRIDE] != c.second) {
-      if (std::chrono::duration<double>(clk::now() - t0).count() > 10.0) return -1;
-    }
-  }
+  dmac_status s = dmac_wait_host(r.h, 10.0);
+  if (s == DMAC_ERR_TIMEOUT) return -1;
+  CKL(s);
   return std::chrono::duration<double, std::micro>(clk::now() - t0).count();
-}
-
-static void sync_all(Run& r) {
-  for (int g = 0; g < r.p.gpus; g++) {
-    CK(cudaSetDevice(g));
-    CK(cudaDeviceSynchronize());
-  }
 }
 
 /** One timed run: microseconds, or a negative number on a hang (10 s without progress). */
@@ -408,34 +160,26 @@ static double run_once(Run& r) {
 
 // ---- verification ---------------------------------------------------------------------------
 
-/** Mismatching bytes over all buffers (prints the first few). */
+/** Mismatching bytes over all buffers, counted on the GPU (byte-check.cuh): each buffer on its
+ *  own GPU, host buffers through their mapping on GPU 0. Prints each buffer's first wrong byte. */
 static uint64_t verify(Run& r) {
   uint64_t wrong = 0, checked = 0;
-  for (Buffer& b : r.p.buffers) {
-    std::vector<uint8_t> expect(b.pattern, b.pattern + b.size);
-    for (Expect& e : r.p.expects) {
-      if (e.at.buffer != b.id || e.at.place != b.place) continue;
-      for (uint64_t k = 0; k < e.bytes; k++)
-        expect[e.at.offset + k] = pattern_byte((uint32_t)e.from.buffer, (uint32_t)e.from.place, e.from.offset + k);
-    }
-    std::vector<uint8_t> got(b.size);
-    if (b.place == (int)HOST_PLACE) memcpy(got.data(), b.ptr, b.size);
-    else {
-      CK(cudaSetDevice(b.place));
-      CK(cudaMemcpy(got.data(), b.ptr, b.size, cudaMemcpyDeviceToHost));
-    }
-    for (uint64_t k = 0; k < b.size; k++) {
-      if (got[k] != expect[k]) {
-        if (wrong < 5)
-          fprintf(stderr, "dmac-cuda-run: %s@%s[%llu] is 0x%02x, expected 0x%02x\n", b.name.c_str(),
-                  b.place == (int)HOST_PLACE ? "host" : std::to_string(b.place).c_str(), (unsigned long long)k,
-                  got[k], expect[k]);
-        wrong++;
-      }
-    }
+  for (Buffer& buf : r.buffers) {
+    const dmac::Buffer& b = *buf.b;
+    std::vector<CheckRange> ranges = check_ranges(*r.p, b);
+    CK(cudaSetDevice(b.place == dmac::HOST ? 0 : b.place));
+    CheckResult res;
+    uint8_t* data = b.place == dmac::HOST ? device_view(buf.ptr) : buf.ptr;
+    CK(check_on_gpu(data, b.size, (uint32_t)b.id, (uint32_t)b.place, ranges, &res));
+    if (res.wrong)
+      fprintf(stderr, "dmac-cuda-run: %s@%s: %llu wrong bytes, the first at [%llu] is 0x%02x, expected 0x%02x\n",
+              b.name.c_str(), b.place == dmac::HOST ? "host" : std::to_string(b.place).c_str(), res.wrong,
+              res.first, res.got, res.want);
+    wrong += res.wrong;
     checked += b.size;
   }
-  fprintf(stderr, "dmac-cuda-run: verified %llu bytes, %llu wrong\n", (unsigned long long)checked,
+  CK(cudaSetDevice(0));
+  fprintf(stderr, "dmac-cuda-run: verified %llu bytes on the GPU, %llu wrong\n", (unsigned long long)checked,
           (unsigned long long)wrong);
   return wrong;
 }
@@ -598,7 +342,7 @@ static double sm_stop(SmCheck& c) {
 
 /** The configuration's runs again, each while the kernel holds every SM (one untimed warm-up). */
 static void sm_check(Run& r, SmCheck& c, int iters) {
-  sm_setup(c, r.p.gpus);
+  sm_setup(c, r.p->gpus);
   for (int i = 0; i < 1 + iters && !c.hung; i++) {
     reset(r);
     bool resident = sm_launch(c);
@@ -663,9 +407,7 @@ int main(int argc, char** argv) {
   // The hang detector gives up after 10 s: the kernel must end well before, whatever waits for it.
   if (smLimitMs < 1 || smLimitMs > 5000) bad("--sm-limit-ms must be from 1 to 5000");
   Run r;
-  r.p = load(argv[1]);
-  CKD(cuInit(0));
-  setup(r);
+  setup(r, argv[1]);
   std::vector<double> times;
   bool hung = false;
   for (int i = 0; i < warmup + iters && !hung; i++) {
@@ -681,11 +423,11 @@ int main(int argc, char** argv) {
   sc.limitMs = smLimitMs;
   if (smIters > 0 && !hung) sm_check(r, sc, smIters);
   uint64_t bytes = 0;
-  for (Stream& s : r.p.streams)
-    for (Cmd& c : s.cmds)
-      for (Copy& x : c.copies) bytes += x.bytes;
+  for (const dmac::Stream& s : r.p->streams)
+    for (const dmac::Cmd& c : s.cmds)
+      for (const dmac::Copy& x : c.copies) bytes += x.bytes;
   std::ostringstream o;
-  o << "{\"label\":\"" << label << "\",\"programSha256\":\"" << r.p.sha256 << "\",\"bytesMoved\":" << bytes
+  o << "{\"label\":\"" << label << "\",\"programSha256\":\"" << r.p->sha256 << "\",\"bytesMoved\":" << bytes
     << ",\"iterations\":" << times.size() << ",\"warmup\":" << warmup << ",\"medianUs\":" << median << ",\"minUs\":" << fastest
     << ",\"verified\":" << (!hung && wrong == 0 ? "true" : "false") << ",\"wrongBytes\":" << wrong
     << ",\"hung\":" << (hung ? "true" : "false") << ",\"timesUs\":[";

@@ -63,7 +63,7 @@ run() {
   out=${OUT:-$root/out}
   mkdir -p "$out"
   log="$out/sm-check-log.txt"
-  make -C "$root/host/runtime" BUILD="$root/build" >>"$log" 2>&1 || {
+  make -C "$root/host/runtime" BUILD="$root/build" runner >>"$log" 2>&1 || {
     cat "$log"
     exit 2
   }

@@ -1,6 +1,6 @@
 // The library's front half: `check` parses, type-checks, instantiates and verifies every
 // selected schedule of a source, then runs every legality check compile runs for its target
-// (what `dmac check` does, through src/pipeline.ts analyzeSource). Of the back end it loads only
+// (what `dmac check` does, through src/driver/analyze.ts analyzeSource). Of the back end it loads only
 // those checks and the lowering they need (backend/target-legality.ts), not the passes,
 // emitters or executor, so `dmac check`, which runs on it, starts fast. No I/O besides a
 // source's own `target "file.json"` (relative to the `path` option's directory). User errors
@@ -9,10 +9,10 @@
 import { dirname } from "node:path";
 import { diag, hasErrors, type Diagnostic } from "../diagnostics/diagnostic.js";
 import type { IrModule } from "../ir/ir.js";
-import { analyzeSource } from "../pipeline.js";
+import { analyzeSource } from "../driver/analyze.js";
 import { makeSourceFile } from "../source/source-file.js";
 import { builtinTarget, type SyncMode, type Target } from "../target/target.js";
-import { parseFrontEndLimits, parsePositiveInt } from "../cli/options.js";
+import { parseFrontEndLimits, parsePositiveInt } from "../options/options.js";
 
 /** The name a source has in diagnostics when the caller gives none. */
 export const DEFAULT_SOURCE_NAME = "input.dmac";

@@ -6,12 +6,9 @@
 // bad option values included, come back as diagnostics, never as exceptions.
 
 import { dirname } from "node:path";
-import {
-  outputBytes,
-  outputText,
-  type EmitKind,
-  type OptimiseReport,
-} from "../backend/compile-pipeline.js";
+import type { EmitKind } from "../driver/outputs.js";
+import { outputBytes, outputText } from "../backend/output.js";
+import type { OptimiseReport } from "../passes/optimise-report.js";
 import type { CudaProgram } from "../backend/cuda/program.js";
 import type { Manifest } from "../backend/sdma/manifest.js";
 import type { Trace } from "../backend/trace/trace.js";
@@ -21,7 +18,7 @@ import type { CompletionPolicy, OptLevel } from "../passes/pass.js";
 import type { CompletionProtocol, QueueProgram } from "../queues/queue-program.js";
 import { makeSourceFile } from "../source/source-file.js";
 import type { SyncMode, Target } from "../target/target.js";
-import { buildSchedule, parseBuildOptions, type BuildOptionText } from "./build.js";
+import { buildSchedule, parseBuildOptions, type BuildOptionText } from "../driver/build.js";
 import {
   DEFAULT_SOURCE_NAME,
   defineTexts,

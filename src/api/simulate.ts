@@ -11,7 +11,7 @@ import { readMachineModel } from "../sim/model.js";
 import { simulate as runExecutor, type SimInput } from "../sim/run.js";
 import { summaryFields, type SummaryFields } from "../sim/summary.js";
 import { builtinTarget, type Target } from "../target/target.js";
-import { parseMicros, parsePositiveInt } from "../cli/options.js";
+import { parseExecutorOptions } from "../options/executor-options.js";
 import { optionText, resolveTarget } from "./check.js";
 
 /**
@@ -73,21 +73,12 @@ function noInput(detail: string): SimulateResult {
 }
 
 /** The run options checked with `dmac sim`'s rules, written as its options take them. */
-export function parseSimulateOptions(o: SimulateOptions): {
-  signalPeriodUs: number | undefined;
-  maxEvents: number | undefined;
-  maxSimTimeUs: number | undefined;
-  diagnostics: Diagnostic[];
-} {
-  const period = parseMicros("--signal-period", optionText(o.signalPeriodUs));
-  const events = parsePositiveInt("--max-events", optionText(o.maxEvents));
-  const time = parseMicros("--max-sim-time", optionText(o.maxSimTimeUs));
-  return {
-    signalPeriodUs: period.value,
-    maxEvents: events.value,
-    maxSimTimeUs: time.value,
-    diagnostics: [...period.diagnostics, ...events.diagnostics, ...time.diagnostics],
-  };
+export function parseSimulateOptions(o: SimulateOptions) {
+  return parseExecutorOptions({
+    signalPeriod: optionText(o.signalPeriodUs),
+    maxEvents: optionText(o.maxEvents),
+    maxSimTime: optionText(o.maxSimTimeUs),
+  });
 }
 
 /** Run compiled outputs on the simulated node and check the schedule's postcondition. */

@@ -32,7 +32,6 @@ import {
 } from "node:fs";
 import { basename, dirname, join, resolve, sep } from "node:path";
 import { filesRead, inputWithInode } from "../util/files-read.js";
-import type { OutputFile } from "./compile-pipeline.js";
 import { ourDirectory } from "./output-marker.js";
 import {
   asideName,
@@ -43,6 +42,23 @@ import {
 } from "./temporaries.js";
 import { StreamedData } from "../util/streamed-data.js";
 import { WriteBehind, writeAll } from "./write-behind.js";
+
+/** One output file: its name in the output directory and its contents. */
+export interface OutputFile {
+  readonly name: string;
+  readonly data: Uint8Array | string | StreamedData;
+}
+
+/** An output file's contents as bytes (a streamed file is produced in memory). */
+export function outputBytes(f: OutputFile): Uint8Array | string {
+  return f.data instanceof StreamedData ? f.data.bytes() : f.data;
+}
+
+/** An output file's contents as text: JSON and listings are written as strings or UTF-8 bytes. */
+export function outputText(f: OutputFile): string {
+  const data = outputBytes(f);
+  return typeof data === "string" ? data : new TextDecoder().decode(data);
+}
 
 export class OutputError extends Error {
   override readonly name = "OutputError";

@@ -1,6 +1,6 @@
 // What the selected target cannot do, asked of a verified module: the one set of functions that
-// `dmac compile` (backend/compile-pipeline.ts) runs around lowering and that `dmac check` and the
-// language server run too (pipeline.ts analyzeSource), so that a file `check` accepts is one
+// `dmac compile` (driver/compile.ts) runs around lowering and that `dmac check` and the
+// language server run too (driver/analyze.ts analyzeSource), so that a file `check` accepts is one
 // `compile` accepts with the same options. The rules live where they belong (part-check.ts, the
 // sync forms, the CUDA command builder); this module only wires them in compile's order:
 //   before lowering: buffers that cannot fit (DMAC4008), the part's limits (DMAC4201, DMAC4204),
@@ -17,7 +17,7 @@ import type { QueueProgram } from "../queues/queue-program.js";
 import { conservativeSync } from "../queues/sync-forms.js";
 import type { SourceFile } from "../source/source-file.js";
 import { cudaOf } from "../target/cuda-target.js";
-import { checkAfterLowering, checkBeforeLowering } from "../target/part-check.js";
+import { checkAfterLowering, checkBeforeLowering } from "./part-check.js";
 import { syncInfo, type SyncMode, type Target } from "../target/target.js";
 import { pushAll } from "../util/arrays.js";
 import { buildCudaProgram } from "./cuda/program.js";
@@ -51,7 +51,7 @@ export function checkBeforeLower(
   // Buffers that cannot fit a GPU's memory window fail here, before lowering splits them.
   const out = checkBuffersFit(module, file);
   if (hasErrors(out)) return out;
-  // The part's limits (src/target/part-check.ts): no engine map, packets above its descriptor cap.
+  // The part's limits (src/backend/part-check.ts): no engine map, packets above its descriptor cap.
   pushAll(out, checkBeforeLowering(module, target, file, opts.maxCopyBytes));
   if (hasErrors(out)) return out;
   // Counted before lowering builds them: past the limit, the op that crosses it is reported.

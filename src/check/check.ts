@@ -24,7 +24,7 @@ import type {
 } from "../frontend/ast.js";
 import type { SourceFile } from "../source/source-file.js";
 import { diag, type Diagnostic } from "../diagnostics/diagnostic.js";
-import { COLLECTIVES, isCollectiveName } from "../ir/collectives.js";
+import { COLLECTIVES, isCollectiveName } from "./collectives.js";
 import type { Target } from "../target/target.js";
 import { assertNever } from "../util/assert-never.js";
 import type { CheckedSchedule, CheckOptions, Value } from "./checked.js";

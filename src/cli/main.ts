@@ -3,7 +3,7 @@
 // module only when the command line needs it; its action is an exported function over plain
 // options that returns an exit code, so tests can call it without argv.
 
-import { Command, CommanderError } from "./commander.js";
+import { Command, CommanderError } from "../options/commander.js";
 import { EXIT_INTERNAL, EXIT_USER_ERROR, processStreams, type OutputStreams } from "./io.js";
 import { VERSION } from "../version.js";
 import { forgetFilesRead } from "../util/files-read.js";

@@ -13,11 +13,10 @@
 
 import { decodeStream } from "../backend/sdma/decode.js";
 import type { Manifest, ManifestSyncWord } from "../backend/sdma/manifest.js";
-import type { PollFunc } from "../backend/sdma/packets.js";
+import type { PacketPollFunc } from "../backend/sdma/packets.js";
 import type { Snapshot } from "./snapshot.js";
-import type { PollFunc as SimPollFunc } from "../sim/program.js";
 import { holds } from "../sim/semantics.js";
-import { POLL_FUNCS } from "../sim/stream-rows.js";
+import { pollFuncOfName, type PollFunc } from "../target/poll.js";
 
 export interface Waiting {
   readonly address: number;
@@ -59,14 +58,12 @@ export interface Postmortem {
 }
 
 /** A packet's poll function as the executor names it ("reserved7": no function, never holds). */
-const FUNC_TEXT: Readonly<Record<PollFunc, SimPollFunc | "reserved7">> = {
-  ...POLL_FUNCS,
-  reserved7: "reserved7",
-};
+const funcText = (f: PacketPollFunc): PollFunc | "reserved7" =>
+  f === "reserved7" ? f : pollFuncOfName(f);
 
 /** Whether the poll is satisfied by `x`: the executor's own test (sim/semantics.ts). */
-function satisfied(func: PollFunc, x: number, v: number): boolean {
-  const f = FUNC_TEXT[func];
+function satisfied(func: PacketPollFunc, x: number, v: number): boolean {
+  const f = funcText(func);
   return f !== "reserved7" && holds(f, x, v);
 }
 
@@ -167,7 +164,7 @@ function blockedPoll(
     return {
       address: p.addr,
       ...describeWord(m, p.addr),
-      func: FUNC_TEXT[p.func],
+      func: funcText(p.func),
       value: p.value,
       mask: p.mask,
       current,

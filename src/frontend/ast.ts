@@ -2,6 +2,7 @@
 // Every node carries a half-open span into its SourceFile. The checker never mutates the tree;
 // it builds side tables (types, resolved symbols) keyed by node identity.
 
+import type { CompareOp } from "../target/poll.js";
 import type { Span } from "../source/source-file.js";
 
 export interface Ident {
@@ -182,7 +183,7 @@ export interface FillStmt {
   readonly span: Span;
 }
 
-export type CompareOp = "==" | "!=" | "<" | "<=" | ">" | ">=";
+export type { CompareOp };
 
 /** `when FLAG@r OP V { ... }`. */
 export interface WhenStmt {

@@ -7,7 +7,7 @@
 // A differing packet listing's report opens with a summary of the change (dump-summary.ts).
 // A golden is NAME[.LABEL].KIND.golden beside NAME.dmac (golden-file.ts).
 
-import { outputText } from "../backend/compile-pipeline.js";
+import { outputText } from "../backend/output.js";
 import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import { renderDiagnostics } from "../diagnostics/render.js";
 import { printIr } from "../ir/print.js";

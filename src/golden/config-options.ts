@@ -6,14 +6,14 @@
 // label.
 
 import { Command, CommanderError, type Option } from "commander";
-import { addOptOptions, type OptCommandOptions } from "../cli/opt-options.js";
+import { addOptOptions, type OptCommandOptions } from "../options/opt-options.js";
 import {
   addFrontEndLimitOptions,
   addMaxOpsOption,
   addScheduleOptions,
   type FrontEndLimitOptions,
   type ScheduleCommandOptions,
-} from "../cli/options.js";
+} from "../options/options.js";
 
 /** One configuration's options as commander delivers them (every value a string, as typed). */
 export interface ConfigOptions

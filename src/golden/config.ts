@@ -15,8 +15,8 @@ import { relative, resolve } from "node:path";
 import { diag, type Diagnostic } from "../diagnostics/diagnostic.js";
 import { parseSource } from "../frontend/parse.js";
 import type { SourceFile, Span } from "../source/source-file.js";
-import { parseDefines, parseFrontEndLimits, parsePositiveInt } from "../cli/options.js";
-import { parseOptOptions } from "../cli/opt-options.js";
+import { parseDefines, parseFrontEndLimits, parsePositiveInt } from "../options/options.js";
+import { parseOptOptions } from "../options/opt-options.js";
 import { ARTEFACTS, parseArtefactList, type ArtefactKind } from "./artefacts.js";
 import { configLabel, parseConfigArgs, type ConfigOptions } from "./config-options.js";
 

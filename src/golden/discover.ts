@@ -8,7 +8,7 @@
 import { readdirSync, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { diag, type Diagnostic } from "../diagnostics/diagnostic.js";
-import { readErrorReason } from "../cli/options.js";
+import { readErrorReason } from "../options/options.js";
 
 export interface TestFile {
   /** Absolute path of the .dmac file. */

@@ -4,21 +4,16 @@
 // asks for dump, trace and sim compiles once. Pure: the only file read is a --target.
 
 import { resolve } from "node:path";
-import {
-  buildOutputs,
-  compileToQueues,
-  EMIT_KINDS,
-  outputText,
-  type OutputFile,
-  type QueuesResult,
-} from "../backend/compile-pipeline.js";
+import { compileToQueues, type QueuesResult } from "../driver/compile.js";
+import { buildOutputs, EMIT_KINDS } from "../driver/outputs.js";
+import { outputText, type OutputFile } from "../backend/output.js";
 import type { Manifest } from "../backend/sdma/manifest.js";
 import { hasErrors, type Diagnostic } from "../diagnostics/diagnostic.js";
 import { passesKeepLowering } from "../passes/index.js";
 import { simulate, type SimResult } from "../sim/run.js";
 import type { SourceFile } from "../source/source-file.js";
-import { parseOptOptions } from "../cli/opt-options.js";
-import { parseFrontEndLimits, parsePositiveInt, parseScheduleOptions } from "../cli/options.js";
+import { parseOptOptions } from "../options/opt-options.js";
+import { parseFrontEndLimits, parsePositiveInt, parseScheduleOptions } from "../options/options.js";
 import type { ConfigOptions } from "./config-options.js";
 
 export interface Products {

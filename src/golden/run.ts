@@ -11,7 +11,7 @@ import { OutputError, writeOutputFile } from "../backend/output.js";
 import { diag, type Diagnostic } from "../diagnostics/diagnostic.js";
 import { makeSourceFile, type SourceFile } from "../source/source-file.js";
 import { InputFileError, readInputText } from "../util/read-input.js";
-import { parseFrontEndLimits, readErrorReason, readSourceFile } from "../cli/options.js";
+import { parseFrontEndLimits, readErrorReason, readSourceFile } from "../options/options.js";
 import { artefact, type ArtefactKind } from "./artefacts.js";
 import { readConfigs, type GoldenConfig } from "./config.js";
 import { renderConfigArgs, shellQuote, type ConfigOptions } from "./config-options.js";

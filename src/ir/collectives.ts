@@ -1,30 +1,13 @@
-// THE table of collectives that `implements` can name. The checker uses `signatures` to check the
-// arguments; verification (ir/verify.ts) uses `expected` to compute, for every destination byte
-// range, which initial bytes it must hold at the end.
-//
-// Argument kinds: "buffer" names a buffer of the schedule, "int" is an int expression (a rank or
-// a shift). A collective may accept several signatures (broadcast in place or out of place).
-//
-// `expected(m, args)` gives the postcondition as data: pairs {dst, src} meaning "at the end, dst
-// holds what src held at the start", byte for byte. Before that it checks that the buffers fit
-// the collective (sizes, existence on the ranks involved, ranks in range) and returns a problem
-// instead, which verify reports as DMAC3022 / DMAC3023.
+// What each collective that `implements` can name means (the table of names and signatures is
+// check/collectives.ts): `expected(m, args)` gives the postcondition as data, pairs {dst, src}
+// meaning "at the end, dst holds what src held at the start", byte for byte. Before that it
+// checks that the buffers fit the collective (sizes, existence on the ranks involved, ranks in
+// range) and returns a problem instead, which verify (ir/verify.ts) reports as DMAC3022 / DMAC3023.
 
+import { isCollectiveName, type CollectiveName } from "../check/collectives.js";
 import { formatSizeExact } from "../util/format-size.js";
 import { InternalError } from "../util/internal-error.js";
 import type { IrBuffer, IrCollective, IrModule, IrRegion } from "./ir.js";
-
-export type CollectiveArgKind = "buffer" | "int";
-
-export interface CollectiveSignature {
-  readonly args: readonly { readonly name: string; readonly kind: CollectiveArgKind }[];
-}
-
-export interface CollectiveSpec {
-  readonly summary: string;
-  readonly signatures: readonly CollectiveSignature[];
-  readonly expected: (m: IrModule, args: IrCollective["args"]) => ExpectedResult;
-}
 
 /** At the end of the schedule, `dst` holds the bytes `src` held at the start. */
 export interface ExpectedPair {
@@ -41,9 +24,6 @@ export type CollectiveProblem =
 export type ExpectedResult =
   | { readonly kind: "ok"; readonly pairs: readonly ExpectedPair[] }
   | { readonly kind: "problem"; readonly problem: CollectiveProblem };
-
-const buf = (name: string) => ({ name, kind: "buffer" as const });
-const int = (name: string) => ({ name, kind: "int" as const });
 
 /** Reads the arguments of an `implements` clause (already type-checked against `signatures`). */
 function argReader(m: IrModule, args: IrCollective["args"]) {
@@ -275,66 +255,24 @@ function permute(m: IrModule, args: IrCollective["args"]): ExpectedResult {
   return ok(pairs);
 }
 
-export const COLLECTIVES = {
-  all_gather: {
-    summary: "dst@p[r*S +: S] == src@r for every p, r (S = size of src)",
-    signatures: [{ args: [buf("src"), buf("dst")] }],
-    expected: allGather,
-  },
-  all_gather_inplace: {
-    summary: "buf@p[r*S +: S] == buf@r[r*S +: S] initially, for every p, r (S = size / ranks)",
-    signatures: [{ args: [buf("buf")] }],
-    expected: allGatherInplace,
-  },
-  all_to_all: {
-    summary: "dst@p[r*S +: S] == src@r[p*S +: S] for every p, r (S = size / ranks)",
-    signatures: [{ args: [buf("src"), buf("dst")] }],
-    expected: allToAll,
-  },
-  all_to_all_inplace: {
-    summary: "buf@p[r*S +: S] == buf@r[p*S +: S] initially, for every p, r (S = size / ranks)",
-    signatures: [{ args: [buf("buf")] }],
-    expected: allToAllInplace,
-  },
-  broadcast: {
-    summary: "buf@p == buf@root initially (in place), or dst@p == src@root, for every p",
-    signatures: [
-      { args: [buf("buf"), int("root")] },
-      { args: [buf("src"), buf("dst"), int("root")] },
-    ],
-    expected: broadcast,
-  },
-  scatter: {
-    summary: "dst@p == src@root[p*S +: S] for every p (S = size of dst)",
-    signatures: [{ args: [buf("src"), buf("dst"), int("root")] }],
-    expected: scatter,
-  },
-  gather: {
-    summary: "dst@root[r*S +: S] == src@r for every r (S = size of src)",
-    signatures: [{ args: [buf("src"), buf("dst"), int("root")] }],
-    expected: gather,
-  },
-  send_recv: {
-    summary: "dst@to == src@from",
-    signatures: [{ args: [buf("src"), buf("dst"), int("from"), int("to")] }],
-    expected: sendRecv,
-  },
-  permute: {
-    summary: "dst@((r + shift) mod ranks) == src@r for every r",
-    signatures: [{ args: [buf("src"), buf("dst"), int("shift")] }],
-    expected: permute,
-  },
-} as const satisfies Record<string, CollectiveSpec>;
-
-export type CollectiveName = keyof typeof COLLECTIVES;
-
-export function isCollectiveName(name: string): name is CollectiveName {
-  return Object.hasOwn(COLLECTIVES, name);
-}
+/** What each collective means: its postcondition as data (the checker has its signatures). */
+const EXPECTED: {
+  readonly [K in CollectiveName]: (m: IrModule, args: IrCollective["args"]) => ExpectedResult;
+} = {
+  all_gather: allGather,
+  all_gather_inplace: allGatherInplace,
+  all_to_all: allToAll,
+  all_to_all_inplace: allToAllInplace,
+  broadcast: broadcast,
+  scatter: scatter,
+  gather: gather,
+  send_recv: sendRecv,
+  permute: permute,
+};
 
 /** The postcondition of an `implements` clause as data, or why its buffers do not fit. */
 export function expectedOf(m: IrModule, c: IrCollective): ExpectedResult {
   if (!isCollectiveName(c.name))
     throw new InternalError(`unknown collective '${c.name}' after checking`);
-  return COLLECTIVES[c.name].expected(m, c.args);
+  return EXPECTED[c.name](m, c.args);
 }

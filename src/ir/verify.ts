@@ -12,7 +12,8 @@ import type { SourceFile, Span } from "../source/source-file.js";
 import { lineCol } from "../source/source-file.js";
 import { diag, type Diagnostic, type Related } from "../diagnostics/diagnostic.js";
 import { assertNever } from "../util/assert-never.js";
-import { COLLECTIVES, expectedOf, isCollectiveName } from "./collectives.js";
+import { expectedOf } from "./collectives.js";
+import { COLLECTIVES, isCollectiveName } from "../check/collectives.js";
 import { keepReference, runReference, runReferenceSources } from "./interp.js";
 import { formatRegion } from "./print.js";
 import {

@@ -1,5 +1,5 @@
 // What the language server knows about one version of one document. Diagnostics come from
-// analyzeSource (src/pipeline.ts), the function `dmac check` runs, with the same defaults, so
+// analyzeSource (src/driver/analyze.ts), the function `dmac check` runs, with the same defaults, so
 // the editor shows exactly the CLI's codes, messages and spans. The rest is for navigation and
 // hover: the parsed (possibly recovered) AST with its symbol index, and, where the file checks,
 // the checked schedules (expression types) and the instantiated IR at the default parameters.
@@ -13,7 +13,7 @@ import type { Diagnostic } from "../diagnostics/diagnostic.js";
 import type { Program } from "../frontend/ast.js";
 import { parseSource } from "../frontend/parse.js";
 import type { IrModule } from "../ir/ir.js";
-import { analyzeSource } from "../pipeline.js";
+import { analyzeSource } from "../driver/analyze.js";
 import { makeSourceFile, type SourceFile } from "../source/source-file.js";
 import { indexSymbols, type SymbolIndex } from "./symbol-index.js";
 

@@ -4,7 +4,7 @@
 
 import { CompletionItemKind, type CompletionItem } from "vscode-languageserver";
 import { KEYWORDS } from "../frontend/tokens.js";
-import { COLLECTIVES } from "../ir/collectives.js";
+import { COLLECTIVES } from "../check/collectives.js";
 import { BUILTIN_TARGETS } from "../target/target.js";
 import type { DocumentAnalysis } from "./analysis.js";
 import { visibleAt, type DeclKind } from "./symbol-index.js";

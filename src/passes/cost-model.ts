@@ -1,7 +1,7 @@
 // What the optimiser needs to know about time: the cost model's interface. The -O1 check and the
 // -O2 plan search ask it to predict a queue program; passes/ knows nothing of how (layout,
 // packets or traces, the executor), so it stays below backend/ and sim/. The implementation
-// (backend/cost-model.ts: layout + command trace + the executor's simulate()) is injected by the
+// (driver/cost-model.ts: layout + command trace + the executor's simulate()) is injected by the
 // compile pipeline through PassContext.costModel.
 
 import type { IrModule } from "../ir/ir.js";

@@ -91,7 +91,7 @@ export interface PassContext {
   readonly budget?: WorkBudget | undefined;
   /**
    * What the -O1 check and the -O2 plan predict with (passes/cost-model.ts); the compile
-   * pipeline injects the executor's (backend/cost-model.ts). Required at -O1 and -O2.
+   * pipeline injects the executor's (driver/cost-model.ts). Required at -O1 and -O2.
    */
   readonly costModel?: CostModel | undefined;
   /** -O2: called before each plan candidate with the number done, the total and its label (progress). */

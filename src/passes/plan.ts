@@ -19,7 +19,7 @@
 // means the executor's verdict).
 //
 // Predictions go through the cost model's interface (passes/cost-model.ts; PassContext.costModel,
-// injected by the compile pipeline: backend/cost-model.ts), so this module needs nothing above
+// injected by the compile pipeline: driver/cost-model.ts), so this module needs nothing above
 // passes/.
 //
 // A work budget (PLAN_BUDGET_WORK, `--plan-budget`) bounds the search on huge programs, inside a

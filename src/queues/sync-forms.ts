@@ -50,7 +50,7 @@ export const ONCE_VALUE = 1;
 /**
  * `inPlace`: write the rewritten commands over p's own (p must not be read afterwards): the
  * compile pipeline's last step, which drops p; a copy of every command at 10^6 operations was
- * 180 MB of fresh memory (docs/performance.md, "The million-op compile, seventh round").
+ * 180 MB of fresh memory (docs/performance.md, "Where the time goes").
  */
 export function conservativeSync(
   p: QueueProgram,

@@ -13,7 +13,7 @@
 // dmaLatteAlgbw = (N-1)/N x total / t and dmaLatteBusbw = total / (N x t): its algbw is
 // nccl-tests' busbw for an all-gather or all-to-all, and its busbw 1/(N-1) of that.
 
-import { isCollectiveName, type CollectiveName } from "../ir/collectives.js";
+import { isCollectiveName, type CollectiveName } from "../check/collectives.js";
 import type { IrCollective, IrModule } from "../ir/ir.js";
 
 interface Convention {

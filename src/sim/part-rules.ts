@@ -4,12 +4,13 @@
 // `limits.maxCopyBytes` and fills at `limits.maxFillBytes` (src/queues/lower.ts; a COPY_LINEAR of
 // 256 MiB stalls an MI355X engine), PCIe engines serve the host and their own GPU while transfers
 // between GPUs need an xGMI engine (DMAC3005, src/ir/instantiate.ts checkEngine), polls use the
-// compare functions the part runs (DMAC4203, src/target/part-check.ts) and queues sit on engines
+// compare functions the part runs (DMAC4203, src/backend/part-check.ts) and queues sit on engines
 // with hardware (DMAC4202). Breaking one of the packet rules is DMAC6030 at the packet
 // (checks.ts), which is then not executed; a queue on an engine without hardware is refused with
 // the input (run.ts outsideModel).
 
-import { engineProblem, POLL_FUNCTION_OF } from "../target/part-check.js";
+import { engineProblem } from "../backend/part-check.js";
+import { pollFuncName } from "../target/poll.js";
 import type { Target } from "../target/target.js";
 import { POLL_FUNC_CODES } from "./program.js";
 
@@ -48,9 +49,7 @@ export function partRules(t: Target): PartRules {
     hasPcie: t.engines.pcie.length > 0,
     pcie: t.engines.pcie,
     xgmi: t.engines.xgmi,
-    pollFunction: Uint8Array.from(POLL_FUNC_CODES, (f) =>
-      runs.has(f === "always" ? "always" : POLL_FUNCTION_OF[f]) ? 1 : 0,
-    ),
+    pollFunction: Uint8Array.from(POLL_FUNC_CODES, (f) => (runs.has(pollFuncName(f)) ? 1 : 0)),
     pollFunctions: t.pollFunctions,
     engineProblem: Array.from({ length: t.engines.count }, (_, e) => engineProblem(t, e)),
   };

@@ -12,11 +12,11 @@
 // ordered with each other; fence, atomic and timestamp act after every earlier command of the
 // queue completed; poll blocks the queue until its condition holds.
 
-import type { CompareOp } from "../frontend/ast.js";
+import { POLL_FUNC_CODES, pollFuncCode, type PollFunc } from "../target/poll.js";
 import type { WordRegions } from "./regions.js";
 import type { IrModule } from "../ir/ir.js";
 
-export type PollFunc = CompareOp | "always";
+export type { PollFunc };
 
 export type SimCmd =
   | { readonly kind: "copy"; readonly src: number; readonly dst: number; readonly bytes: number }
@@ -227,8 +227,7 @@ const CMD_CODE: Readonly<Record<SimCmdKind, number>> = Object.fromEntries(
 ) as Record<SimCmdKind, number>;
 
 /** Poll functions by code (the row's `aux` of a poll). */
-export const POLL_FUNC_CODES: readonly PollFunc[] = ["always", "<", "<=", "==", "!=", ">=", ">"];
-const POLL_FUNC_CODE = new Map<PollFunc, number>(POLL_FUNC_CODES.map((f, i) => [f, i]));
+export { POLL_FUNC_CODES };
 
 /** Data commands: copy, bcast, swap, fill (codes COPY .. FILL). */
 export const isDataKind = (k: number): boolean => k >= COPY && k <= FILL;
@@ -357,7 +356,7 @@ export class CommandWriter {
         this.c[i] = c.retries ?? -1;
         this.bytes[i] = c.interval;
         this.value[i] = c.value;
-        this.aux[i] = POLL_FUNC_CODE.get(c.func)!;
+        this.aux[i] = pollFuncCode(c.func);
         return;
       case "fence":
         this.a[i] = c.addr;

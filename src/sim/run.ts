@@ -45,11 +45,11 @@ import {
 } from "./validate-input.js";
 import {
   POLL_FUNC_ROW,
-  POLL_FUNCS,
   rowsOfCleanStream,
   UNMODELLED_FLAGS,
   UNMODELLED_SWAPS,
 } from "./stream-rows.js";
+import { pollFuncOfName } from "../target/poll.js";
 import { PackedRows } from "../backend/sdma/packed-rows.js";
 import { WordRegionsBuilder, type WordRegions } from "./regions.js";
 import { syncWordColumns } from "./sync-words.js";
@@ -577,7 +577,7 @@ export function simCmdOfPacket(pk: Packet): SimCmd {
       return {
         kind: "poll",
         addr: pk.addr,
-        func: POLL_FUNCS[pk.func],
+        func: pollFuncOfName(pk.func),
         value: pk.value,
         mask: pk.mask,
         interval: pk.interval,

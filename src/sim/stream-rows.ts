@@ -13,23 +13,9 @@
 import { COMPILED_BY_KIND, lengthAt } from "../backend/sdma/bitfield.js";
 import { HeaderMemo } from "../backend/sdma/decode.js";
 import type { CompiledPacket } from "../backend/sdma/bitfield.js";
-import {
-  ATOMIC_OP,
-  POLL_FUNC,
-  POLL_RETRY_FOREVER,
-  type Packet,
-  type PollFunc as PacketPollFunc,
-} from "../backend/sdma/packets.js";
-import {
-  ATOMIC,
-  COPY,
-  FENCE,
-  NOP,
-  POLL,
-  POLL_FUNC_CODES,
-  type CommandWriter,
-  type PollFunc,
-} from "./program.js";
+import { ATOMIC_OP, POLL_FUNC, POLL_RETRY_FOREVER, type Packet } from "../backend/sdma/packets.js";
+import { ATOMIC, COPY, FENCE, NOP, POLL, type CommandWriter } from "./program.js";
+import { POLL_FUNC_NAMES, pollFuncCode, pollFuncOfName } from "../target/poll.js";
 import { ADDR_DWORDS, type QueueStreamCheck } from "./validate-input.js";
 
 /** Packet flags whose effect the executor does not model: set, the packet is not run (DMAC6007). */
@@ -164,20 +150,9 @@ function atomicRow(): FastRow {
   };
 }
 
-/** A POLL_REGMEM packet's function as the executor names it (postmortem reads it too). */
-export const POLL_FUNCS: Readonly<Record<Exclude<PacketPollFunc, "reserved7">, PollFunc>> = {
-  always: "always",
-  lt: "<",
-  le: "<=",
-  eq: "==",
-  ne: "!=",
-  ge: ">=",
-  gt: ">",
-};
-
-/** A memory poll's compare function as the row's `aux` (program.ts POLL_FUNC_CODES). */
+/** A memory poll's compare function, by the packet's name, as the row's `aux` (its func code). */
 export const POLL_FUNC_ROW: ReadonlyMap<string, number> = new Map(
-  Object.entries(POLL_FUNCS).map(([f, op]) => [f, POLL_FUNC_CODES.indexOf(op)]),
+  POLL_FUNC_NAMES.map((n) => [n, pollFuncCode(pollFuncOfName(n))]),
 );
 
 const FAST = new Map<CompiledPacket, FastRow>([

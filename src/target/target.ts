@@ -7,17 +7,10 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { readInputText } from "../util/read-input.js";
 import { CudaTargetError, parseCudaTarget } from "./cuda-target.js";
+import { POLL_FUNC_NAMES, type PollFuncName } from "./poll.js";
 
 /** The back ends a target can describe: the top-level "backend" key (absent = "sdma"). */
 export type TargetBackend = "sdma" | "cuda";
-
-/**
- * POLL_REGMEM compare functions by name, in the packet's func-code order (sdma-gfx942.md 2.10:
- * 0 always, 1 <, 2 <=, 3 ==, 4 !=, 5 >=, 6 >). A target's `pollFunctions` lists those its part
- * is known to run; the sync-mode code reads the same names.
- */
-export const POLL_FUNCTIONS = ["always", "lt", "le", "eq", "ne", "ge", "gt"] as const;
-export type PollFunction = (typeof POLL_FUNCTIONS)[number];
 
 /** The value a target file writes for a fact no public source gives. */
 export const UNKNOWN = "unknown";
@@ -60,7 +53,7 @@ export interface Target {
     readonly maxFillBytes: number;
   };
   /** POLL_REGMEM functions the part runs (absent in the file = all seven the packet encodes). */
-  readonly pollFunctions: readonly PollFunction[];
+  readonly pollFunctions: readonly PollFuncName[];
   /** One line per fact the file marks "unknown", saying what dmac does instead. */
   readonly unknowns: readonly string[];
   /** Synchronisation forms (absent: aggressive, GPU-memory polling allowed); see syncInfo. */
@@ -320,15 +313,15 @@ function parseSync(value: unknown, fail: Fail): void {
     fail('\'sync.hostPollRepollUs\' must be { "value": microseconds >= 0, "source": "..." }');
 }
 
-function parsePollFunctions(value: unknown, fail: Fail): readonly PollFunction[] {
-  if (value === undefined) return POLL_FUNCTIONS;
+function parsePollFunctions(value: unknown, fail: Fail): readonly PollFuncName[] {
+  if (value === undefined) return POLL_FUNC_NAMES;
   if (
     !Array.isArray(value) ||
-    value.some((f) => !(POLL_FUNCTIONS as readonly unknown[]).includes(f)) ||
+    value.some((f) => !(POLL_FUNC_NAMES as readonly unknown[]).includes(f)) ||
     new Set(value).size !== value.length
   )
-    fail(`'pollFunctions' must list distinct names from ${POLL_FUNCTIONS.join(", ")}`);
-  return value as PollFunction[];
+    fail(`'pollFunctions' must list distinct names from ${POLL_FUNC_NAMES.join(", ")}`);
+  return value as PollFuncName[];
 }
 
 function parsePart(value: unknown, fail: Fail): void {

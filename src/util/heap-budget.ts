@@ -4,7 +4,7 @@
 // "JavaScript heap out of memory".
 //
 // The figures are peak resident memory per operation of `dmac compile`, measured on the 10^6- and
-// 4x10^6-op bench programs (docs/performance.md, "Issue 13's targets"): 650-740 B/op at -O0,
+// 4x10^6-op bench programs (docs/performance.md, "Current figures"): 650-740 B/op at -O0,
 // ~850 at -O1, 900-1,000 at -O2, rounded up. Resident memory includes what lies outside the V8
 // heap (the packet streams, the manifest text), so comparing it with the heap limit errs on the
 // safe side.

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { forwardProgram } from "../../bench/gen.js";
-import { compileToQueues } from "../../src/backend/compile-pipeline.js";
+import { compileToQueues } from "../../src/driver/compile.js";
 import { makeSourceFile } from "../../src/source/source-file.js";
 import { COMPILE_BYTES_PER_OP, heapShortfall } from "../../src/util/heap-budget.js";
 

@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import { irFaithfulness } from "../../fuzz/ir-faithful.js";
 import { parseSource } from "../../src/frontend/parse.js";
 import { OP_KINDS } from "../../src/ir/ir.js";
-import { analyzeSource } from "../../src/pipeline.js";
+import { analyzeSource } from "../../src/driver/analyze.js";
 import { makeSourceFile } from "../../src/source/source-file.js";
 import { dmac } from "../helpers/cli.js";
 import { mkdtempSync, writeFileSync } from "node:fs";

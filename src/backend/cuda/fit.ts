@@ -1,14 +1,14 @@
 // Fitting a CUDA target's constants to runner measurements (`dmac measure --fit`, `dmac calibrate
 // RESULTS.json`): which constants are fittable and within what bounds (the target file's `fit`
 // ranges), the search (mean squared log ratio over the training runs, the pattern search of
-// src/calibrate/search.ts over logarithms), and the target file written back with the values.
+// src/util/pattern-search.ts over logarithms), and the target file written back with the values.
 //
 // Fittable: every timing constant with a `fit` range, the host link's two bandwidths (fixed
 // bounds 40-64 GB/s, PCIe Gen5 x16: older files have no range there), and the NVLink bandwidth
 // when `nvlink.fit` gives a range. A constant the runs do not constrain (the search found the
 // error flat along it: a host link in peer-only runs) keeps its value and its source.
 
-import { minimise } from "../../calibrate/search.js";
+import { minimise } from "../../util/pattern-search.js";
 import {
   CUDA_TIMING,
   cudaOf,

@@ -1,18 +1,14 @@
 // Measured against predicted for CUDA runner results (bench/hardware/*.json, written by
 // runtime/cuda/run-on-device.sh; schemas/cuda-results.schema.json): each run names its example,
 // variant and size; the variant's dmac options come from runtime/cuda/variants.tsv, so a run is
-// recompiled exactly as prepare.sh compiled it (through `dmac compile`'s path, api/build.ts) and
+// recompiled exactly as prepare.sh compiled it (through `dmac compile`'s path: driver/measured-run.ts) and
 // predicted with the given target. The run names the program.txt it ran by its SHA-256; the
 // recompiled program.txt must have the same (the command refuses a run of another program). fit.ts fits
 // the target's `fit` constants on half of the sizes (fitSizes) and reports the error on the others.
 
-import { dirname } from "node:path";
-import { buildSchedule, parseBuildOptions } from "../../api/build.js";
-import { diag, hasErrors, type Diagnostic } from "../../diagnostics/diagnostic.js";
+import { diag, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import type { SourceFile, Span } from "../../source/source-file.js";
 import type { CudaTarget } from "../../target/cuda-target.js";
-import type { Target } from "../../target/target.js";
-import { CUDA_TEXT_FILE, programSha256 } from "./outputs.js";
 import type { CudaProgram } from "./program.js";
 import { smCheckProblem, type SmCheck } from "./sm-check.js";
 
@@ -185,40 +181,6 @@ export function variantOptions(
       };
   }
   return { defines, raw, sizeDefine, words: [...words] };
-}
-
-/**
- * Compiles one measured configuration for `target` as `dmac compile` does (prepare.sh ran it):
- * its command program and the SHA-256 of its program.txt, which the run must name.
- */
-export function compileRun(
-  file: SourceFile,
-  words: readonly string[],
-  total: number,
-  target: Target,
-): { program: CudaProgram | undefined; sha256?: string; diagnostics: Diagnostic[] } {
-  const options = variantOptions(words);
-  if ("problem" in options) {
-    const d = diag("DMAC5060", undefined, [`'${words.join(" ")}': ${options.problem}`]);
-    return { program: undefined, diagnostics: [d] };
-  }
-  const { name, divisor } = options.sizeDefine;
-  const defines = { [name]: `${Math.floor(total / divisor)}B`, ...options.defines };
-  const parsed = parseBuildOptions(options.raw, target);
-  if (!parsed.options) return { program: undefined, diagnostics: parsed.diagnostics };
-  const built = buildSchedule(
-    { file, defines, schedule: undefined, baseDir: dirname(file.name), target },
-    parsed.options,
-    { emit: ["sdma"] },
-  );
-  const text = built.files?.find((f) => f.name === CUDA_TEXT_FILE)?.data;
-  // The example's own warnings are not the measurement's: only what stops the compile.
-  if (!built.cudaProgram || typeof text !== "string" || hasErrors(built.diagnostics))
-    return {
-      program: undefined,
-      diagnostics: built.diagnostics.filter((d) => d.severity === "error"),
-    };
-  return { program: built.cudaProgram, sha256: programSha256(text), diagnostics: [] };
 }
 
 export interface Compared {

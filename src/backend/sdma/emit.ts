@@ -22,7 +22,7 @@ import { describeBinding, type IrModule } from "../../ir/ir.js";
 import type { SourceFile } from "../../source/source-file.js";
 import { assertNever } from "../../util/assert-never.js";
 import { InternalError } from "../../util/internal-error.js";
-import { POLL_FUNCTION_OF } from "../../target/part-check.js";
+import { pollFuncName } from "../../target/poll.js";
 import {
   CMD,
   queueName,
@@ -293,7 +293,7 @@ export function emitSdma(
         return {
           kind: "poll_mem",
           addr: at1(word(c, i)),
-          func: POLL_FUNCTION_OF[c.func(i)],
+          func: pollFuncName(c.func(i)),
           value,
           mask,
           interval: POLL_INTERVAL,

@@ -27,6 +27,7 @@
 // diagnostics, the executor refuses to run packets that break them.
 
 import { DIAGNOSTICS } from "../../diagnostics/codes.js";
+import { POLL_FUNC_NAMES, type PollFuncName } from "../../target/poll.js";
 import { assertNever } from "../../util/assert-never.js";
 
 // ---- Packet values -------------------------------------------------------------------------
@@ -124,12 +125,13 @@ export interface SemMemIncrPacket {
   readonly addr: Addr;
 }
 
-export type PollFunc = "always" | "lt" | "le" | "eq" | "ne" | "ge" | "gt" | "reserved7";
+/** A POLL_REGMEM packet's func field: a compare function by name (target/poll.ts), or code 7. */
+export type PacketPollFunc = PollFuncName | "reserved7";
 
 interface PollCommon {
   readonly value: number;
   readonly mask: number;
-  readonly func: PollFunc;
+  readonly func: PacketPollFunc;
   /** Delay between retries in units of 16 clocks. */
   readonly interval: number;
   /** 0xFFF = retry forever. */
@@ -273,13 +275,8 @@ function makeEnum(
   return { name, names, reserved };
 }
 
-/** POLL_REGMEM func (DW0 30:28): 0 always, 1 <, 2 <=, 3 ==, 4 !=, 5 >=, 6 >, 7 reserved. */
-export const POLL_FUNC = makeEnum(
-  "poll_func",
-  3,
-  { 0: "always", 1: "lt", 2: "le", 3: "eq", 4: "ne", 5: "ge", 6: "gt" },
-  "reserved",
-);
+/** POLL_REGMEM func (DW0 30:28): the compare functions by code (target/poll.ts), 7 reserved. */
+export const POLL_FUNC = makeEnum("poll_func", 3, { ...POLL_FUNC_NAMES }, "reserved");
 
 /** CONSTANT_FILL fillsize (DW0 31:30): 0 byte, 2 dword; 1 and 3 undocumented. */
 export const FILL_SIZE = makeEnum("fill_size", 2, { 0: "byte", 2: "dword" }, "size");

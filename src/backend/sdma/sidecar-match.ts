@@ -7,7 +7,7 @@
 // as JSON reads them, the sync words (objects) as compile writes them (sync-word-rows.ts), byte for
 // byte. Any difference and the sidecar is not used (manifest.json is then parsed whole). This
 // reads the bytes once and allocates nothing per number: about half the time of parsing them,
-// and none of the objects (docs/performance.md, "Issue 29").
+// and none of the objects (docs/performance.md, "The sidecar against manifest.json").
 
 import { TextSink } from "./disasm.js";
 import type { SidecarArray } from "./manifest-sidecar.js";

@@ -1,20 +1,12 @@
 // `dmac calibrate MEASUREMENTS.csv [--target T] [-o FITTED.json] [--no-fit] [--max-evals N]`:
 // runs every row of a measurements file (src/calibrate/measurements.ts, docs/calibrate.md) in
-// the executor, compares the predicted time or speedup with the measured one, and fits the
-// target's timing constants marked `"fit": {"min", "max"}` by minimising the weighted mean
-// squared log ratio of predicted to measured (src/calibrate/fit.ts) with a bounded pattern search
-// over their logarithms (src/calibrate/search.ts). Prints one line per row (measured, predicted
-// before and after, relative errors) and a summary, and writes the fitted target with -o.
-// `--format json`: the same as one document (schemas/calibrate.schema.json; for a results JSON,
-// measure's document).
-//
-// Each distinct run (file, level, options, parameters) is compiled and verified once; the fit
-// re-executes the compiled programs with the candidate constants (the program does not depend
-// on them), except -O2 rows, whose plan is chosen with the cost model and so is recompiled with
-// each candidate target.
+// the executor (src/calibrate/runs.ts), compares the predicted time or speedup with the measured
+// one, and fits the target's timing constants marked `"fit": {"min", "max"}`
+// (src/calibrate/fit-constants.ts). Prints one line per row (measured, predicted before and
+// after, relative errors) and a summary, and writes the fitted target with -o. `--format json`:
+// the same as one document (schemas/calibrate.schema.json; for a results JSON, measure's
+// document).
 
-import { pushAll } from "../../util/arrays.js";
-import { dirname, isAbsolute, join } from "node:path";
 import type { Command } from "commander";
 import { OutputError, writeOutputFile } from "../../backend/output.js";
 import {
@@ -23,43 +15,33 @@ import {
   fittedTarget,
   formatJson,
   measuredQuantity,
-  predictedQuantities,
   relativeError,
-  roundSignificant,
-  withTimingValues,
 } from "../../calibrate/fit.js";
-import { parseMeasurements, type MeasurementRow } from "../../calibrate/measurements.js";
-import { minimise } from "../../calibrate/search.js";
-import { didYouMean } from "../../diagnostics/suggest.js";
-import { diag, hasErrors, type Diagnostic } from "../../diagnostics/diagnostic.js";
-import { execute } from "../../sim/execute.js";
-import { readMachineModel } from "../../sim/model.js";
-import type { SimProgram } from "../../sim/program.js";
-import { simulate } from "../../sim/run.js";
-import { formatTime } from "../../util/format-time.js";
-import type { SourceFile, Span } from "../../source/source-file.js";
 import {
-  BUILTIN_TARGETS,
-  builtinPath,
-  fittableTiming,
-  type FitBound,
-  type Target,
-} from "../../target/target.js";
-import type { CliContext } from "../main.js";
+  chooseConstants,
+  DEFAULT_MAX_EVALS,
+  fitConstants,
+  fitReport,
+  type FitResult,
+} from "../../calibrate/fit-constants.js";
+import { parseMeasurements, type MeasurementRow } from "../../calibrate/measurements.js";
+import { collectRuns, compileRuns, predictRows, type Runs } from "../../calibrate/runs.js";
+import { diag, hasErrors, type Diagnostic } from "../../diagnostics/diagnostic.js";
+import { parsePositiveInt, readSourceFile, readTargetOption } from "../../options/options.js";
+import type { SourceFile } from "../../source/source-file.js";
+import { BUILTIN_TARGETS, builtinPath, type Target } from "../../target/target.js";
+import { pushAll } from "../../util/arrays.js";
+import { formatTime } from "../../util/format-time.js";
 import { jsonNumber, reportJson } from "../json-output.js";
-import { startProgress } from "../progress.js";
+import type { CliContext } from "../main.js";
 import {
   addDiagnosticOptions,
   addOutOption,
   addQuietOption,
-  parsePositiveInt,
-  readSourceFile,
-  readTargetOption,
   reportDiagnostics,
   type DiagnosticOutput,
 } from "../options.js";
-import { formatOptions, variantCompileOptions, type VariantCompile } from "../variant-spec.js";
-import { compileForSim } from "./sim.js";
+import { startProgress } from "../progress.js";
 import { runMeasure } from "./measure.js";
 
 export interface CalibrateCommandOptions extends DiagnosticOutput {
@@ -72,20 +54,6 @@ export interface CalibrateCommandOptions extends DiagnosticOutput {
   readonly quiet?: boolean | undefined;
 }
 
-export const DEFAULT_MAX_EVALS = 400;
-
-/** One distinct compiled run: the rows that share it predict from its time. */
-interface Run {
-  readonly key: string;
-  readonly path: string;
-  readonly file: SourceFile;
-  readonly compile: VariantCompile;
-  /** The row that first needed it (for reports). */
-  readonly row: MeasurementRow;
-  /** Compiled once (levels 0 and 1); -O2 is recompiled per candidate target. */
-  program: SimProgram | undefined;
-}
-
 const pct = (x: number): string =>
   Number.isFinite(x) ? `${x >= 0 ? "+" : ""}${(100 * x).toFixed(1)}%` : "n/a";
 
@@ -94,41 +62,26 @@ function quantity(r: MeasurementRow, x: number): string {
   return r.measured?.kind === "speedup" ? `${x.toFixed(3)}x` : formatTime(x);
 }
 
-/** The span of the spec item an option diagnostic is about (`bad --engines: ...`), else the cell. */
-function specItemSpan(r: MeasurementRow, d: Diagnostic): Span {
-  const cell = r.cells.spec ?? r.cells.id!;
-  const option = /^bad --([a-z-]+)/.exec(d.message)?.[1];
-  const item = option !== undefined ? r.spec.spans[option] : undefined;
-  // Offsets inside the cell are exact unless the cell is quoted with "" escapes (then its length
-  // differs from the text's).
-  if (!item || cell.end - cell.start !== r.specText.length) return cell;
-  return { start: cell.start + item.start, end: cell.start + item.end };
+/** What the rows predict before the fit, and after it (`fit` absent: nothing was fitted). */
+interface Outcome {
+  readonly runs: Runs;
+  readonly base: Target;
+  readonly before: number[];
+  readonly errBefore: number;
+  readonly fit: FitResult | undefined;
 }
 
-/**
- * A compile diagnostic about a parameter the row sets (DMAC2009 no such parameter, DMAC2010 bad
- * value), which has no place in the schedule, points at the parameter in the spec cell instead.
- */
-function locateParameter(r: MeasurementRow, d: Diagnostic, file: SourceFile): Diagnostic {
-  if (d.file !== undefined || d.span !== undefined) return d;
-  const cell = r.cells.spec;
-  if (!cell || cell.end - cell.start !== r.specText.length) return d;
-  for (const name of Object.keys(r.spec.options.defines ?? {})) {
-    if (!d.message.includes(`'${name}'`) && !d.message.includes(`-D ${name}`)) continue;
-    const item = r.spec.spans[name]!;
-    return { ...d, file, span: { start: cell.start + item.start, end: cell.start + item.end } };
-  }
-  return d;
-}
-
-export function runCalibrate(
+/** The options, the measurements file and its runs, read and checked before anything runs. */
+function readCalibration(
   measurementsPath: string,
   opts: CalibrateCommandOptions,
-  ctx: CliContext,
-): number {
-  // The CUDA runner's results (bench/hardware/*.json): fitted on every other size (measure.ts).
-  if (measurementsPath.endsWith(".json"))
-    return runMeasure(measurementsPath, { ...opts, fit: opts.fit !== false }, ctx);
+): {
+  file?: SourceFile | undefined;
+  runs?: ReturnType<typeof collectRuns> | undefined;
+  given?: Target | undefined;
+  maxEvals?: number | undefined;
+  diagnostics: Diagnostic[];
+} {
   const pre: Diagnostic[] = [];
   if (opts.fit === false && opts.output !== undefined)
     pre.push(
@@ -140,235 +93,131 @@ export function runCalibrate(
   pushAll(pre, given.diagnostics);
   const read = readSourceFile(measurementsPath);
   pushAll(pre, read.diagnostics);
-  if (hasErrors(pre) || !read.file) return reportDiagnostics(ctx, pre, opts);
+  if (hasErrors(pre) || !read.file) return { diagnostics: pre };
   const parsed = parseMeasurements(read.file);
   const diagnostics: Diagnostic[] = [...parsed.diagnostics];
-  const at = (span: Span, message: string, hint?: string): Diagnostic =>
-    diag("DMAC5007", { file: read.file!, span }, [message], { hint });
-  const rows = parsed.rows;
-  if (!hasErrors(diagnostics) && rows.length === 0)
-    diagnostics.push(at({ start: 0, end: 1 }, "no rows: nothing to calibrate against"));
-
-  // Schedules (relative to the measurements file) and compile options, all before any run.
-  const baseDir = dirname(measurementsPath);
-  const sources = new Map<string, SourceFile | undefined>();
-  const runs = new Map<string, Run>();
-  const runOf = new Map<MeasurementRow, Run>();
-  for (const r of rows) {
-    const path = isAbsolute(r.file) ? r.file : join(baseDir, r.file);
-    if (!sources.has(path)) {
-      const s = readSourceFile(path);
-      sources.set(path, s.file);
-      if (!s.file) {
-        const reason = s.diagnostics[0]?.message ?? `cannot read ${path}`;
-        diagnostics.push(
-          at(r.cells.file!, reason, "the file is relative to the measurements file"),
-        );
-      }
-    }
-    const file = sources.get(path);
-    const compile = variantCompileOptions(
-      { defines: {} },
-      { level: r.level, prelaunch: r.spec.prelaunch, options: r.spec.options },
-      given.target,
-    );
-    for (const d of compile.diagnostics)
-      diagnostics.push(at(specItemSpan(r, d), `bad spec: ${d.message}`));
-    if (!file || hasErrors(compile.diagnostics)) continue;
-    const key = [path, r.level, r.spec.prelaunch, formatOptions(r.spec.options)].join("\u0000");
-    let run = runs.get(key);
-    if (!run) {
-      run = { key, path, file, compile, row: r, program: undefined };
-      runs.set(key, run);
-    }
-    runOf.set(r, run);
-  }
-  if (hasErrors(diagnostics)) return reportDiagnostics(ctx, diagnostics, opts);
-
-  // Compile and verify every run once.
-  const bar = startProgress(ctx.streams, { quiet: opts.quiet, label: "calibrate" });
-  const progress = (done: number, total: number, what: string): void =>
-    bar.update(what, done, total);
-  let target: Target | undefined = given.target;
-  const compileRun = (run: Run, t: Target | undefined) =>
-    compileForSim(run.path, run.file.text, run.compile.defines, {
-      schedule: run.compile.schedule,
-      target: t,
-      completion: run.compile.protocol,
-      passes: run.compile.passes,
-    });
-  let done = 0;
-  for (const run of runs.values()) {
-    progress(done++, runs.size, `running ${run.row.id}`);
-    const c = compileRun(run, given.target);
-    const rowAt = run.row.cells.id!;
-    if (!c.loaded) {
-      pushAll(
-        diagnostics,
-        c.diagnostics.map((d) => locateParameter(run.row, d, read.file!)),
-      );
-      diagnostics.push(at(rowAt, `row '${run.row.id}': ${run.path} does not compile`));
-      continue;
-    }
-    if (!target) target = c.loaded.target;
-    else if (c.loaded.target.name !== target.name) {
-      diagnostics.push(
-        at(
-          rowAt,
-          `row '${run.row.id}': ${run.path} is for target ${c.loaded.target.name}, the others for ${target.name}`,
-          "one calibration fits one target: give --target, or split the file",
-        ),
-      );
-      continue;
-    }
-    const r = simulate(c.loaded.input, { target });
-    if (!r.verified || !r.program) {
-      const err = r.diagnostics.find((d) => d.severity === "error");
-      diagnostics.push(
-        at(
-          rowAt,
-          `row '${run.row.id}': the run does not verify${err ? ` (${err.code} ${err.message})` : ""}`,
-        ),
-      );
-      continue;
-    }
-    run.program = r.program;
-  }
-  bar.end();
-  if (hasErrors(diagnostics) || !target) return reportDiagnostics(ctx, diagnostics, opts);
-  const base: Target = target;
-
-  // The constants to fit.
-  let bounds: FitBound[] = fittableTiming(base);
-  if (opts.constants !== undefined) {
-    const names = opts.constants
-      .split(",")
-      .map((s) => s.trim())
-      .filter((s) => s !== "");
-    const known = bounds.map((b) => b.name);
-    for (const n of names)
-      if (!known.includes(n))
-        diagnostics.push(
-          diag(
-            "DMAC5004",
-            undefined,
-            ["--constants", `${n} is not a fittable timing constant of ${base.name}`],
-            {
-              hint:
-                didYouMean(n, known) ??
-                (known.length > 0
-                  ? `the fittable ones are ${known.join(", ")}`
-                  : `no timing entry of ${base.name} has "fit": {"min": ..., "max": ...}`),
-            },
-          ),
-        );
-    bounds = bounds.filter((b) => names.includes(b.name));
-  }
-  const fitting = opts.fit !== false;
-  if (fitting && opts.output !== undefined && bounds.length === 0 && !hasErrors(diagnostics))
+  if (!hasErrors(diagnostics) && parsed.rows.length === 0)
     diagnostics.push(
+      diag("DMAC5007", { file: read.file, span: { start: 0, end: 1 } }, [
+        "no rows: nothing to calibrate against",
+      ]),
+    );
+  const runs = collectRuns(read.file, parsed.rows, given.target);
+  pushAll(diagnostics, runs.diagnostics);
+  return { file: read.file, runs, given: given.target, maxEvals: maxEvals.value, diagnostics };
+}
+
+/** The constants to fit (`--constants`), checked against what -o needs. */
+function constantsToFit(base: Target, opts: CalibrateCommandOptions) {
+  const chosen = chooseConstants(base, opts.constants);
+  if (
+    opts.fit !== false &&
+    opts.output !== undefined &&
+    chosen.bounds.length === 0 &&
+    !hasErrors(chosen.diagnostics)
+  )
+    chosen.diagnostics.push(
       diag("DMAC5004", undefined, [
         "-o",
         `nothing to fit: no timing constant of ${base.name} is marked "fit": {"min": ..., "max": ...}`,
       ]),
     );
+  return chosen;
+}
+
+export function runCalibrate(
+  measurementsPath: string,
+  opts: CalibrateCommandOptions,
+  ctx: CliContext,
+): number {
+  // The CUDA runner's results (bench/hardware/*.json): fitted on every other size (measure.ts).
+  if (measurementsPath.endsWith(".json"))
+    return runMeasure(measurementsPath, { ...opts, fit: opts.fit !== false }, ctx);
+  const input = readCalibration(measurementsPath, opts);
+  const { file, runs, diagnostics } = input;
+  if (hasErrors(diagnostics) || !file || !runs) return reportDiagnostics(ctx, diagnostics, opts);
+
+  const bar = startProgress(ctx.streams, { quiet: opts.quiet, label: "calibrate" });
+  const compiled = compileRuns(file, runs, input.given, (done, total, what) =>
+    bar.update(what, done, total),
+  );
+  bar.end();
+  pushAll(diagnostics, compiled.diagnostics);
+  const base = compiled.target;
+  if (hasErrors(diagnostics) || !base) return reportDiagnostics(ctx, diagnostics, opts);
+  const { bounds, diagnostics: chosen } = constantsToFit(base, opts);
+  pushAll(diagnostics, chosen);
   if (hasErrors(diagnostics)) return reportDiagnostics(ctx, diagnostics, opts);
 
-  // Predictions for a set of constant values.
-  const predict = (values: Readonly<Record<string, number>>): number[] => {
-    const t = Object.keys(values).length > 0 ? withTimingValues(base, values) : base;
-    const m = readMachineModel(t);
-    if (!m.ok) return rows.map(() => NaN);
-    const times = new Map<Run, number>();
-    for (const run of runs.values()) {
-      let program = run.program;
-      if (run.compile.passes?.level === 2 && Object.keys(values).length > 0) {
-        const c = compileRun(run, t);
-        program = undefined;
-        if (c.loaded) {
-          const r = simulate(c.loaded.input, { target: t });
-          program = r.program;
-        }
-      }
-      if (!program) {
-        times.set(run, NaN);
-        continue;
-      }
-      const ex = execute(program, { model: m.model });
-      times.set(run, ex.completed ? ex.stats.totalUs : NaN);
-    }
-    return predictedQuantities(rows, (r) => times.get(runOf.get(r)!) ?? NaN);
-  };
-
+  const predict = (values: Readonly<Record<string, number>>) => predictRows(runs, base, values);
   const before = predict({});
-  const errBefore = fitError(rows, before);
-  let after = before;
-  let errAfter = errBefore;
-  let fitted: Record<string, number> = {};
-  let report = "";
-  let search: { evals: number; converged: boolean } | undefined;
-  if (fitting && bounds.length > 0) {
-    const lo = bounds.map((b) => Math.log(b.min));
-    const hi = bounds.map((b) => Math.log(b.max));
-    const valuesOf = (x: readonly number[]): Record<string, number> =>
-      Object.fromEntries(bounds.map((b, j) => [b.name, Math.exp(x[j]!)]));
-    const limit = maxEvals.value ?? DEFAULT_MAX_EVALS;
-    const result = minimise(
-      (x) => fitError(rows, predict(valuesOf(x))),
-      bounds.map((b) => Math.log(b.value)),
-      lo,
-      hi,
+  const errBefore = fitError(runs.rows, before);
+  let fit: FitResult | undefined;
+  const limit = input.maxEvals ?? DEFAULT_MAX_EVALS;
+  if (opts.fit !== false && bounds.length > 0) {
+    const start = `(start ${errBefore.toPrecision(4)})`;
+    fit = fitConstants(
+      runs.rows,
+      bounds,
+      predict,
+      { before, errBefore },
       {
         maxEvals: limit,
-        onEval: (n, best) =>
-          bar.update(
-            `fit: error ${best.toPrecision(4)} (start ${errBefore.toPrecision(4)})`,
-            n,
-            limit,
-          ),
+        onEval: (n, best) => bar.update(`fit: error ${best.toPrecision(4)} ${start}`, n, limit),
       },
     );
     bar.end();
-    // Written values have 4 significant digits (within the bounds); report what is written.
-    fitted = Object.fromEntries(
-      bounds.map((b, j) => {
-        const v = roundSignificant(Math.exp(result.x[j]!));
-        return [b.name, Math.min(b.max, Math.max(b.min, result.flat[j] ? b.value : v))];
-      }),
-    );
-    after = predict(fitted);
-    errAfter = fitError(rows, after);
-    if (!(errAfter < errBefore)) {
-      // Rounding to 4 digits on a flat optimum can cost more than the search gained: keep the
-      // starting values, so a refit of a fitted target is a fixed point.
-      fitted = Object.fromEntries(bounds.map((b) => [b.name, b.value]));
-      after = before;
-      errAfter = errBefore;
-    }
-    search = { evals: result.evals, converged: result.converged };
-    const w = Math.max(...bounds.map((b) => b.name.length));
-    const lines = bounds.map((b, j) => {
-      const v = fitted[b.name]!;
-      const edge = v <= b.min || v >= b.max ? "  (at a bound)" : "";
-      const note = result.flat[j] ? "  (no effect on these rows: kept)" : edge;
-      return `  ${b.name.padEnd(w)}  ${String(b.value).padStart(9)} -> ${String(v).padEnd(9)} [${b.min}, ${b.max}]${note}`;
-    });
-    report =
-      `fitted ${bounds.length} constant${bounds.length === 1 ? "" : "s"} of ${base.name} ` +
-      `(minimising the weighted mean of ln(predicted / measured)^2: ${errBefore.toPrecision(4)} -> ${errAfter.toPrecision(4)}; ` +
-      `${result.evals} evaluations, ${result.converged ? "converged" : `stopped at --max-evals ${limit}`}):\n` +
-      lines.join("\n") +
-      "\n";
   }
+  const outcome: Outcome = { runs, base, before, errBefore, fit };
+  return report(
+    ctx,
+    measurementsPath,
+    opts,
+    outcome,
+    fit && fitReport(base, bounds, fit, errBefore, limit),
+    diagnostics,
+  );
+}
 
-  // The per-row table.
+/** Prints the table and the fit (text) or one document (json), and writes the fitted target. */
+function report(
+  ctx: CliContext,
+  measurementsPath: string,
+  opts: CalibrateCommandOptions,
+  outcome: Outcome,
+  fitText: string | undefined,
+  diagnostics: Diagnostic[],
+): number {
+  const json = opts.format === "json";
+  if (!json) ctx.streams.out(rowTable(outcome).join("\n") + "\n");
+  if (fitText !== undefined) {
+    if (!json) ctx.streams.out(fitText);
+  } else if (opts.fit !== false)
+    ctx.streams.err(
+      `calibrate: no timing constant of ${outcome.base.name} is marked "fit": {"min": ..., "max": ...}; nothing was fitted\n`,
+    );
+  const fit = outcome.fit;
+  const wrote =
+    fit && opts.output !== undefined
+      ? writeFitted(opts.output, measurementsPath, opts, outcome, fit)
+      : undefined;
+  if (wrote && "diagnostic" in wrote) diagnostics.push(wrote.diagnostic);
+  else if (wrote && !json) ctx.streams.out(`wrote ${wrote.path}\n`);
+  if (!json) return reportDiagnostics(ctx, diagnostics, opts);
+  const out = wrote && "path" in wrote ? wrote.path : undefined;
+  return reportJson(ctx, calibrateJson(outcome, out), diagnostics);
+}
+
+/** The per-row table and the summary of the errors before and after the fit. */
+function rowTable(o: Outcome): string[] {
+  const { rows } = o.runs;
+  const after = o.fit?.after;
   const out: string[] = [];
-  const fitted1 = fitting && bounds.length > 0;
   const idW = Math.max(2, ...rows.map((r) => r.id.length));
   const col = 12;
   out.push(
     `${"id".padEnd(idW)}  ${"measured".padStart(col)}  ${"predicted".padStart(col)}  ${"error".padStart(8)}` +
-      (fitted1 ? `  ${"fitted".padStart(col)}  ${"error".padStart(8)}` : ""),
+      (after ? `  ${"fitted".padStart(col)}  ${"error".padStart(8)}` : ""),
   );
   rows.forEach((r, i) => {
     const m = measuredQuantity(r);
@@ -376,83 +225,92 @@ export function runCalibrate(
       r.measured ? quantity(r, x) : Number.isFinite(x) ? formatTime(x) : "n/a";
     const err = (p: number): string => (m === undefined ? "" : pct(relativeError(p, m)));
     out.push(
-      `${r.id.padEnd(idW)}  ${(m === undefined ? "(baseline)" : quantity(r, m)).padStart(col)}  ${unit(before[i]!).padStart(col)}  ${err(before[i]!).padStart(8)}` +
-        (fitted1 ? `  ${unit(after[i]!).padStart(col)}  ${err(after[i]!).padStart(8)}` : ""),
+      `${r.id.padEnd(idW)}  ${(m === undefined ? "(baseline)" : quantity(r, m)).padStart(col)}  ${unit(o.before[i]!).padStart(col)}  ${err(o.before[i]!).padStart(8)}` +
+        (after ? `  ${unit(after[i]!).padStart(col)}  ${err(after[i]!).padStart(8)}` : ""),
     );
   });
-  const sb = errorSummary(rows, before);
-  const sa = errorSummary(rows, after);
+  const sb = errorSummary(rows, o.before);
   const speedups = rows.filter((r) => r.measured?.kind === "speedup").length;
   const times = rows.filter((r) => r.measured?.kind === "time").length;
   out.push(
     "",
-    `${sb.count} measured rows (${times} times, ${speedups} speedups), ${rows.length - sb.count} baseline-only rows, ${runs.size} distinct runs; target ${base.name}`,
+    `${sb.count} measured rows (${times} times, ${speedups} speedups), ${rows.length - sb.count} baseline-only rows, ${o.runs.runs.size} distinct runs; target ${o.base.name}`,
     `relative error |predicted - measured| / measured:`,
-    `  before: median ${(100 * sb.median).toFixed(1)}%, max ${(100 * sb.max).toFixed(1)}% (mean squared log ratio ${errBefore.toPrecision(4)})`,
+    `  before: median ${(100 * sb.median).toFixed(1)}%, max ${(100 * sb.max).toFixed(1)}% (mean squared log ratio ${o.errBefore.toPrecision(4)})`,
   );
-  if (fitted1)
+  if (o.fit) {
+    const sa = errorSummary(rows, o.fit.after);
     out.push(
-      `  after:  median ${(100 * sa.median).toFixed(1)}%, max ${(100 * sa.max).toFixed(1)}% (mean squared log ratio ${errAfter.toPrecision(4)})`,
+      `  after:  median ${(100 * sa.median).toFixed(1)}%, max ${(100 * sa.max).toFixed(1)}% (mean squared log ratio ${o.fit.errAfter.toPrecision(4)})`,
     );
-  const json = opts.format === "json";
-  if (!json) ctx.streams.out(out.join("\n") + "\n");
-  if (report !== "") {
-    if (!json) ctx.streams.out(report);
-  } else if (fitting && bounds.length === 0)
-    ctx.streams.err(
-      `calibrate: no timing constant of ${base.name} is marked "fit": {"min": ..., "max": ...}; nothing was fitted\n`,
-    );
-
-  let wrote: string | undefined;
-  if (opts.output !== undefined && fitted1) {
-    const command = [
-      "dmac calibrate",
-      measurementsPath,
-      ...(opts.target !== undefined ? ["--target", opts.target] : []),
-      ...(opts.constants !== undefined ? ["--constants", opts.constants] : []),
-    ].join(" ");
-    const note = `${command} (${sb.count} rows; mean squared log ratio ${errBefore.toPrecision(3)} -> ${errAfter.toPrecision(3)})`;
-    // (A built-in target is read without the safe reader, which notes every other input.)
-    const builtin =
-      opts.target === undefined && (BUILTIN_TARGETS as readonly string[]).includes(base.name);
-    const inputs = builtin ? [builtinPath(base.name)] : [];
-    try {
-      writeOutputFile(opts.output, formatJson(fittedTarget(base, fitted, note)), { inputs });
-      if (!json) ctx.streams.out(`wrote ${opts.output}\n`);
-      wrote = opts.output;
-    } catch (e) {
-      if (!(e instanceof OutputError)) throw e;
-      diagnostics.push(diag("DMAC5002", undefined, [e.path, e.reason]));
-    }
   }
-  if (!json) return reportDiagnostics(ctx, diagnostics, opts);
+  return out;
+}
+
+/** Writes the fitted target to -o (atomically, never over an input); DMAC5002 when it cannot. */
+function writeFitted(
+  output: string,
+  measurementsPath: string,
+  opts: CalibrateCommandOptions,
+  o: Outcome,
+  fit: FitResult,
+): { path: string } | { diagnostic: Diagnostic } {
+  const command = [
+    "dmac calibrate",
+    measurementsPath,
+    ...(opts.target !== undefined ? ["--target", opts.target] : []),
+    ...(opts.constants !== undefined ? ["--constants", opts.constants] : []),
+  ].join(" ");
+  const count = errorSummary(o.runs.rows, o.before).count;
+  const note = `${command} (${count} rows; mean squared log ratio ${o.errBefore.toPrecision(3)} -> ${fit.errAfter.toPrecision(3)})`;
+  // (A built-in target is read without the safe reader, which notes every other input.)
+  const builtin =
+    opts.target === undefined && (BUILTIN_TARGETS as readonly string[]).includes(o.base.name);
+  const inputs = builtin ? [builtinPath(o.base.name)] : [];
+  try {
+    writeOutputFile(output, formatJson(fittedTarget(o.base, fit.fitted, note)), { inputs });
+    return { path: output };
+  } catch (e) {
+    if (!(e instanceof OutputError)) throw e;
+    return { diagnostic: diag("DMAC5002", undefined, [e.path, e.reason]) };
+  }
+}
+
+/** The `--format json` document (schemas/calibrate.schema.json). */
+function calibrateJson(o: Outcome, wrote: string | undefined): Record<string, unknown> {
+  const { rows } = o.runs;
+  const fit = o.fit;
   const row = (r: MeasurementRow, i: number) => ({
     id: r.id,
     measured: measuredQuantity(r) ?? null,
     kind: r.measured?.kind ?? "baseline",
-    predicted: jsonNumber(before[i]!),
-    ...(fitted1 ? { fitted: jsonNumber(after[i]!) } : {}),
+    predicted: jsonNumber(o.before[i]!),
+    ...(fit ? { fitted: jsonNumber(fit.after[i]!) } : {}),
   });
-  const errors = (e: ReturnType<typeof errorSummary>, msle: number) => ({
-    median: jsonNumber(e.median),
-    max: jsonNumber(e.max),
-    meanSquaredLogRatio: jsonNumber(msle),
-  });
-  return reportJson(
-    ctx,
-    {
-      target: base.name,
-      runs: runs.size,
-      rows: rows.map(row),
-      before: errors(sb, errBefore),
-      ...(fitted1 ? { after: errors(sa, errAfter), fitted, search } : {}),
-      ...(wrote !== undefined ? { out: wrote } : {}),
-    },
-    diagnostics,
-  );
+  const errors = (predicted: readonly number[], msle: number) => {
+    const e = errorSummary(rows, predicted);
+    return {
+      median: jsonNumber(e.median),
+      max: jsonNumber(e.max),
+      meanSquaredLogRatio: jsonNumber(msle),
+    };
+  };
+  return {
+    target: o.base.name,
+    runs: o.runs.runs.size,
+    rows: rows.map(row),
+    before: errors(o.before, o.errBefore),
+    ...(fit
+      ? {
+          after: errors(fit.after, fit.errAfter),
+          fitted: fit.fitted,
+          search: { evals: fit.evals, converged: fit.converged },
+        }
+      : {}),
+    ...(wrote !== undefined ? { out: wrote } : {}),
+  };
 }
 
-/** A number for JSON: NaN and infinities (no prediction) become null. */
 export function registerCalibrate(program: Command, ctx: CliContext): void {
   const cmd = program
     .command("calibrate")

@@ -14,7 +14,6 @@ import { signalContract } from "../../ir/signal-contract.js";
 import type { CliContext } from "../main.js";
 import { reportJson } from "../json-output.js";
 import {
-  addDiagnosticOptions,
   addFrontEndLimitOptions,
   addMaxOpsOption,
   addScheduleOptions,
@@ -23,12 +22,11 @@ import {
   parseScheduleOptions,
   parseSync,
   readSourceFile,
-  reportDiagnostics,
   SYNC_HELP,
-  type DiagnosticOutput,
   type FrontEndLimitOptions,
   type ScheduleCommandOptions,
-} from "../options.js";
+} from "../../options/options.js";
+import { addDiagnosticOptions, reportDiagnostics, type DiagnosticOutput } from "../options.js";
 import { pushAll } from "../../util/arrays.js";
 import { runOrWatch, WATCH_HELP } from "../watch.js";
 

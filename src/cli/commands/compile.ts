@@ -8,31 +8,30 @@ import { formatTime } from "../../util/format-time.js";
 import { statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import type { Command } from "commander";
-import {
-  DEFAULT_MAX_PACKETS,
-  type OptimiseReport,
-  type OutputFile,
-} from "../../backend/compile-pipeline.js";
-import { OutputError, writeOutputDir } from "../../backend/output.js";
+import { DEFAULT_MAX_PACKETS } from "../../driver/compile.js";
+import type { OptimiseReport } from "../../passes/optimise-report.js";
+import { OutputError, writeOutputDir, type OutputFile } from "../../backend/output.js";
 import { diag, hasErrors, type Diagnostic } from "../../diagnostics/diagnostic.js";
-import { buildSchedule, parseBuildOptions, type BuildOptionText } from "../../api/build.js";
+import { buildSchedule, parseBuildOptions, type BuildOptionText } from "../../driver/build.js";
 // optimiser hook (options shared with sim and sweep: ../opt-options.ts)
-import { addOptOptions, optimiserReport } from "../opt-options.js";
+import { addOptOptions, optimiserReport } from "../../options/opt-options.js";
 import type { CliContext } from "../main.js";
 import { planJson, reportJson, wantsJson } from "../json-output.js";
 import { startProgress } from "../progress.js";
 import {
-  addDiagnosticOptions,
-  addOutOption,
-  addQuietOption,
   addFrontEndLimitOptions,
   addMaxOpsOption,
   addScheduleOptions,
   parseScheduleOptions,
   readSourceFile,
+  type ScheduleCommandOptions,
+} from "../../options/options.js";
+import {
+  addDiagnosticOptions,
+  addOutOption,
+  addQuietOption,
   reportDiagnostics,
   type DiagnosticOutput,
-  type ScheduleCommandOptions,
 } from "../options.js";
 import { isBuiltinTargetName } from "../../target/target.js";
 

@@ -15,7 +15,7 @@ import { DEFAULT_MAX_SOURCE_BYTES } from "../../frontend/parse.js";
 import { validateManifest } from "../../sim/validate-input.js";
 import { lineText, makeSourceFile, type SourceFile } from "../../source/source-file.js";
 import { readInputFile } from "../../util/read-input.js";
-import { readErrorReason } from "../options.js";
+import { readErrorReason } from "../../options/options.js";
 
 /** The largest manifest disasm reads (the same bound as dmac sim's). */
 const MAX_MANIFEST_BYTES = 256 << 20;

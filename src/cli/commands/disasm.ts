@@ -21,13 +21,8 @@ import { findListing, type StreamListing } from "./disasm-listing.js";
 import { diag, hasErrors, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import type { CliContext } from "../main.js";
 import { EXIT_OK, EXIT_USER_ERROR } from "../io.js";
-import {
-  addDiagnosticOptions,
-  parsePositiveInt,
-  readErrorReason,
-  reportDiagnostics,
-  type DiagnosticOutput,
-} from "../options.js";
+import { parsePositiveInt, readErrorReason } from "../../options/options.js";
+import { addDiagnosticOptions, reportDiagnostics, type DiagnosticOutput } from "../options.js";
 
 export interface DisasmCommandOptions extends DiagnosticOutput {
   readonly json?: boolean | undefined;

@@ -20,13 +20,8 @@ import { readIgnoreFile, type IsIgnored } from "../ignore-file.js";
 import { writeOutputOrReport } from "../write-output.js";
 import type { CliContext } from "../main.js";
 import { reportJson } from "../json-output.js";
-import {
-  addDiagnosticOptions,
-  readErrorReason,
-  readSourceFile,
-  reportDiagnostics,
-  type DiagnosticOutput,
-} from "../options.js";
+import { readErrorReason, readSourceFile } from "../../options/options.js";
+import { addDiagnosticOptions, reportDiagnostics, type DiagnosticOutput } from "../options.js";
 
 export interface FmtCommandOptions extends DiagnosticOutput {
   readonly check?: boolean | undefined;

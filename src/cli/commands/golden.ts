@@ -14,12 +14,8 @@ import type { CliContext } from "../main.js";
 import { reportJson } from "../json-output.js";
 import type { RunReport } from "../../golden/run.js";
 import { EXIT_OK, EXIT_USER_ERROR, useColor } from "../io.js";
-import {
-  addDiagnosticOptions,
-  parsePositiveInt,
-  reportDiagnostics,
-  type DiagnosticOutput,
-} from "../options.js";
+import { parsePositiveInt } from "../../options/options.js";
+import { addDiagnosticOptions, reportDiagnostics, type DiagnosticOutput } from "../options.js";
 
 export interface GoldenCommandOptions extends ConfigOptions, DiagnosticOutput {
   readonly update?: boolean | undefined;

@@ -1,7 +1,7 @@
 // The table of CLI commands, in the order `dmac --help` lists them.
 //
 // Each command's module is imported only when needed (`dmac check` must not load the lowering,
-// the backend and the executor: docs/performance.md, "Start-up and the 65,536-copy compile").
+// the backend and the executor: docs/performance.md, "Where the time goes").
 // main.ts loads just the invoked command when argv names one, and every command for the
 // program's own help and for anything it cannot classify (commandsToLoad).
 

@@ -6,26 +6,22 @@
 
 import { dirname } from "node:path";
 import type { Command } from "commander";
-import { checkSource } from "../../check/check-source.js";
-import { selectSchedule } from "../../check/select-schedule.js";
 import { hasErrors, sortDiagnostics, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import { renderDiagnostics } from "../../diagnostics/render.js";
-import { inferDeps } from "../../ir/deps.js";
-import { DEFAULT_MAX_OPS, instantiate } from "../../ir/instantiate.js";
+import { instantiateSource } from "../../driver/analyze.js";
 import { printIr } from "../../ir/print.js";
 import type { CliContext } from "../main.js";
 import { EXIT_OK, EXIT_USER_ERROR, useColor } from "../io.js";
 import { reportJson } from "../json-output.js";
 import {
-  addDiagnosticOptions,
   addMaxOpsOption,
   addScheduleOptions,
   parsePositiveInt,
   parseScheduleOptions,
   readSourceFile,
-  type DiagnosticOutput,
   type ScheduleCommandOptions,
-} from "../options.js";
+} from "../../options/options.js";
+import { addDiagnosticOptions, type DiagnosticOutput } from "../options.js";
 import { pushAll } from "../../util/arrays.js";
 
 export interface IrCommandOptions extends ScheduleCommandOptions, DiagnosticOutput {
@@ -45,22 +41,17 @@ export function irText(
   const read = readSourceFile(path);
   pushAll(diagnostics, read.diagnostics);
   if (!read.file) return { text: undefined, diagnostics };
-  const checked = checkSource(read.file, {
+  const result = instantiateSource(read.file, {
     defines: common.defines,
     schedule: opts.schedule,
     baseDir: dirname(path),
     targetOverride: common.target,
     maxOps: maxOps.value,
+    deps: opts.dumpDeps,
   });
-  pushAll(diagnostics, checked.diagnostics);
-  if (hasErrors(diagnostics)) return { text: undefined, diagnostics };
-  const chosen = selectSchedule(checked.schedules, opts.schedule);
-  pushAll(diagnostics, chosen.diagnostics);
-  if (!chosen.schedule) return { text: undefined, diagnostics };
-  const result = instantiate(chosen.schedule, { maxOps: maxOps.value ?? DEFAULT_MAX_OPS });
   pushAll(diagnostics, result.diagnostics);
-  if (!result.module || hasErrors(diagnostics)) return { text: undefined, diagnostics };
-  const module = opts.dumpDeps ? inferDeps(result.module) : result.module;
+  const module = result.module;
+  if (!module) return { text: undefined, diagnostics };
   return {
     text: printIr(module, { deps: opts.dumpDeps === true }),
     diagnostics,

@@ -9,7 +9,6 @@ import { join } from "node:path";
 import type { Command } from "commander";
 import { formatTime } from "../../util/format-time.js";
 import {
-  compileRun,
   fastestAgreement,
   fitSizes,
   median,
@@ -20,8 +19,9 @@ import {
   type Compared,
   type ResultsDoc,
 } from "../../backend/cuda/measure.js";
+import { compileRun } from "../../driver/measured-run.js";
 import { cudaFitBounds, fitCuda, fittedTargetJson, withValues } from "../../backend/cuda/fit.js";
-import { predictCudaUs } from "../../backend/cuda-cost-model.js";
+import { predictCudaUs } from "../../driver/cuda-cost-model.js";
 import { smCheckCell, smCheckJson, smSummary, smSummaryText } from "../../backend/cuda/sm-check.js";
 import { writeOutputOrReport } from "../write-output.js";
 import { diag, hasErrors, type Diagnostic } from "../../diagnostics/diagnostic.js";
@@ -31,11 +31,10 @@ import { readInputText } from "../../util/read-input.js";
 import { makeSourceFile } from "../../source/source-file.js";
 import type { CliContext } from "../main.js";
 import { jsonNumber, reportJson } from "../json-output.js";
+import { readSourceFile, readTargetOption } from "../../options/options.js";
 import {
   addDiagnosticOptions,
   addOutOption,
-  readSourceFile,
-  readTargetOption,
   reportDiagnostics,
   type DiagnosticOutput,
 } from "../options.js";

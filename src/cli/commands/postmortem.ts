@@ -16,12 +16,8 @@ import { readInputFile, readInputText } from "../../util/read-input.js";
 import type { CliContext } from "../main.js";
 import { EXIT_OK } from "../io.js";
 import { reportJson } from "../json-output.js";
-import {
-  addDiagnosticOptions,
-  readErrorReason,
-  reportDiagnostics,
-  type DiagnosticOutput,
-} from "../options.js";
+import { readErrorReason } from "../../options/options.js";
+import { addDiagnosticOptions, reportDiagnostics, type DiagnosticOutput } from "../options.js";
 import { bytesToDwords } from "./disasm.js";
 
 /** Largest manifest, snapshot and stream postmortem reads (a hang report, not a 10^6-op run). */

@@ -5,19 +5,19 @@
 
 import { dirname } from "node:path";
 import { checkBuffersFit } from "../../backend/sdma/layout.js";
-import { DEFAULT_MAX_PACKETS } from "../../backend/compile-pipeline.js";
+import { DEFAULT_MAX_PACKETS } from "../../driver/compile.js";
 import { checkSource } from "../../check/check-source.js";
 import { selectSchedule } from "../../check/select-schedule.js";
 import { diag, hasErrors, sortDiagnostics, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import { DEFAULT_MAX_SOURCE_BYTES } from "../../frontend/parse.js";
 import type { IrModule } from "../../ir/ir.js";
-import { analyzeSchedule } from "../../pipeline.js";
+import { analyzeSchedule } from "../../driver/analyze.js";
 import { countDataPackets } from "../../queues/lower.js";
 import type { SourceFile } from "../../source/source-file.js";
 import type { ExecOptions } from "../../sim/execute.js";
 import type { Target } from "../../target/target.js";
 import { pushAll } from "../../util/arrays.js";
-import { readSourceFile } from "../options.js";
+import { readSourceFile } from "../../options/options.js";
 
 /** The IR recompiled from a manifest's or trace's source, or why there is none. */
 export interface SourceModule {
@@ -110,7 +110,7 @@ export function frontEndModule(
   const selected = selectSchedule(checked.schedules, opts.schedule);
   pushAll(diagnostics, selected.diagnostics);
   if (!selected.schedule || hasErrors(diagnostics)) return done();
-  // No dependency edges: the executor's checks never read them (src/pipeline.ts).
+  // No dependency edges: the executor's checks never read them (src/driver/analyze.ts).
   // (Verification's reference run is kept: the final state is checked against it.)
   const analyzed = analyzeSchedule(selected.schedule, {
     edges: false,

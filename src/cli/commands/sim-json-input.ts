@@ -17,7 +17,7 @@ import { noteFileRead } from "../../util/files-read.js";
 import { readInputFile, regularFileSize } from "../../util/read-input.js";
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { readErrorReason } from "../options.js";
+import { readErrorReason } from "../../options/options.js";
 import { hashFile, type SimHelper } from "./sim-helper.js";
 
 export interface JsonInput {

@@ -18,30 +18,29 @@ import { OutputError, writeOutputFile } from "../../backend/output.js";
 import { writeOutputOrReport } from "../write-output.js";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import type { Command } from "commander";
+import { compileForSim } from "../../driver/compile-for-sim.js";
 import {
-  buildOutputs,
-  compileToQueues,
-  outputText,
-  type OptimiseReport,
-} from "../../backend/compile-pipeline.js";
+  DEFAULT_SIM_MAX_PACKETS,
+  tooManyPackets,
+  type LoadedInput,
+  type SimCompileOptions,
+} from "../../sim/loaded-input.js";
 import type { Manifest } from "../../backend/sdma/manifest.js";
+import type { OptimiseReport } from "../../passes/optimise-report.js";
 import type { Trace } from "../../backend/trace/trace.js";
 import { diag, hasErrors, sortDiagnostics, type Diagnostic } from "../../diagnostics/diagnostic.js";
-import type { PassOptions } from "../../passes/pass.js";
-import type { CompletionProtocol } from "../../queues/queue-program.js";
 import type { TypeName } from "../../frontend/ast.js";
 import type { IrModule } from "../../ir/ir.js";
 import { chromeTraceJson } from "../../sim/chrome-trace.js";
 import { perfettoPageData } from "../../sim/trace/perfetto-page.js";
 import { openInBrowser } from "../open-in-browser.js";
-import { simulate, type SimInput, type SimResult } from "../../sim/run.js";
+import { simulate, type SimResult } from "../../sim/run.js";
 import { validateManifest, validateTrace } from "../../sim/validate-input.js";
 import { readJsonInput, type JsonInput } from "./sim-json-input.js";
 import { inlineFrontEnd, type FrontEndJob, type SourceModule } from "./sim-front-end.js";
 import { HELPER_MIN_BYTES, SimHelper } from "./sim-helper.js";
 import { summaryJson, summaryLine, summaryText } from "../../sim/summary.js";
-import { makeSourceFile } from "../../source/source-file.js";
-import { builtinTarget, type SyncMode, type Target } from "../../target/target.js";
+import { builtinTarget, type Target } from "../../target/target.js";
 import { InputFileError, readInputFile, regularFileSize } from "../../util/read-input.js";
 import { countEntries } from "../../backend/sdma/decode.js";
 import type { CliContext } from "../main.js";
@@ -51,26 +50,28 @@ import {
   optimiserReport,
   parseOptOptions,
   type OptCommandOptions,
-} from "../opt-options.js";
+} from "../../options/opt-options.js";
 import {
-  addDiagnosticOptions,
-  addOutOption,
-  addQuietOption,
   addScheduleOptions,
-  parseMicros,
   parsePositiveInt,
   parseScheduleOptions,
   readErrorReason,
   readSourceFile,
   readTargetOption,
+  type ScheduleCommandOptions,
+} from "../../options/options.js";
+import {
+  addDiagnosticOptions,
+  addOutOption,
+  addQuietOption,
   reportDiagnostics,
   type DiagnosticOutput,
-  type ScheduleCommandOptions,
 } from "../options.js";
 import { maxOf } from "../../util/arrays.js";
 import { jsonDiagnostics, renderDiagnostics } from "../../diagnostics/render.js";
 import { planJson } from "../json-output.js";
 import { startProgress } from "../progress.js";
+import { parseExecutorOptions } from "../../options/executor-options.js";
 import { runOrWatch, WATCH_HELP } from "../watch.js";
 
 export interface SimCommandOptions
@@ -94,107 +95,8 @@ export interface SimCommandOptions
   readonly quiet?: boolean | undefined;
 }
 
-export interface LoadedInput {
-  readonly input: SimInput;
-  readonly target: Target;
-  /** What the optimiser did (a .dmac compiled in memory). */
-  readonly optimised?: OptimiseReport | undefined;
-  /** The manifest or trace file it was read from (named by DMAC6011 reports). */
-  readonly file?: string | undefined;
-  /** Why the input has no IR (input.module absent): the postcondition cannot be checked. */
-  readonly unchecked?: string | undefined;
-  /** Other files the input names (its source, its target file): outputs never replace them. */
-  readonly reads?: readonly string[] | undefined;
-}
-
-/** How a .dmac input is compiled: the optimiser's options (opt-options.ts) and lowering knobs. */
-export interface SimCompileOptions {
-  readonly schedule?: string | undefined;
-  readonly target?: Target | undefined;
-  readonly maxCopyBytes?: number | undefined;
-  readonly completion?: CompletionProtocol | undefined;
-  /** --sync (absent: the target's default). */
-  readonly sync?: SyncMode | undefined;
-  /** The passes (absent: the program exactly as lowered, i.e. the -O0 baseline). */
-  readonly passes?: PassOptions | undefined;
-  /** The most packets to run (DMAC4010; default DEFAULT_SIM_MAX_PACKETS). */
-  readonly maxPackets?: number | undefined;
-  /** -O2: the plan search's progress (cli/progress.ts). */
-  readonly onPlanProgress?: ((done: number, total: number, label: string) => void) | undefined;
-}
-
-/**
- * The most packets `dmac sim` runs (`--max-packets`): 4,000,000. The 1,000,000-operation
- * `forwardProgram` (3M packets) simulates in 30 s with a 3.1 GiB peak, 2M one-byte fills (4M
- * packets) in 53 s with 3.1 GiB; a 128 MiB stream of NOPs (33M packets) is refused before it
- * is decoded (docs/safety.md).
- */
-export const DEFAULT_SIM_MAX_PACKETS = 4_000_000;
-
-function tooManyPackets(what: string, limit: number): Diagnostic {
-  return diag("DMAC4010", undefined, [
-    `${what} more than ${limit} packets, more than dmac sim runs (--max-packets raises the limit)`,
-  ]);
-}
-
 function badOption(option: string, detail: string): Diagnostic {
   return diag("DMAC5004", undefined, [option, detail]);
-}
-
-/** Compiles a .dmac in memory into the executor's input (manifest + streams + IR). */
-export function compileForSim(
-  path: string,
-  text: string,
-  defines: Record<string, string>,
-  opts: SimCompileOptions,
-): { loaded: LoadedInput | undefined; diagnostics: Diagnostic[] } {
-  const file = makeSourceFile(path, text);
-  const maxPackets = opts.maxPackets ?? DEFAULT_SIM_MAX_PACKETS;
-  const q = compileToQueues(file, {
-    defines,
-    schedule: opts.schedule,
-    baseDir: dirname(path),
-    targetOverride: opts.target,
-    maxCopyBytes: opts.maxCopyBytes,
-    completion: opts.completion,
-    sync: opts.sync,
-    passes: opts.passes,
-    maxPackets,
-    onPlanProgress: opts.onPlanProgress,
-  });
-  if (!q.compiled) return { loaded: undefined, diagnostics: q.diagnostics };
-  // The data packets were counted before lowering (located); with completions and syncs:
-  let packets = 0;
-  for (const queue of q.compiled.program.queues) packets += queue.cmds.length;
-  if (packets > maxPackets)
-    return {
-      loaded: undefined,
-      diagnostics: [...q.diagnostics, tooManyPackets(`${path} lowers to`, maxPackets)],
-    };
-  const out = buildOutputs(file, q.compiled, { emit: ["sdma"] });
-  const diagnostics = [...q.diagnostics, ...out.diagnostics];
-  if (!out.files || hasErrors(diagnostics)) return { loaded: undefined, diagnostics };
-  let manifest: Manifest | undefined;
-  const streams = new Map<string, Uint32Array>();
-  for (const f of out.files) {
-    if (f.name === "manifest.json") manifest = JSON.parse(outputText(f)) as Manifest;
-    else if (f.name.endsWith(".bin") && f.data instanceof Uint8Array)
-      streams.set(
-        f.name,
-        new Uint32Array(
-          f.data.buffer.slice(f.data.byteOffset, f.data.byteOffset + f.data.byteLength),
-        ),
-      );
-  }
-  if (!manifest) return { loaded: undefined, diagnostics };
-  return {
-    loaded: {
-      input: { manifest, streams, module: q.compiled.module },
-      target: q.compiled.target,
-      optimised: q.compiled.optimised,
-    },
-    diagnostics,
-  };
 }
 
 /**
@@ -598,16 +500,12 @@ export function runSim(
   const opts = asGiven.format === "json" ? { ...asGiven, json: true } : asGiven;
   const paths = typeof inputs === "string" ? [inputs] : inputs;
   const common = parseScheduleOptions(opts);
-  const period = parseMicros("--signal-period", opts.signalPeriod);
-  const maxEvents = parsePositiveInt("--max-events", opts.maxEvents);
-  const maxSim = parseMicros("--max-sim-time", opts.maxSimTime);
+  const executor = parseExecutorOptions(opts);
   const maxPackets = parsePositiveInt("--max-packets", opts.maxPackets);
   const optimiser = parseOptOptions(opts, common.target);
   const pre = [
     ...common.diagnostics,
-    ...period.diagnostics,
-    ...maxEvents.diagnostics,
-    ...maxSim.diagnostics,
+    ...executor.diagnostics,
     ...maxPackets.diagnostics,
     ...optimiser.diagnostics,
   ];
@@ -665,10 +563,10 @@ export function runSim(
     const result = simulate(input, {
       target: load.loaded.target,
       inputFile: load.loaded.file,
-      signalPeriodUs: period.value,
+      signalPeriodUs: executor.signalPeriodUs,
       holdSignals: opts.holdSignals === true,
-      maxEvents: maxEvents.value,
-      maxSimTimeUs: maxSim.value,
+      maxEvents: executor.maxEvents,
+      maxSimTimeUs: executor.maxSimTimeUs,
       record: wantsTrace(opts),
       // (Only without the input's own module; reading it would wait for the helper thread.)
       sizedBy: opts.verify === false ? load.loaded.input.module : undefined,

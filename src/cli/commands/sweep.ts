@@ -4,7 +4,7 @@
 // as nccl-tests defines them, DMA-Latte's in the CSV and JSON: src/sim/bandwidth.ts), and with
 // --out sweep.csv (one row per variant and size) and sweep.svg (time and busbw against size,
 // log-log, one line per variant). A variant is a file with its compile options: each file runs at
-// every level of -O with the command line's options unless its @SPEC (src/cli/variant-spec.ts)
+// every level of -O with the command line's options unless its @SPEC (src/options/variant-spec.ts)
 // fixes the level or replaces an option (`b2b.dmac@O1`, `bcst.dmac@O0+prelaunch`,
 // `b2b.dmac@O0,prelaunch,completion=per-queue,engine=8=b2b_pl`). --baseline LABEL adds each
 // variant's speedup over that one (time of the baseline / time of the variant) to the table and
@@ -29,21 +29,26 @@ import { didYouMean } from "../../diagnostics/suggest.js";
 import type { CliContext } from "../main.js";
 import { EXIT_OK, EXIT_USER_ERROR } from "../io.js";
 import { jsonDiagnostics } from "../../diagnostics/render.js";
-import { addOptOptions, parseOptLevels, type OptCommandOptions } from "../opt-options.js";
+import {
+  addOptOptions,
+  parseOptLevels,
+  type OptCommandOptions,
+} from "../../options/opt-options.js";
 import { wantsJson } from "../json-output.js";
 import { startProgress } from "../progress.js";
+import {
+  addScheduleOptions,
+  parseScheduleOptions,
+  readSourceFile,
+  type ScheduleCommandOptions,
+} from "../../options/options.js";
+import { parseExecutorOptions } from "../../options/executor-options.js";
 import {
   addDiagnosticOptions,
   addOutOption,
   addQuietOption,
-  addScheduleOptions,
-  parseMicros,
-  parsePositiveInt,
-  parseScheduleOptions,
-  readSourceFile,
   reportDiagnostics,
   type DiagnosticOutput,
-  type ScheduleCommandOptions,
 } from "../options.js";
 import {
   formatOptions,
@@ -53,8 +58,8 @@ import {
   variantCompileOptions,
   type Variant,
   type VariantCompile,
-} from "../variant-spec.js";
-import { compileForSim } from "./sim.js";
+} from "../../options/variant-spec.js";
+import { compileForSim } from "../../driver/compile-for-sim.js";
 
 export interface SweepCommandOptions
   extends ScheduleCommandOptions, OptCommandOptions, DiagnosticOutput {
@@ -103,7 +108,7 @@ export function parseSizeRange(text: string): number[] | undefined {
 
 // ---- variants --------------------------------------------------------------------------------
 
-/** One column of the comparison (src/cli/variant-spec.ts parses FILE@SPEC into these). */
+/** One column of the comparison (src/options/variant-spec.ts parses FILE@SPEC into these). */
 export type SweepVariant = Variant;
 
 /**
@@ -399,16 +404,8 @@ export function runSweep(
   const common = parseScheduleOptions(opts);
   const sizes = parseSizeRange(opts.sizes);
   const levels = parseOptLevels(opts.opt);
-  const maxEvents = parsePositiveInt("--max-events", opts.maxEvents);
-  const maxSim = parseMicros("--max-sim-time", opts.maxSimTime);
-  const period = parseMicros("--signal-period", opts.signalPeriod);
-  const pre: Diagnostic[] = [
-    ...period.diagnostics,
-    ...common.diagnostics,
-    ...levels.diagnostics,
-    ...maxEvents.diagnostics,
-    ...maxSim.diagnostics,
-  ];
+  const executor = parseExecutorOptions(opts);
+  const pre: Diagnostic[] = [...executor.diagnostics, ...common.diagnostics, ...levels.diagnostics];
   // An empty --out would put sweep.csv into the working directory: refused before anything runs.
   const emptyOut = opts.out !== undefined ? emptyPathError(opts.out) : undefined;
   if (emptyOut) pre.push(diag("DMAC5002", undefined, [emptyOut.path, emptyOut.reason]));
@@ -526,9 +523,9 @@ export function runSweep(
     if (plan?.stoppedEarly) budgetSkips += plan.stoppedEarly.total - plan.stoppedEarly.evaluated;
     const r = simulate(c.loaded.input, {
       target: c.loaded.target,
-      maxEvents: maxEvents.value,
-      maxSimTimeUs: maxSim.value,
-      signalPeriodUs: period.value,
+      maxEvents: executor.maxEvents,
+      maxSimTimeUs: executor.maxSimTimeUs,
+      signalPeriodUs: executor.signalPeriodUs,
       onProgress: () => progress.update(what, done, total),
     });
     if (!r.verified) report(r.diagnostics);

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { runCli } from "../../helpers/cli.js";
-import { minimise } from "../../../src/calibrate/search.js";
+import { minimise } from "../../../src/util/pattern-search.js";
 import { fittedTarget, formatJson, roundSignificant } from "../../../src/calibrate/fit.js";
 import { parseTarget } from "../../../src/target/target.js";
 

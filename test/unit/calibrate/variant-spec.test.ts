@@ -10,7 +10,7 @@ import {
   parseVariantSpec,
   splitVariantArg,
   variantCompileOptions,
-} from "../../../src/cli/variant-spec.js";
+} from "../../../src/options/variant-spec.js";
 
 /** The problems as [the text they point at, message]. */
 function problems(text: string): [string, string][] {

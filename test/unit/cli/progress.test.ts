@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { progressLine, startProgress, NO_PROGRESS } from "../../../src/cli/progress.js";
 import { example, runCli } from "../../helpers/cli.js";
-import { compileForSim } from "../../../src/cli/commands/sim.js";
+import { compileForSim } from "../../../src/driver/compile-for-sim.js";
 import { simulate } from "../../../src/sim/run.js";
 import { forwardProgram } from "../../../bench/gen.js";
 

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runCli as run } from "../../helpers/cli.js";
 import { variantLabel } from "../../../src/cli/commands/sweep.js";
-import { parseVariantSpec } from "../../../src/cli/variant-spec.js";
+import { parseVariantSpec } from "../../../src/options/variant-spec.js";
 
 interface CsvRow {
   readonly [column: string]: string;

@@ -4,7 +4,7 @@
 
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { analyzeSource } from "../../../src/pipeline.js";
+import { analyzeSource } from "../../../src/driver/analyze.js";
 import { parseSource } from "../../../src/frontend/parse.js";
 import { printIr } from "../../../src/ir/print.js";
 import { makeSourceFile } from "../../../src/source/source-file.js";

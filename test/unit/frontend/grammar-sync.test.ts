@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { KEYWORDS, PUNCTUATION, SIZE_UNITS } from "../../../src/frontend/tokens.js";
-import { COLLECTIVES } from "../../../src/ir/collectives.js";
+import { COLLECTIVES } from "../../../src/check/collectives.js";
 import { BUILTIN_TARGETS } from "../../../src/target/target.js";
 
 const ebnf = readFileSync(new URL("../../../grammar/dmac.ebnf", import.meta.url), "utf8");

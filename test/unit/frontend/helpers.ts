@@ -69,3 +69,34 @@ export function textOf(src: string, s: { readonly span: { start: number; end: nu
 export function blockKinds(b: Block): string[] {
   return b.stmts.map((s) => s.kind);
 }
+
+/** Walks every object of the AST and fails on an `undefined` in a field the type requires. */
+export function checkNoHoles(p: Program): void {
+  const optional = new Set([
+    "name",
+    "path",
+    "default",
+    "implements",
+    "rank",
+    "else",
+    "step",
+    "where",
+    "slice",
+    "type",
+  ]);
+  const walk = (v: unknown, key: string): void => {
+    if (v === undefined) {
+      expect(optional.has(key), `undefined in required field '${key}'`).toBe(true);
+      return;
+    }
+    if (Array.isArray(v)) v.forEach((x) => walk(x, key));
+    else if (typeof v === "object" && v !== null) {
+      for (const [k, x] of Object.entries(v)) walk(x, k);
+      if ("span" in v) {
+        const s = (v as { span: { start: number; end: number } }).span;
+        expect(Number.isInteger(s.start) && Number.isInteger(s.end) && s.start <= s.end).toBe(true);
+      }
+    }
+  };
+  walk(p, "program");
+}

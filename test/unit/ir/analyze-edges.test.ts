@@ -1,10 +1,10 @@
-// src/pipeline.ts's analyzeSchedule with `edges: false` (what `dmac sim` asks for when it rebuilds
+// src/driver/analyze.ts's analyzeSchedule with `edges: false` (what `dmac sim` asks for when it rebuilds
 // a compiled source's IR): no dependency edges are built, so their bound (DMAC3024) is not checked,
 // and everything else is as with edges: the same ops and the same verification.
 
 import { describe, expect, it } from "vitest";
 import { checkSource } from "../../../src/check/check-source.js";
-import { analyzeSchedule } from "../../../src/pipeline.js";
+import { analyzeSchedule } from "../../../src/driver/analyze.js";
 import { makeSourceFile } from "../../../src/source/source-file.js";
 
 const schedule = (text: string) => {

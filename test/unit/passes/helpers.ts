@@ -1,14 +1,12 @@
 // Test helpers for the optimiser: compile a source (or an example) through lowering, the passes
 // at some options, layout and SDMA emission; decode the emitted streams; run the executor.
 
-import { SIMULATED_COST_MODEL } from "../../../src/backend/cost-model.js";
+import { SIMULATED_COST_MODEL } from "../../../src/driver/cost-model.js";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import {
-  buildOutputs,
-  compileToQueues,
-  outputText,
-} from "../../../src/backend/compile-pipeline.js";
+import { compileToQueues } from "../../../src/driver/compile.js";
+import { buildOutputs } from "../../../src/driver/outputs.js";
+import { outputText } from "../../../src/backend/output.js";
 import { decodeStream } from "../../../src/backend/sdma/decode.js";
 import type { Manifest } from "../../../src/backend/sdma/manifest.js";
 import type { Packet } from "../../../src/backend/sdma/packets.js";

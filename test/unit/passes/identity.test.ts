@@ -6,7 +6,7 @@ import { toReadable } from "../../../src/queues/readable.js";
 import { readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { compileToQueues } from "../../../src/backend/compile-pipeline.js";
+import { compileToQueues } from "../../../src/driver/compile.js";
 import { passesKeepLowering } from "../../../src/passes/index.js";
 import { parsePassOptions } from "../../../src/passes/options.js";
 import type { PassOptions } from "../../../src/passes/pass.js";

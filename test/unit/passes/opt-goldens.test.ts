@@ -13,11 +13,9 @@ import { readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { allToAll, forwardProgram, sameSourceChain } from "../../../bench/gen.js";
-import {
-  buildOutputs,
-  compileToQueues,
-  outputBytes,
-} from "../../../src/backend/compile-pipeline.js";
+import { compileToQueues } from "../../../src/driver/compile.js";
+import { buildOutputs } from "../../../src/driver/outputs.js";
+import { outputBytes } from "../../../src/backend/output.js";
 import { formatStats } from "../../../src/passes/index.js";
 import { toReadable } from "../../../src/queues/readable.js";
 import { makeSourceFile } from "../../../src/source/source-file.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { SIMULATED_COST_MODEL } from "../../../src/backend/cost-model.js";
+import { SIMULATED_COST_MODEL } from "../../../src/driver/cost-model.js";
 import {
   checkPassOrder,
   formatStats,

@@ -4,10 +4,10 @@
 // watchdog) and counts the same work on every run; an early stop is reported as DMAC4009. Also
 // the structural program key that replaced JSON.stringify.
 
-import { SIMULATED_COST_MODEL } from "../../../src/backend/cost-model.js";
+import { SIMULATED_COST_MODEL } from "../../../src/driver/cost-model.js";
 import { describe, expect, it } from "vitest";
 import { forwardProgram } from "../../../bench/gen.js";
-import { compileToQueues } from "../../../src/backend/compile-pipeline.js";
+import { compileToQueues } from "../../../src/driver/compile.js";
 import type { IrModule } from "../../../src/ir/ir.js";
 import { runPasses, type RunPassesResult } from "../../../src/passes/index.js";
 import type { PassContext, PassName, PassOptions } from "../../../src/passes/pass.js";

@@ -3,7 +3,7 @@
 // must give verdict ok with a final state equal to the reference semantics (simulate() checks
 // the postcondition with ir/interp.ts runReference).
 
-import { SIMULATED_COST_MODEL } from "../../../src/backend/cost-model.js";
+import { SIMULATED_COST_MODEL } from "../../../src/driver/cost-model.js";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_LAYOUT, layoutProgram } from "../../../src/backend/sdma/layout.js";
 import { emitTrace } from "../../../src/backend/trace/trace.js";

@@ -15,7 +15,7 @@
 
 import { describe, expect, it } from "vitest";
 import { allToAll, forwardProgram, sameSourceChain } from "../../../bench/gen.js";
-import { compileToQueues } from "../../../src/backend/compile-pipeline.js";
+import { compileToQueues } from "../../../src/driver/compile.js";
 import { PASSES } from "../../../src/passes/index.js";
 import type { PassContext, PassName } from "../../../src/passes/pass.js";
 import {

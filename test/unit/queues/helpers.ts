@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { allocOpTable, OP_KINDS, type IrModule, type OpTable } from "../../../src/ir/ir.js";
 import { inferDeps } from "../../../src/ir/deps.js";
 import { makeSourceFile, type SourceFile } from "../../../src/source/source-file.js";
-import { compileToQueues, type CompileOptions } from "../../../src/backend/compile-pipeline.js";
+import { compileToQueues, type CompileOptions } from "../../../src/driver/compile.js";
 import { builtinTarget, type Target } from "../../../src/target/target.js";
 
 export const MI300X: Target = builtinTarget("mi300x")!;

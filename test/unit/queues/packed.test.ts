@@ -5,7 +5,7 @@
 import { readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { SIMULATED_COST_MODEL } from "../../../src/backend/cost-model.js";
+import { SIMULATED_COST_MODEL } from "../../../src/driver/cost-model.js";
 import { runPasses } from "../../../src/passes/index.js";
 import {
   CMD,

@@ -10,7 +10,7 @@ import { conservativeSync } from "../../../src/queues/sync-forms.js";
 import { verifyQueueProgram } from "../../../src/queues/verify.js";
 import { CMD, FUNC_EQ } from "../../../src/queues/queue-program.js";
 import { makeSourceFile } from "../../../src/source/source-file.js";
-import { compileToQueues } from "../../../src/backend/compile-pipeline.js";
+import { compileToQueues } from "../../../src/driver/compile.js";
 import { readFileSync } from "node:fs";
 import { compileFile } from "../sim/compile-helper.js";
 import { simulate } from "../../../src/sim/run.js";

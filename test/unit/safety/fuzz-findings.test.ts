@@ -22,7 +22,7 @@ describe("fuzz findings", () => {
 
 describe("fuzz findings: buffers too large for memory", () => {
   it("are rejected before lowering splits them into millions of packets", async () => {
-    const { compileToQueues } = await import("../../../src/backend/compile-pipeline.js");
+    const { compileToQueues } = await import("../../../src/driver/compile.js");
     // A mutated example: 200 TiB chunks. Lowering split every swap into 2e5 packets (9 s)
     // before the layout rejected the buffers.
     const text = `target mi300x
@@ -42,7 +42,7 @@ schedule s(chunk: bytes = 214748364864KiB) implements all_to_all_inplace(buf) {
   });
 
   it("an honest large schedule still fits", async () => {
-    const { compileToQueues } = await import("../../../src/backend/compile-pipeline.js");
+    const { compileToQueues } = await import("../../../src/driver/compile.js");
     const text = `target mi300x
 schedule s(chunk: bytes = 1GiB) implements all_gather_inplace(buf) {
   buffer buf: chunk * ranks

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { dmac as cli } from "../../helpers/cli.js";
 import { checkSource } from "../../../src/check/check-source.js";
-import { compileToQueues } from "../../../src/backend/compile-pipeline.js";
+import { compileToQueues } from "../../../src/driver/compile.js";
 import {
   DEFAULT_MAX_NESTING,
   MAX_NESTING_CEILING,

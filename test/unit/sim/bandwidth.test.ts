@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from "vitest";
 import { bandwidthOf, NCCL_TESTS } from "../../../src/sim/bandwidth.js";
-import { COLLECTIVES } from "../../../src/ir/collectives.js";
+import { COLLECTIVES } from "../../../src/check/collectives.js";
 import { simulate } from "../../../src/sim/run.js";
 import { compileFile } from "./compile-helper.js";
 

@@ -2,11 +2,9 @@
 // executor's input: the manifest, its packet streams and the IR (for the postcondition).
 
 import { readFileSync } from "node:fs";
-import {
-  buildOutputs,
-  compileToQueues,
-  outputText,
-} from "../../../src/backend/compile-pipeline.js";
+import { compileToQueues } from "../../../src/driver/compile.js";
+import { buildOutputs } from "../../../src/driver/outputs.js";
+import { outputText } from "../../../src/backend/output.js";
 import type { Manifest } from "../../../src/backend/sdma/manifest.js";
 import type { Trace } from "../../../src/backend/trace/trace.js";
 import type { IrModule } from "../../../src/ir/ir.js";

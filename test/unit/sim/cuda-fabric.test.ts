@@ -5,7 +5,7 @@
 
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { compileRun } from "../../../src/backend/cuda/measure.js";
+import { compileRun } from "../../../src/driver/measured-run.js";
 import type { CudaProgram } from "../../../src/backend/cuda/program.js";
 import { runCuda } from "../../../src/sim/cuda-exec.js";
 import { makeSourceFile } from "../../../src/source/source-file.js";

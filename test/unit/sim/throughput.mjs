@@ -18,7 +18,8 @@ import { pathToFileURL } from "node:url";
 const dist = process.env.DMAC_DIST
   ? pathToFileURL(process.env.DMAC_DIST).href
   : new URL("../../../dist", import.meta.url).href;
-const { buildOutputs, compileToQueues } = await import(`${dist}/backend/compile-pipeline.js`);
+const { compileToQueues } = await import(`${dist}/driver/compile.js`);
+const { buildOutputs } = await import(`${dist}/driver/outputs.js`);
 const { makeSourceFile } = await import(`${dist}/source/source-file.js`);
 const { simulate } = await import(`${dist}/sim/run.js`);
 

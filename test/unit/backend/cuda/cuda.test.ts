@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { compileRun } from "../../../../src/backend/cuda/measure.js";
+import { compileRun } from "../../../../src/driver/measured-run.js";
 import { patternByte, patternWord, HOST_PLACE } from "../../../../src/backend/cuda/pattern.js";
 import { programText } from "../../../../src/backend/cuda/text.js";
 import type { CudaProgram } from "../../../../src/backend/cuda/program.js";

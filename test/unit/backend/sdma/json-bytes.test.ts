@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { compileToQueues } from "../../../../src/backend/compile-pipeline.js";
+import { compileToQueues } from "../../../../src/driver/compile.js";
 import { emitSdma } from "../../../../src/backend/sdma/emit.js";
 import { layoutProgram } from "../../../../src/backend/sdma/layout.js";
 import {

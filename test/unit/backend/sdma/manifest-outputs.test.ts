@@ -3,7 +3,8 @@
 // produced first, the bytes are the same, and the sidecar binds the JSON it was written with.
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { buildOutputs, outputBytes } from "../../../../src/backend/compile-pipeline.js";
+import { buildOutputs } from "../../../../src/driver/outputs.js";
+import { outputBytes } from "../../../../src/backend/output.js";
 import { readSidecar, SIDECAR_FILE } from "../../../../src/backend/sdma/manifest-sidecar.js";
 import { queuesOf, sourceFile } from "../../queues/helpers.js";
 

@@ -2,20 +2,14 @@
 // with the same rules, and compile through buildSchedule, which picks the target's back end
 // (SDMA packet streams and a manifest, or a CUDA target's command program). Options arrive as
 // text, as commander delivers them; the library writes its typed values in the same form
-// (compile.ts libraryBuildText), so a value one of them refuses the other refuses too. `dmac
-// measure` recompiles each measured run through buildSchedule as well.
+// (api/compile.ts libraryBuildText), so a value one of them refuses the other refuses too. `dmac
+// measure` recompiles each measured run through buildSchedule as well (measured-run.ts).
 
-import {
-  buildOutputs,
-  compileToQueues,
-  cudaBatches,
-  EMIT_KINDS,
-  type EmitKind,
-  type OutputFile,
-  type QueuesResult,
-} from "../backend/compile-pipeline.js";
+import { compileToQueues, cudaBatches, type QueuesResult } from "./compile.js";
+import { buildOutputs, EMIT_KINDS, type EmitKind } from "./outputs.js";
+import type { OutputFile } from "../backend/output.js";
 import { buildCudaOutputs } from "../backend/cuda/outputs.js";
-import { predictCudaUs } from "../backend/cuda-cost-model.js";
+import { predictCudaUs } from "./cuda-cost-model.js";
 import type { CudaProgram } from "../backend/cuda/program.js";
 import type { RecordedPaths } from "../backend/sdma/manifest.js";
 import { diag, hasErrors, type Diagnostic } from "../diagnostics/diagnostic.js";
@@ -28,12 +22,12 @@ import {
   parseFrontEndLimits,
   parsePositiveInt,
   type FrontEndLimitOptions,
-} from "../cli/options.js";
+} from "../options/options.js";
 import {
   parseOptOptions,
   type OptCommandOptions,
   type ParsedOptOptions,
-} from "../cli/opt-options.js";
+} from "../options/opt-options.js";
 
 /** The build options as text (commander's values; the library's, written by libraryBuildText). */
 export interface BuildOptionText extends FrontEndLimitOptions, OptCommandOptions {

@@ -3,7 +3,7 @@
 //
 // Why: commander is a CommonJS package; importing it from ES modules goes through its ESM wrapper
 // and Node's scan of the CommonJS source for export names, ~6 ms of CPU on every `dmac` start
-// (docs/performance.md, "Start-up and the 65,536-copy compile"). require() loads the same module
+// (docs/performance.md, "Where the time goes"). require() loads the same module
 // object (one CommonJS cache), so `instanceof CommanderError` holds whichever way a value was made.
 // The bundled CLI (scripts/bundle.mjs) replaces this module with a plain re-export, which the
 // bundler follows and inlines.

@@ -5,8 +5,8 @@
 import type { CostModel, CostResult } from "../passes/cost-model.js";
 import { simulate } from "../sim/run.js";
 import { makeSourceFile } from "../source/source-file.js";
-import { DEFAULT_LAYOUT, layoutProgram } from "./sdma/layout.js";
-import { emitTrace } from "./trace/trace.js";
+import { DEFAULT_LAYOUT, layoutProgram } from "../backend/sdma/layout.js";
+import { emitTrace } from "../backend/trace/trace.js";
 
 export const SIMULATED_COST_MODEL: CostModel = {
   predict(prog, m, req): CostResult {

@@ -1,4 +1,5 @@
-// The one place the front half of dmac's phases is wired together, in order:
+// The driver's front half: the one place the phases up to verification are wired together, in
+// order:
 //
 //   parse -> check (names, types, -D) -> instantiate (params, loops) -> infer dependencies
 //   -> verify (postconditions with the reference semantics)
@@ -6,23 +7,24 @@
 // `analyzeSource` runs them for every selected schedule of a file (what `dmac check` does), and
 // then the target's legality checks that compile runs around lowering (backend/target-legality.ts:
 // part limits, sync forms, the CUDA back end's), so that what check accepts compile accepts;
-// `compileToQueues` (backend/compile-pipeline.ts) continues with lowering and passes for one
-// schedule. Each phase returns diagnostics as data; a phase that reports an error stops that
+// `compileToQueues` (compile.ts) continues with lowering and passes for one schedule;
+// `instantiateSource` stops after instantiation (`dmac ir`). Each phase returns diagnostics as data; a phase that reports an error stops that
 // schedule's pipeline (later phases would only report follow-on errors).
 
-import { checkForTarget } from "./backend/target-legality.js";
-import { checkSource, type CheckSourceOptions } from "./check/check-source.js";
-import { diag, hasErrors, sortDiagnostics, type Diagnostic } from "./diagnostics/diagnostic.js";
-import { inferDepsWithin } from "./ir/deps.js";
-import { DEFAULT_MAX_OPS, instantiate } from "./ir/instantiate.js";
-import type { IrModule } from "./ir/ir.js";
-import { verifyModule } from "./ir/verify.js";
-import type { CheckedSchedule } from "./check/checked.js";
-import type { SourceFile } from "./source/source-file.js";
-import { pushAll } from "./util/arrays.js";
-import { COMPILE_BYTES_PER_OP, heapLimitBytes, heapShortfall } from "./util/heap-budget.js";
-import type { SyncMode } from "./target/target.js";
-import { formatSize } from "./util/format-size.js";
+import { checkForTarget } from "../backend/target-legality.js";
+import { checkSource, type CheckSourceOptions } from "../check/check-source.js";
+import { diag, hasErrors, sortDiagnostics, type Diagnostic } from "../diagnostics/diagnostic.js";
+import { inferDeps, inferDepsWithin } from "../ir/deps.js";
+import { DEFAULT_MAX_OPS, instantiate } from "../ir/instantiate.js";
+import type { IrModule } from "../ir/ir.js";
+import { verifyModule } from "../ir/verify.js";
+import type { CheckedSchedule } from "../check/checked.js";
+import { selectSchedule } from "../check/select-schedule.js";
+import type { SourceFile } from "../source/source-file.js";
+import { pushAll } from "../util/arrays.js";
+import { COMPILE_BYTES_PER_OP, heapLimitBytes, heapShortfall } from "../util/heap-budget.js";
+import type { SyncMode } from "../target/target.js";
+import { formatSize } from "../util/format-size.js";
 
 /**
  * Dependency edges, and provenance pieces moved by the reference run, allowed per allowed op:
@@ -122,6 +124,26 @@ export function analyzeSource(file: SourceFile, opts: AnalyzeSourceOptions): Ana
     }
   }
   return { diagnostics: sortDiagnostics(diagnostics), modules };
+}
+
+/**
+ * Parse, check, select one schedule and instantiate it, with its dependency edges on request,
+ * without verifying it (`dmac ir` prints what instantiation made, even one that fails to verify).
+ */
+export function instantiateSource(
+  file: SourceFile,
+  opts: CheckSourceOptions & { readonly deps?: boolean | undefined },
+): { diagnostics: Diagnostic[]; module: IrModule | undefined } {
+  const checked = checkSource(file, opts);
+  const diagnostics = [...checked.diagnostics];
+  if (hasErrors(diagnostics)) return { diagnostics, module: undefined };
+  const chosen = selectSchedule(checked.schedules, opts.schedule);
+  pushAll(diagnostics, chosen.diagnostics);
+  if (!chosen.schedule) return { diagnostics, module: undefined };
+  const result = instantiate(chosen.schedule, { maxOps: opts.maxOps ?? DEFAULT_MAX_OPS });
+  pushAll(diagnostics, result.diagnostics);
+  if (!result.module || hasErrors(diagnostics)) return { diagnostics, module: undefined };
+  return { diagnostics, module: opts.deps ? inferDeps(result.module) : result.module };
 }
 
 /** DMAC4011 when `ops` operations at `bytesPerOp` do not fit the heap; undefined when they do. */

@@ -10,20 +10,10 @@
 
 import { diag, type Diagnostic, type DiagnosticExtras } from "../diagnostics/diagnostic.js";
 import { describeBinding, OP_KINDS, type IrModule } from "../ir/ir.js";
-import type { CompareOp } from "../frontend/ast.js";
 import { CMD, queueName, type QueueProgram } from "../queues/queue-program.js";
 import type { SourceFile } from "../source/source-file.js";
-import { UNKNOWN, type PollFunction, type Target } from "./target.js";
-
-/** The IR's compare operators by the names targets use (POLL_FUNCTIONS). */
-export const POLL_FUNCTION_OF: Readonly<Record<CompareOp, PollFunction>> = {
-  "==": "eq",
-  "!=": "ne",
-  "<": "lt",
-  "<=": "le",
-  ">": "gt",
-  ">=": "ge",
-};
+import { pollFuncName } from "../target/poll.js";
+import { UNKNOWN, type Target } from "../target/target.js";
 
 /** Where op `op` comes from, and its loop binding as a hint. */
 function opSite(m: IrModule, file: SourceFile | undefined, op: number) {
@@ -127,7 +117,7 @@ export function checkAfterLowering(
     }
     for (let i = 0; i < c.length; i++) {
       if (c.kind(i) !== CMD.poll) continue;
-      const fn = POLL_FUNCTION_OF[c.func(i)];
+      const fn = pollFuncName(c.func(i));
       if (supported.has(fn)) continue;
       const site = once(`DMAC4203:${fn}`, firstOp(i));
       if (site)

@@ -6,7 +6,7 @@
 
 import type { Command } from "commander";
 import { Option } from "./commander.js";
-import type { OptimiseReport } from "../backend/compile-pipeline.js";
+import type { OptimiseReport } from "../passes/optimise-report.js";
 import { diag, type Diagnostic } from "../diagnostics/diagnostic.js";
 import { formatStats } from "../passes/index.js";
 import { parsePassOptions } from "../passes/options.js";

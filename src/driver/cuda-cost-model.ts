@@ -7,7 +7,7 @@ import type { QueueProgram } from "../queues/queue-program.js";
 import { runCuda } from "../sim/cuda-exec.js";
 import { cudaOf, type CudaTarget } from "../target/cuda-target.js";
 import { InternalError } from "../util/internal-error.js";
-import { buildCudaProgram, type CudaProgram } from "./cuda/program.js";
+import { buildCudaProgram, type CudaProgram } from "../backend/cuda/program.js";
 
 /** The executor's run time of a command program, or undefined where it never finishes. */
 export function predictCudaUs(p: CudaProgram, t: CudaTarget): number | undefined {
