@@ -15,9 +15,10 @@ import { pathToFileURL } from "node:url";
 
 const root = resolve(new URL("..", import.meta.url).pathname);
 const load = (p) => import(pathToFileURL(`${root}/dist/${p}`).href);
-const { compileRun, parseVariants, fitSizes, median } = await load("backend/cuda/measure.js");
+const { parseVariants, fitSizes, median } = await load("backend/cuda/measure.js");
+const { compileRun } = await load("driver/measured-run.js");
 const { withValues } = await load("backend/cuda/fit.js");
-const { minimise } = await load("calibrate/search.js");
+const { minimise } = await load("util/pattern-search.js");
 const { runCuda } = await load("sim/cuda-exec.js");
 const { cudaOf } = await load("target/cuda-target.js");
 const { loadTargetFile } = await load("target/target.js");
