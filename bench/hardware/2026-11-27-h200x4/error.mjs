@@ -1,6 +1,6 @@
 // Prediction error of the held-out call: predictions.tsv (written before the call) against the
 // measured medians (the median of the repetitions' medians), per run and summarised.
-//   node bench/hardware/2026-11-27-h200x4/error.mjs [DIR]   (default: heldout/ beside this file)
+//   node bench/hardware/2026-11-27-h200x4/error.mjs [DIR [PREDICTIONS]]   (defaults: heldout/, predictions.tsv)
 import { readFileSync, readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 const here = dirname(fileURLToPath(import.meta.url));
 const dir = process.argv[2] ?? join(here, "heldout");
 const predicted = new Map();
-for (const line of readFileSync(join(here, "predictions.tsv"), "utf8").split("\n")) {
+for (const line of readFileSync(join(here, process.argv[3] ?? "predictions.tsv"), "utf8").split("\n")) {
   const [ex, v, size, us] = line.split("\t");
   if (line.startsWith("#") || !us) continue;
   predicted.set(`${ex}/${v}/${size}`, Number(us));
