@@ -8,7 +8,9 @@ import { fileURLToPath } from "node:url";
 const here = dirname(fileURLToPath(import.meta.url));
 const dir = process.argv[2] ?? join(here, "heldout");
 const predicted = new Map();
-for (const line of readFileSync(join(here, process.argv[3] ?? "predictions.tsv"), "utf8").split("\n")) {
+for (const line of readFileSync(join(here, process.argv[3] ?? "predictions.tsv"), "utf8").split(
+  "\n",
+)) {
   const [ex, v, size, us] = line.split("\t");
   if (line.startsWith("#") || !us) continue;
   predicted.set(`${ex}/${v}/${size}`, Number(us));
@@ -37,7 +39,12 @@ const pct = (x) => `${(x * 100).toFixed(1)} %`;
 console.log(`${errors.length} runs: median |error| ${pct(median(abs))}, max ${pct(abs[0] ?? 0)}`);
 for (const size of [...new Set(errors.map((x) => x.label.split("/")[2]))].sort((a, b) => a - b)) {
   const s = errors.filter((x) => x.label.endsWith(`/${size}`)).map((x) => Math.abs(x.e));
-  console.log(`  ${size} B/rank: median ${pct(median(s))}, max ${pct(Math.max(...s))} (${s.length} runs)`);
+  console.log(
+    `  ${size} B/rank: median ${pct(median(s))}, max ${pct(Math.max(...s))} (${s.length} runs)`,
+  );
 }
 console.log("largest (signed: + predicted slower than measured):");
-for (const x of errors.slice(0, 12)) console.log(`  ${x.label.padEnd(40)} measured ${x.m.toFixed(1)} predicted ${x.p.toFixed(1)} ${pct(x.e)}`);
+for (const x of errors.slice(0, 12))
+  console.log(
+    `  ${x.label.padEnd(40)} measured ${x.m.toFixed(1)} predicted ${x.p.toFixed(1)} ${pct(x.e)}`,
+  );
