@@ -226,6 +226,46 @@ const DEC_PAIR = Uint16Array.from({ length: 100 }, (_, n) => {
   return t.charCodeAt(0) | (t.charCodeAt(1) << 8);
 });
 
+/** Writes the digits of a non-negative int32 x at b[at ..] (room made); returns the new end.
+ * Two digits per division. */
+function int32Into(b: Uint8Array, at: number, x: number): number {
+  const digits =
+    x < 1e4
+      ? x < 10
+        ? 1
+        : x < 100
+          ? 2
+          : x < 1e3
+            ? 3
+            : 4
+      : x < 1e6
+        ? x < 1e5
+          ? 5
+          : 6
+        : x < 1e8
+          ? x < 1e7
+            ? 7
+            : 8
+          : x < 1e9
+            ? 9
+            : 10;
+  let k = at + digits - 1;
+  while (x >= 100) {
+    const q = (x / 100) | 0;
+    const pair = DEC_PAIR[x - 100 * q]!;
+    b[k] = pair >>> 8;
+    b[k - 1] = pair & 0xff;
+    k -= 2;
+    x = q;
+  }
+  if (x >= 10) {
+    const pair = DEC_PAIR[x]!;
+    b[k] = pair >>> 8;
+    b[k - 1] = pair & 0xff;
+  } else b[k] = 48 + x;
+  return at + digits;
+}
+
 /**
  * The bytes of a growing UTF-8 (in practice ASCII) text. Why not strings: a listing of a
  * 3M-packet program is 400 MB of text in 3M lines; built as strings, every line is a tree of
@@ -334,68 +374,45 @@ export class TextSink {
   /**
    * `[a, b, c]`: JSON's array of numbers, ", " between them, String(x) for each (which is
    * JSON.stringify(x) for finite x). One room check per block of numbers instead of several per
-   * number: a 10^6-operation manifest holds ~12M of them.
+   * number: a 10^6-operation manifest holds ~12M of them. `start`, `end`: the part of `v` to
+   * write (a row of packed rows, without a subarray object per row).
    */
-  numberList(v: ArrayLike<number>): void {
+  numberList(v: ArrayLike<number>, start = 0, end = v.length): void {
     const BLOCK = 1 << 14;
     // ", " and at most 16 digits for a non-negative safe integer (2^53 has 16).
     const WIDEST = 18;
     this.char(0x5b); // [
-    for (let from = 0; from < v.length; from += BLOCK) {
-      const to = Math.min(v.length, from + BLOCK);
+    for (let from = start; from < end; from += BLOCK) {
+      const to = Math.min(end, from + BLOCK);
       this.room(WIDEST * (to - from));
+      // The buffer and length in locals: the int32 numbers (nearly all of them) never touch
+      // `this`; any other goes through safeDigits or text, which may move both.
+      let b = this.buf;
+      let at = this.len;
       for (let i = from; i < to; i++) {
-        if (i > 0) {
-          this.buf[this.len++] = 0x2c; // ,
-          this.buf[this.len++] = 0x20;
+        if (i > start) {
+          b[at++] = 0x2c; // ,
+          b[at++] = 0x20;
         }
         const x = v[i]!;
-        if (!this.safeDigits(x)) {
-          this.text(String(x));
-          this.room(WIDEST * (to - i));
+        if (x >= 0 && x <= 0x7fffffff && (x | 0) === x) at = int32Into(b, at, x);
+        else {
+          this.len = at;
+          if (!this.safeDigits(x)) {
+            this.text(String(x));
+            this.room(WIDEST * (to - i));
+          }
+          b = this.buf;
+          at = this.len;
         }
       }
+      this.len = at;
     }
     this.char(0x5d); // ]
   }
-  /** The digits of a non-negative int32; the caller made room. Two digits per division. */
+  /** The digits of a non-negative int32; the caller made room. */
   private int32Digits(x: number): void {
-    const digits =
-      x < 1e4
-        ? x < 10
-          ? 1
-          : x < 100
-            ? 2
-            : x < 1e3
-              ? 3
-              : 4
-        : x < 1e6
-          ? x < 1e5
-            ? 5
-            : 6
-          : x < 1e8
-            ? x < 1e7
-              ? 7
-              : 8
-            : x < 1e9
-              ? 9
-              : 10;
-    const b = this.buf;
-    let k = this.len + digits - 1;
-    while (x >= 100) {
-      const q = (x / 100) | 0;
-      const pair = DEC_PAIR[x - 100 * q]!;
-      b[k] = pair >>> 8;
-      b[k - 1] = pair & 0xff;
-      k -= 2;
-      x = q;
-    }
-    if (x >= 10) {
-      const pair = DEC_PAIR[x]!;
-      b[k] = pair >>> 8;
-      b[k - 1] = pair & 0xff;
-    } else b[k] = 48 + x;
-    this.len += digits;
+    this.len = int32Into(this.buf, this.len, x);
   }
   /** Nine digits of 0 <= x < 10^9, zero-padded; the caller made room. */
   private nineDigits(x: number): void {

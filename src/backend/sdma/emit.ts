@@ -159,12 +159,9 @@ export function emitSdma(
     fill: fieldMax("constant_fill", "bytes"),
   };
 
-  const report = (
-    code: DiagnosticCode,
-    ops: ArrayLike<number>,
-    args: readonly (string | number)[],
-  ): void => {
-    const op = ops[0];
+  // `h`: the command's ops handle (its list is looked up only when something is reported).
+  const report = (code: DiagnosticCode, h: number, args: readonly (string | number)[]): void => {
+    const op = p.lists.count(h) > 0 ? p.lists.data[h + 1] : undefined;
     const stmt = op !== undefined ? m.ops.stmt[op]! : -1;
     const key = `${code}:${stmt}`;
     if (reported.has(key)) return;
@@ -219,13 +216,13 @@ export function emitSdma(
     what: string,
     bytes: number,
     lim: { max: number; bits: number },
-    ops: ArrayLike<number>,
+    ops: number,
   ): boolean => {
     if (bytes <= lim.max) return true;
     report("DMAC4005", ops, [what, `${bytes} bytes`, lim.bits]);
     return false;
   };
-  const u32 = (what: string, v: number, ops: ArrayLike<number>): boolean => {
+  const u32 = (what: string, v: number, ops: number): boolean => {
     if (Number.isInteger(v) && v >= 0 && v <= 0xffffffff) return true;
     report("DMAC4005", ops, [what, String(v), 32]);
     return false;
@@ -234,7 +231,7 @@ export function emitSdma(
   // The addresses of the packet toPacket built last, in ADDR_ORDER (no lookups by field name).
   const addrOf = new Float64Array(3);
   const at1 = (a: number): number => (addrOf[0] = a);
-  const toPacket = (c: CmdTable, i: number, ops: ArrayLike<number>): Packet | undefined => {
+  const toPacket = (c: CmdTable, i: number, ops: number): Packet | undefined => {
     const k = c.kind(i);
     switch (k) {
       case CMD.copy: {
@@ -359,19 +356,20 @@ export function emitSdma(
     let lastOps = -1;
     for (let i = 0; i < c.length; i++) {
       const h = c.opsHandle(i);
-      const ops = p.lists.of(h);
-      const pk = toPacket(c, i, ops);
+      const pk = toPacket(c, i, h);
       if (!pk) continue;
       if (HAS_RULES.has(pk.kind))
-        for (const v of packetRuleViolations(pk)) report(v.code, ops, v.args);
-      if (h !== lastOps && ops.length > 0) {
+        for (const v of packetRuleViolations(pk)) report(v.code, h, v.args);
+      const nOps = listData[h]!;
+      if (h !== lastOps && nOps > 0) {
         lastOps = h;
         // Packed rows, not one array per entry: this runs once per operation (10^6 times for
-        // the big benchmark), and the entries live until the manifest is written.
+        // the big benchmark), and the entries live until the manifest is written. The ops are
+        // read from the list table in place (no subarray object per command).
         sourceMap.startRow();
         sourceMap.value(dword * 4);
-        sourceMap.value(m.ops.stmt[ops[0]!]!);
-        for (let k = 0; k < ops.length; k++) sourceMap.value(ops[k]!);
+        sourceMap.value(m.ops.stmt[listData[h + 1]!]!);
+        for (let k = 1; k <= nOps; k++) sourceMap.value(listData[h + k]!);
       }
       if (c.kind(i) === CMD.completion) completionSlots.push(c.slot(i));
       const dws = ADDR_DW.get(pk.kind)!;

@@ -551,7 +551,7 @@ export function writeJson(
       const a = v.starts[i]!;
       const b = v.starts[i + 1]!;
       if (a === b) out.text("[]");
-      else out.numberList(v.data.subarray(a, b));
+      else out.numberList(v.data, a, b);
       out.text(i < v.length - 1 ? ",\n" : "\n");
     }
     out.text(indentOf(depth));
