@@ -85,17 +85,6 @@ const ADDR_ORDER: Partial<Record<PacketKind, readonly string[]>> = {
   atomic: ["addr"],
   timestamp_get_global: ["addr"],
 };
-/** The dwords of those fields, by packet kind. */
-const ADDR_DW = new Map<PacketKind, Int32Array>();
-for (const [kind, names] of Object.entries(ADDR_ORDER) as [PacketKind, readonly string[]][]) {
-  const fields = ADDR_FIELDS.get(kind) ?? [];
-  if (fields.map((f) => f.name).join() !== names.join())
-    throw new InternalError(`emit: address fields of ${kind} are not ${names.join(", ")}`);
-  ADDR_DW.set(
-    kind,
-    Int32Array.from(fields, (f) => f.dw),
-  );
-}
 /** Packet kinds with rules packetRuleViolations checks (the others never violate one). */
 const HAS_RULES = new Set<PacketKind>([
   "copy_broadcast",
@@ -105,6 +94,33 @@ const HAS_RULES = new Set<PacketKind>([
   "fence",
   "atomic",
 ]);
+/**
+ * What emission needs of each kind it builds (those of ADDR_ORDER): its length in dwords, the
+ * dwords of its address fields, whether it has rules. One lookup per command, not one per table.
+ */
+interface KindInfo {
+  readonly length: number;
+  readonly addrDw: Int32Array;
+  readonly hasRules: boolean;
+}
+const KIND_INFO = new Map<PacketKind, KindInfo>();
+for (const [kind, names] of Object.entries(ADDR_ORDER) as [PacketKind, readonly string[]][]) {
+  const fields = ADDR_FIELDS.get(kind) ?? [];
+  if (fields.map((f) => f.name).join() !== names.join())
+    throw new InternalError(`emit: address fields of ${kind} are not ${names.join(", ")}`);
+  const length = COMPILED_BY_KIND[kind].fixedLength;
+  if (length < 0) throw new InternalError(`emit: ${kind} is a variable-length packet`);
+  KIND_INFO.set(kind, {
+    length,
+    addrDw: Int32Array.from(fields, (f) => f.dw),
+    hasRules: HAS_RULES.has(kind),
+  });
+}
+const kindInfo = (kind: PacketKind): KindInfo => {
+  const info = KIND_INFO.get(kind);
+  if (!info) throw new InternalError(`emit: no packet of kind ${kind} is built`);
+  return info;
+};
 
 /** The largest human value of a uint field of the table (bytes of a copy, of a fill, ...). */
 function fieldMax(kind: PacketKind, field: string): { max: number; bits: number } {
@@ -342,9 +358,9 @@ export function emitSdma(
         rows++;
         rowValues += 2 + listData[h]!;
       }
-      const k = packetKindOf(c, i, p.completion);
-      dwords += COMPILED_BY_KIND[k].fixedLength;
-      addrs += ADDR_FIELDS.get(k)?.length ?? 0;
+      const info = kindInfo(packetKindOf(c, i, p.completion));
+      dwords += info.length;
+      addrs += info.addrDw.length;
     }
     let words = new Uint32Array(dwords);
     let packetCount = 0;
@@ -358,8 +374,8 @@ export function emitSdma(
       const h = c.opsHandle(i);
       const pk = toPacket(c, i, h);
       if (!pk) continue;
-      if (HAS_RULES.has(pk.kind))
-        for (const v of packetRuleViolations(pk)) report(v.code, h, v.args);
+      const info = kindInfo(pk.kind);
+      if (info.hasRules) for (const v of packetRuleViolations(pk)) report(v.code, h, v.args);
       const nOps = listData[h]!;
       if (h !== lastOps && nOps > 0) {
         lastOps = h;
@@ -372,7 +388,7 @@ export function emitSdma(
         for (let k = 1; k <= nOps; k++) sourceMap.value(listData[h + k]!);
       }
       if (c.kind(i) === CMD.completion) completionSlots.push(c.slot(i));
-      const dws = ADDR_DW.get(pk.kind)!;
+      const dws = info.addrDw;
       for (let f = 0; f < dws.length; f++) {
         const a = addrOf[f]!;
         const region = regionOf(layout, a);
@@ -385,11 +401,8 @@ export function emitSdma(
         relocations[nReloc++] = region;
         relocations[nReloc++] = a - layout.regions[region]!.base;
       }
-
-      if (pk.kind !== packetKindOf(c, i, p.completion))
-        throw new InternalError(`packetKindOf(${c.kindName(i)}) is not ${pk.kind}`);
-      const length = COMPILED_BY_KIND[pk.kind].fixedLength;
-      if (length < 0) throw new InternalError(`emitted a variable-length ${pk.kind} packet`);
+      // (packetKindOf sized the buffers: were it ever to disagree with toPacket, they grow.)
+      const length = info.length;
       if (!failed) {
         if (dword + length > words.length) {
           const grown = new Uint32Array(Math.max(2 * words.length, dword + length));

@@ -11,7 +11,9 @@ import {
   buildManifest,
   buildPackedManifest,
   formatJsonBytes,
+  writeJson,
 } from "../../../../src/backend/sdma/manifest.js";
+import { TextSink } from "../../../../src/backend/sdma/disasm.js";
 import { makeSourceFile } from "../../../../src/source/source-file.js";
 import { PackedRows, PackedRowsBuilder } from "../../../../src/backend/sdma/packed-rows.js";
 import { SyncWordRows } from "../../../../src/backend/sdma/sync-word-rows.js";
@@ -130,6 +132,21 @@ describe("formatJsonBytes", () => {
   it("is the same after regrowing a too-small buffer", () => {
     const big = { entries: Array.from({ length: 5000 }, (_, i) => [i * 4, i % 7, i, i + 1]) };
     expect(utf8(formatJsonBytes(big, 64))).toBe(formatJson(big));
+  });
+
+  it("is the same for long lists mixing int32 and other numbers, regrown or streamed", () => {
+    // More numbers than numberList's block, with a non-int32 every few (its slow path may
+    // regrow or flush the buffer in the middle of a block).
+    const mixed = Array.from({ length: 40_000 }, (_, i) =>
+      i % 7 === 3 ? 2 ** 40 + i : i % 11 === 5 ? i + 0.25 : i % 13 === 0 ? -i : i * 977,
+    );
+    const doc = { list: mixed, f64: Float64Array.from(mixed) };
+    expect(utf8(formatJsonBytes(doc, 64))).toBe(formatJson(doc));
+    const chunks: Buffer[] = [];
+    const sink = new TextSink(64, (c) => void chunks.push(Buffer.from(c)));
+    writeJson(sink, doc);
+    sink.end();
+    expect(Buffer.concat(chunks).toString("utf8")).toBe(formatJson(doc));
   });
 
   it("writes PackedRows as the array of arrays it stands for", () => {
