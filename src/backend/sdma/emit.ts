@@ -49,6 +49,8 @@ export interface EmittedQueue {
   readonly engine: number;
   /** Packets in the stream (they are encoded as they are built; decode `words` to see them). */
   readonly packetCount: number;
+  /** The dword offset of each packet (the manifest's packetStarts), recorded as it is encoded. */
+  readonly packetStarts: Float64Array;
   readonly words: Uint32Array;
   /** Flat triples [dword, region, addend] (see ManifestRelocations); a typed array, so the
    * ~12M numbers of a 10^6-operation program live outside the garbage-collected heap. */
@@ -364,6 +366,7 @@ export function emitSdma(
     }
     let words = new Uint32Array(dwords);
     let packetCount = 0;
+    const starts = new Float64Array(c.length); // at most one packet per command
     let relocations = new Float64Array(3 * addrs);
     let nReloc = 0;
     const sourceMap = new PackedRowsBuilder(rows, rowValues);
@@ -411,7 +414,7 @@ export function emitSdma(
         }
         encodeInto(pk, words, dword);
       }
-      packetCount++;
+      starts[packetCount++] = dword;
       dword += length;
     }
     if (dword * 4 > maxStream) {
@@ -424,6 +427,7 @@ export function emitSdma(
       gpu: q.gpu,
       engine: q.engine,
       packetCount,
+      packetStarts: packetCount === starts.length ? starts : starts.slice(0, packetCount),
       words: failed ? new Uint32Array(0) : dword === words.length ? words : words.slice(0, dword),
       relocations: nReloc === relocations.length ? relocations : relocations.slice(0, nReloc),
       sourceMap: sourceMap.done(),

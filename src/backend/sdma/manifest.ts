@@ -16,8 +16,6 @@ import { VERSION } from "../../version.js";
 import type { Layout } from "./layout.js";
 import type { EmittedQueue } from "./emit.js";
 import { TextSink } from "./disasm.js";
-import { lengthAt, lookupHeader } from "./bitfield.js";
-import { InternalError } from "../../util/internal-error.js";
 import { PackedRows, PackedRowsBuilder } from "./packed-rows.js";
 import type { OpBindings } from "../../ir/instances.js";
 import { SyncWordRows, syncWordRows, writeSyncWordRows } from "./sync-word-rows.js";
@@ -299,25 +297,6 @@ export type PackedManifest = Omit<Manifest, "relocations" | "sourceMap" | "queue
   };
 };
 
-/**
- * The dword offset of each packet of an emitted stream, from the headers' lengths (dmac's own
- * streams: every header is known, so an unknown one is a dmac bug).
- */
-export function packetStarts(words: Uint32Array, packets: number): Float64Array {
-  const out = new Float64Array(packets);
-  let n = 0;
-  for (let at = 0; at < words.length;) {
-    const c = lookupHeader(words[at]!);
-    const length = c ? lengthAt(c, words, at, words.length) : -1;
-    if (length <= 0 || at + length > words.length || n >= packets)
-      throw new InternalError(`emitted stream has no packet at dword ${at}`);
-    out[n++] = at;
-    at += length;
-  }
-  if (n !== packets) throw new InternalError(`emitted stream has ${n} packets, not ${packets}`);
-  return out;
-}
-
 /** The manifest of emitted streams, as plain JSON-shaped data. */
 export function buildManifest(
   m: IrModule,
@@ -396,7 +375,7 @@ export function buildPackedManifest(
       engine: q.engine,
       file: `${q.name}.bin`,
       dwords: q.words.length,
-      packetStarts: packetStarts(q.words, q.packetCount),
+      packetStarts: q.packetStarts,
       completionSlots: q.completionSlots,
     })),
     memory: packedMemory(m, p, layout),

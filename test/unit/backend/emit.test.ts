@@ -121,6 +121,23 @@ describe("SDMA emission diagnostics", () => {
   });
 });
 
+describe("packet starts", () => {
+  it("are recorded as the packets are encoded: the offsets a decoder finds", () => {
+    const m = allGatherPcpy(4096, 2);
+    for (const completion of ["atomic", "fence"] as const) {
+      const p = lowerToQueues(m, MI300X, { completion });
+      const { queues } = emitSdma(p, m, layoutProgram(m, p, undefined).layout!, undefined);
+      expect(queues.length).toBeGreaterThan(0);
+      for (const q of queues) {
+        const decoded = decodeStream(q.words);
+        expect(decoded.problems).toEqual([]);
+        expect([...q.packetStarts]).toEqual(decoded.packets.map((e) => e.offset / 4));
+        expect(q.packetStarts.length).toBe(q.packetCount);
+      }
+    }
+  });
+});
+
 describe("layout and relocations", () => {
   it("places buffers 4 KiB aligned per GPU window and sync words 64 B apart; relocations rebase", () => {
     const m = buildModule(
