@@ -18,6 +18,9 @@ import type { Trace } from "../backend/trace/trace.js";
 import { diag, type Diagnostic } from "../diagnostics/diagnostic.js";
 import { OP_KINDS, type IrModule } from "../ir/ir.js";
 import type { Target } from "../target/target.js";
+import { cudaOf } from "../target/cuda-target.js";
+import type { CudaProgram } from "../backend/cuda/program.js";
+import { withCudaTime, type CudaTiming } from "./cuda-time.js";
 import {
   execute,
   MAX_RACES,
@@ -60,7 +63,15 @@ export type SimInput =
        */
       readonly frontEnd?: DeferredModule | undefined;
     }
-  | { readonly trace: Trace; readonly module?: IrModule | undefined };
+  | {
+      readonly trace: Trace;
+      readonly module?: IrModule | undefined;
+      /**
+       * A CUDA target's command program, built from the same queue program as the trace: the
+       * trace's run checks it, cuda-exec times it (cuda-time.ts).
+       */
+      readonly cuda?: CudaProgram | undefined;
+    };
 
 /** An IR module that comes later, from a thread that can also run the checks (check-thread.ts). */
 export interface DeferredModule {
@@ -98,6 +109,10 @@ export interface SimResult {
   readonly timeline: Timeline | undefined;
   readonly program: PackedProgram | undefined;
   readonly model: MachineModel | undefined;
+  /** The model that gave the time, where not the executor's own (a CUDA target: cuda-time.ts). */
+  readonly timedBy?: string | undefined;
+  /** A CUDA target's program and its commands' times (cuda-time.ts). */
+  readonly cuda?: CudaTiming | undefined;
   /** With SimulateOptions.syncTrace (the fuzzers' equivalence oracle): see semantics.ts. */
   readonly syncTrace?: SyncTrace | undefined;
   /** A deadlock or the watchdog ended the run: the words a host could read (sim --snapshot). */
@@ -189,7 +204,11 @@ function simulateInput(input: SimInput, opts: SimulateOptions): SimResult {
     checks: opts.checks ?? deferred?.checks,
     finalCheck: module && ((prov, p, where) => finalStateProblems(module!, prov, p, where)),
   });
-  return resultOf(ex, program, model, module, opts);
+  const result = resultOf(ex, program, model, module, opts);
+  const cuda = "trace" in input ? input.cuda : undefined;
+  const t = cudaOf(opts.target);
+  if (!cuda || !t) return result;
+  return withCudaTime(result, cuda, t, module ?? opts.sizedBy, opts.record === true);
 }
 
 /**
