@@ -4,7 +4,7 @@
 // (10^9 bytes per second, which is 10^3 bytes per microsecond).
 
 import type { Target } from "../target/target.js";
-import { cudaOf, type CudaTarget } from "../target/cuda-target.js";
+import type { CudaTarget } from "../target/cuda-target.js";
 import { partRules, XGMI_ENGINE, type PartRules } from "./part-rules.js";
 
 /** THE table of timing constants: name -> what it means (used by the validator and the docs). */
@@ -77,8 +77,10 @@ export type ModelResult =
 /** Reads and validates the timing and links sections of a target (the Target type allows extra keys). */
 export function readMachineModel(target: Target): ModelResult {
   const fail = (error: string): ModelResult => ({ ok: false, error: `${target.name}: ${error}` });
-  const cuda = cudaOf(target);
-  if (cuda) return { ok: true, model: cudaCheckModel(target, cuda) };
+  if (target.backend === "cuda")
+    return fail(
+      `a CUDA copy-engine target: the executor runs SDMA packet streams (a manifest or a trace); a CUDA schedule runs as its source: \`dmac sim FILE.dmac --target ${target.name}\` checks it and times its command program (docs/cuda.md)`,
+    );
   const timing = target["timing"];
   if (typeof timing !== "object" || timing === null) return fail("missing 'timing' object");
   const t = timing as Record<string, unknown>;
@@ -144,7 +146,7 @@ export const CUDA_CHECK_SOURCE =
  * constants are stand-ins taken from the CUDA figures; the time `dmac sim` reports is
  * cuda-exec's (cuda-time.ts), which models the copy engines, streams and host calls.
  */
-function cudaCheckModel(target: Target, cuda: CudaTarget): MachineModel {
+export function cudaCheckModel(target: Target, cuda: CudaTarget): MachineModel {
   const T = cuda.timing;
   const v: Record<TimingName, number> = {
     hostPacketUs: T.hostCallUs,

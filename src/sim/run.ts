@@ -30,7 +30,7 @@ import {
   type Timeline,
 } from "./execute.js";
 import type { SyncTrace } from "./semantics.js";
-import { readMachineModel, type MachineModel } from "./model.js";
+import { cudaCheckModel, readMachineModel, type MachineModel, type ModelResult } from "./model.js";
 import {
   validateManifest,
   validateManifestInputs,
@@ -153,7 +153,13 @@ const failed = (d: Diagnostic[], model?: MachineModel): SimResult => ({
 });
 
 function simulateInput(input: SimInput, opts: SimulateOptions): SimResult {
-  const m = readMachineModel(opts.target);
+  // A CUDA target's program: its queue program runs here for the checks (cuda-time.ts).
+  const cuda = "trace" in input ? input.cuda : undefined;
+  const cudaTarget = cudaOf(opts.target);
+  const m: ModelResult =
+    cuda && cudaTarget
+      ? { ok: true, model: cudaCheckModel(opts.target, cudaTarget) }
+      : readMachineModel(opts.target);
   if (!m.ok) return failed([diag("DMAC5006", undefined, [opts.target.name, m.error])]);
   const model = m.model;
   // A hand-edited or corrupt document is reported before anything is built from it.
@@ -205,10 +211,8 @@ function simulateInput(input: SimInput, opts: SimulateOptions): SimResult {
     finalCheck: module && ((prov, p, where) => finalStateProblems(module!, prov, p, where)),
   });
   const result = resultOf(ex, program, model, module, opts);
-  const cuda = "trace" in input ? input.cuda : undefined;
-  const t = cudaOf(opts.target);
-  if (!cuda || !t) return result;
-  return withCudaTime(result, cuda, t, module ?? opts.sizedBy, opts.record === true);
+  if (!cuda || !cudaTarget) return result;
+  return withCudaTime(result, cuda, cudaTarget, module ?? opts.sizedBy, opts.record === true);
 }
 
 /**

@@ -157,7 +157,11 @@ export function summaryText(r: SimResult, opts: SummaryOptions = {}): string {
   pushAll(lines, bandwidthLines(r.bandwidth));
   if (r.timedBy !== undefined) {
     // A CUDA target: the checks ran the queue program, the time is the command program's.
-    lines.push(`commands        ${s.packets} (the checks: ${s.events} events)`);
+    lines.push(
+      r.cuda
+        ? `commands        ${s.packets} (the checks: ${s.events} events)`
+        : `packets         ${s.packets} in ${s.events} events (the check run)`,
+    );
     lines.push(`timed by        ${r.timedBy}`);
     return lines.join("\n") + "\n";
   }
