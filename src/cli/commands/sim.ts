@@ -304,7 +304,7 @@ export function registerSim(program: Command, ctx: CliContext): void {
   const cmd = program
     .command("sim")
     .description(
-      "run compiled packet streams (or a .dmac, compiled in memory, or a trace) on the simulated MI300X node",
+      "run compiled packet streams (or a .dmac, compiled in memory, or a trace) on the simulated MI300X node; a .dmac on a CUDA target gets the same checks and the copy-engine model's time",
     )
     .argument(
       "<inputs...>",

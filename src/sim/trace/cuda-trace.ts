@@ -2,9 +2,11 @@
 // with cuda-exec's times (cuda-time.ts), in the layout chrome-trace.ts gives SDMA runs:
 //   processes  one per GPU (`GPU g`);
 //   threads    one per stream (`stream s (gpuG.streamS)`);
-//   X slices   each command from when its stream reached it to when it was done (cat `copy`,
-//              `batch`, `wait`, `write`, `timestamp`): a copy includes its wait for the copy
-//              engine and its start-up, a wait the time until its word held the value.
+//   X slices   each command from when its stream reached it to when it was done (cat `wait` for
+//              a wait, `engine` for the others, as SDMA commands; named `copy gpu0->gpu1 8192 B`,
+//              `batch of 3 copies`, `wait trigger >= 1`, `write completion0 = 1`): a copy
+//              includes its wait for the copy engine and its start-up, a wait the time until
+//              its word held the value.
 // Every slice's args name its stream and command index. Times are microseconds.
 
 import type { CudaCmd, CudaCopy, CudaLoc, CudaProgram } from "../../backend/cuda/program.js";
@@ -57,7 +59,7 @@ export function cudaTraceJson(c: CudaTiming): StreamedData {
       const args = { stream: queue, command: i };
       slices.push({
         name: commandName(p, cmd),
-        cat: cmd.op,
+        cat: cmd.op === "wait" ? "wait" : "engine",
         ph: "X",
         ts,
         dur: end - ts,
