@@ -94,9 +94,12 @@ function cudaForSim(
   const diagnostics = [...earlier, ...built.diagnostics, ...laid.diagnostics];
   if (!built.program || !laid.layout || hasErrors(diagnostics))
     return { loaded: undefined, diagnostics };
+  const trace = emitTrace(m, p, laid.layout, target.name);
+  // Reports name a queue by its stream (`gpu0.stream2`), as the command program and trace do.
+  const queues = trace.queues.map((q) => ({ ...q, name: `gpu${q.gpu}.stream${q.engine}` }));
   return {
     loaded: {
-      input: { trace: emitTrace(m, p, laid.layout, target.name), module: m, cuda: built.program },
+      input: { trace: { ...trace, queues }, module: m, cuda: built.program },
       target,
       optimised: compiled.optimised,
     },

@@ -70,6 +70,8 @@ describe("dmac sim on a CUDA target", () => {
     };
     const cuda = await codes("h200");
     expect(cuda).toContain("DMAC6004");
+    const text = await dmac("sim", hang, "--target", "h200", "--hold-signals");
+    expect(text.err).toMatch(/DMAC6004\].*gpu0\.stream\d+ #0 waits for go@0/);
     expect(cuda).toEqual(await codes("mi300x"));
   });
 
