@@ -2,7 +2,7 @@
 // program runs in the executor for its checks, and the time is cuda-exec's of the command
 // program, the number `dmac compile` writes as program.json's predictedUs.
 
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -122,6 +122,33 @@ describe("dmac sim on a CUDA target", () => {
     expect(slices.every((e) => e.dur! >= 0)).toBe(true);
     const end = Math.max(...slices.map((e) => e.ts! + e.dur!));
     expect(end).toBeCloseTo(await predicted(file, H200X4), 3);
+  });
+
+  it("every example the 4-GPU target compiles is verified at program.json's time (-O0, -O2)", async () => {
+    const dir = fileURLToPath(new URL("../../examples/", import.meta.url));
+    let compared = 0;
+    for (const f of readdirSync(dir).filter((n) => n.endsWith(".dmac")))
+      for (const level of ["-O0", "-O2"]) {
+        const out = mkdtempSync(join(scratch, "all-"));
+        const c = await dmac("compile", join(dir, f), "--target", H200X4, level, "-o", out);
+        if (c.code !== 0) {
+          // What copy engines cannot do (DMAC4040), or an engine the target lacks (DMAC3004).
+          expect(c.err, f).toMatch(/DMAC(4040|3004)/);
+          continue;
+        }
+        const want = (
+          JSON.parse(readFileSync(join(out, "program.json"), "utf8")) as {
+            predictedUs: number;
+          }
+        ).predictedUs;
+        const r = await dmac("sim", join(dir, f), "--target", H200X4, level, "--format", "json");
+        expect(r.code, `${f} ${level}: ${r.err}`).toBe(0);
+        const s = JSON.parse(r.out) as { verified: boolean; totalUs: number };
+        expect(s.verified, f).toBe(true);
+        expect(Math.round(s.totalUs * 1000) / 1000, `${f} ${level}`).toBe(want);
+        compared++;
+      }
+    expect(compared).toBeGreaterThanOrEqual(10);
   });
 
   it("dmac sweep over a CUDA target gives program.json's times", async () => {
