@@ -46,6 +46,8 @@ export type CudaRunResult =
 export interface CudaStreamSpans {
   readonly start: Float64Array;
   readonly end: Float64Array;
+  /** When the host's call for command i returned (NaN with prelaunch: before the clock). */
+  readonly call: Float64Array;
 }
 
 const EV_STREAM = 0; // stream `arg` tries its next command
@@ -121,6 +123,7 @@ export function runCuda(p: CudaProgram, t: CudaTarget, record = false): CudaRunR
 }
 
 function createState(p: CudaProgram, t: CudaTarget, record: boolean): State {
+  const sub = submission(p, t);
   const fabric = cudaFabric(t, p.gpus);
   const flows = createFlowSet(fabric.capacity);
   const engines: Engine[] = [];
@@ -148,7 +151,7 @@ function createState(p: CudaProgram, t: CudaTarget, record: boolean): State {
     heap: new EventHeap(),
     flows,
     engines,
-    ...submission(p, t),
+    ...sub,
     pc: new Int32Array(p.streams.length),
     wordAt,
     wordValue,
@@ -156,9 +159,10 @@ function createState(p: CudaProgram, t: CudaTarget, record: boolean): State {
     pendingWrites: [],
     completion: new Set(p.completions.map((c) => c.word)),
     spans: record
-      ? p.streams.map((st) => ({
+      ? p.streams.map((st, s) => ({
           start: new Float64Array(st.commands.length).fill(NaN),
           end: new Float64Array(st.commands.length).fill(NaN),
+          call: sub.ready[s]!.map((r) => (p.trigger ? NaN : r - t.timing.launchUs)),
         }))
       : undefined,
     now: 0,

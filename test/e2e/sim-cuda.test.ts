@@ -116,7 +116,13 @@ describe("dmac sim on a CUDA target", () => {
     const names = t.traceEvents.filter((e) => e.name === "thread_name").map((e) => e.args["name"]);
     expect(names).toContain("stream 1 (gpu0.stream1)");
     const procs = t.traceEvents.filter((e) => e.name === "process_name").map((e) => e.args["name"]);
-    expect(procs).toEqual(["GPU 0", "GPU 1", "GPU 2", "GPU 3"]);
+    expect(procs).toEqual(["GPU 0", "GPU 1", "GPU 2", "GPU 3", "host"]);
+    // The host's calls, one per command, back to back up to the summary's host submission.
+    const calls = t.traceEvents.filter((e) => e.cat === "host");
+    expect(calls).toHaveLength(24);
+    const json = await dmac("sim", file, "--target", H200X4, "--format", "json");
+    const submitted = (JSON.parse(json.out) as { hostSubmitUs: number }).hostSubmitUs;
+    expect(Math.max(...calls.map((e) => e.ts! + e.dur!))).toBeCloseTo(submitted, 6);
     const slices = t.traceEvents.filter((e) => e.ph === "X");
     expect(slices.filter((e) => e.name.startsWith("copy "))).toHaveLength(12);
     expect(slices.every((e) => e.dur! >= 0)).toBe(true);

@@ -1,7 +1,9 @@
 // The Chrome trace (`dmac sim --trace`) of a run on a CUDA target: the command program's streams
 // with cuda-exec's times (cuda-time.ts), in the layout chrome-trace.ts gives SDMA runs:
-//   processes  one per GPU (`GPU g`);
-//   threads    one per stream (`stream s (gpuG.streamS)`);
+//   processes  the host, then one per GPU (`GPU g`);
+//   threads    the host's calls (`host`), one per stream (`stream s (gpuG.streamS)`);
+//   host       each stream call (cat `host`, `call gpu0.stream1 #0`) from the host's previous
+//              call's return to its own (none with prelaunch: every call precedes the clock);
 //   X slices   each command from when its stream reached it to when it was done (cat `wait` for
 //              a wait, `engine` for the others, as SDMA commands; named `copy gpu0->gpu1 8192 B`,
 //              `batch of 3 copies`, `wait trigger >= 1`, `write completion0 = 1`): a copy
@@ -33,7 +35,13 @@ export function cudaTraceJson(c: CudaTiming): StreamedData {
     events.push({ name: "process_name", ph: "M", pid: g, tid: 0, args: { name: `GPU ${g}` } });
     events.push({ name: "process_sort_index", ph: "M", pid: g, tid: 0, args: { sort_index: g } });
   }
+  const host = p.gpus;
+  events.push({ name: "process_name", ph: "M", pid: host, tid: 0, args: { name: "host" } });
+  events.push({ name: "process_sort_index", ph: "M", pid: host, tid: 0, args: { sort_index: -1 } });
+  events.push({ name: "thread_name", ph: "M", pid: host, tid: 0, args: { name: "host" } });
   const slices: Slice[] = [];
+  // The host calls stream after stream in program order, so each call begins at the last's return.
+  let returned = 0;
   p.streams.forEach((st, s) => {
     const queue = `gpu${st.gpu}.stream${st.stream}`;
     const tid = st.stream + 1;
@@ -53,6 +61,22 @@ export function cudaTraceJson(c: CudaTiming): StreamedData {
     });
     const span = c.spans?.[s];
     st.commands.forEach((cmd, i) => {
+      const call = span?.call[i] ?? NaN;
+      if (!Number.isNaN(call)) {
+        const name = `call ${queue} #${i}`;
+        const args = { stream: queue, command: i };
+        slices.push({
+          name,
+          cat: "host",
+          ph: "X",
+          ts: returned,
+          dur: call - returned,
+          pid: host,
+          tid: 0,
+          args,
+        });
+        returned = call;
+      }
       const ts = span?.start[i] ?? NaN;
       const end = span?.end[i] ?? NaN;
       if (Number.isNaN(ts) || Number.isNaN(end)) return;
