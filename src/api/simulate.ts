@@ -7,7 +7,6 @@ import type { Manifest } from "../backend/sdma/manifest.js";
 import type { Trace } from "../backend/trace/trace.js";
 import { diag, type Diagnostic } from "../diagnostics/diagnostic.js";
 import type { IrModule } from "../ir/ir.js";
-import { readMachineModel } from "../sim/model.js";
 import { simulate as runExecutor, type SimInput } from "../sim/run.js";
 import { summaryFields, type SummaryFields } from "../sim/summary.js";
 import { builtinTarget, type Target } from "../target/target.js";
@@ -87,12 +86,16 @@ export function simulate(input: SimulateInput, options: SimulateOptions = {}): S
   const run = parseSimulateOptions(options);
   const pre = [...resolved.diagnostics, ...run.diagnostics];
   if (pre.length > 0) return failed(pre);
-  // A CUDA target's compile has a command program, which the executor does not run: say so.
+  // A CUDA target's compile has a command program and no trace of its queue program, which the
+  // checks run: `dmac sim FILE.dmac` compiles both (driver/compile-for-sim.ts).
   const cuda = resolved.target ?? input.target;
-  if (cuda?.backend === "cuda") {
-    const model = readMachineModel(cuda);
-    if (!model.ok) return failed([diag("DMAC5006", undefined, [cuda.name, model.error])]);
-  }
+  if (cuda?.backend === "cuda")
+    return failed([
+      diag("DMAC5004", undefined, [
+        "input",
+        `target ${cuda.name} is a CUDA copy-engine target: simulate() runs a manifest or a trace; \`dmac sim FILE.dmac --target ${cuda.name}\` checks a CUDA schedule and times its command program (docs/cuda.md)`,
+      ]),
+    ]);
   const { manifest, trace, module } = input;
   let executorInput: SimInput;
   let named: string;

@@ -12,7 +12,12 @@ import {
   type SimCompileOptions,
 } from "../sim/loaded-input.js";
 import { makeSourceFile } from "../source/source-file.js";
-import { compileToQueues } from "./compile.js";
+import { cudaBatches, compileToQueues, type QueuesResult } from "./compile.js";
+import { buildCudaProgram } from "../backend/cuda/program.js";
+import { DEFAULT_LAYOUT, layoutProgram } from "../backend/sdma/layout.js";
+import { emitTrace } from "../backend/trace/trace.js";
+import { cudaOf } from "../target/cuda-target.js";
+import type { SourceFile } from "../source/source-file.js";
 import { buildOutputs } from "./outputs.js";
 
 /** Compiles a .dmac in memory into the executor's input (manifest + streams + IR). */
@@ -45,6 +50,7 @@ export function compileForSim(
       loaded: undefined,
       diagnostics: [...q.diagnostics, tooManyPackets(`${path} lowers to`, maxPackets)],
     };
+  if (cudaOf(q.compiled.target)) return cudaForSim(file, q.compiled, q.diagnostics, opts);
   const out = buildOutputs(file, q.compiled, { emit: ["sdma"] });
   const diagnostics = [...q.diagnostics, ...out.diagnostics];
   if (!out.files || hasErrors(diagnostics)) return { loaded: undefined, diagnostics };
@@ -66,6 +72,36 @@ export function compileForSim(
       input: { manifest, streams, module: q.compiled.module },
       target: q.compiled.target,
       optimised: q.compiled.optimised,
+    },
+    diagnostics,
+  };
+}
+
+/**
+ * A CUDA target: the queue program as a command trace (what the executor checks) beside the
+ * command program the CUDA back end builds from it (what cuda-exec times), as `dmac compile`
+ * builds it (the batch-copies pass decides batches).
+ */
+function cudaForSim(
+  file: SourceFile,
+  compiled: NonNullable<QueuesResult["compiled"]>,
+  earlier: readonly Diagnostic[],
+  opts: SimCompileOptions,
+): { loaded: LoadedInput | undefined; diagnostics: Diagnostic[] } {
+  const { module: m, program: p, target } = compiled;
+  const built = buildCudaProgram(m, p, file, { batch: cudaBatches(opts.passes) });
+  const laid = layoutProgram(m, p, file, DEFAULT_LAYOUT);
+  const diagnostics = [...earlier, ...built.diagnostics, ...laid.diagnostics];
+  if (!built.program || !laid.layout || hasErrors(diagnostics))
+    return { loaded: undefined, diagnostics };
+  const trace = emitTrace(m, p, laid.layout, target.name);
+  // Reports name a queue by its stream (`gpu0.stream2`), as the command program and trace do.
+  const queues = trace.queues.map((q) => ({ ...q, name: `gpu${q.gpu}.stream${q.engine}` }));
+  return {
+    loaded: {
+      input: { trace: { ...trace, queues }, module: m, cuda: built.program },
+      target,
+      optimised: compiled.optimised,
     },
     diagnostics,
   };

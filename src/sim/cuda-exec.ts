@@ -28,7 +28,27 @@ import type { Flow, FlowSet } from "./flows.js";
 import { EventHeap } from "./heap.js";
 
 export type CudaRunResult =
-  { readonly ok: true; readonly timeUs: number } | { readonly ok: false; readonly why: string };
+  | {
+      readonly ok: true;
+      readonly timeUs: number;
+      /** When the host's last stream call returned (0 with prelaunch: before the clock). */
+      readonly hostSubmitUs: number;
+      /** With `record`: each stream's commands' start and end (`dmac sim --trace`). */
+      readonly spans?: readonly CudaStreamSpans[] | undefined;
+    }
+  | { readonly ok: false; readonly why: string };
+
+/**
+ * One stream's commands' times: command i started (the stream reached it, its start-up
+ * included; a wait: began waiting) at start[i] and was done (its bytes landed, its wait passed,
+ * its write was issued) at end[i]. NaN: never reached.
+ */
+export interface CudaStreamSpans {
+  readonly start: Float64Array;
+  readonly end: Float64Array;
+  /** When the host's call for command i returned (NaN with prelaunch: before the clock). */
+  readonly call: Float64Array;
+}
 
 const EV_STREAM = 0; // stream `arg` tries its next command
 const EV_ITEM = 1; // engine `arg` starts the bytes of its current copy
@@ -58,19 +78,22 @@ interface State {
   readonly flows: FlowSet;
   readonly engines: Engine[];
   readonly ready: Float64Array[];
+  /** When the host's last call returned. */
+  readonly hostUs: number;
   readonly pc: Int32Array;
   readonly wordAt: Float64Array;
   readonly wordValue: Float64Array;
   readonly waiters: number[][];
   readonly pendingWrites: { word: number; value: number }[];
   readonly completion: Set<number>;
+  readonly spans: CudaStreamSpans[] | undefined;
   now: number;
   end: number;
 }
 
-/** Predicts the run time of `p` on target `t`. */
-export function runCuda(p: CudaProgram, t: CudaTarget): CudaRunResult {
-  const x = createState(p, t);
+/** Predicts the run time of `p` on target `t`; `record`: with every command's times. */
+export function runCuda(p: CudaProgram, t: CudaTarget, record = false): CudaRunResult {
+  const x = createState(p, t, record);
   for (let s = 0; s < p.streams.length; s++) schedule(x, s, x.ready[s]![0] ?? 0);
   while (x.heap.pop()) {
     x.now = x.heap.lastTime;
@@ -95,10 +118,12 @@ export function runCuda(p: CudaProgram, t: CudaTarget): CudaRunResult {
       const st = p.streams[s]!;
       return { ok: false, why: `stream gpu${st.gpu}.${st.stream} never passes command ${x.pc[s]}` };
     }
-  return { ok: true, timeUs: x.end };
+  const hostSubmitUs = p.trigger ? 0 : x.hostUs;
+  return { ok: true, timeUs: x.end, hostSubmitUs, ...(x.spans ? { spans: x.spans } : {}) };
 }
 
-function createState(p: CudaProgram, t: CudaTarget): State {
+function createState(p: CudaProgram, t: CudaTarget, record: boolean): State {
+  const sub = submission(p, t);
   const fabric = cudaFabric(t, p.gpus);
   const flows = createFlowSet(fabric.capacity);
   const engines: Engine[] = [];
@@ -126,13 +151,20 @@ function createState(p: CudaProgram, t: CudaTarget): State {
     heap: new EventHeap(),
     flows,
     engines,
-    ready: submission(p, t),
+    ...sub,
     pc: new Int32Array(p.streams.length),
     wordAt,
     wordValue,
     waiters: p.words.map(() => []),
     pendingWrites: [],
     completion: new Set(p.completions.map((c) => c.word)),
+    spans: record
+      ? p.streams.map((st, s) => ({
+          start: new Float64Array(st.commands.length).fill(NaN),
+          end: new Float64Array(st.commands.length).fill(NaN),
+          call: sub.ready[s]!.map((r) => (p.trigger ? NaN : r - t.timing.launchUs)),
+        }))
+      : undefined,
     now: 0,
     end: 0,
   };
@@ -144,11 +176,11 @@ function createState(p: CudaProgram, t: CudaTarget): State {
  * stream's GPU is not the previous stream's (the first stream's too: the runner sets the device
  * for every stream).
  */
-function submission(p: CudaProgram, t: CudaTarget): Float64Array[] {
+function submission(p: CudaProgram, t: CudaTarget): { ready: Float64Array[]; hostUs: number } {
   const T = t.timing;
   let host = 0;
   let gpu = -1;
-  return p.streams.map((s) => {
+  const ready = p.streams.map((s) => {
     host += T.hostStreamUs + (s.gpu !== gpu ? T.hostGpuUs : 0);
     gpu = s.gpu;
     const r = new Float64Array(s.commands.length);
@@ -158,6 +190,7 @@ function submission(p: CudaProgram, t: CudaTarget): Float64Array[] {
     });
     return r;
   });
+  return { ready, hostUs: host };
 }
 
 function schedule(x: State, s: number, at: number): void {
@@ -173,27 +206,34 @@ function step(x: State, s: number): void {
   if (ready > x.now) return schedule(x, s, ready);
   const c = cmds[i]!;
   const T = x.t.timing;
+  const span = x.spans?.[s];
+  if (span && Number.isNaN(span.start[i]!)) span.start[i] = x.now;
   switch (c.op) {
     case "wait":
       if (!holds(x, c)) {
         x.waiters[c.word]!.push(s);
         return;
       }
-      x.pc[s]!++;
-      return schedule(x, s, x.wordAt[c.word]! + T.waitReleaseUs);
+      return next(x, s, Math.max(x.now, x.wordAt[c.word]! + T.waitReleaseUs));
     case "write": {
       x.pendingWrites.push({ word: c.word, value: c.value });
       x.heap.push(x.now + T.flagUs, EV_WORD, x.pendingWrites.length - 1);
-      x.pc[s]!++;
-      return schedule(x, s, x.now + T.flagUs);
+      return next(x, s, x.now + T.flagUs);
     }
     case "timestamp":
-      x.pc[s]!++;
-      return schedule(x, s, x.now);
+      return next(x, s, x.now);
     case "copy":
     case "batch":
       return request(x, s, c.op === "copy" ? [c] : c.copies);
   }
+}
+
+/** Stream s is done with its command at `at` and goes on to the next. */
+function next(x: State, s: number, at: number): void {
+  const span = x.spans?.[s];
+  if (span) span.end[x.pc[s]!] = at;
+  x.pc[s]!++;
+  schedule(x, s, at);
 }
 
 function holds(x: State, c: Extract<CudaCmd, { op: "wait" }>): boolean {
@@ -281,8 +321,7 @@ function flowDone(x: State, e: number): void {
   eng.stream = -1;
   eng.freeAt = x.now;
   eng.lastStream = s;
-  x.pc[s]!++;
-  schedule(x, s, x.now);
+  next(x, s, x.now);
   serveNext(x, e);
 }
 

@@ -4,7 +4,8 @@
 // (10^9 bytes per second, which is 10^3 bytes per microsecond).
 
 import type { Target } from "../target/target.js";
-import { partRules, type PartRules } from "./part-rules.js";
+import type { CudaTarget } from "../target/cuda-target.js";
+import { partRules, XGMI_ENGINE, type PartRules } from "./part-rules.js";
 
 /** THE table of timing constants: name -> what it means (used by the validator and the docs). */
 export const TIMING_CONSTANTS = {
@@ -78,8 +79,7 @@ export function readMachineModel(target: Target): ModelResult {
   const fail = (error: string): ModelResult => ({ ok: false, error: `${target.name}: ${error}` });
   if (target.backend === "cuda")
     return fail(
-      "a CUDA copy-engine target: the executor runs SDMA packet streams; a CUDA command program gets only its time from it (no checks, no trace): `dmac compile --target " +
-        `${target.name}\` writes the program with its predictedUs; \`dmac measure RESULTS\` compares that with the runner's measurements (docs/cuda.md)`,
+      `a CUDA copy-engine target: the executor runs SDMA packet streams (a manifest or a trace); a CUDA schedule runs as its source: \`dmac sim FILE.dmac --target ${target.name}\` checks it and times its command program (docs/cuda.md)`,
     );
   const timing = target["timing"];
   if (typeof timing !== "object" || timing === null) return fail("missing 'timing' object");
@@ -133,6 +133,61 @@ export function readMachineModel(target: Target): ModelResult {
       part: partRules(target),
       ...(pcie ? { pcie } : {}),
     },
+  };
+}
+
+/** What the sources of a CUDA target's check model say. */
+export const CUDA_CHECK_SOURCE =
+  "stand-in: a CUDA target's queue program runs here for its checks only; its time is cuda-exec's (docs/cuda.md)";
+
+/**
+ * The model a CUDA target's queue program runs under for the checks (races, deadlock, the final
+ * state, the schedule's meaning), which use happens-before, never timing (semantics.ts). Its
+ * constants are stand-ins taken from the CUDA figures; the time `dmac sim` reports is
+ * cuda-exec's (cuda-time.ts), which models the copy engines, streams and host calls.
+ */
+export function cudaCheckModel(target: Target, cuda: CudaTarget): MachineModel {
+  const T = cuda.timing;
+  const v: Record<TimingName, number> = {
+    hostPacketUs: T.hostCallUs,
+    hostDoorbellUs: 0,
+    doorbellLatencyUs: T.launchUs,
+    enginePacketUs: 0,
+    copyStartupUs: T.peerStartUs,
+    engineGBps: cuda.peerGBps,
+    localCopyGBps: cuda.peerGBps,
+    hostSignalLatencyUs: T.flagUs,
+    gpuSignalLatencyUs: T.flagUs,
+    hostPollIntervalUs: 1,
+    sdmaClockMHz: 1000,
+    pollRepollUs: T.waitReleaseUs,
+    triggerStoreUs: 0,
+    hostSlotReadUs: 0,
+    backToBackUs: 0,
+    broadcastGBps: cuda.peerGBps,
+  };
+  const sources = Object.fromEntries(Object.keys(v).map((k) => [k, CUDA_CHECK_SOURCE]));
+  const link = (gbps: number): { ratedGBps: number; usableGBps: number; source: string } => ({
+    ratedGBps: gbps,
+    usableGBps: gbps,
+    source: CUDA_CHECK_SOURCE,
+  });
+  return {
+    name: target.name,
+    gpus: target.gpus,
+    engines: target.engines.count,
+    timing: v,
+    sources: sources as MachineModel["sources"],
+    links: { topology: "full-mesh", ...link(cuda.peerGBps) },
+    fallbacks: [],
+    hostWordPollUs: T.waitReleaseUs,
+    // Any stream reaches the host and every peer (the driver picks the copy engine by direction).
+    part: {
+      ...partRules(target),
+      engineKind: new Uint8Array(target.engines.count).fill(XGMI_ENGINE),
+      hasPcie: false,
+    },
+    pcie: link(cuda.hostLink.h2dGBps),
   };
 }
 

@@ -18,6 +18,9 @@ import type { Trace } from "../backend/trace/trace.js";
 import { diag, type Diagnostic } from "../diagnostics/diagnostic.js";
 import { OP_KINDS, type IrModule } from "../ir/ir.js";
 import type { Target } from "../target/target.js";
+import { cudaOf } from "../target/cuda-target.js";
+import type { CudaProgram } from "../backend/cuda/program.js";
+import { withCudaTime, type CudaTiming } from "./cuda-time.js";
 import {
   execute,
   MAX_RACES,
@@ -27,7 +30,7 @@ import {
   type Timeline,
 } from "./execute.js";
 import type { SyncTrace } from "./semantics.js";
-import { readMachineModel, type MachineModel } from "./model.js";
+import { cudaCheckModel, readMachineModel, type MachineModel, type ModelResult } from "./model.js";
 import {
   validateManifest,
   validateManifestInputs,
@@ -60,7 +63,15 @@ export type SimInput =
        */
       readonly frontEnd?: DeferredModule | undefined;
     }
-  | { readonly trace: Trace; readonly module?: IrModule | undefined };
+  | {
+      readonly trace: Trace;
+      readonly module?: IrModule | undefined;
+      /**
+       * A CUDA target's command program, built from the same queue program as the trace: the
+       * trace's run checks it, cuda-exec times it (cuda-time.ts).
+       */
+      readonly cuda?: CudaProgram | undefined;
+    };
 
 /** An IR module that comes later, from a thread that can also run the checks (check-thread.ts). */
 export interface DeferredModule {
@@ -98,6 +109,10 @@ export interface SimResult {
   readonly timeline: Timeline | undefined;
   readonly program: PackedProgram | undefined;
   readonly model: MachineModel | undefined;
+  /** The model that gave the time, where not the executor's own (a CUDA target: cuda-time.ts). */
+  readonly timedBy?: string | undefined;
+  /** A CUDA target's program and its commands' times (cuda-time.ts). */
+  readonly cuda?: CudaTiming | undefined;
   /** With SimulateOptions.syncTrace (the fuzzers' equivalence oracle): see semantics.ts. */
   readonly syncTrace?: SyncTrace | undefined;
   /** A deadlock or the watchdog ended the run: the words a host could read (sim --snapshot). */
@@ -138,7 +153,13 @@ const failed = (d: Diagnostic[], model?: MachineModel): SimResult => ({
 });
 
 function simulateInput(input: SimInput, opts: SimulateOptions): SimResult {
-  const m = readMachineModel(opts.target);
+  // A CUDA target's program: its queue program runs here for the checks (cuda-time.ts).
+  const cuda = "trace" in input ? input.cuda : undefined;
+  const cudaTarget = cudaOf(opts.target);
+  const m: ModelResult =
+    cuda && cudaTarget
+      ? { ok: true, model: cudaCheckModel(opts.target, cudaTarget) }
+      : readMachineModel(opts.target);
   if (!m.ok) return failed([diag("DMAC5006", undefined, [opts.target.name, m.error])]);
   const model = m.model;
   // A hand-edited or corrupt document is reported before anything is built from it.
@@ -189,7 +210,9 @@ function simulateInput(input: SimInput, opts: SimulateOptions): SimResult {
     checks: opts.checks ?? deferred?.checks,
     finalCheck: module && ((prov, p, where) => finalStateProblems(module!, prov, p, where)),
   });
-  return resultOf(ex, program, model, module, opts);
+  const result = resultOf(ex, program, model, module, opts);
+  if (!cuda || !cudaTarget) return result;
+  return withCudaTime(result, cuda, cudaTarget, module ?? opts.sizedBy, opts.record === true);
 }
 
 /**

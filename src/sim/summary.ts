@@ -155,6 +155,16 @@ export function summaryText(r: SimResult, opts: SummaryOptions = {}): string {
     `total time      ${formatTime(s.totalUs)}  (host submission ${formatTime(s.hostSubmitUs)})`,
   );
   pushAll(lines, bandwidthLines(r.bandwidth));
+  if (r.timedBy !== undefined) {
+    // A CUDA target: the checks ran the queue program, the time is the command program's.
+    lines.push(
+      r.cuda
+        ? `commands        ${s.packets} (the checks: ${s.events} events)`
+        : `packets         ${s.packets} in ${s.events} events (the check run)`,
+    );
+    lines.push(`timed by        ${r.timedBy}`);
+    return lines.join("\n") + "\n";
+  }
   lines.push(`packets         ${s.packets} in ${s.events} events`);
   pushAll(lines, engineLines(s, verbose));
   pushAll(lines, linkLines(s, verbose));
@@ -245,6 +255,7 @@ export function summaryFields(r: SimResult): SummaryFields {
 export function summaryJson(r: SimResult): unknown {
   return {
     ...summaryFields(r),
+    ...(r.timedBy !== undefined ? { timedBy: r.timedBy } : {}),
     diagnostics: jsonDiagnostics(sortDiagnostics(r.diagnostics)),
   };
 }

@@ -104,11 +104,11 @@ describe("W7: the library's compile takes the CLI's path for every target", () =
     expect(r.diagnostics[0]!.code).toBe("DMAC5004");
     expect(r.diagnostics[0]!.message).toMatch(/CUDA back end/);
   });
-  it("simulate() of a CUDA compile says the executor runs SDMA streams", () => {
+  it("simulate() of a CUDA compile points at dmac sim FILE.dmac", () => {
     const r = simulate(compile(UPLOAD, { target: "h100" }));
     expect(r.verified).toBe(false);
-    expect(r.diagnostics[0]!.code).toBe("DMAC5006");
-    expect(r.diagnostics[0]!.message).toMatch(/CUDA copy-engine target/);
+    expect(r.diagnostics[0]!.code).toBe("DMAC5004");
+    expect(r.diagnostics[0]!.message).toMatch(/CUDA copy-engine target.*dmac sim FILE\.dmac/);
   });
 });
 

@@ -28,6 +28,7 @@ import {
 } from "../../options/options.js";
 import { BANDWIDTH_HELP } from "../../sim/bandwidth.js";
 import { chromeTraceJson } from "../../sim/chrome-trace.js";
+import { cudaTraceJson } from "../../sim/trace/cuda-trace.js";
 import { DEFAULT_SIM_MAX_PACKETS } from "../../sim/loaded-input.js";
 import type { SimResult } from "../../sim/run.js";
 import { badOption } from "../../sim/session/build-input.js";
@@ -257,10 +258,12 @@ function writeTrace(
   opts: SimCommandOptions,
   ctx: CliContext,
 ): Diagnostic | undefined {
-  const trace = chromeTraceJson(result.program!, result, {
-    module: run.module,
-    endUs: result.stats.totalUs,
-  });
+  const trace = result.cuda
+    ? cudaTraceJson(result.cuda)
+    : chromeTraceJson(result.program!, result, {
+        module: run.module,
+        endUs: result.stats.totalUs,
+      });
   const inputs = runInputs(run, opts);
   const page = opts.html ?? (opts.open === true ? pageBeside(opts.trace!) : undefined);
   try {
@@ -301,7 +304,7 @@ export function registerSim(program: Command, ctx: CliContext): void {
   const cmd = program
     .command("sim")
     .description(
-      "run compiled packet streams (or a .dmac, compiled in memory, or a trace) on the simulated MI300X node",
+      "run compiled packet streams (or a .dmac, compiled in memory, or a trace) on the simulated MI300X node; a .dmac on a CUDA target gets the same checks and the copy-engine model's time",
     )
     .argument(
       "<inputs...>",

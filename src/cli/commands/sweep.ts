@@ -518,7 +518,8 @@ export function runSweep(
       run.rows.push(failedPoint(bytes, c.diagnostics));
       return;
     }
-    if ("manifest" in c.loaded.input) run.schedule = c.loaded.input.manifest.schedule;
+    const input = c.loaded.input;
+    run.schedule = "manifest" in input ? input.manifest.schedule : input.trace.schedule;
     const plan = c.loaded.optimised?.plan;
     if (plan?.stoppedEarly) budgetSkips += plan.stoppedEarly.total - plan.stoppedEarly.evaluated;
     const r = simulate(c.loaded.input, {

@@ -119,6 +119,15 @@ describe("what the commands write and print", () => {
     }
   });
 
+  it("dmac sim on a CUDA target: the summary and the trace", async () => {
+    const out = join(root, "cuda.chrome.json");
+    const f = example("all_gather_pcpy.dmac");
+    const r = await runCli(["sim", f, "--target", "h200", "--trace", out, "--format", "json"]);
+    expect(r.code, r.err).toBe(0);
+    expectValid("sim", parse(r.out), "sim --target h200 --format json");
+    expectValid("chrome-trace", parse(readFileSync(out, "utf8")), "sim --target h200 --trace");
+  });
+
   it("dmac sim --json: several inputs, one of which fails to load", async () => {
     const r = await runCli([
       "sim",

@@ -1,0 +1,119 @@
+// The Chrome trace (`dmac sim --trace`) of a run on a CUDA target: the command program's streams
+// with cuda-exec's times (cuda-time.ts), in the layout chrome-trace.ts gives SDMA runs:
+//   processes  the host, then one per GPU (`GPU g`);
+//   threads    the host's calls (`host`), one per stream (`stream s (gpuG.streamS)`);
+//   host       each stream call (cat `host`, `call gpu0.stream1 #0`) from the host's previous
+//              call's return to its own (none with prelaunch: every call precedes the clock);
+//   X slices   each command from when its stream reached it to when it was done (cat `wait` for
+//              a wait, `engine` for the others, as SDMA commands; named `copy gpu0->gpu1 8192 B`,
+//              `batch of 3 copies`, `wait trigger >= 1`, `write completion0 = 1`): a copy
+//              includes its wait for the copy engine and its start-up, a wait the time until
+//              its word held the value.
+// Every slice's args name its stream and command index. Times are microseconds.
+
+import type { CudaCmd, CudaCopy, CudaLoc, CudaProgram } from "../../backend/cuda/program.js";
+import { StreamedData } from "../../util/streamed-data.js";
+import type { CudaTiming } from "../cuda-time.js";
+
+type Meta = { name: string; ph: "M"; pid: number; tid: number; args: Record<string, unknown> };
+type Slice = {
+  name: string;
+  cat: string;
+  ph: "X";
+  ts: number;
+  dur: number;
+  pid: number;
+  tid: number;
+  args: Record<string, string | number>;
+};
+
+/** The trace of a CUDA run whose commands' times were recorded (CudaTiming.spans). */
+export function cudaTraceJson(c: CudaTiming): StreamedData {
+  const events: (Meta | Slice)[] = [];
+  const p = c.program;
+  for (let g = 0; g < p.gpus; g++) {
+    events.push({ name: "process_name", ph: "M", pid: g, tid: 0, args: { name: `GPU ${g}` } });
+    events.push({ name: "process_sort_index", ph: "M", pid: g, tid: 0, args: { sort_index: g } });
+  }
+  const host = p.gpus;
+  events.push({ name: "process_name", ph: "M", pid: host, tid: 0, args: { name: "host" } });
+  events.push({ name: "process_sort_index", ph: "M", pid: host, tid: 0, args: { sort_index: -1 } });
+  events.push({ name: "thread_name", ph: "M", pid: host, tid: 0, args: { name: "host" } });
+  const slices: Slice[] = [];
+  // The host calls stream after stream in program order, so each call begins at the last's return.
+  let returned = 0;
+  p.streams.forEach((st, s) => {
+    const queue = `gpu${st.gpu}.stream${st.stream}`;
+    const tid = st.stream + 1;
+    events.push({
+      name: "thread_name",
+      ph: "M",
+      pid: st.gpu,
+      tid,
+      args: { name: `stream ${st.stream} (${queue})` },
+    });
+    events.push({
+      name: "thread_sort_index",
+      ph: "M",
+      pid: st.gpu,
+      tid,
+      args: { sort_index: st.stream },
+    });
+    const span = c.spans?.[s];
+    st.commands.forEach((cmd, i) => {
+      const call = span?.call[i] ?? NaN;
+      if (!Number.isNaN(call)) {
+        const name = `call ${queue} #${i}`;
+        const args = { stream: queue, command: i };
+        slices.push({
+          name,
+          cat: "host",
+          ph: "X",
+          ts: returned,
+          dur: call - returned,
+          pid: host,
+          tid: 0,
+          args,
+        });
+        returned = call;
+      }
+      const ts = span?.start[i] ?? NaN;
+      const end = span?.end[i] ?? NaN;
+      if (Number.isNaN(ts) || Number.isNaN(end)) return;
+      const args = { stream: queue, command: i };
+      slices.push({
+        name: commandName(p, cmd),
+        cat: cmd.op === "wait" ? "wait" : "engine",
+        ph: "X",
+        ts,
+        dur: end - ts,
+        pid: st.gpu,
+        tid,
+        args,
+      });
+    });
+  });
+  // Time order (stable), as chrome-trace.ts writes its slices.
+  slices.sort((a, b) => a.ts - b.ts);
+  const text = JSON.stringify({ traceEvents: [...events, ...slices], displayTimeUnit: "ns" });
+  return new StreamedData((write) => write(Buffer.from(text + "\n")));
+}
+
+/** A slice's name: `copy gpu0->gpu1 64 KiB`, `batch of 3 copies`, `wait trigger >= 1`. */
+function commandName(p: CudaProgram, c: CudaCmd): string {
+  switch (c.op) {
+    case "copy":
+      return `copy ${copyName(c)}`;
+    case "batch":
+      return `batch of ${c.copies.length} copies`;
+    case "wait":
+      return `wait ${p.words[c.word]?.name ?? c.word} ${c.cmp === "geq" ? ">=" : "=="} ${c.value}`;
+    case "write":
+      return `write ${p.words[c.word]?.name ?? c.word} = ${c.value}`;
+    case "timestamp":
+      return `timestamp ${c.slot}`;
+  }
+}
+
+const place = (l: CudaLoc): string => (l.place === "host" ? "host" : `gpu${l.place}`);
+const copyName = (c: CudaCopy): string => `${place(c.src)}->${place(c.dst)} ${c.bytes} B`;
