@@ -39,4 +39,17 @@ export const SLOW_SUITES: readonly string[] = [
   "test/unit/perf/pass-scaling.test.ts",
   // -O2 compiled twice, once beside three CPU hogs.
   "test/e2e/plan-determinism.test.ts",
+  // Many CLI processes each (4-11 s on the quiet machine, 2026-11-27): every command's JSON
+  // document, the package through its exports, compile then sim, progress on a terminal, the
+  // golden workflow and its docs' examples.
+  "test/unit/cli/json-output.test.ts",
+  "test/e2e/package-api.test.ts",
+  "test/e2e/compile-then-sim.test.ts",
+  "test/unit/cli/progress.test.ts",
+  "test/e2e/golden-workflow.test.ts",
+  "test/e2e/golden-docs.test.ts",
+  // The runtime library and its Python package built with g++ and tested (8.5 s).
+  "test/unit/runtime/runtime.test.ts",
+  // -O2's plan under budgets from 0 to unlimited (6.5 s).
+  "test/unit/passes/plan-budget.test.ts",
 ];
