@@ -3,9 +3,9 @@
 // reserved-bit masks per dword, how to read the length); the compilation also checks the table
 // itself (no two fields share a bit, every field fits its dword) and throws InternalError if not.
 //
-// pack() assumes a validated packet (encode.ts validates); the generated `unpack` of a
-// CompiledPacket reads any bits and never throws; reserved bits are ignored by it (the generated
-// `suspicious` and the decoder check them). All arithmetic is unsigned 32-bit (`>>> 0`); 64-bit values are split into dwords here.
+// pack() assumes a validated packet (encode.ts validates); the `unpack` of a CompiledPacket
+// reads any bits and never throws; reserved bits are ignored by it (its `suspicious` and the
+// decoder check them). All arithmetic is unsigned 32-bit (`>>> 0`); 64-bit values are split into dwords here.
 
 import { InternalError } from "../../util/internal-error.js";
 import type { EnumField, FieldSpec, Packet, PacketKind, PacketSpec } from "./packets.js";
@@ -70,6 +70,8 @@ export interface CompiledField {
   readonly bias: number;
   readonly optional: boolean;
   readonly enumNames: readonly string[] | undefined;
+  /** enum only: raw value by name. */
+  readonly enumRaw: ReadonlyMap<string, number> | undefined;
   /** words only: where the count (N - 1) lives. */
   readonly countDw: number;
   readonly countLo: number;
@@ -95,12 +97,13 @@ export interface CompiledPacket {
   readonly fields: readonly CompiledField[];
   /** Dword indices holding the high half of an address (checked against MAX_SAFE_ADDR_HI). */
   readonly addrHiDws: readonly number[];
-  /** Generated from the fields: see `generateUnpack`. */
+  /** The packet object: kind, then the fields in table order (optional ones left out at their
+   * default). */
   readonly unpack: (words: ArrayLike<number>, at: number, length: number) => Packet;
-  /** Generated: true if a reserved bit is set, an enum holds a reserved value or an address
+  /** True if a reserved bit is set, an enum holds a reserved value or an address
    * is above 2^53 (the decoder then works out the details slowly). */
   readonly suspicious: (words: ArrayLike<number>, at: number) => boolean;
-  /** Generated: each field's number into out[slots.get(name)], allocating nothing (bool 0 or 1,
+  /** Each field's number into out[slots.get(name)], allocating nothing (bool 0 or 1,
    * enum its raw value, addr the address, u64 its low dword then its high one in the next slot;
    * `words` fields are left out). The executor's fast path reads the few it needs. */
   readonly read: (words: ArrayLike<number>, at: number, out: Float64Array) => void;
@@ -108,9 +111,9 @@ export interface CompiledPacket {
   readonly slots: ReadonlyMap<string, number>;
   /** Slots `read` fills (the size of its `out`). */
   readonly slotCount: number;
-  /** Generated: writes a valid packet into out[at .. at + length). */
+  /** Writes a valid packet into out[at .. at + length). */
   readonly pack: (p: Packet, out: Uint32Array | number[], at: number, length: number) => void;
-  /** Generated: is every field present (or optional), of the right type and in range, with no
+  /** Is every field present (or optional), of the right type and in range, with no
    * unknown property? (encode.ts explains a `false` with its slow validator.) */
   readonly valid: (p: Packet) => boolean;
 }
@@ -123,6 +126,7 @@ function compileField(f: FieldSpec): CompiledField {
     dw: f.dw,
     optional: f.optional === true,
     enumNames: undefined as readonly string[] | undefined,
+    enumRaw: undefined as ReadonlyMap<string, number> | undefined,
     bias: 0,
     countDw: -1,
     countLo: 0,
@@ -143,6 +147,7 @@ function compileField(f: FieldSpec): CompiledField {
         mask: fieldMask(width),
         bias: f.type === "uint" ? (f.bias ?? 0) : 0,
         enumNames: f.type === "enum" ? f.enum.names : undefined,
+        enumRaw: f.type === "enum" ? new Map(f.enum.names.map((n, raw) => [n, raw])) : undefined,
       };
     }
     case "addr":
@@ -164,52 +169,50 @@ function compileField(f: FieldSpec): CompiledField {
   }
 }
 
-// ---- Generated readers -----------------------------------------------------------------------
-// The executor decodes millions of packets per second. A generic loop that stores fields under
-// computed keys is ~0.3 M packets/s (megamorphic keyed stores); so, like TableGen, the table is
-// compiled once at load time into one straight-line reader per kind that builds the packet as
-// an object literal (one hidden class per kind). The generated text depends only on PACKETS.
+// ---- Readers and writers over the compiled fields ----------------------------------------------
+// The packet table is data; these closures walk a kind's compiled fields. Fields are plain objects
+// of one shape and `type` is an internalised string, so each loop below stays monomorphic.
 
-const hexLit = (v: number): string => `0x${(v >>> 0).toString(16)}`;
-
-function rawExpr(dw: number, lo: number, mask: number): string {
-  const word = `w[at + ${dw}]`;
-  if (mask === 0xffffffff && lo === 0) return `(${word} >>> 0)`;
-  return `((${word} >>> ${lo}) & ${hexLit(mask)})`;
+/** Bits lo+..:lo of dword `dw` of the packet at `at`. */
+function raw(w: ArrayLike<number>, at: number, f: CompiledField): number {
+  return ((w[at + f.dw]! >>> f.lo) & f.mask) >>> 0;
 }
 
-function valueExpr(f: CompiledField, enumIndex: number): string {
+/** The address held by addr field f (bits lo-1:0 of its low dword are reserved, not part of it). */
+function addrAt(w: ArrayLike<number>, at: number, f: CompiledField): number {
+  return (w[at + f.dw + 1]! >>> 0) * TWO_32 + ((w[at + f.dw]! & f.mask) >>> 0);
+}
+
+function value(w: ArrayLike<number>, at: number, length: number, f: CompiledField): unknown {
   switch (f.type) {
     case "uint":
-      return f.bias === 0
-        ? rawExpr(f.dw, f.lo, f.mask)
-        : `(${rawExpr(f.dw, f.lo, f.mask)} + ${f.bias})`;
+      return raw(w, at, f) + f.bias;
     case "bool":
-      return `(${rawExpr(f.dw, f.lo, 1)} !== 0)`;
+      return raw(w, at, f) !== 0;
     case "enum":
-      return `E[${enumIndex}][${rawExpr(f.dw, f.lo, f.mask)}]`;
+      return f.enumNames![raw(w, at, f)];
     case "addr":
-      return `((w[at + ${f.dw + 1}] >>> 0) * ${TWO_32} + ((w[at + ${f.dw}] & ${hexLit(f.mask)}) >>> 0))`;
+      return addrAt(w, at, f);
     case "u64":
-      return `((BigInt(w[at + ${f.dw + 1}] >>> 0) << 32n) | BigInt(w[at + ${f.dw}] >>> 0))`;
+      return joinU64(w[at + f.dw]!, w[at + f.dw + 1]!);
     case "words":
-      return `readWords(w, at + ${f.dw}, length - ${f.dw})`;
+      return readWords(w, at + f.dw, length - f.dw);
   }
 }
 
 /** Is the value of optional field f at its default (so the decoder leaves it out)? */
-function isDefaultExpr(f: CompiledField): string {
+function isDefault(w: ArrayLike<number>, at: number, f: CompiledField): boolean {
   switch (f.type) {
     case "uint":
     case "bool":
     case "enum":
-      return `${rawExpr(f.dw, f.lo, f.mask)} === 0`;
+      return raw(w, at, f) === 0;
     case "addr":
-      return `(w[at + ${f.dw}] & ${hexLit(f.mask)}) === 0 && w[at + ${f.dw + 1}] === 0`;
+      return (w[at + f.dw]! & f.mask) === 0 && w[at + f.dw + 1] === 0;
     case "u64":
-      return `w[at + ${f.dw}] === 0 && w[at + ${f.dw + 1}] === 0`;
+      return w[at + f.dw] === 0 && w[at + f.dw + 1] === 0;
     case "words":
-      return "false";
+      return false;
   }
 }
 
@@ -219,23 +222,16 @@ function readWords(w: ArrayLike<number>, from: number, count: number): number[] 
   return data;
 }
 
-function generateUnpack(
-  kind: PacketKind,
-  fields: readonly CompiledField[],
-): CompiledPacket["unpack"] {
-  const enums = fields.map((f) => f.enumNames ?? []);
-  const required = fields
-    .map((f, i) => (f.optional ? "" : `, ${f.name}: ${valueExpr(f, i)}`))
-    .join("");
-  const optional = fields
-    .map((f, i) =>
-      f.optional ? `if (!(${isDefaultExpr(f)})) o.${f.name} = ${valueExpr(f, i)};\n` : "",
-    )
-    .join("");
-  const body =
-    `return function unpack_${kind}(w, at, length) {\n` +
-    `const o = { kind: ${JSON.stringify(kind)}${required} };\n${optional}return o;\n};`;
-  return new Function("E", "readWords", body)(enums, readWords) as CompiledPacket["unpack"];
+function unpacker(kind: PacketKind, fields: readonly CompiledField[]): CompiledPacket["unpack"] {
+  return (w, at, length) => {
+    // Insertion order is the key order: kind, then the fields in table order.
+    const o: Record<string, unknown> = { kind };
+    for (let i = 0; i < fields.length; i++) {
+      const f = fields[i]!;
+      if (!f.optional || !isDefault(w, at, f)) o[f.name] = value(w, at, length, f);
+    }
+    return o as unknown as Packet;
+  };
 }
 
 /** Where CompiledPacket.read puts each field (u64: two slots). */
@@ -250,139 +246,142 @@ function readSlots(fields: readonly CompiledField[]): Map<string, number> {
   return slots;
 }
 
-function generateRead(
-  fields: readonly CompiledField[],
-  slots: ReadonlyMap<string, number>,
-): CompiledPacket["read"] {
-  const stores = fields.map((f) => {
-    const k = slots.get(f.name);
-    switch (f.type) {
-      case "words":
-        return "";
-      case "bool":
-      case "enum":
-        return `out[${k}] = ${rawExpr(f.dw, f.lo, f.mask)};`;
-      case "u64":
-        return `out[${k}] = w[at + ${f.dw}] >>> 0; out[${k! + 1}] = w[at + ${f.dw + 1}] >>> 0;`;
-      default:
-        return `out[${k}] = ${valueExpr(f, 0)};`;
+function reader(fields: readonly CompiledField[]): CompiledPacket["read"] {
+  // Fields in slot order (words have none): field i goes to out[slot i] (u64: and the next).
+  const read = fields.filter((f) => f.type !== "words");
+  return (w, at, out) => {
+    let k = 0;
+    for (let i = 0; i < read.length; i++) {
+      const f = read[i]!;
+      switch (f.type) {
+        case "uint":
+          out[k++] = raw(w, at, f) + f.bias;
+          break;
+        case "addr":
+          out[k++] = addrAt(w, at, f);
+          break;
+        case "u64":
+          out[k++] = w[at + f.dw]! >>> 0;
+          out[k++] = w[at + f.dw + 1]! >>> 0;
+          break;
+        default: // bool, enum: the raw bits
+          out[k++] = raw(w, at, f);
+      }
     }
-  });
-  const body = `return function read(w, at, out) {\n${stores.join("\n")}\n};`;
-  return new Function(body)() as CompiledPacket["read"];
+  };
 }
 
-function generateSuspicious(
+function suspiciousTest(
   reserved: readonly number[],
   fields: readonly CompiledField[],
 ): CompiledPacket["suspicious"] {
-  const terms: string[] = [];
-  reserved.forEach((mask, d) => {
-    if (mask !== 0) terms.push(`(w[at + ${d}] & ${hexLit(mask)}) !== 0`);
-  });
-  const flags: boolean[][] = [];
-  for (const f of fields) {
-    if (f.type === "addr") terms.push(`w[at + ${f.dw + 1}] > ${hexLit(MAX_SAFE_ADDR_HI)}`);
-    if (f.spec.type === "enum" && f.spec.enum.reserved.length > 0) {
-      const isReserved = f.spec.enum.names.map((_, raw) =>
-        (f.spec as EnumField).enum.reserved.includes(raw),
-      );
-      terms.push(`R[${flags.length}][${rawExpr(f.dw, f.lo, f.mask)}]`);
-      flags.push(isReserved);
-    }
-  }
-  const body = `return function suspicious(w, at) { return ${terms.length > 0 ? terms.join(" || ") : "false"}; };`;
-  return new Function("R", body)(flags) as CompiledPacket["suspicious"];
+  const masks = Uint32Array.from(reserved);
+  const addrHi = Int32Array.from(
+    fields.filter((f) => f.type === "addr"),
+    (f) => f.dw + 1,
+  );
+  const enums = fields.filter((f) => f.spec.type === "enum" && f.spec.enum.reserved.length > 0);
+  const isReserved = enums.map((f) =>
+    f.enumNames!.map((_, r) => (f.spec as EnumField).enum.reserved.includes(r)),
+  );
+  return (w, at) => {
+    for (let d = 0; d < masks.length; d++) if ((w[at + d]! & masks[d]!) !== 0) return true;
+    for (let j = 0; j < addrHi.length; j++) if (w[at + addrHi[j]!]! > MAX_SAFE_ADDR_HI) return true;
+    for (let j = 0; j < enums.length; j++) if (isReserved[j]![raw(w, at, enums[j]!)]) return true;
+    return false;
+  };
 }
 
-// ---- Generated writers -----------------------------------------------------------------------
+// ---- Writers ---------------------------------------------------------------------------------
 
-function generatePack(
+function orInto(o: Uint32Array | number[], i: number, bits: number): void {
+  o[i] = (o[i]! | bits) >>> 0;
+}
+
+/** ORs field f of the validated packet (its value v) into o, whose fixed dwords hold the header
+ * and zeros. */
+function packField(f: CompiledField, v: unknown, o: Uint32Array | number[], at: number): void {
+  const i = at + f.dw;
+  switch (f.type) {
+    case "uint":
+      return orInto(o, i, ((((v ?? f.bias) as number) - f.bias) & f.mask) << f.lo);
+    case "bool":
+      return orInto(o, i, v === true ? 2 ** f.lo : 0);
+    case "enum":
+      return orInto(o, i, v === undefined ? 0 : f.enumRaw!.get(v as string)! << f.lo);
+    case "addr": {
+      const a = (v ?? 0) as number;
+      orInto(o, i, (a % TWO_32) & f.mask);
+      return orInto(o, i + 1, Math.floor(a / TWO_32));
+    }
+    case "u64": {
+      const b = (v ?? 0n) as bigint;
+      orInto(o, i, Number(b & 0xffffffffn));
+      return orInto(o, i + 1, Number(b >> 32n));
+    }
+    case "words": {
+      const d = v as readonly number[];
+      orInto(o, at + f.countDw, ((d.length - 1) & f.mask) << f.countLo);
+      for (let k = 0; k < d.length; k++) o[i + k] = d[k]! >>> 0;
+    }
+  }
+}
+
+function packer(
   header: number,
   fixedDwords: number,
   fields: readonly CompiledField[],
 ): CompiledPacket["pack"] {
-  const terms: string[][] = Array.from({ length: fixedDwords }, () => []);
-  terms[0]!.push(hexLit(header));
-  const lets: string[] = [];
-  let tail = "for (let k = " + fixedDwords + "; k < length; k++) out[at + k] = 0;";
-  fields.forEach((f, i) => {
-    const v = `p.${f.name}`;
-    switch (f.type) {
-      case "uint":
-        terms[f.dw]!.push(
-          f.optional
-            ? `(((${v} ?? ${f.bias}) - ${f.bias}) & ${hexLit(f.mask)}) << ${f.lo}`
-            : `((${v} - ${f.bias}) & ${hexLit(f.mask)}) << ${f.lo}`,
-        );
-        break;
-      case "bool":
-        terms[f.dw]!.push(`(${v} === true ? ${hexLit(2 ** f.lo)} : 0)`);
-        break;
-      case "enum":
-        terms[f.dw]!.push(
-          f.optional
-            ? `(${v} === undefined ? 0 : E[${i}].get(${v}) << ${f.lo})`
-            : `E[${i}].get(${v}) << ${f.lo}`,
-        );
-        break;
-      case "addr":
-        lets.push(`const a${i} = ${f.optional ? `${v} ?? 0` : v};`);
-        terms[f.dw]!.push(`(a${i} % ${TWO_32}) & ${hexLit(f.mask)}`);
-        terms[f.dw + 1]!.push(`Math.floor(a${i} / ${TWO_32})`);
-        break;
-      case "u64":
-        lets.push(`const b${i} = ${f.optional ? `${v} ?? 0n` : v};`);
-        terms[f.dw]!.push(`Number(b${i} & 0xffffffffn)`);
-        terms[f.dw + 1]!.push(`Number(b${i} >> 32n)`);
-        break;
-      case "words":
-        terms[f.countDw]!.push(`((${v}.length - 1) & ${hexLit(f.mask)}) << ${f.countLo}`);
-        tail = `const d = ${v}; for (let k = 0; k < d.length; k++) out[at + ${f.dw} + k] = d[k] >>> 0;`;
-        break;
-    }
-  });
-  const stores = terms.map(
-    (t, d) => `out[at + ${d}] = (${t.length > 0 ? t.join(" | ") : "0"}) >>> 0;`,
-  );
-  const body = `return function pack(p, out, at, length) {\n${lets.join("\n")}\n${stores.join("\n")}\n${tail}\n};`;
-  const enums = fields.map((f) => new Map((f.enumNames ?? []).map((n, raw) => [n, raw])));
-  return new Function("E", body)(enums) as CompiledPacket["pack"];
+  const hasWords = fields.some((f) => f.type === "words");
+  return (p, out, at, length) => {
+    const values = p as unknown as Record<string, unknown>;
+    out[at] = header;
+    for (let d = 1; d < fixedDwords; d++) out[at + d] = 0;
+    for (let i = 0; i < fields.length; i++) packField(fields[i]!, values[fields[i]!.name], out, at);
+    // Without inline data, the dwords past the fixed part (if the length says so) are zero.
+    if (!hasWords) for (let k = fixedDwords; k < length; k++) out[at + k] = 0;
+  };
 }
 
-function generateValid(fields: readonly CompiledField[]): CompiledPacket["valid"] {
-  const checks: string[] = [];
-  fields.forEach((f, i) => {
-    const v = `p.${f.name}`;
-    let check: string;
-    switch (f.type) {
-      case "uint":
-        check = `typeof ${v} === "number" && ${v} >= ${f.bias} && ${v} <= ${f.mask + f.bias} && Math.floor(${v}) === ${v}`;
-        break;
-      case "bool":
-        check = `typeof ${v} === "boolean"`;
-        break;
-      case "enum":
-        check = `typeof ${v} === "string" && E[${i}].has(${v})`;
-        break;
-      case "addr":
-        check = `typeof ${v} === "number" && ${v} >= 0 && ${v} <= ${Number.MAX_SAFE_INTEGER} && ${v} % ${2 ** f.lo} === 0 && Math.floor(${v}) === ${v}`;
-        break;
-      case "u64":
-        check = `typeof ${v} === "bigint" && ${v} >= 0n && ${v} <= 0xffffffffffffffffn`;
-        break;
-      case "words":
-        check = `validWords(${v}, ${f.mask + 1})`;
-        break;
+function validField(f: CompiledField, v: unknown): boolean {
+  switch (f.type) {
+    case "uint":
+      return typeof v === "number" && v >= f.bias && v <= f.mask + f.bias && Math.floor(v) === v;
+    case "bool":
+      return typeof v === "boolean";
+    case "enum":
+      return typeof v === "string" && f.enumRaw!.has(v);
+    case "addr":
+      return (
+        typeof v === "number" &&
+        v >= 0 &&
+        v <= Number.MAX_SAFE_INTEGER &&
+        v % 2 ** f.lo === 0 &&
+        Math.floor(v) === v
+      );
+    case "u64":
+      return typeof v === "bigint" && v >= 0n && v <= 0xffffffffffffffffn;
+    case "words":
+      return validWords(v, f.mask + 1);
+  }
+}
+
+function validator(fields: readonly CompiledField[]): CompiledPacket["valid"] {
+  return (p) => {
+    const values = p as unknown as Record<string, unknown>;
+    let n = 1; // kind
+    for (let i = 0; i < fields.length; i++) {
+      const f = fields[i]!;
+      const v = values[f.name];
+      if (v === undefined && f.optional) continue;
+      n++;
+      if (!validField(f, v)) return false;
     }
-    checks.push(f.optional ? `(${v} === undefined ? true : (n++, ${check}))` : `(n++, ${check})`);
-  });
-  const body =
-    `return function valid(p) {\nlet n = 1;\n` +
-    `if (!(${checks.length > 0 ? checks.join(" &&\n") : "true"})) return false;\n` +
-    `let keys = 0; for (const k in p) if (p[k] !== undefined) keys++; return keys === n;\n};`;
-  const enums = fields.map((f) => new Set(f.enumNames ?? []));
-  return new Function("E", "validWords", body)(enums, validWords) as CompiledPacket["valid"];
+    // No unknown property: as many defined ones as kind and the fields present.
+    let keys = 0;
+    for (const k in values) if (values[k] !== undefined) keys++;
+    return keys === n;
+  };
 }
 
 function validWords(v: unknown, max: number): boolean {
@@ -458,13 +457,13 @@ function compilePacket(spec: PacketSpec): CompiledPacket {
     lengthAdd,
     fields,
     addrHiDws: fields.filter((f) => f.type === "addr").map((f) => f.dw + 1),
-    unpack: generateUnpack(spec.kind, fields),
-    read: generateRead(fields, slots),
+    unpack: unpacker(spec.kind, fields),
+    read: reader(fields),
     slots,
     slotCount: fields.reduce((n, f) => n + (f.type === "words" ? 0 : f.type === "u64" ? 2 : 1), 0),
-    suspicious: generateSuspicious(reserved, fields),
-    pack: generatePack(header, fixedDwords, fields),
-    valid: generateValid(fields),
+    suspicious: suspiciousTest(reserved, fields),
+    pack: packer(header, fixedDwords, fields),
+    valid: validator(fields),
   };
 }
 
