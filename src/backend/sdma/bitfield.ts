@@ -8,7 +8,7 @@
 // decoder check them). All arithmetic is unsigned 32-bit (`>>> 0`); 64-bit values are split into dwords here.
 
 import { InternalError } from "../../util/internal-error.js";
-import type { EnumField, FieldSpec, Packet, PacketKind, PacketSpec } from "./packets.js";
+import type { FieldSpec, Packet, PacketKind, PacketSpec } from "./packets.js";
 import { PACKETS } from "./packets.js";
 
 const TWO_32 = 4294967296;
@@ -170,65 +170,91 @@ function compileField(f: FieldSpec): CompiledField {
 }
 
 // ---- Readers and writers over the compiled fields ----------------------------------------------
-// The packet table is data; these closures walk a kind's compiled fields. Fields are plain objects
-// of one shape and `type` is an internalised string, so each loop below stays monomorphic.
+// The packet table is data. Each field gets one small closure per job, chosen by a switch on its
+// type once at load time, with its dword, shift, mask and bias captured as constants; a kind's
+// reader or writer runs its fields' closures in table order. (A loop that switched on each field's
+// type per packet was 3-10x slower per packet: docs/design-decisions.md.)
 
-/** Bits lo+..:lo of dword `dw` of the packet at `at`. */
-function raw(w: ArrayLike<number>, at: number, f: CompiledField): number {
-  return ((w[at + f.dw]! >>> f.lo) & f.mask) >>> 0;
+type Words = ArrayLike<number>;
+type Out = Uint32Array | number[];
+
+/** Reads a field's value from the packet at `at` of `length` dwords. */
+type Get = (w: Words, at: number, length: number) => unknown;
+/** Is a field at its default (an optional field then is left out of the packet object)? */
+type IsDefault = (w: Words, at: number) => boolean;
+/** Writes a field's number(s) into the read slots. */
+type Store = (w: Words, at: number, out: Float64Array) => void;
+/** ORs a field's value into the packet at `at` (whose fixed dwords hold the header and zeros). */
+type Put = (v: unknown, out: Out, at: number) => void;
+
+/** Bits lo+..:lo of dword dw (the result of getBits, as a closure). */
+function bitsOf(dw: number, lo: number, mask: number): (w: Words, at: number) => number {
+  return (w, at) => ((w[at + dw]! >>> lo) & mask) >>> 0;
 }
 
-/** The address held by addr field f (bits lo-1:0 of its low dword are reserved, not part of it). */
-function addrAt(w: ArrayLike<number>, at: number, f: CompiledField): number {
-  return (w[at + f.dw + 1]! >>> 0) * TWO_32 + ((w[at + f.dw]! & f.mask) >>> 0);
+/** The address of an addr field (bits lo-1:0 of its low dword are reserved, not part of it). */
+function addrOf(dw: number, mask: number): (w: Words, at: number) => number {
+  return (w, at) => (w[at + dw + 1]! >>> 0) * TWO_32 + ((w[at + dw]! & mask) >>> 0);
 }
 
-function value(w: ArrayLike<number>, at: number, length: number, f: CompiledField): unknown {
+function getter(f: CompiledField): Get {
+  const { dw, bias } = f;
   switch (f.type) {
-    case "uint":
-      return raw(w, at, f) + f.bias;
-    case "bool":
-      return raw(w, at, f) !== 0;
-    case "enum":
-      return f.enumNames![raw(w, at, f)];
+    case "uint": {
+      const bits = bitsOf(dw, f.lo, f.mask);
+      return bias === 0 ? bits : (w, at) => bits(w, at) + bias;
+    }
+    case "bool": {
+      const bits = bitsOf(dw, f.lo, 1);
+      return (w, at) => bits(w, at) !== 0;
+    }
+    case "enum": {
+      const [bits, names] = [bitsOf(dw, f.lo, f.mask), f.enumNames!];
+      return (w, at) => names[bits(w, at)];
+    }
     case "addr":
-      return addrAt(w, at, f);
+      return addrOf(dw, f.mask);
     case "u64":
-      return joinU64(w[at + f.dw]!, w[at + f.dw + 1]!);
+      return (w, at) => joinU64(w[at + dw]!, w[at + dw + 1]!);
     case "words":
-      return readWords(w, at + f.dw, length - f.dw);
+      return (w, at, length) => readWords(w, at + dw, length - dw);
   }
 }
 
-/** Is the value of optional field f at its default (so the decoder leaves it out)? */
-function isDefault(w: ArrayLike<number>, at: number, f: CompiledField): boolean {
+function isDefaultOf(f: CompiledField): IsDefault {
+  const { dw, mask } = f;
   switch (f.type) {
     case "uint":
     case "bool":
-    case "enum":
-      return raw(w, at, f) === 0;
+    case "enum": {
+      const bits = bitsOf(dw, f.lo, mask);
+      return (w, at) => bits(w, at) === 0;
+    }
     case "addr":
-      return (w[at + f.dw]! & f.mask) === 0 && w[at + f.dw + 1] === 0;
+      return (w, at) => (w[at + dw]! & mask) === 0 && w[at + dw + 1] === 0;
     case "u64":
-      return w[at + f.dw] === 0 && w[at + f.dw + 1] === 0;
+      return (w, at) => w[at + dw] === 0 && w[at + dw + 1] === 0;
     case "words":
-      return false;
+      return () => false;
   }
 }
 
-function readWords(w: ArrayLike<number>, from: number, count: number): number[] {
+function readWords(w: Words, from: number, count: number): number[] {
   const data = new Array<number>(count);
   for (let k = 0; k < count; k++) data[k] = w[from + k]! >>> 0;
   return data;
 }
 
 function unpacker(kind: PacketKind, fields: readonly CompiledField[]): CompiledPacket["unpack"] {
+  const names = fields.map((f) => f.name);
+  const gets = fields.map(getter);
+  const defaults = fields.map((f) => (f.optional ? isDefaultOf(f) : undefined));
   return (w, at, length) => {
     // Insertion order is the key order: kind, then the fields in table order.
     const o: Record<string, unknown> = { kind };
-    for (let i = 0; i < fields.length; i++) {
-      const f = fields[i]!;
-      if (!f.optional || !isDefault(w, at, f)) o[f.name] = value(w, at, length, f);
+    for (let i = 0; i < gets.length; i++) {
+      const isDefault = defaults[i];
+      if (isDefault === undefined || !isDefault(w, at)) o[names[i]!] = gets[i]!(w, at, length);
     }
     return o as unknown as Packet;
   };
@@ -246,28 +272,40 @@ function readSlots(fields: readonly CompiledField[]): Map<string, number> {
   return slots;
 }
 
-function reader(fields: readonly CompiledField[]): CompiledPacket["read"] {
-  // Fields in slot order (words have none): field i goes to out[slot i] (u64: and the next).
-  const read = fields.filter((f) => f.type !== "words");
-  return (w, at, out) => {
-    let k = 0;
-    for (let i = 0; i < read.length; i++) {
-      const f = read[i]!;
-      switch (f.type) {
-        case "uint":
-          out[k++] = raw(w, at, f) + f.bias;
-          break;
-        case "addr":
-          out[k++] = addrAt(w, at, f);
-          break;
-        case "u64":
-          out[k++] = w[at + f.dw]! >>> 0;
-          out[k++] = w[at + f.dw + 1]! >>> 0;
-          break;
-        default: // bool, enum: the raw bits
-          out[k++] = raw(w, at, f);
-      }
+function storer(f: CompiledField, k: number): Store {
+  const { dw } = f;
+  switch (f.type) {
+    case "uint":
+    case "addr": {
+      const get = getter(f) as (w: Words, at: number) => number;
+      return (w, at, out) => {
+        out[k] = get(w, at);
+      };
     }
+    case "bool":
+    case "enum": {
+      const bits = bitsOf(dw, f.lo, f.mask); // the raw value
+      return (w, at, out) => {
+        out[k] = bits(w, at);
+      };
+    }
+    case "u64":
+      return (w, at, out) => {
+        out[k] = w[at + dw]! >>> 0;
+        out[k + 1] = w[at + dw + 1]! >>> 0;
+      };
+    case "words":
+      throw new InternalError(`${f.name}: words have no read slot`);
+  }
+}
+
+function reader(
+  fields: readonly CompiledField[],
+  slots: ReadonlyMap<string, number>,
+): CompiledPacket["read"] {
+  const stores = fields.filter((f) => f.type !== "words").map((f) => storer(f, slots.get(f.name)!));
+  return (w, at, out) => {
+    for (let i = 0; i < stores.length; i++) stores[i]!(w, at, out);
   };
 }
 
@@ -275,54 +313,66 @@ function suspiciousTest(
   reserved: readonly number[],
   fields: readonly CompiledField[],
 ): CompiledPacket["suspicious"] {
-  const masks = Uint32Array.from(reserved);
-  const addrHi = Int32Array.from(
-    fields.filter((f) => f.type === "addr"),
-    (f) => f.dw + 1,
-  );
-  const enums = fields.filter((f) => f.spec.type === "enum" && f.spec.enum.reserved.length > 0);
-  const isReserved = enums.map((f) =>
-    f.enumNames!.map((_, r) => (f.spec as EnumField).enum.reserved.includes(r)),
-  );
+  const tests: ((w: Words, at: number) => boolean)[] = [];
+  reserved.forEach((mask, d) => {
+    if (mask !== 0) tests.push((w, at) => (w[at + d]! & mask) !== 0);
+  });
+  for (const f of fields) {
+    const hi = f.dw + 1;
+    if (f.type === "addr") tests.push((w, at) => w[at + hi]! > MAX_SAFE_ADDR_HI);
+    if (f.spec.type === "enum" && f.spec.enum.reserved.length > 0) {
+      const r = f.spec.enum.reserved;
+      const [bits, isReserved] = [
+        bitsOf(f.dw, f.lo, f.mask),
+        f.enumNames!.map((_, v) => r.includes(v)),
+      ];
+      tests.push((w, at) => isReserved[bits(w, at)]!);
+    }
+  }
   return (w, at) => {
-    for (let d = 0; d < masks.length; d++) if ((w[at + d]! & masks[d]!) !== 0) return true;
-    for (let j = 0; j < addrHi.length; j++) if (w[at + addrHi[j]!]! > MAX_SAFE_ADDR_HI) return true;
-    for (let j = 0; j < enums.length; j++) if (isReserved[j]![raw(w, at, enums[j]!)]) return true;
+    for (let i = 0; i < tests.length; i++) if (tests[i]!(w, at)) return true;
     return false;
   };
 }
 
 // ---- Writers ---------------------------------------------------------------------------------
 
-function orInto(o: Uint32Array | number[], i: number, bits: number): void {
+function orInto(o: Out, i: number, bits: number): void {
   o[i] = (o[i]! | bits) >>> 0;
 }
 
-/** ORs field f of the validated packet (its value v) into o, whose fixed dwords hold the header
- * and zeros. */
-function packField(f: CompiledField, v: unknown, o: Uint32Array | number[], at: number): void {
-  const i = at + f.dw;
+function putter(f: CompiledField): Put {
+  const { dw, lo, mask, bias } = f;
   switch (f.type) {
     case "uint":
-      return orInto(o, i, ((((v ?? f.bias) as number) - f.bias) & f.mask) << f.lo);
-    case "bool":
-      return orInto(o, i, v === true ? 2 ** f.lo : 0);
-    case "enum":
-      return orInto(o, i, v === undefined ? 0 : f.enumRaw!.get(v as string)! << f.lo);
-    case "addr": {
-      const a = (v ?? 0) as number;
-      orInto(o, i, (a % TWO_32) & f.mask);
-      return orInto(o, i + 1, Math.floor(a / TWO_32));
+      return (v, o, at) => orInto(o, at + dw, ((((v ?? bias) as number) - bias) & mask) << lo);
+    case "bool": {
+      const bit = 2 ** lo;
+      return (v, o, at) => orInto(o, at + dw, v === true ? bit : 0);
     }
-    case "u64": {
-      const b = (v ?? 0n) as bigint;
-      orInto(o, i, Number(b & 0xffffffffn));
-      return orInto(o, i + 1, Number(b >> 32n));
+    case "enum": {
+      const raws = f.enumRaw!;
+      return (v, o, at) => orInto(o, at + dw, v === undefined ? 0 : raws.get(v as string)! << lo);
     }
+    case "addr":
+      return (v, o, at) => {
+        const a = (v ?? 0) as number;
+        orInto(o, at + dw, (a % TWO_32) & mask);
+        orInto(o, at + dw + 1, Math.floor(a / TWO_32));
+      };
+    case "u64":
+      return (v, o, at) => {
+        const b = (v ?? 0n) as bigint;
+        orInto(o, at + dw, Number(b & 0xffffffffn));
+        orInto(o, at + dw + 1, Number(b >> 32n));
+      };
     case "words": {
-      const d = v as readonly number[];
-      orInto(o, at + f.countDw, ((d.length - 1) & f.mask) << f.countLo);
-      for (let k = 0; k < d.length; k++) o[i + k] = d[k]! >>> 0;
+      const { countDw, countLo } = f;
+      return (v, o, at) => {
+        const d = v as readonly number[];
+        orInto(o, at + countDw, ((d.length - 1) & mask) << countLo);
+        for (let k = 0; k < d.length; k++) o[at + dw + k] = d[k]! >>> 0;
+      };
     }
   }
 }
@@ -332,50 +382,58 @@ function packer(
   fixedDwords: number,
   fields: readonly CompiledField[],
 ): CompiledPacket["pack"] {
+  const names = fields.map((f) => f.name);
+  const puts = fields.map(putter);
   const hasWords = fields.some((f) => f.type === "words");
   return (p, out, at, length) => {
     const values = p as unknown as Record<string, unknown>;
     out[at] = header;
     for (let d = 1; d < fixedDwords; d++) out[at + d] = 0;
-    for (let i = 0; i < fields.length; i++) packField(fields[i]!, values[fields[i]!.name], out, at);
+    for (let i = 0; i < puts.length; i++) puts[i]!(values[names[i]!], out, at);
     // Without inline data, the dwords past the fixed part (if the length says so) are zero.
     if (!hasWords) for (let k = fixedDwords; k < length; k++) out[at + k] = 0;
   };
 }
 
-function validField(f: CompiledField, v: unknown): boolean {
+function checker(f: CompiledField): (v: unknown) => boolean {
+  const { mask, bias } = f;
   switch (f.type) {
     case "uint":
-      return typeof v === "number" && v >= f.bias && v <= f.mask + f.bias && Math.floor(v) === v;
+      return (v) => typeof v === "number" && v >= bias && v <= mask + bias && Math.floor(v) === v;
     case "bool":
-      return typeof v === "boolean";
-    case "enum":
-      return typeof v === "string" && f.enumRaw!.has(v);
-    case "addr":
-      return (
+      return (v) => typeof v === "boolean";
+    case "enum": {
+      const raws = f.enumRaw!;
+      return (v) => typeof v === "string" && raws.has(v);
+    }
+    case "addr": {
+      const align = 2 ** f.lo;
+      return (v) =>
         typeof v === "number" &&
         v >= 0 &&
         v <= Number.MAX_SAFE_INTEGER &&
-        v % 2 ** f.lo === 0 &&
-        Math.floor(v) === v
-      );
+        v % align === 0 &&
+        Math.floor(v) === v;
+    }
     case "u64":
-      return typeof v === "bigint" && v >= 0n && v <= 0xffffffffffffffffn;
+      return (v) => typeof v === "bigint" && v >= 0n && v <= 0xffffffffffffffffn;
     case "words":
-      return validWords(v, f.mask + 1);
+      return (v) => validWords(v, mask + 1);
   }
 }
 
 function validator(fields: readonly CompiledField[]): CompiledPacket["valid"] {
+  const names = fields.map((f) => f.name);
+  const optional = fields.map((f) => f.optional);
+  const checks = fields.map(checker);
   return (p) => {
     const values = p as unknown as Record<string, unknown>;
     let n = 1; // kind
-    for (let i = 0; i < fields.length; i++) {
-      const f = fields[i]!;
-      const v = values[f.name];
-      if (v === undefined && f.optional) continue;
+    for (let i = 0; i < checks.length; i++) {
+      const v = values[names[i]!];
+      if (v === undefined && optional[i]) continue;
       n++;
-      if (!validField(f, v)) return false;
+      if (!checks[i]!(v)) return false;
     }
     // No unknown property: as many defined ones as kind and the fields present.
     let keys = 0;
@@ -458,7 +516,7 @@ function compilePacket(spec: PacketSpec): CompiledPacket {
     fields,
     addrHiDws: fields.filter((f) => f.type === "addr").map((f) => f.dw + 1),
     unpack: unpacker(spec.kind, fields),
-    read: reader(fields),
+    read: reader(fields, slots),
     slots,
     slotCount: fields.reduce((n, f) => n + (f.type === "words" ? 0 : f.type === "u64" ? 2 : 1), 0),
     suspicious: suspiciousTest(reserved, fields),
