@@ -182,8 +182,6 @@ type Out = Uint32Array | number[];
 type Get = (w: Words, at: number, length: number) => unknown;
 /** Is a field at its default (an optional field then is left out of the packet object)? */
 type IsDefault = (w: Words, at: number) => boolean;
-/** Writes a field's number(s) into the read slots. */
-type Store = (w: Words, at: number, out: Float64Array) => void;
 /** ORs a field's value into the packet at `at` (whose fixed dwords hold the header and zeros). */
 type Put = (v: unknown, out: Out, at: number) => void;
 
@@ -272,40 +270,38 @@ function readSlots(fields: readonly CompiledField[]): Map<string, number> {
   return slots;
 }
 
-function storer(f: CompiledField, k: number): Store {
-  const { dw } = f;
-  switch (f.type) {
-    case "uint":
-    case "addr": {
-      const get = getter(f) as (w: Words, at: number) => number;
-      return (w, at, out) => {
-        out[k] = get(w, at);
-      };
-    }
-    case "bool":
-    case "enum": {
-      const bits = bitsOf(dw, f.lo, f.mask); // the raw value
-      return (w, at, out) => {
-        out[k] = bits(w, at);
-      };
-    }
-    case "u64":
-      return (w, at, out) => {
-        out[k] = w[at + dw]! >>> 0;
-        out[k + 1] = w[at + dw + 1]! >>> 0;
-      };
-    case "words":
-      throw new InternalError(`${f.name}: words have no read slot`);
-  }
-}
+/** How `read` stores a field (an index into READ_KINDS' order below). */
+const READ_BITS = 0; // uint (plus its bias), bool and enum (the raw value)
+const READ_ADDR = 1;
+const READ_U64 = 2; // low dword, then high dword in the next slot
 
-function reader(
-  fields: readonly CompiledField[],
-  slots: ReadonlyMap<string, number>,
-): CompiledPacket["read"] {
-  const stores = fields.filter((f) => f.type !== "words").map((f) => storer(f, slots.get(f.name)!));
+function reader(fields: readonly CompiledField[]): CompiledPacket["read"] {
+  // The executor's hot path: one loop over typed arrays, no calls (closures per field were ~2x
+  // slower here). Slots follow table order (readSlots), words have none.
+  const read = fields.filter((f) => f.type !== "words");
+  const how = Uint8Array.from(read, (f) =>
+    f.type === "addr" ? READ_ADDR : f.type === "u64" ? READ_U64 : READ_BITS,
+  );
+  const dw = Int32Array.from(read, (f) => f.dw);
+  const lo = Int32Array.from(read, (f) => (f.type === "addr" ? 0 : f.lo));
+  const mask = Uint32Array.from(read, (f) => f.mask);
+  const bias = Float64Array.from(read, (f) => f.bias);
   return (w, at, out) => {
-    for (let i = 0; i < stores.length; i++) stores[i]!(w, at, out);
+    let k = 0;
+    for (let i = 0; i < how.length; i++) {
+      const d = at + dw[i]!;
+      switch (how[i]) {
+        case READ_BITS:
+          out[k++] = (((w[d]! >>> lo[i]!) & mask[i]!) >>> 0) + bias[i]!;
+          break;
+        case READ_ADDR:
+          out[k++] = (w[d + 1]! >>> 0) * TWO_32 + ((w[d]! & mask[i]!) >>> 0);
+          break;
+        default:
+          out[k++] = w[d]! >>> 0;
+          out[k++] = w[d + 1]! >>> 0;
+      }
+    }
   };
 }
 
@@ -516,7 +512,7 @@ function compilePacket(spec: PacketSpec): CompiledPacket {
     fields,
     addrHiDws: fields.filter((f) => f.type === "addr").map((f) => f.dw + 1),
     unpack: unpacker(spec.kind, fields),
-    read: reader(fields, slots),
+    read: reader(fields),
     slots,
     slotCount: fields.reduce((n, f) => n + (f.type === "words" ? 0 : f.type === "u64" ? 2 : 1), 0),
     suspicious: suspiciousTest(reserved, fields),
