@@ -309,24 +309,27 @@ function suspiciousTest(
   reserved: readonly number[],
   fields: readonly CompiledField[],
 ): CompiledPacket["suspicious"] {
-  const tests: ((w: Words, at: number) => boolean)[] = [];
-  reserved.forEach((mask, d) => {
-    if (mask !== 0) tests.push((w, at) => (w[at + d]! & mask) !== 0);
+  // The executor's hot path too: loops over typed arrays (closures per test were ~2x slower).
+  const resDw = Int32Array.from(reserved.flatMap((mask, d) => (mask !== 0 ? [d] : [])));
+  const resMask = Uint32Array.from(resDw, (d) => reserved[d]!);
+  const addrHi = Int32Array.from(
+    fields.filter((f) => f.type === "addr"),
+    (f) => f.dw + 1,
+  );
+  const enums = fields.flatMap((f) => {
+    if (f.spec.type !== "enum" || f.spec.enum.reserved.length === 0) return [];
+    const r = f.spec.enum.reserved;
+    const [bits, isReserved] = [
+      bitsOf(f.dw, f.lo, f.mask),
+      f.enumNames!.map((_, v) => r.includes(v)),
+    ];
+    return [(w: Words, at: number): boolean => isReserved[bits(w, at)]!];
   });
-  for (const f of fields) {
-    const hi = f.dw + 1;
-    if (f.type === "addr") tests.push((w, at) => w[at + hi]! > MAX_SAFE_ADDR_HI);
-    if (f.spec.type === "enum" && f.spec.enum.reserved.length > 0) {
-      const r = f.spec.enum.reserved;
-      const [bits, isReserved] = [
-        bitsOf(f.dw, f.lo, f.mask),
-        f.enumNames!.map((_, v) => r.includes(v)),
-      ];
-      tests.push((w, at) => isReserved[bits(w, at)]!);
-    }
-  }
   return (w, at) => {
-    for (let i = 0; i < tests.length; i++) if (tests[i]!(w, at)) return true;
+    for (let j = 0; j < resDw.length; j++)
+      if ((w[at + resDw[j]!]! & resMask[j]!) !== 0) return true;
+    for (let j = 0; j < addrHi.length; j++) if (w[at + addrHi[j]!]! > MAX_SAFE_ADDR_HI) return true;
+    for (let j = 0; j < enums.length; j++) if (enums[j]!(w, at)) return true;
     return false;
   };
 }
