@@ -172,8 +172,9 @@ function compileField(f: FieldSpec): CompiledField {
 // ---- Readers and writers over the compiled fields ----------------------------------------------
 // The packet table is data. Each field gets one small closure per job, chosen by a switch on its
 // type once at load time, with its dword, shift, mask and bias captured as constants; a kind's
-// reader or writer runs its fields' closures in table order. (A loop that switched on each field's
-// type per packet was 3-10x slower per packet: docs/design-decisions.md.)
+// reader or writer runs its fields' closures in table order. `read` and `suspicious`, the
+// executor's per-packet paths, loop over typed arrays of the fields instead (faster there). The
+// measured cost against generated code: docs/performance.md.
 
 type Words = ArrayLike<number>;
 type Out = Uint32Array | number[];
