@@ -3,12 +3,12 @@
 // reserved-bit masks per dword, how to read the length); the compilation also checks the table
 // itself (no two fields share a bit, every field fits its dword) and throws InternalError if not.
 //
-// pack() assumes a validated packet (encode.ts validates); the generated `unpack` of a
-// CompiledPacket reads any bits and never throws; reserved bits are ignored by it (the generated
-// `suspicious` and the decoder check them). All arithmetic is unsigned 32-bit (`>>> 0`); 64-bit values are split into dwords here.
+// pack() assumes a validated packet (encode.ts validates); the `unpack` of a CompiledPacket
+// reads any bits and never throws; reserved bits are ignored by it (its `suspicious` and the
+// decoder check them). All arithmetic is unsigned 32-bit (`>>> 0`); 64-bit values are split into dwords here.
 
 import { InternalError } from "../../util/internal-error.js";
-import type { EnumField, FieldSpec, Packet, PacketKind, PacketSpec } from "./packets.js";
+import type { FieldSpec, Packet, PacketKind, PacketSpec } from "./packets.js";
 import { PACKETS } from "./packets.js";
 
 const TWO_32 = 4294967296;
@@ -70,6 +70,8 @@ export interface CompiledField {
   readonly bias: number;
   readonly optional: boolean;
   readonly enumNames: readonly string[] | undefined;
+  /** enum only: raw value by name. */
+  readonly enumRaw: ReadonlyMap<string, number> | undefined;
   /** words only: where the count (N - 1) lives. */
   readonly countDw: number;
   readonly countLo: number;
@@ -95,12 +97,13 @@ export interface CompiledPacket {
   readonly fields: readonly CompiledField[];
   /** Dword indices holding the high half of an address (checked against MAX_SAFE_ADDR_HI). */
   readonly addrHiDws: readonly number[];
-  /** Generated from the fields: see `generateUnpack`. */
+  /** The packet object: kind, then the fields in table order (optional ones left out at their
+   * default). */
   readonly unpack: (words: ArrayLike<number>, at: number, length: number) => Packet;
-  /** Generated: true if a reserved bit is set, an enum holds a reserved value or an address
+  /** True if a reserved bit is set, an enum holds a reserved value or an address
    * is above 2^53 (the decoder then works out the details slowly). */
   readonly suspicious: (words: ArrayLike<number>, at: number) => boolean;
-  /** Generated: each field's number into out[slots.get(name)], allocating nothing (bool 0 or 1,
+  /** Each field's number into out[slots.get(name)], allocating nothing (bool 0 or 1,
    * enum its raw value, addr the address, u64 its low dword then its high one in the next slot;
    * `words` fields are left out). The executor's fast path reads the few it needs. */
   readonly read: (words: ArrayLike<number>, at: number, out: Float64Array) => void;
@@ -108,9 +111,9 @@ export interface CompiledPacket {
   readonly slots: ReadonlyMap<string, number>;
   /** Slots `read` fills (the size of its `out`). */
   readonly slotCount: number;
-  /** Generated: writes a valid packet into out[at .. at + length). */
+  /** Writes a valid packet into out[at .. at + length). */
   readonly pack: (p: Packet, out: Uint32Array | number[], at: number, length: number) => void;
-  /** Generated: is every field present (or optional), of the right type and in range, with no
+  /** Is every field present (or optional), of the right type and in range, with no
    * unknown property? (encode.ts explains a `false` with its slow validator.) */
   readonly valid: (p: Packet) => boolean;
 }
@@ -123,6 +126,7 @@ function compileField(f: FieldSpec): CompiledField {
     dw: f.dw,
     optional: f.optional === true,
     enumNames: undefined as readonly string[] | undefined,
+    enumRaw: undefined as ReadonlyMap<string, number> | undefined,
     bias: 0,
     countDw: -1,
     countLo: 0,
@@ -143,6 +147,7 @@ function compileField(f: FieldSpec): CompiledField {
         mask: fieldMask(width),
         bias: f.type === "uint" ? (f.bias ?? 0) : 0,
         enumNames: f.type === "enum" ? f.enum.names : undefined,
+        enumRaw: f.type === "enum" ? new Map(f.enum.names.map((n, raw) => [n, raw])) : undefined,
       };
     }
     case "addr":
@@ -164,78 +169,94 @@ function compileField(f: FieldSpec): CompiledField {
   }
 }
 
-// ---- Generated readers -----------------------------------------------------------------------
-// The executor decodes millions of packets per second. A generic loop that stores fields under
-// computed keys is ~0.3 M packets/s (megamorphic keyed stores); so, like TableGen, the table is
-// compiled once at load time into one straight-line reader per kind that builds the packet as
-// an object literal (one hidden class per kind). The generated text depends only on PACKETS.
+// ---- Readers and writers over the compiled fields ----------------------------------------------
+// The packet table is data. Each field gets one small closure per job, chosen by a switch on its
+// type once at load time, with its dword, shift, mask and bias captured as constants; a kind's
+// reader or writer runs its fields' closures in table order. `read` and `suspicious`, the
+// executor's per-packet paths, loop over typed arrays of the fields instead (faster there). The
+// measured cost against generated code: docs/performance.md.
 
-const hexLit = (v: number): string => `0x${(v >>> 0).toString(16)}`;
+type Words = ArrayLike<number>;
+type Out = Uint32Array | number[];
 
-function rawExpr(dw: number, lo: number, mask: number): string {
-  const word = `w[at + ${dw}]`;
-  if (mask === 0xffffffff && lo === 0) return `(${word} >>> 0)`;
-  return `((${word} >>> ${lo}) & ${hexLit(mask)})`;
+/** Reads a field's value from the packet at `at` of `length` dwords. */
+type Get = (w: Words, at: number, length: number) => unknown;
+/** Is a field at its default (an optional field then is left out of the packet object)? */
+type IsDefault = (w: Words, at: number) => boolean;
+/** ORs a field's value into the packet at `at` (whose fixed dwords hold the header and zeros). */
+type Put = (v: unknown, out: Out, at: number) => void;
+
+/** Bits lo+..:lo of dword dw (the result of getBits, as a closure). */
+function bitsOf(dw: number, lo: number, mask: number): (w: Words, at: number) => number {
+  return (w, at) => ((w[at + dw]! >>> lo) & mask) >>> 0;
 }
 
-function valueExpr(f: CompiledField, enumIndex: number): string {
+/** The address of an addr field (bits lo-1:0 of its low dword are reserved, not part of it). */
+function addrOf(dw: number, mask: number): (w: Words, at: number) => number {
+  return (w, at) => (w[at + dw + 1]! >>> 0) * TWO_32 + ((w[at + dw]! & mask) >>> 0);
+}
+
+function getter(f: CompiledField): Get {
+  const { dw, bias } = f;
   switch (f.type) {
-    case "uint":
-      return f.bias === 0
-        ? rawExpr(f.dw, f.lo, f.mask)
-        : `(${rawExpr(f.dw, f.lo, f.mask)} + ${f.bias})`;
-    case "bool":
-      return `(${rawExpr(f.dw, f.lo, 1)} !== 0)`;
-    case "enum":
-      return `E[${enumIndex}][${rawExpr(f.dw, f.lo, f.mask)}]`;
+    case "uint": {
+      const bits = bitsOf(dw, f.lo, f.mask);
+      return bias === 0 ? bits : (w, at) => bits(w, at) + bias;
+    }
+    case "bool": {
+      const bits = bitsOf(dw, f.lo, 1);
+      return (w, at) => bits(w, at) !== 0;
+    }
+    case "enum": {
+      const [bits, names] = [bitsOf(dw, f.lo, f.mask), f.enumNames!];
+      return (w, at) => names[bits(w, at)];
+    }
     case "addr":
-      return `((w[at + ${f.dw + 1}] >>> 0) * ${TWO_32} + ((w[at + ${f.dw}] & ${hexLit(f.mask)}) >>> 0))`;
+      return addrOf(dw, f.mask);
     case "u64":
-      return `((BigInt(w[at + ${f.dw + 1}] >>> 0) << 32n) | BigInt(w[at + ${f.dw}] >>> 0))`;
+      return (w, at) => joinU64(w[at + dw]!, w[at + dw + 1]!);
     case "words":
-      return `readWords(w, at + ${f.dw}, length - ${f.dw})`;
+      return (w, at, length) => readWords(w, at + dw, length - dw);
   }
 }
 
-/** Is the value of optional field f at its default (so the decoder leaves it out)? */
-function isDefaultExpr(f: CompiledField): string {
+function isDefaultOf(f: CompiledField): IsDefault {
+  const { dw, mask } = f;
   switch (f.type) {
     case "uint":
     case "bool":
-    case "enum":
-      return `${rawExpr(f.dw, f.lo, f.mask)} === 0`;
+    case "enum": {
+      const bits = bitsOf(dw, f.lo, mask);
+      return (w, at) => bits(w, at) === 0;
+    }
     case "addr":
-      return `(w[at + ${f.dw}] & ${hexLit(f.mask)}) === 0 && w[at + ${f.dw + 1}] === 0`;
+      return (w, at) => (w[at + dw]! & mask) === 0 && w[at + dw + 1] === 0;
     case "u64":
-      return `w[at + ${f.dw}] === 0 && w[at + ${f.dw + 1}] === 0`;
+      return (w, at) => w[at + dw] === 0 && w[at + dw + 1] === 0;
     case "words":
-      return "false";
+      return () => false;
   }
 }
 
-function readWords(w: ArrayLike<number>, from: number, count: number): number[] {
+function readWords(w: Words, from: number, count: number): number[] {
   const data = new Array<number>(count);
   for (let k = 0; k < count; k++) data[k] = w[from + k]! >>> 0;
   return data;
 }
 
-function generateUnpack(
-  kind: PacketKind,
-  fields: readonly CompiledField[],
-): CompiledPacket["unpack"] {
-  const enums = fields.map((f) => f.enumNames ?? []);
-  const required = fields
-    .map((f, i) => (f.optional ? "" : `, ${f.name}: ${valueExpr(f, i)}`))
-    .join("");
-  const optional = fields
-    .map((f, i) =>
-      f.optional ? `if (!(${isDefaultExpr(f)})) o.${f.name} = ${valueExpr(f, i)};\n` : "",
-    )
-    .join("");
-  const body =
-    `return function unpack_${kind}(w, at, length) {\n` +
-    `const o = { kind: ${JSON.stringify(kind)}${required} };\n${optional}return o;\n};`;
-  return new Function("E", "readWords", body)(enums, readWords) as CompiledPacket["unpack"];
+function unpacker(kind: PacketKind, fields: readonly CompiledField[]): CompiledPacket["unpack"] {
+  const names = fields.map((f) => f.name);
+  const gets = fields.map(getter);
+  const defaults = fields.map((f) => (f.optional ? isDefaultOf(f) : undefined));
+  return (w, at, length) => {
+    // Insertion order is the key order: kind, then the fields in table order.
+    const o: Record<string, unknown> = { kind };
+    for (let i = 0; i < gets.length; i++) {
+      const isDefault = defaults[i];
+      if (isDefault === undefined || !isDefault(w, at)) o[names[i]!] = gets[i]!(w, at, length);
+    }
+    return o as unknown as Packet;
+  };
 }
 
 /** Where CompiledPacket.read puts each field (u64: two slots). */
@@ -250,139 +271,175 @@ function readSlots(fields: readonly CompiledField[]): Map<string, number> {
   return slots;
 }
 
-function generateRead(
-  fields: readonly CompiledField[],
-  slots: ReadonlyMap<string, number>,
-): CompiledPacket["read"] {
-  const stores = fields.map((f) => {
-    const k = slots.get(f.name);
-    switch (f.type) {
-      case "words":
-        return "";
-      case "bool":
-      case "enum":
-        return `out[${k}] = ${rawExpr(f.dw, f.lo, f.mask)};`;
-      case "u64":
-        return `out[${k}] = w[at + ${f.dw}] >>> 0; out[${k! + 1}] = w[at + ${f.dw + 1}] >>> 0;`;
-      default:
-        return `out[${k}] = ${valueExpr(f, 0)};`;
+/** How `read` stores a field (an index into READ_KINDS' order below). */
+const READ_BITS = 0; // uint (plus its bias), bool and enum (the raw value)
+const READ_ADDR = 1;
+const READ_U64 = 2; // low dword, then high dword in the next slot
+
+function reader(fields: readonly CompiledField[]): CompiledPacket["read"] {
+  // The executor's hot path: one loop over typed arrays, no calls (closures per field were ~2x
+  // slower here). Slots follow table order (readSlots), words have none.
+  const read = fields.filter((f) => f.type !== "words");
+  const how = Uint8Array.from(read, (f) =>
+    f.type === "addr" ? READ_ADDR : f.type === "u64" ? READ_U64 : READ_BITS,
+  );
+  const dw = Int32Array.from(read, (f) => f.dw);
+  const lo = Int32Array.from(read, (f) => (f.type === "addr" ? 0 : f.lo));
+  const mask = Uint32Array.from(read, (f) => f.mask);
+  const bias = Float64Array.from(read, (f) => f.bias);
+  return (w, at, out) => {
+    let k = 0;
+    for (let i = 0; i < how.length; i++) {
+      const d = at + dw[i]!;
+      switch (how[i]) {
+        case READ_BITS:
+          out[k++] = (((w[d]! >>> lo[i]!) & mask[i]!) >>> 0) + bias[i]!;
+          break;
+        case READ_ADDR:
+          out[k++] = (w[d + 1]! >>> 0) * TWO_32 + ((w[d]! & mask[i]!) >>> 0);
+          break;
+        default:
+          out[k++] = w[d]! >>> 0;
+          out[k++] = w[d + 1]! >>> 0;
+      }
     }
-  });
-  const body = `return function read(w, at, out) {\n${stores.join("\n")}\n};`;
-  return new Function(body)() as CompiledPacket["read"];
+  };
 }
 
-function generateSuspicious(
+function suspiciousTest(
   reserved: readonly number[],
   fields: readonly CompiledField[],
 ): CompiledPacket["suspicious"] {
-  const terms: string[] = [];
-  reserved.forEach((mask, d) => {
-    if (mask !== 0) terms.push(`(w[at + ${d}] & ${hexLit(mask)}) !== 0`);
+  // The executor's hot path too: loops over typed arrays (closures per test were ~2x slower).
+  const resDw = Int32Array.from(reserved.flatMap((mask, d) => (mask !== 0 ? [d] : [])));
+  const resMask = Uint32Array.from(resDw, (d) => reserved[d]!);
+  const addrHi = Int32Array.from(
+    fields.filter((f) => f.type === "addr"),
+    (f) => f.dw + 1,
+  );
+  const enums = fields.flatMap((f) => {
+    if (f.spec.type !== "enum" || f.spec.enum.reserved.length === 0) return [];
+    const r = f.spec.enum.reserved;
+    const [bits, isReserved] = [
+      bitsOf(f.dw, f.lo, f.mask),
+      f.enumNames!.map((_, v) => r.includes(v)),
+    ];
+    return [(w: Words, at: number): boolean => isReserved[bits(w, at)]!];
   });
-  const flags: boolean[][] = [];
-  for (const f of fields) {
-    if (f.type === "addr") terms.push(`w[at + ${f.dw + 1}] > ${hexLit(MAX_SAFE_ADDR_HI)}`);
-    if (f.spec.type === "enum" && f.spec.enum.reserved.length > 0) {
-      const isReserved = f.spec.enum.names.map((_, raw) =>
-        (f.spec as EnumField).enum.reserved.includes(raw),
-      );
-      terms.push(`R[${flags.length}][${rawExpr(f.dw, f.lo, f.mask)}]`);
-      flags.push(isReserved);
-    }
-  }
-  const body = `return function suspicious(w, at) { return ${terms.length > 0 ? terms.join(" || ") : "false"}; };`;
-  return new Function("R", body)(flags) as CompiledPacket["suspicious"];
+  return (w, at) => {
+    for (let j = 0; j < resDw.length; j++)
+      if ((w[at + resDw[j]!]! & resMask[j]!) !== 0) return true;
+    for (let j = 0; j < addrHi.length; j++) if (w[at + addrHi[j]!]! > MAX_SAFE_ADDR_HI) return true;
+    for (let j = 0; j < enums.length; j++) if (enums[j]!(w, at)) return true;
+    return false;
+  };
 }
 
-// ---- Generated writers -----------------------------------------------------------------------
+// ---- Writers ---------------------------------------------------------------------------------
 
-function generatePack(
+function orInto(o: Out, i: number, bits: number): void {
+  o[i] = (o[i]! | bits) >>> 0;
+}
+
+function putter(f: CompiledField): Put {
+  const { dw, lo, mask, bias } = f;
+  switch (f.type) {
+    case "uint":
+      return (v, o, at) => orInto(o, at + dw, ((((v ?? bias) as number) - bias) & mask) << lo);
+    case "bool": {
+      const bit = 2 ** lo;
+      return (v, o, at) => orInto(o, at + dw, v === true ? bit : 0);
+    }
+    case "enum": {
+      const raws = f.enumRaw!;
+      return (v, o, at) => orInto(o, at + dw, v === undefined ? 0 : raws.get(v as string)! << lo);
+    }
+    case "addr":
+      return (v, o, at) => {
+        const a = (v ?? 0) as number;
+        orInto(o, at + dw, (a % TWO_32) & mask);
+        orInto(o, at + dw + 1, Math.floor(a / TWO_32));
+      };
+    case "u64":
+      return (v, o, at) => {
+        const b = (v ?? 0n) as bigint;
+        orInto(o, at + dw, Number(b & 0xffffffffn));
+        orInto(o, at + dw + 1, Number(b >> 32n));
+      };
+    case "words": {
+      const { countDw, countLo } = f;
+      return (v, o, at) => {
+        const d = v as readonly number[];
+        orInto(o, at + countDw, ((d.length - 1) & mask) << countLo);
+        for (let k = 0; k < d.length; k++) o[at + dw + k] = d[k]! >>> 0;
+      };
+    }
+  }
+}
+
+function packer(
   header: number,
   fixedDwords: number,
   fields: readonly CompiledField[],
 ): CompiledPacket["pack"] {
-  const terms: string[][] = Array.from({ length: fixedDwords }, () => []);
-  terms[0]!.push(hexLit(header));
-  const lets: string[] = [];
-  let tail = "for (let k = " + fixedDwords + "; k < length; k++) out[at + k] = 0;";
-  fields.forEach((f, i) => {
-    const v = `p.${f.name}`;
-    switch (f.type) {
-      case "uint":
-        terms[f.dw]!.push(
-          f.optional
-            ? `(((${v} ?? ${f.bias}) - ${f.bias}) & ${hexLit(f.mask)}) << ${f.lo}`
-            : `((${v} - ${f.bias}) & ${hexLit(f.mask)}) << ${f.lo}`,
-        );
-        break;
-      case "bool":
-        terms[f.dw]!.push(`(${v} === true ? ${hexLit(2 ** f.lo)} : 0)`);
-        break;
-      case "enum":
-        terms[f.dw]!.push(
-          f.optional
-            ? `(${v} === undefined ? 0 : E[${i}].get(${v}) << ${f.lo})`
-            : `E[${i}].get(${v}) << ${f.lo}`,
-        );
-        break;
-      case "addr":
-        lets.push(`const a${i} = ${f.optional ? `${v} ?? 0` : v};`);
-        terms[f.dw]!.push(`(a${i} % ${TWO_32}) & ${hexLit(f.mask)}`);
-        terms[f.dw + 1]!.push(`Math.floor(a${i} / ${TWO_32})`);
-        break;
-      case "u64":
-        lets.push(`const b${i} = ${f.optional ? `${v} ?? 0n` : v};`);
-        terms[f.dw]!.push(`Number(b${i} & 0xffffffffn)`);
-        terms[f.dw + 1]!.push(`Number(b${i} >> 32n)`);
-        break;
-      case "words":
-        terms[f.countDw]!.push(`((${v}.length - 1) & ${hexLit(f.mask)}) << ${f.countLo}`);
-        tail = `const d = ${v}; for (let k = 0; k < d.length; k++) out[at + ${f.dw} + k] = d[k] >>> 0;`;
-        break;
-    }
-  });
-  const stores = terms.map(
-    (t, d) => `out[at + ${d}] = (${t.length > 0 ? t.join(" | ") : "0"}) >>> 0;`,
-  );
-  const body = `return function pack(p, out, at, length) {\n${lets.join("\n")}\n${stores.join("\n")}\n${tail}\n};`;
-  const enums = fields.map((f) => new Map((f.enumNames ?? []).map((n, raw) => [n, raw])));
-  return new Function("E", body)(enums) as CompiledPacket["pack"];
+  const names = fields.map((f) => f.name);
+  const puts = fields.map(putter);
+  const hasWords = fields.some((f) => f.type === "words");
+  return (p, out, at, length) => {
+    const values = p as unknown as Record<string, unknown>;
+    out[at] = header;
+    for (let d = 1; d < fixedDwords; d++) out[at + d] = 0;
+    for (let i = 0; i < puts.length; i++) puts[i]!(values[names[i]!], out, at);
+    // Without inline data, the dwords past the fixed part (if the length says so) are zero.
+    if (!hasWords) for (let k = fixedDwords; k < length; k++) out[at + k] = 0;
+  };
 }
 
-function generateValid(fields: readonly CompiledField[]): CompiledPacket["valid"] {
-  const checks: string[] = [];
-  fields.forEach((f, i) => {
-    const v = `p.${f.name}`;
-    let check: string;
-    switch (f.type) {
-      case "uint":
-        check = `typeof ${v} === "number" && ${v} >= ${f.bias} && ${v} <= ${f.mask + f.bias} && Math.floor(${v}) === ${v}`;
-        break;
-      case "bool":
-        check = `typeof ${v} === "boolean"`;
-        break;
-      case "enum":
-        check = `typeof ${v} === "string" && E[${i}].has(${v})`;
-        break;
-      case "addr":
-        check = `typeof ${v} === "number" && ${v} >= 0 && ${v} <= ${Number.MAX_SAFE_INTEGER} && ${v} % ${2 ** f.lo} === 0 && Math.floor(${v}) === ${v}`;
-        break;
-      case "u64":
-        check = `typeof ${v} === "bigint" && ${v} >= 0n && ${v} <= 0xffffffffffffffffn`;
-        break;
-      case "words":
-        check = `validWords(${v}, ${f.mask + 1})`;
-        break;
+function checker(f: CompiledField): (v: unknown) => boolean {
+  const { mask, bias } = f;
+  switch (f.type) {
+    case "uint":
+      return (v) => typeof v === "number" && v >= bias && v <= mask + bias && Math.floor(v) === v;
+    case "bool":
+      return (v) => typeof v === "boolean";
+    case "enum": {
+      const raws = f.enumRaw!;
+      return (v) => typeof v === "string" && raws.has(v);
     }
-    checks.push(f.optional ? `(${v} === undefined ? true : (n++, ${check}))` : `(n++, ${check})`);
-  });
-  const body =
-    `return function valid(p) {\nlet n = 1;\n` +
-    `if (!(${checks.length > 0 ? checks.join(" &&\n") : "true"})) return false;\n` +
-    `let keys = 0; for (const k in p) if (p[k] !== undefined) keys++; return keys === n;\n};`;
-  const enums = fields.map((f) => new Set(f.enumNames ?? []));
-  return new Function("E", "validWords", body)(enums, validWords) as CompiledPacket["valid"];
+    case "addr": {
+      const align = 2 ** f.lo;
+      return (v) =>
+        typeof v === "number" &&
+        v >= 0 &&
+        v <= Number.MAX_SAFE_INTEGER &&
+        v % align === 0 &&
+        Math.floor(v) === v;
+    }
+    case "u64":
+      return (v) => typeof v === "bigint" && v >= 0n && v <= 0xffffffffffffffffn;
+    case "words":
+      return (v) => validWords(v, mask + 1);
+  }
+}
+
+function validator(fields: readonly CompiledField[]): CompiledPacket["valid"] {
+  const names = fields.map((f) => f.name);
+  const optional = fields.map((f) => f.optional);
+  const checks = fields.map(checker);
+  return (p) => {
+    const values = p as unknown as Record<string, unknown>;
+    let n = 1; // kind
+    for (let i = 0; i < checks.length; i++) {
+      const v = values[names[i]!];
+      if (v === undefined && optional[i]) continue;
+      n++;
+      if (!checks[i]!(v)) return false;
+    }
+    // No unknown property: as many defined ones as kind and the fields present.
+    let keys = 0;
+    for (const k in values) if (values[k] !== undefined) keys++;
+    return keys === n;
+  };
 }
 
 function validWords(v: unknown, max: number): boolean {
@@ -458,13 +515,13 @@ function compilePacket(spec: PacketSpec): CompiledPacket {
     lengthAdd,
     fields,
     addrHiDws: fields.filter((f) => f.type === "addr").map((f) => f.dw + 1),
-    unpack: generateUnpack(spec.kind, fields),
-    read: generateRead(fields, slots),
+    unpack: unpacker(spec.kind, fields),
+    read: reader(fields),
     slots,
     slotCount: fields.reduce((n, f) => n + (f.type === "words" ? 0 : f.type === "u64" ? 2 : 1), 0),
-    suspicious: generateSuspicious(reserved, fields),
-    pack: generatePack(header, fixedDwords, fields),
-    valid: generateValid(fields),
+    suspicious: suspiciousTest(reserved, fields),
+    pack: packer(header, fixedDwords, fields),
+    valid: validator(fields),
   };
 }
 

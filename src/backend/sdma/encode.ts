@@ -91,14 +91,14 @@ function lengthOf(c: CompiledPacket, p: Packet): number {
 }
 
 function checked(p: Packet): { c: CompiledPacket; length: number } {
-  // Fast path: the generated check; the slow validator only explains a failure.
+  // Fast path: the table's check (CompiledPacket.valid); the slow validator only explains a failure.
   const c = (COMPILED_BY_KIND as Readonly<Record<string, CompiledPacket>>)[
     (p as { kind?: unknown } | null)?.kind as string
   ];
   if (c === undefined || !c.valid(p)) {
     const problems = validatePacket(p);
     throw new InternalError(
-      `cannot encode packet: ${problems.join("; ") || "invalid (generated check)"}`,
+      `cannot encode packet: ${problems.join("; ") || "invalid (the table's check)"}`,
     );
   }
   return { c, length: lengthOf(c, p) };

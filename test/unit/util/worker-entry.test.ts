@@ -28,6 +28,15 @@ describe("worker entry modules", () => {
     expect(evaluated).toEqual([]);
   });
 
+  // The project's rule "no code in strings" reaches past workers: nothing in src/ compiles source
+  // text at run time (the packet table's readers and writers are closures over its fields).
+  it("no source text is compiled anywhere in src/", () => {
+    const compiling = sourceFiles(join(ROOT, "src")).filter((f) =>
+      /\bnew\s+Function\b|(?<![.\w])eval\s*\(/.test(readFileSync(f, "utf8")),
+    );
+    expect(compiling).toEqual([]);
+  });
+
   it.each(WORKER_ENTRIES)("%s: a source file, built into dist/ and the bundle", (entry) => {
     const name = basename(entry) as Parameters<typeof workerEntry>[1];
     expect(existsSync(join(ROOT, "src", `${entry}.ts`))).toBe(true);

@@ -223,7 +223,7 @@ describe("hand-checked packets", () => {
   });
 });
 
-describe("validatePacket and the encoder's generated check agree", () => {
+describe("validatePacket and the encoder's fast check agree", () => {
   it("rejects missing, mistyped, out-of-range and unknown fields", () => {
     expect(validatePacket({ kind: "copy_linear", bytes: 8, src: 0 } as unknown as Packet)).toEqual([
       "copy_linear.dst is missing",
