@@ -1,8 +1,7 @@
 // A manifest and its packet streams as the executor's PackedProgram: the memory map (named
 // regions and word regions), every packet a command row written straight from its words
 // (stream-rows.ts, over the back end's packet table; anything irregular through its decoded
-// packet object), the completion slots and the source map's rows. Split from run.ts, which
-// calls it.
+// packet object), the completion slots and the source map's rows (run.ts calls it).
 
 import { scanStream } from "../backend/sdma/decode.js";
 import type { Manifest, ManifestMemory } from "../backend/sdma/manifest.js";

@@ -1,5 +1,4 @@
-// A command trace (backend/trace) as the executor's PackedProgram. Split from run.ts, which
-// calls it.
+// A command trace (backend/trace) as the executor's PackedProgram (run.ts calls it).
 
 import { completionsOf, externalSignalsOf, regionsOf } from "./from-manifest.js";
 import type { Trace, TraceCmd } from "../backend/trace/trace.js";

@@ -1,7 +1,7 @@
 // The postcondition: the final provenance of every buffer byte must equal what the reference
 // semantics (ir/interp.ts) gives, which covers every collective's and every `ensure`'s
-// expectation at once; each difference is reported with the writer of its bytes. Split from
-// run.ts; the helper thread's checks (check-replay.ts, session/helper-work.ts) call it too.
+// expectation at once; each difference is reported with the writer of its bytes. run.ts and the
+// helper thread's checks (check-replay.ts, session/helper-work.ts) call it.
 
 import { referenceRun } from "../ir/interp.js";
 import type { IrModule } from "../ir/ir.js";

@@ -1,7 +1,7 @@
 // `dmac sim INPUT...` (INPUT: FILE.dmac | DIR | DIR/manifest.json | trace.json): the command
 // line. It parses the options, runs each input through its session (src/sim/session/session.ts:
 // where `dmac sim` of one input starts and ends, from reading the input to the verdict) and
-// prints: a summary, --format json (--json) for tools, -o/--out (formerly --trace) for a Chrome
+// prints: a summary, --format json (--json) for tools, -o/--out (alias --trace) for a Chrome
 // trace (src/sim/chrome-trace.ts), --html/--open for a page that opens it in Perfetto UI,
 // --snapshot for a hang; progress on stderr (cli/progress.ts). With several inputs, one compact
 // line each (exit 1 if any fails to verify). A .dmac input is compiled in memory (compileForSim)
