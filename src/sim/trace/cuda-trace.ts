@@ -13,23 +13,14 @@
 
 import type { CudaCmd, CudaCopy, CudaLoc, CudaProgram } from "../../backend/cuda/program.js";
 import { StreamedData } from "../../util/streamed-data.js";
+import type { ChromeEvent } from "../chrome-trace.js";
 import type { CudaTiming } from "../cuda-time.js";
 
-type Meta = { name: string; ph: "M"; pid: number; tid: number; args: Record<string, unknown> };
-type Slice = {
-  name: string;
-  cat: string;
-  ph: "X";
-  ts: number;
-  dur: number;
-  pid: number;
-  tid: number;
-  args: Record<string, string | number>;
-};
+type Slice = Extract<ChromeEvent, { ph: "X" }>;
 
 /** The trace of a CUDA run whose commands' times were recorded (CudaTiming.spans). */
 export function cudaTraceJson(c: CudaTiming): StreamedData {
-  const events: (Meta | Slice)[] = [];
+  const events: ChromeEvent[] = [];
   const p = c.program;
   for (let g = 0; g < p.gpus; g++) {
     events.push({ name: "process_name", ph: "M", pid: g, tid: 0, args: { name: `GPU ${g}` } });
