@@ -126,11 +126,17 @@ export function runPasses(prog: QueueProgram, m: IrModule, ctx: PassContext): Ru
   const stats: PassStats[] = [];
   const dumps: { pass: PassName; text: string }[] = [];
   let cur = prog;
-  for (const p of PASSES) {
-    if (!passEnabled(p, ctx.options)) continue;
+  const enabled = PASSES.filter((p) => passEnabled(p, ctx.options));
+  for (const [k, p] of enabled.entries()) {
     if (ctx.budget?.over()) return { program: cur, stats, dumps, stoppedBefore: p.name };
     ctx.budget?.spend(commandCount(cur));
-    const r = p.run(cur, ctx);
+    const later = enabled.slice(k + 1);
+    // The program as the later passes, then the caller's (ctx.finalForm), will leave it.
+    const finalForm = (q: QueueProgram): QueueProgram => {
+      const done = later.reduce((x, l) => l.run(x, { ...ctx, finalForm: undefined }).program, q);
+      return ctx.finalForm ? ctx.finalForm(done) : done;
+    };
+    const r = p.run(cur, { ...ctx, finalForm });
     cur = r.program;
     stats.push({ pass: p.name, counters: r.counters });
     if (ctx.verify) {

@@ -210,8 +210,11 @@ function run(prog: QueueProgram, ctx: PassContext): PassResult {
     signalPeriodUs: ctx.options.signalPeriodUs,
     file: ctx.file,
   };
-  const time = (p: QueueProgram): number | undefined =>
-    predictBounded(model, p, m, request, commandCount(p), ctx.budget).timeUs;
+  // Each order is predicted as it will be emitted (the queue-level passes after this one).
+  const time = (order: QueueProgram): number | undefined => {
+    const p = ctx.finalForm ? ctx.finalForm(order) : order;
+    return predictBounded(model, p, m, request, commandCount(p), ctx.budget).timeUs;
+  };
   const base = time(prog);
   if (base === undefined) return keep(1);
   let best: { name: OrderName; program: QueueProgram; timeUs: number } | undefined;

@@ -97,6 +97,12 @@ export interface PassContext {
    * pipeline injects the executor's (driver/cost-model.ts). Required at -O1 and -O2.
    */
   readonly costModel?: CostModel | undefined;
+  /**
+   * The program as the passes after the running one will leave it (runPasses sets it): a pass
+   * that predicts (order-copies) must compare its choices in the form that is emitted, e.g. with
+   * the prelaunch trigger, where host submission no longer staggers the GPUs' starts.
+   */
+  readonly finalForm?: ((p: QueueProgram) => QueueProgram) | undefined;
   /** -O2: called before each plan candidate with the number done, the total and its label (progress). */
   readonly onCandidate?: ((done: number, total: number, label: string) => void) | undefined;
 }

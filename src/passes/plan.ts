@@ -260,14 +260,27 @@ export function choosePlan(prog: QueueProgram, m: IrModule, ctx: PassContext): P
   });
   // The first candidate's passes run to their end (their work is counted, never refused): their
   // program is the result when nothing could be predicted within the budget.
-  const passes = (input: QueueProgram, options: PassOptions, first: boolean): RunPassesResult =>
-    runPasses(input, m, { ...ctx, options, budget: first ? countOnly(budget) : budget });
+  const passes = (
+    input: QueueProgram,
+    options: PassOptions,
+    first: boolean,
+    finalForm?: (p: QueueProgram) => QueueProgram,
+  ): RunPassesResult =>
+    runPasses(input, m, { ...ctx, options, budget: first ? countOnly(budget) : budget, finalForm });
 
   // bcast-fusion's program (the same for every engine strategy), made on first use.
   let fused: RunPassesResult | undefined;
-  // Placement runs (engine-assign + batch-copies) by fusion, with the engine of every op.
-  const placements: { bcast: boolean; engine: Int16Array; run: RunPassesResult }[] = [];
-  const placedBy = new Map<string, RunPassesResult>(); // by engineLabel|bcast
+  // Placement runs (engine-assign + batch-copies + order-copies) by fusion and prelaunch, with
+  // the engine of every op. order-copies judges each order in the candidate's final form
+  // (completions, elision, prelaunch): without the trigger, host submission staggers the GPUs'
+  // starts and can make a rotation slower that is faster once prelaunched.
+  const placements: {
+    bcast: boolean;
+    prelaunch: boolean;
+    engine: Int16Array;
+    run: RunPassesResult;
+  }[] = [];
+  const placedBy = new Map<string, RunPassesResult>(); // by engineLabel|bcast|prelaunch
   // Queue-level runs by the run they continue and the completion policy; prelaunch likewise.
   const finishes = new Map<RunPassesResult, Map<CompletionPolicy, RunPassesResult>>();
   const launched = new Map<RunPassesResult, RunPassesResult>();
@@ -278,9 +291,15 @@ export function choosePlan(prog: QueueProgram, m: IrModule, ctx: PassContext): P
   const runs = new Map<PlanEntry, RunPassesResult>();
   let firstRun: { entry: PlanEntry; run: RunPassesResult } | undefined;
 
-  /** bcast-fusion + engine-assign + batch-copies for the candidate; undefined: out of time. */
+  /** The queue-level passes that finish a candidate's placement (prelaunch apart). */
+  const finishing = (cand: PlanCandidate): Partial<Record<PassName, boolean>> => ({
+    "batch-completions": cand.completion === "per-queue",
+    "sync-elision": !off("sync-elision"),
+  });
+
+  /** bcast-fusion + engine-assign + batch-copies + order-copies; undefined: out of time. */
   const placementOf = (cand: PlanCandidate, first: boolean): RunPassesResult | undefined => {
-    const key = `${engineLabel(cand.engines)}|${cand.bcast}`;
+    const key = `${engineLabel(cand.engines)}|${cand.bcast}|${cand.prelaunch}`;
     const known = placedBy.get(key);
     if (known) return known;
     if (cand.bcast && !fused) {
@@ -293,7 +312,10 @@ export function choosePlan(prog: QueueProgram, m: IrModule, ctx: PassContext): P
     // Strategies that put every op on the same engine make the same placement: run it once.
     const engine = assignEngines(base, m, ctx.target, cand.engines).placement.engine;
     let run = placements.find(
-      (p) => p.bcast === cand.bcast && p.engine.every((e, i) => e === engine[i]),
+      (p) =>
+        p.bcast === cand.bcast &&
+        p.prelaunch === cand.prelaunch &&
+        p.engine.every((e, i) => e === engine[i]),
     )?.run;
     if (!run) {
       const enable = {
@@ -301,10 +323,13 @@ export function choosePlan(prog: QueueProgram, m: IrModule, ctx: PassContext): P
         "batch-copies": !off("batch-copies"),
         "order-copies": !off("order-copies"),
       };
-      const r = passes(base, only(enable, cand.engines), first);
+      const finish = only({ ...finishing(cand), prelaunch: cand.prelaunch });
+      const finalForm = (q: QueueProgram): QueueProgram =>
+        runPasses(q, m, { ...ctx, options: finish }).program;
+      const r = passes(base, only(enable, cand.engines), first, finalForm);
       if (r.stoppedBefore) return undefined;
       run = input ? chain(input, r) : r;
-      placements.push({ bcast: cand.bcast, engine, run });
+      placements.push({ bcast: cand.bcast, prelaunch: cand.prelaunch, engine, run });
     }
     placedBy.set(key, run);
     return run;
@@ -318,11 +343,7 @@ export function choosePlan(prog: QueueProgram, m: IrModule, ctx: PassContext): P
     if (!byPolicy) finishes.set(placed, (byPolicy = new Map()));
     let finish = byPolicy.get(cand.completion);
     if (!finish) {
-      const enable = {
-        "batch-completions": cand.completion === "per-queue",
-        "sync-elision": !off("sync-elision"),
-      };
-      const r = passes(placed.program, only(enable), first);
+      const r = passes(placed.program, only(finishing(cand)), first);
       if (r.stoppedBefore) return undefined;
       finish = chain(placed, r);
       byPolicy.set(cand.completion, finish);

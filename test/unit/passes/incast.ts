@@ -7,10 +7,12 @@ import { fileURLToPath } from "node:url";
 import type { CostModel } from "../../../src/passes/cost-model.js";
 import { parseTarget, type Target } from "../../../src/target/target.js";
 
-/** targets/h200.json with `gpus` set (the issue's 4-GPU machine). */
-export function h200With(gpus: number): Target {
+/** targets/h200.json with `gpus` set (the issue's 4-GPU machine), and timing values replaced. */
+export function h200With(gpus: number, timing: Record<string, number> = {}): Target {
   const path = fileURLToPath(new URL("../../../targets/h200.json", import.meta.url));
-  const json = JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
+  const json = JSON.parse(readFileSync(path, "utf8")) as { timing: Record<string, object> };
+  for (const [name, value] of Object.entries(timing))
+    json.timing[name] = { ...json.timing[name], value };
   return parseTarget({ ...json, gpus, name: `h200x${gpus}` }, `h200x${gpus}.json`);
 }
 

@@ -248,6 +248,24 @@ describe("order-copies with the compile's own cost model (the fabric-aware execu
     expect(incast(c.program, c.module)).toBe(0);
   });
 
+  it("judges the order in the candidate's final form: with the trigger, a rotation host submission slowed", () => {
+    // A host that pays 5.8 us per GPU change (as fitted on 4x H100, bench/hardware/2026-11-28-h100x4)
+    // starts each GPU's copies later than the one before: without prelaunch the rotation then
+    // overlaps steps and is predicted slower than the program order, with it 1.6x faster. The
+    // plan must rotate the prelaunched candidates (it once chose the order without the trigger).
+    const slowHost = h200With(4, { hostGpuUs: 5.8 });
+    const file = makeSourceFile(ASC, text(ASC));
+    const q = compileToQueues(file, {
+      defines: { engine: "0", chunk: "4MiB" },
+      targetOverride: slowHost,
+      passes: O(2),
+    });
+    const plan = q.compiled!.optimised!.plan!;
+    expect(plan.chosen.label).toBe("affinity +rotate +prelaunch completion per-queue");
+    expect(plan.entries.some((e) => e.label === "affinity completion per-queue")).toBe(true);
+    expect(incast(q.compiled!.program, q.compiled!.module)).toBe(0);
+  });
+
   it("leaves the order alone on 2 GPUs and on MI300X (no receiver shared in their models)", () => {
     for (const [target, d] of [
       [h200With(2), defines],
