@@ -5,7 +5,7 @@
 # One runner process per (program, CPU) pinned with taskset, REPS times, on every 4th CPU; then
 # the same programs unpinned, UNPINNED times. Writes $OUT/machine.txt and $OUT/runs.tsv
 # (mode, cpu, rep, label, median, min). From the repo root, carrying .dev-host (prepare.sh output):
-#   REPS=3 UNPINNED=12 bash bench/hardware/2026-11-28-h200x2-host/device.sh
+#   REPS=3 UNPINNED=12 bash bench/hardware/2026-11-28-h100x2-host/device.sh
 set -uo pipefail
 out=${OUT:?}
 dev=.dev-host
