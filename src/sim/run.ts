@@ -19,7 +19,8 @@ import { diag, type Diagnostic } from "../diagnostics/diagnostic.js";
 import { OP_KINDS, type IrModule } from "../ir/ir.js";
 import type { Target } from "../target/target.js";
 import { cudaOf } from "../target/cuda-target.js";
-import type { CudaProgram } from "../backend/cuda/program.js";
+import type { CudaOps, CudaProgram } from "../backend/cuda/program.js";
+import { cudaMeaning, packedFromCuda } from "./from-cuda.js";
 import { withCudaTime, type CudaTiming } from "./cuda-time.js";
 import {
   execute,
@@ -30,7 +31,7 @@ import {
   type Timeline,
 } from "./execute.js";
 import type { SyncTrace } from "./semantics.js";
-import { cudaCheckModel, readMachineModel, type MachineModel, type ModelResult } from "./model.js";
+import { cudaCheckModel, readMachineModel, type MachineModel } from "./model.js";
 import {
   validateManifest,
   validateManifestInputs,
@@ -66,11 +67,13 @@ export type SimInput =
   | {
       readonly trace: Trace;
       readonly module?: IrModule | undefined;
-      /**
-       * A CUDA target's command program, built from the same queue program as the trace: the
-       * trace's run checks it, cuda-exec times it (cuda-time.ts).
-       */
-      readonly cuda?: CudaProgram | undefined;
+    }
+  | {
+      /** A CUDA target's command program (from-cuda.ts makes it the executor's program). */
+      readonly cuda: CudaProgram;
+      /** Each command's IR ops (buildCudaProgram's): the meaning checks need them. */
+      readonly ops?: CudaOps | undefined;
+      readonly module?: IrModule | undefined;
     };
 
 /** An IR module that comes later, from a thread that can also run the checks (check-thread.ts). */
@@ -153,13 +156,8 @@ const failed = (d: Diagnostic[], model?: MachineModel): SimResult => ({
 });
 
 function simulateInput(input: SimInput, opts: SimulateOptions): SimResult {
-  // A CUDA target's program: its queue program runs here for the checks (cuda-time.ts).
-  const cuda = "trace" in input ? input.cuda : undefined;
-  const cudaTarget = cudaOf(opts.target);
-  const m: ModelResult =
-    cuda && cudaTarget
-      ? { ok: true, model: cudaCheckModel(opts.target, cudaTarget) }
-      : readMachineModel(opts.target);
+  if ("cuda" in input) return simulateCuda(input, opts);
+  const m = readMachineModel(opts.target);
   if (!m.ok) return failed([diag("DMAC5006", undefined, [opts.target.name, m.error])]);
   const model = m.model;
   // A hand-edited or corrupt document is reported before anything is built from it.
@@ -210,9 +208,36 @@ function simulateInput(input: SimInput, opts: SimulateOptions): SimResult {
     checks: opts.checks ?? deferred?.checks,
     finalCheck: module && ((prov, p, where) => finalStateProblems(module!, prov, p, where)),
   });
+  return resultOf(ex, program, model, module, opts);
+}
+
+/**
+ * A CUDA target's command program, run as the executor's program (from-cuda.ts): the checks run
+ * on exactly what the back end emits. The meaning checks need each command's IR ops.
+ */
+function simulateCuda(
+  input: Extract<SimInput, { cuda: CudaProgram }>,
+  opts: SimulateOptions,
+): SimResult {
+  const cudaTarget = cudaOf(opts.target);
+  if (!cudaTarget)
+    return failed([
+      diag("DMAC5006", undefined, [opts.target.name, "a command program needs a CUDA target"]),
+    ]);
+  const model = cudaCheckModel(opts.target, cudaTarget);
+  const { module } = input;
+  const built = packedFromCuda(input.cuda, input.ops);
+  const program =
+    module && input.ops ? { ...built, meaning: cudaMeaning(input.cuda, built, module) } : built;
+  const misfit = outsideModel(program, model, "program.json");
+  if (misfit) return failed([misfit], model);
+  const ex = execute(program, {
+    ...opts,
+    model,
+    finalCheck: module && ((prov, p, where) => finalStateProblems(module, prov, p, where)),
+  });
   const result = resultOf(ex, program, model, module, opts);
-  if (!cuda || !cudaTarget) return result;
-  return withCudaTime(result, cuda, cudaTarget, module ?? opts.sizedBy, opts.record === true);
+  return withCudaTime(result, input.cuda, cudaTarget, module ?? opts.sizedBy, opts.record === true);
 }
 
 /**
