@@ -24,7 +24,7 @@ import type { CudaCmd, CudaCopy, CudaProgram } from "../backend/cuda/program.js"
 import type { CudaTarget } from "../target/cuda-target.js";
 import { cudaFabric, copyRoute, type CudaFabric } from "./cuda-fabric.js";
 import { addFlow, advance, createFlowSet, finishTime, removeFlow, reshare } from "./flows.js";
-import type { Flow, FlowSet } from "./flows.js";
+import type { Flow, FlowLoad, FlowSet } from "./flows.js";
 import { EventHeap } from "./heap.js";
 
 export type CudaRunResult =
@@ -297,7 +297,7 @@ function startItem(x: State, e: number): void {
   const r = copyRoute(x.fabric, copy);
   const f = eng.flow;
   advance(x.flows, x.now);
-  f.loads = r.loads;
+  f.loads = r.loads as FlowLoad[];
   f.cap = r.cap;
   f.remaining = copy.bytes;
   f.rate = 0;

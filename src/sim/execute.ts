@@ -55,8 +55,11 @@ import {
   where,
   type ExecState,
 } from "./exec-state.js";
+import { peerBytesMoved } from "./cuda-fabric.js";
+import { streamSpans, type StreamSpans } from "./copy-engines.js";
 import {
   completionScan,
+  lastCompletion,
   producerTick,
   startProducer,
   submit,
@@ -202,6 +205,8 @@ export interface ExecResult {
   readonly syncTrace: SyncTrace | undefined;
   /** A deadlock or the watchdog ended the run: what a host could read then (sim --snapshot). */
   readonly snapshot: Snapshot | undefined;
+  /** A CUDA target's run with `record`: each stream command's times (copy-engines.ts). */
+  readonly streamSpans: readonly StreamSpans[] | undefined;
 }
 
 const MAX_EVENTS = 200_000_000;
@@ -236,6 +241,7 @@ export function execute(program: SimProgram, opts: ExecOptions): ExecResult {
   if (completed) {
     total = completionScan(x, hostSubmitUs);
     if (p.completions.count === 0) total = Math.max(x.now, hostSubmitUs);
+    if (x.cuda !== undefined) total = lastCompletion(x);
     if (x.timeline)
       x.timeline.instants.push({ queue: -1, name: "host saw every completion", t: total });
   }
@@ -259,6 +265,7 @@ export function execute(program: SimProgram, opts: ExecOptions): ExecResult {
     timeline: x.timeline,
     syncTrace: checked.syncTrace,
     snapshot,
+    streamSpans: x.cuda?.start ? streamSpans(x, x.cuda) : undefined,
   };
 }
 
@@ -530,6 +537,15 @@ function endOfRun(
 
 function statsOf(x: ExecState, total: number, hostSubmitUs: number, events: number): ExecStats {
   const { p, runs, flows, G, HBM, capacity } = x;
+  if (x.cuda !== undefined) {
+    // A CUDA target: its commands, and the bytes between GPUs (the engines, links and host links
+    // are the fabric's, cuda-fabric.ts, not listed).
+    let packets = 0;
+    for (const r of runs) packets += r.packets;
+    const peerBytes = peerBytesMoved(x.cuda.fabric, flows.moved);
+    const none = { engines: [], links: [], pcie: [], localBytes: 0 };
+    return { totalUs: total, hostSubmitUs, events, packets, peerBytes, ...none };
+  }
   const engines: EngineStats[] = p.queues.map((queue, q) => ({
     queue: queue.name,
     gpu: queue.gpu,

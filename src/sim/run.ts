@@ -21,7 +21,7 @@ import type { Target } from "../target/target.js";
 import { cudaOf } from "../target/cuda-target.js";
 import type { CudaOps, CudaProgram } from "../backend/cuda/program.js";
 import { cudaMeaning, packedFromCuda } from "./from-cuda.js";
-import { withCudaTime, type CudaTiming } from "./cuda-time.js";
+import { CUDA_TIMED_BY, type CudaTiming } from "./cuda-time.js";
 import {
   execute,
   MAX_RACES,
@@ -31,7 +31,7 @@ import {
   type Timeline,
 } from "./execute.js";
 import type { SyncTrace } from "./semantics.js";
-import { cudaCheckModel, readMachineModel, type MachineModel } from "./model.js";
+import { cudaModel, cudaPart, readMachineModel, type MachineModel } from "./model.js";
 import {
   validateManifest,
   validateManifestInputs,
@@ -224,7 +224,7 @@ function simulateCuda(
     return failed([
       diag("DMAC5006", undefined, [opts.target.name, "a command program needs a CUDA target"]),
     ]);
-  const model = cudaCheckModel(opts.target, cudaTarget);
+  const model = cudaModel(opts.target.name, opts.target.gpus, cudaTarget, cudaPart(opts.target));
   const { module } = input;
   const built = packedFromCuda(input.cuda, input.ops);
   const program =
@@ -237,7 +237,11 @@ function simulateCuda(
     finalCheck: module && ((prov, p, where) => finalStateProblems(module, prov, p, where)),
   });
   const result = resultOf(ex, program, model, module, opts);
-  return withCudaTime(result, input.cuda, cudaTarget, module ?? opts.sizedBy, opts.record === true);
+  return {
+    ...result,
+    timedBy: CUDA_TIMED_BY,
+    cuda: { program: input.cuda, spans: ex.streamSpans },
+  };
 }
 
 /**

@@ -1,6 +1,6 @@
-// `dmac sim FILE.dmac` on a CUDA target (docs/cuda.md, "dmac sim on a CUDA target"): the queue
-// program runs in the executor for its checks, and the time is cuda-exec's of the command
-// program, the number `dmac compile` writes as program.json's predictedUs.
+// `dmac sim FILE.dmac` on a CUDA target (docs/cuda.md, "dmac sim on a CUDA target"): the command
+// program runs in the executor, checked and timed by the copy-engine model, whose time `dmac
+// compile` writes as program.json's predictedUs.
 
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -37,11 +37,11 @@ describe("dmac sim on a CUDA target", () => {
       expect(r.code, r.err).toBe(0);
       const s = JSON.parse(r.out) as { verified: boolean; totalUs: number; timedBy: string };
       expect(s.verified).toBe(true);
-      expect(s.timedBy).toMatch(/^cuda-exec/);
+      expect(s.timedBy).toMatch(/^the copy-engine model/);
       expect(s.totalUs).toBeCloseTo(await predicted(file, H200X4, level), 3);
       const text = await dmac("sim", file, "--target", H200X4, level);
       expect(text.out).toMatch(/^verified: the postcondition holds \(implements all_gather/m);
-      expect(text.out).toMatch(/^timed by\s+cuda-exec, the copy-engine model/m);
+      expect(text.out).toMatch(/^timed by\s+the copy-engine model/m);
     },
   );
 
@@ -104,7 +104,7 @@ describe("dmac sim on a CUDA target", () => {
     expect(codes(broken)).toContain("DMAC6003");
   });
 
-  it("--trace writes the CUDA program's streams and copies with cuda-exec's times", async () => {
+  it("--trace writes the CUDA program's streams and copies with the executor's times", async () => {
     const out = join(scratch, "t.json");
     const file = example("all_gather_pcpy.dmac");
     const r = await dmac("sim", file, "--target", H200X4, "-o", out);
