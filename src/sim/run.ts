@@ -1,6 +1,6 @@
 // simulate(): the executor's entry point. Takes compiled SDMA streams + manifest (read here
-// with the back end's one packet table: stream-rows.ts, backend/sdma/decode.ts) or a command
-// trace, turns them into a PackedProgram (absolute addresses, every command a row of typed
+// with the back end's one packet table: stream-rows.ts, backend/sdma/decode.ts), a command
+// trace or a CUDA command program (from-cuda.ts), turns them into a PackedProgram (absolute addresses, every command a row of typed
 // arrays: program.ts), runs it (execute.ts) and, when the IR is known, checks the
 // postcondition: the final provenance of every buffer byte must equal what the reference
 // semantics (ir/interp.ts runReference) gives, which covers every collective's and every
@@ -112,9 +112,9 @@ export interface SimResult {
   readonly timeline: Timeline | undefined;
   readonly program: PackedProgram | undefined;
   readonly model: MachineModel | undefined;
-  /** The model that gave the time, where not the executor's own (a CUDA target: cuda-time.ts). */
+  /** The model that gave the time, where not the SDMA one (a CUDA target: the copy engines'). */
   readonly timedBy?: string | undefined;
-  /** A CUDA target's program and its commands' times (cuda-time.ts). */
+  /** A CUDA target's program and its commands' times (with `record`: copy-engines.ts). */
   readonly cuda?: CudaTiming | undefined;
   /** With SimulateOptions.syncTrace (the fuzzers' equivalence oracle): see semantics.ts. */
   readonly syncTrace?: SyncTrace | undefined;

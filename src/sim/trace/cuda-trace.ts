@@ -1,5 +1,6 @@
 // The Chrome trace (`dmac sim --trace`) of a run on a CUDA target: the command program's streams
-// with cuda-exec's times (cuda-time.ts), in the layout chrome-trace.ts gives SDMA runs:
+// with the times the executor recorded for them (copy-engines.ts streamSpans), in the layout
+// chrome-trace.ts gives SDMA runs:
 //   processes  the host, then one per GPU (`GPU g`);
 //   threads    the host's calls (`host`), one per stream (`stream s (gpuG.streamS)`);
 //   host       each stream call (cat `host`, `call gpu0.stream1 #0`) from the host's previous
