@@ -10,7 +10,6 @@
 // - Point-to-point NVLink ("full-mesh"): one resource per ordered GPU pair.
 // - Host link (PCIe): upload and download of each GPU, and both directions together (bothGBps).
 
-import type { CudaCopy, Place } from "../backend/cuda/program.js";
 import type { CudaTarget } from "../target/cuda-target.js";
 import type { FlowLoad } from "./flows.js";
 
@@ -58,18 +57,12 @@ export function cudaFabric(t: CudaTarget, gpus: number): CudaFabric {
   return { gpus, engines: gpus * DIRS, capacity, switched, t, load };
 }
 
-const gpuOf = (p: Place): number => (p === "host" ? -1 : p);
-
 /** The engine a copy runs on, the resources its bytes load, and its own top rate (bytes/us). */
 export interface CopyRoute {
   readonly engine: number;
   readonly loads: readonly FlowLoad[];
   readonly cap: number;
   readonly peer: boolean;
-}
-
-export function copyRoute(f: CudaFabric, c: CudaCopy): CopyRoute {
-  return routeBetween(f, gpuOf(c.src.place), gpuOf(c.dst.place));
 }
 
 /** The route of a copy from GPU `src` to GPU `dst` (-1: host memory). */

@@ -12,7 +12,9 @@
 //   ran past what the host has submitted.
 //
 // Each packet costs enginePacketUs; data commands then wait copyStartupUs (or run back to back
-// behind the previous one) and move their bytes as a flow (docs/model.md).
+// behind the previous one) and move their bytes as a flow (docs/model.md). On a CUDA target
+// (x.cuda) the queue is a stream: a command waits for the host's call, a copy for its copy
+// engine, a poll is a wait-value released at once on a landing (copy-engines.ts).
 
 import {
   dataOperand,

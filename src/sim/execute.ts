@@ -28,6 +28,9 @@
 //   check; nothing spins: a waiting poll is re-evaluated at the first grid point after the word
 //   changes, which is exactly when the spinning engine would see it.
 // - The host spin-polls its completion slots every hostPollIntervalUs from the end of submission.
+// - A CUDA target (model.cuda): the queues are CUDA streams, with the host's stream calls
+//   (host.ts), copy engines shared by streams and waits released on a landing (copy-engines.ts),
+//   and the fabric's resources (cuda-fabric.ts): docs/cuda.md, "The timing model".
 //
 // Happens-before (kept by checker.ts): each queue has a vector clock. A data command's access is
 // stamped with a fresh clock value of its queue but ordered only after the queue's last
@@ -239,9 +242,11 @@ export function execute(program: SimProgram, opts: ExecOptions): ExecResult {
   // (Before the checks' end: it needs only the run, and the checks' thread may still be busy.)
   let total = x.now;
   if (completed) {
-    total = completionScan(x, hostSubmitUs);
-    if (p.completions.count === 0) total = Math.max(x.now, hostSubmitUs);
     if (x.cuda !== undefined) total = lastCompletion(x);
+    else {
+      total = completionScan(x, hostSubmitUs);
+      if (p.completions.count === 0) total = Math.max(x.now, hostSubmitUs);
+    }
     if (x.timeline)
       x.timeline.instants.push({ queue: -1, name: "host saw every completion", t: total });
   }

@@ -1,6 +1,6 @@
 // The host and the outside world around the engines: submitting the queues (building packets
-// and ringing doorbells, or one prelaunch trigger store), the producer of external signals, and
-// at the end the host's scan of its completion slots.
+// and ringing doorbells, or one prelaunch trigger store; on a CUDA target, the stream calls), the
+// producer of external signals, and at the end the host's scan of its completion slots.
 
 import { grown } from "../util/arrays.js";
 import { externalTarget, type ExternalWait } from "./external-signals.js";
