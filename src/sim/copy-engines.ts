@@ -29,8 +29,6 @@ export interface CopyEngines {
   readonly T: CudaTarget["timing"];
   /** Per row: when the host's call lets its stream start it (host.ts streamCalls). */
   readonly ready: Float64Array;
-  /** Per row: when the host's call for it returned (NaN with prelaunch: before the clock). */
-  readonly call: Float64Array;
   /** When the host's last call returned. */
   readonly hostUs: number;
   /** Per region: when a write last landed in it (-Infinity: never; its value held from the start). */
@@ -46,19 +44,10 @@ export interface CopyEngines {
   readonly peer: Uint8Array;
   /** Routes by (src + 1) * (G + 1) + dst + 1 (GPU -1: host memory), each made once. */
   readonly routes: (CopyRoute | undefined)[];
-  /** With `record`: each row's start (its stream reached it) and end (NaN: never). */
-  readonly start: Float64Array | undefined;
-  readonly end: Float64Array | undefined;
 }
 
-export function createCopyEngines(
-  p: PackedProgram,
-  t: CudaTarget,
-  regions: number,
-  record: boolean,
-): CopyEngines {
+export function createCopyEngines(p: PackedProgram, t: CudaTarget, regions: number): CopyEngines {
   const fabric = cudaFabric(t, p.gpus);
-  const rows = p.cmds.n;
   const E = fabric.engines;
   return {
     fabric,
@@ -72,8 +61,6 @@ export function createCopyEngines(
     engineOf: new Int32Array(p.queues.length).fill(-1),
     peer: new Uint8Array(p.queues.length),
     routes: new Array<CopyRoute | undefined>((p.gpus + 1) * (p.gpus + 1)).fill(undefined),
-    start: record ? new Float64Array(rows).fill(NaN) : undefined,
-    end: record ? new Float64Array(rows).fill(NaN) : undefined,
   };
 }
 
@@ -83,12 +70,9 @@ export function createCopyEngines(
  */
 export function streamReady(x: ExecState, cu: CopyEngines, q: number, e: number): boolean {
   const ready = cu.ready[e]!;
-  if (ready > x.now) {
-    x.heap.push(ready, EV_STEP, q);
-    return false;
-  }
-  if (cu.start && Number.isNaN(cu.start[e]!)) cu.start[e] = x.now;
-  return true;
+  if (ready <= x.now) return true;
+  x.heap.push(ready, EV_STEP, q);
+  return false;
 }
 
 /** Queue q's copy (row e) asks for its copy engine, its operands checked; false: not run. */
@@ -154,7 +138,7 @@ export function copyDone(
   const end = x.cmdBase[q + 1]!;
   let row = cmd;
   while (row + 1 < end && C.kind[row + 1] === COPY && C.aux[row + 1] !== STREAM_ORDERED) {
-    retire(x, cu, q, row++);
+    retire(x, q, row++);
     if (!copyOperands(x, q, row)) continue; // (reported; the batch goes on without it)
     routeCopy(x, cu, q);
     x.heap.push(x.now + (cu.peer[q] === 1 ? cu.T.peerNextUs : cu.T.batchItemUs), EV_FLOW_START, q);
@@ -168,15 +152,14 @@ export function copyDone(
   serveNext(x, cu, engine);
 }
 
-/** A batch's row is done, the next one its queue's current row (finish without the step). */
-function retire(x: ExecState, cu: CopyEngines, q: number, row: number): void {
+/**
+ * A batch's copy is done and the next one its queue's current row: finish without the step (the
+ * batch is one command: its busy time and its span run from its start to its last copy's end).
+ */
+function retire(x: ExecState, q: number, row: number): void {
   const r = x.runs[q]!;
-  r.busy += x.now - r.cmdStart;
   r.packets += x.C.packets[row]!;
   r.pc++;
-  r.cmdStart = x.now;
-  if (cu.end) cu.end[row] = x.now;
-  if (cu.start) cu.start[row + 1] = x.now;
 }
 
 /** Queue q's wait-value (row e) on word w: checked now, and whenever a write lands in w. */
@@ -205,40 +188,5 @@ export function waitCheck(x: ExecState, q: number): void {
   if (x.timeline) recordPollSatisfied(x, x.timeline.sync, q, e, w, halfOf(x, w, addr));
   const cu = x.cuda!;
   const at = Math.max(x.now, cu.landedAt[w]! + cu.T.waitReleaseUs);
-  r.cmdStart = at; // (the wait is not busy time)
-  finish(x, q, at);
-}
-
-/**
- * One stream's commands' times (`dmac sim --trace`, trace/cuda-trace.ts): command i started
- * (the stream reached it; a wait: began waiting) at start[i] and was done (its bytes landed, its
- * wait passed, its write landed) at end[i]; NaN: never reached.
- */
-export interface StreamSpans {
-  readonly start: Float64Array;
-  readonly end: Float64Array;
-  /** When the host's call for command i returned (NaN with prelaunch: before the clock). */
-  readonly call: Float64Array;
-}
-
-/** Each queue's commands' times from its rows' (a batch's rows are one command). */
-export function streamSpans(x: ExecState, cu: CopyEngines): StreamSpans[] {
-  const C = x.C;
-  return x.p.queues.map((queue) => {
-    const n = queue.count > 0 ? C.at[queue.first + queue.count - 1]! + 1 : 0;
-    const out = {
-      start: new Float64Array(n).fill(NaN),
-      end: new Float64Array(n).fill(NaN),
-      call: new Float64Array(n).fill(NaN),
-    };
-    for (let e = queue.first; e < queue.first + queue.count; e++) {
-      const i = C.at[e]!;
-      if (Number.isNaN(out.start[i]!)) {
-        out.start[i] = cu.start![e]!;
-        out.call[i] = cu.call[e]!;
-      }
-      out.end[i] = cu.end![e]!;
-    }
-    return out;
-  });
+  finish(x, q, at, x.timeline && { name: "wait", args: { at: C.at[e]! } });
 }

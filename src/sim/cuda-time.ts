@@ -9,14 +9,6 @@ import { packedFromCuda } from "./from-cuda.js";
 import { cudaModel } from "./model.js";
 import { POLL_FUNC_CODES } from "./program.js";
 import { XGMI_ENGINE, type PartRules } from "./part-rules.js";
-import type { StreamSpans } from "./copy-engines.js";
-
-/** What timed a CUDA run, and its commands' times for the trace (trace/cuda-trace.ts). */
-export interface CudaTiming {
-  readonly program: CudaProgram;
-  /** Each stream's commands' start and end (with `record`). */
-  readonly spans: readonly StreamSpans[] | undefined;
-}
 
 /** The summary's name of the model that timed a CUDA run. */
 export const CUDA_TIMED_BY = 'the copy-engine model (docs/cuda.md, "The timing model")';

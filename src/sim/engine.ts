@@ -144,18 +144,14 @@ export function finish(
   const r = x.runs[q]!;
   r.busy += t - r.cmdStart;
   r.packets += x.C.packets[x.cmdBase[q]! + r.pc]!;
-  if (x.timeline) {
-    if (span)
-      x.timeline.spans.push({
-        queue: q,
-        name: span.name,
-        start: r.cmdStart,
-        end: t,
-        args: span.args,
-      });
-    const ends = x.cuda?.end;
-    if (ends) ends[x.cmdBase[q]! + r.pc] = t;
-  }
+  if (x.timeline && span)
+    x.timeline.spans.push({
+      queue: q,
+      name: span.name,
+      start: r.cmdStart,
+      end: t,
+      args: span.args,
+    });
   r.pc++;
   r.state = Q_BUSY;
   x.heap.push(t, EV_STEP, q);

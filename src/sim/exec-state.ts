@@ -272,7 +272,7 @@ export function createExecState(
   const R = mem.starts.length;
   const HBM = G * G;
   const PCIE = G * G + G;
-  const cuda = model.cuda && createCopyEngines(p, model.cuda, R, opts.record === true);
+  const cuda = model.cuda && createCopyEngines(p, model.cuda, R);
   // (A CUDA target's flows load the resources of its fabric: cuda-fabric.ts.)
   const capacity = cuda ? cuda.fabric.capacity : sdmaCapacity(model, G);
   // (From the program's named regions, the memory map's BUFFER regions: a branch for them in the

@@ -59,7 +59,6 @@ import {
   type ExecState,
 } from "./exec-state.js";
 import { peerBytesMoved } from "./cuda-fabric.js";
-import { streamSpans, type StreamSpans } from "./copy-engines.js";
 import {
   completionScan,
   lastCompletion,
@@ -208,8 +207,6 @@ export interface ExecResult {
   readonly syncTrace: SyncTrace | undefined;
   /** A deadlock or the watchdog ended the run: what a host could read then (sim --snapshot). */
   readonly snapshot: Snapshot | undefined;
-  /** A CUDA target's run with `record`: each stream command's times (copy-engines.ts). */
-  readonly streamSpans: readonly StreamSpans[] | undefined;
 }
 
 const MAX_EVENTS = 200_000_000;
@@ -270,7 +267,6 @@ export function execute(program: SimProgram, opts: ExecOptions): ExecResult {
     timeline: x.timeline,
     syncTrace: checked.syncTrace,
     snapshot,
-    streamSpans: x.cuda?.start ? streamSpans(x, x.cuda) : undefined,
   };
 }
 

@@ -16,6 +16,7 @@ import {
 } from "./program.js";
 import type { CudaTarget } from "../target/cuda-target.js";
 import type { CopyEngines } from "./copy-engines.js";
+import type { Span } from "./execute.js";
 import {
   EV_EXT_SIGNAL,
   EV_STEP,
@@ -150,7 +151,32 @@ function submitStreams(
     if (timeline) recordIssue(timeline.sync, w, HOST_WRITER, -1, 0);
     x.heap.push(0, EV_WORD_WRITE, w);
   }
+  if (timeline && !p.trigger) recordCalls(x, cu, timeline.host);
   return { hostSubmitUs: p.trigger ? 0 : cu.hostUs, doorbells: new DoorbellList(0).done() };
+}
+
+/**
+ * The host's stream calls as host spans (`call gpu0.stream1 #3`, args: the stream and command
+ * index), each from the previous call's return to its own.
+ */
+function recordCalls(x: ExecState, cu: CopyEngines, host: Span[]): void {
+  const C = x.C;
+  let returned = 0;
+  for (const queue of x.p.queues)
+    for (let e = queue.first; e < queue.first + queue.count; e++) {
+      if (e > queue.first && C.at[e] === C.at[e - 1]) continue; // (a batch's copies: one call)
+      const call = cu.ready[e]! - cu.T.launchUs;
+      const command = C.at[e]!;
+      const args = { stream: queue.name, command };
+      host.push({
+        queue: -1,
+        name: `call ${queue.name} #${command}`,
+        start: returned,
+        end: call,
+        args,
+      });
+      returned = call;
+    }
 }
 
 /**
@@ -163,10 +189,9 @@ function submitStreams(
 export function streamCalls(
   p: PackedProgram,
   T: CudaTarget["timing"],
-): { ready: Float64Array; call: Float64Array; hostUs: number } {
+): { ready: Float64Array; hostUs: number } {
   const C = p.cmds;
   const ready = new Float64Array(C.n);
-  const call = new Float64Array(C.n).fill(NaN);
   let host = 0;
   let gpu = -1;
   for (const queue of p.queues) {
@@ -179,14 +204,11 @@ export function streamCalls(
         while (e + rows < end && C.kind[e + rows] === COPY && C.aux[e + rows] !== STREAM_ORDERED)
           rows++;
       host += T.hostCallUs + (rows > 1 ? rows * T.hostBatchItemUs : 0);
-      for (let k = e; k < e + rows; k++) {
-        ready[k] = p.trigger ? 0 : host + T.launchUs;
-        if (!p.trigger) call[k] = host;
-      }
+      ready.fill(p.trigger ? 0 : host + T.launchUs, e, e + rows);
       e += rows;
     }
   }
-  return { ready, call, hostUs: host };
+  return { ready, hostUs: host };
 }
 
 /**

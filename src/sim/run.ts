@@ -21,7 +21,7 @@ import type { Target } from "../target/target.js";
 import { cudaOf } from "../target/cuda-target.js";
 import type { CudaOps, CudaProgram } from "../backend/cuda/program.js";
 import { cudaMeaning, packedFromCuda } from "./from-cuda.js";
-import { CUDA_TIMED_BY, type CudaTiming } from "./cuda-time.js";
+import { CUDA_TIMED_BY } from "./cuda-time.js";
 import {
   execute,
   MAX_RACES,
@@ -114,8 +114,8 @@ export interface SimResult {
   readonly model: MachineModel | undefined;
   /** The model that gave the time, where not the SDMA one (a CUDA target: the copy engines'). */
   readonly timedBy?: string | undefined;
-  /** A CUDA target's program and its commands' times (with `record`: copy-engines.ts). */
-  readonly cuda?: CudaTiming | undefined;
+  /** A CUDA target's command program (the run's queues are its streams: from-cuda.ts). */
+  readonly cuda?: CudaProgram | undefined;
   /** With SimulateOptions.syncTrace (the fuzzers' equivalence oracle): see semantics.ts. */
   readonly syncTrace?: SyncTrace | undefined;
   /** A deadlock or the watchdog ended the run: the words a host could read (sim --snapshot). */
@@ -240,7 +240,7 @@ function simulateCuda(
   return {
     ...result,
     timedBy: CUDA_TIMED_BY,
-    cuda: { program: input.cuda, spans: ex.streamSpans },
+    cuda: input.cuda,
   };
 }
 
