@@ -15,27 +15,26 @@ export const CUDA_TIMED_BY = 'the copy-engine model (docs/cuda.md, "The timing m
 
 /**
  * The part of a target known only by its CUDA section: what the back end emits for it holds
- * (its copies are split as the target's limits say; `dmac sim` holds them to those).
+ * (its copies are split as the target's limits say; `dmac sim` holds them to those), and any
+ * stream reaches the host and every peer.
  */
-const ANY_PART: PartRules = {
-  name: "cuda",
-  maxCopyBytes: Infinity,
-  maxFillBytes: Infinity,
-  engineKind: new Uint8Array(0),
-  hasPcie: false,
-  pcie: [],
-  xgmi: [],
-  pollFunction: new Uint8Array(POLL_FUNC_CODES.length).fill(1),
-  pollFunctions: [],
-  engineProblem: [],
-};
+function anyPart(streams: number): PartRules {
+  return {
+    name: "cuda",
+    maxCopyBytes: Infinity,
+    maxFillBytes: Infinity,
+    engineKind: new Uint8Array(streams).fill(XGMI_ENGINE),
+    hasPcie: false,
+    pcie: [],
+    xgmi: [],
+    pollFunction: new Uint8Array(POLL_FUNC_CODES.length).fill(1),
+    pollFunctions: [],
+    engineProblem: [],
+  };
+}
 
 /** The executor's run time of command program `p` on `t`, or undefined where it never finishes. */
 export function timeCuda(p: CudaProgram, t: CudaTarget): number | undefined {
-  const model = cudaModel("cuda", p.gpus, t, {
-    ...ANY_PART,
-    engineKind: new Uint8Array(t.streams).fill(XGMI_ENGINE),
-  });
-  const r = execute(packedFromCuda(p), { model });
+  const r = execute(packedFromCuda(p), { model: cudaModel("cuda", p.gpus, t, anyPart(t.streams)) });
   return r.completed ? r.stats.totalUs : undefined;
 }

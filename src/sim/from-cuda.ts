@@ -34,8 +34,6 @@ const ALIGN = 4096;
 /** A word's bytes (completion words are 8, as the SDMA slots; the others use the low dword). */
 const WORD_BYTES = 8;
 
-const wordKind = { trigger: "trigger", signal: "signal", sync: "sync", completion: "completion" };
-
 /** The executor's program of `p`; with `ops` (buildCudaProgram's), each row's IR ops. */
 export function packedFromCuda(p: CudaProgram, ops?: CudaOps): PackedProgram {
   const regions: SimRegion[] = [];
@@ -70,7 +68,7 @@ export function packedFromCuda(p: CudaProgram, ops?: CudaOps): PackedProgram {
   const wordAddr = (w: number): number => words + w * WORD_BYTES;
   for (const w of p.words)
     regions.push({
-      kind: wordKind[w.kind] as SimRegion["kind"],
+      kind: w.kind,
       name: w.name,
       gpu: null,
       addr: wordAddr(w.id),
