@@ -1,6 +1,6 @@
 // One set of CUDA timing constants fitted on several runner tables at once (GPU counts, host and
 // peer copies), each run recompiled for its own table's target and predicted by the executor
-// (src/sim/cuda-exec.ts) with the shared constants. Fits on every other size of each table (the
+// (src/sim/cuda-time.ts) with the shared constants. Fits on every other size of each table (the
 // smallest first, as `dmac measure --fit`) and reports each table's error on the sizes held out.
 //   npm run build
 //   node scripts/fit-cuda.mjs BASE.json RESULTS.json:TARGET.json:VARIANTS.tsv[:EXAMPLES[:all]] ...
@@ -19,7 +19,7 @@ const { parseVariants, fitSizes, median } = await load("backend/cuda/measure.js"
 const { compileRun } = await load("driver/measured-run.js");
 const { withValues } = await load("backend/cuda/fit.js");
 const { minimise } = await load("util/pattern-search.js");
-const { runCuda } = await load("sim/cuda-exec.js");
+const { timeCuda } = await load("sim/cuda-time.js");
 const { cudaOf } = await load("target/cuda-target.js");
 const { loadTargetFile } = await load("target/target.js");
 const { makeSourceFile } = await load("source/source-file.js");
@@ -87,10 +87,7 @@ const nvlink = baseTarget.nvlink;
 if (nvlink?.fit) bounds.push({ name: "peerGBps", value: base.peerGBps, ...nvlink.fit });
 const names = bounds.map((b) => b.name);
 
-const predict = (p, t) => {
-  const r = runCuda(p, t);
-  return r.ok ? r.timeUs : NaN;
-};
+const predict = (p, t) => timeCuda(p, t) ?? NaN;
 const err = (r, t) => Math.abs(predict(r.program, t) - r.run.medianUs) / r.run.medianUs;
 
 function report(label, t) {

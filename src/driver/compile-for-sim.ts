@@ -14,8 +14,6 @@ import {
 import { makeSourceFile } from "../source/source-file.js";
 import { cudaBatches, compileToQueues, type QueuesResult } from "./compile.js";
 import { buildCudaProgram } from "../backend/cuda/program.js";
-import { DEFAULT_LAYOUT, layoutProgram } from "../backend/sdma/layout.js";
-import { emitTrace } from "../backend/trace/trace.js";
 import { cudaOf } from "../target/cuda-target.js";
 import type { SourceFile } from "../source/source-file.js";
 import { buildOutputs } from "./outputs.js";
@@ -78,9 +76,9 @@ export function compileForSim(
 }
 
 /**
- * A CUDA target: the queue program as a command trace (what the executor checks) beside the
- * command program the CUDA back end builds from it (what cuda-exec times), as `dmac compile`
- * builds it (the batch-copies pass decides batches).
+ * A CUDA target: the command program the CUDA back end builds from the queue program, as `dmac
+ * compile` builds it (the batch-copies pass decides batches), with each command's IR ops: the
+ * executor runs exactly that program (sim/from-cuda.ts).
  */
 function cudaForSim(
   file: SourceFile,
@@ -90,16 +88,11 @@ function cudaForSim(
 ): { loaded: LoadedInput | undefined; diagnostics: Diagnostic[] } {
   const { module: m, program: p, target } = compiled;
   const built = buildCudaProgram(m, p, file, { batch: cudaBatches(opts.passes) });
-  const laid = layoutProgram(m, p, file, DEFAULT_LAYOUT);
-  const diagnostics = [...earlier, ...built.diagnostics, ...laid.diagnostics];
-  if (!built.program || !laid.layout || hasErrors(diagnostics))
-    return { loaded: undefined, diagnostics };
-  const trace = emitTrace(m, p, laid.layout, target.name);
-  // Reports name a queue by its stream (`gpu0.stream2`), as the command program and trace do.
-  const queues = trace.queues.map((q) => ({ ...q, name: `gpu${q.gpu}.stream${q.engine}` }));
+  const diagnostics = [...earlier, ...built.diagnostics];
+  if (!built.program || hasErrors(diagnostics)) return { loaded: undefined, diagnostics };
   return {
     loaded: {
-      input: { trace: { ...trace, queues }, module: m, cuda: built.program },
+      input: { cuda: built.program, ops: built.ops, module: m },
       target,
       optimised: compiled.optimised,
     },

@@ -1,19 +1,16 @@
 // The optimiser's cost model on a CUDA target (the -O1 check and the -O2 plan): build the command
-// program and run it through the executor's timing (src/sim/cuda-exec.ts), which sees the copy
-// engines and the fabric (receiver contention through NVSwitch: docs/model.md, "Fabric").
+// program and run it in the executor (src/sim/cuda-time.ts), which sees the copy engines and the
+// fabric (receiver contention through NVSwitch: docs/model.md, "Fabric").
 
 import type { CostModel, CostResult } from "../passes/cost-model.js";
 import type { QueueProgram } from "../queues/queue-program.js";
-import { runCuda } from "../sim/cuda-exec.js";
-import { cudaOf, type CudaTarget } from "../target/cuda-target.js";
+import { timeCuda } from "../sim/cuda-time.js";
+import { cudaOf } from "../target/cuda-target.js";
 import { InternalError } from "../util/internal-error.js";
-import { buildCudaProgram, type CudaProgram } from "../backend/cuda/program.js";
+import { buildCudaProgram } from "../backend/cuda/program.js";
 
 /** The executor's run time of a command program, or undefined where it never finishes. */
-export function predictCudaUs(p: CudaProgram, t: CudaTarget): number | undefined {
-  const r = runCuda(p, t);
-  return r.ok ? r.timeUs : undefined;
-}
+export const predictCudaUs = timeCuda;
 
 export function cudaCostModel(batch: (prog: QueueProgram) => boolean): CostModel {
   return {
@@ -28,9 +25,10 @@ export function cudaCostModel(batch: (prog: QueueProgram) => boolean): CostModel
           events: 0,
           eventLimitHit: false,
         };
-      const r = runCuda(built.program, t);
-      if (!r.ok) return { kind: "failed", note: r.why, events: 0, eventLimitHit: false };
-      return { kind: "predicted", timeUs: r.timeUs, events: 0 };
+      const us = timeCuda(built.program, t);
+      if (us === undefined)
+        return { kind: "failed", note: "a stream never finishes", events: 0, eventLimitHit: false };
+      return { kind: "predicted", timeUs: us, events: 0 };
     },
   };
 }

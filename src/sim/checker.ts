@@ -34,6 +34,7 @@ import {
   BCAST,
   COPY,
   FILL,
+  STREAM_ORDERED,
   SWAP,
   TIMESTAMP,
   type Commands,
@@ -224,9 +225,11 @@ export function checkData(
   buffer: Int32Array,
   offset: Float64Array,
 ): void {
+  const kind = s.C.kind[cmd]!;
+  // A CUDA stream command: ordered after every access its queue made before it.
+  if (s.C.aux[cmd] === STREAM_ORDERED && kind === COPY) s.vc[q]![q] = s.clock[q]!;
   const clock = ++s.clock[q]!;
   s.mem.epochClock[cmd] = clock;
-  const kind = s.C.kind[cmd]!;
   const writes = WRITES[kind]!;
   for (let k = 0; k < n; k++)
     if (((writes >> k) & 1) === 0) touch(s, q, cmd, k, false, gpu, buffer, offset);

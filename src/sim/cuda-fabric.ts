@@ -10,7 +10,6 @@
 // - Point-to-point NVLink ("full-mesh"): one resource per ordered GPU pair.
 // - Host link (PCIe): upload and download of each GPU, and both directions together (bothGBps).
 
-import type { CudaCopy, Place } from "../backend/cuda/program.js";
 import type { CudaTarget } from "../target/cuda-target.js";
 import type { FlowLoad } from "./flows.js";
 
@@ -58,15 +57,16 @@ export function cudaFabric(t: CudaTarget, gpus: number): CudaFabric {
   return { gpus, engines: gpus * DIRS, capacity, switched, t, load };
 }
 
-const gpuOf = (p: Place): number => (p === "host" ? -1 : p);
-
 /** The engine a copy runs on, the resources its bytes load, and its own top rate (bytes/us). */
-export function copyRoute(
-  f: CudaFabric,
-  c: CudaCopy,
-): { engine: number; loads: FlowLoad[]; cap: number; peer: boolean } {
-  const src = gpuOf(c.src.place);
-  const dst = gpuOf(c.dst.place);
+export interface CopyRoute {
+  readonly engine: number;
+  readonly loads: readonly FlowLoad[];
+  readonly cap: number;
+  readonly peer: boolean;
+}
+
+/** The route of a copy from GPU `src` to GPU `dst` (-1: host memory). */
+export function routeBetween(f: CudaFabric, src: number, dst: number): CopyRoute {
   const at = (g: number, r: number): FlowLoad => f.load[g * PER_GPU + r]!;
   if (src < 0)
     return {
@@ -87,4 +87,12 @@ export function copyRoute(
     ? [at(src, OUT), at(dst, IN)]
     : [f.load[f.gpus * PER_GPU + src * f.gpus + dst]!];
   return { engine: src * DIRS + PEER, loads, cap: perUs(f.t.peerGBps), peer: true };
+}
+
+/** Bytes that crossed between GPUs, from each resource's moved bytes (flows.ts FlowSet.moved). */
+export function peerBytesMoved(f: CudaFabric, moved: Float64Array): number {
+  let n = 0;
+  if (f.switched) for (let g = 0; g < f.gpus; g++) n += moved[g * PER_GPU + OUT]!;
+  else for (let k = 0; k < f.gpus * f.gpus; k++) n += moved[f.gpus * PER_GPU + k]!;
+  return n;
 }

@@ -1,62 +1,40 @@
-// The time of a `dmac sim` run on a CUDA target. The executor runs the target's queue program
-// (the one the CUDA back end encodes) for its checks under a stand-in model (model.ts,
-// cudaCheckModel); the time, host submission and bandwidth reported are then cuda-exec's, over
-// the command program itself (copy engines, streams, host calls: docs/cuda.md, "The timing
-// model"), the number program.json's predictedUs holds.
+// The time of a CUDA command program, for the callers that want only that: the optimiser's cost
+// model, program.json's predictedUs, `dmac measure` and its fit. The program runs in the
+// executor as `dmac sim` runs it (from-cuda.ts, copy-engines.ts), without the IR's checks.
 
 import type { CudaProgram } from "../backend/cuda/program.js";
-import type { IrModule } from "../ir/ir.js";
 import type { CudaTarget } from "../target/cuda-target.js";
-import { InternalError } from "../util/internal-error.js";
-import { bandwidthOf } from "./bandwidth.js";
-import { runCuda, type CudaStreamSpans } from "./cuda-exec.js";
-import type { SimResult } from "./run.js";
-
-/** What timed a CUDA run, and its commands' times for the trace. */
-export interface CudaTiming {
-  readonly program: CudaProgram;
-  /** Each stream's commands' start and end (with `record`). */
-  readonly spans: readonly CudaStreamSpans[] | undefined;
-}
+import { execute } from "./execute.js";
+import { packedFromCuda } from "./from-cuda.js";
+import { cudaModel } from "./model.js";
+import { POLL_FUNC_CODES } from "./program.js";
+import { XGMI_ENGINE, type PartRules } from "./part-rules.js";
 
 /** The summary's name of the model that timed a CUDA run. */
-export const CUDA_TIMED_BY = 'cuda-exec, the copy-engine model (docs/cuda.md, "The timing model")';
-
-/** The summary's note where the checks failed: cuda-exec does not time a broken program. */
-export const CUDA_NOT_TIMED =
-  "not timed: the checks failed (the time above is where the check run's stand-in model stopped)";
+export const CUDA_TIMED_BY = 'the copy-engine model (docs/cuda.md, "The timing model")';
 
 /**
- * `r` with cuda-exec's time of `program`. A run the checks found broken is not timed (cuda-exec
- * has no checks, and its producer raises the external signals at the start even where
- * --hold-signals holds them); a run that passed them must finish in cuda-exec too.
+ * The part of a target known only by its CUDA section: what the back end emits for it holds
+ * (its copies are split as the target's limits say; `dmac sim` holds them to those), and any
+ * stream reaches the host and every peer.
  */
-export function withCudaTime(
-  r: SimResult,
-  program: CudaProgram,
-  t: CudaTarget,
-  module: IrModule | undefined,
-  record: boolean,
-): SimResult {
-  if (r.diagnostics.some((d) => d.severity === "error")) return { ...r, timedBy: CUDA_NOT_TIMED };
-  const c = runCuda(program, t, record);
-  if (!c.ok)
-    throw new InternalError(`cuda-exec never finishes a program the checks passed: ${c.why}`);
-  let commands = 0;
-  for (const s of program.streams) commands += s.commands.length;
-  const stats = {
-    ...r.stats,
-    totalUs: c.timeUs,
-    hostSubmitUs: c.hostSubmitUs,
-    packets: commands,
-    // (The executor's engine, link and host-link loads are the stand-in model's: not shown.)
-    engines: [],
-    links: [],
+function anyPart(streams: number): PartRules {
+  return {
+    name: "cuda",
+    maxCopyBytes: Infinity,
+    maxFillBytes: Infinity,
+    engineKind: new Uint8Array(streams).fill(XGMI_ENGINE),
+    hasPcie: false,
     pcie: [],
+    xgmi: [],
+    pollFunction: new Uint8Array(POLL_FUNC_CODES.length).fill(1),
+    pollFunctions: [],
+    engineProblem: [],
   };
-  const bandwidth = bandwidthOf(
-    { gpus: program.gpus, us: c.timeUs, peerBytes: stats.peerBytes, localBytes: stats.localBytes },
-    module,
-  );
-  return { ...r, stats, bandwidth, timedBy: CUDA_TIMED_BY, cuda: { program, spans: c.spans } };
+}
+
+/** The executor's run time of command program `p` on `t`, or undefined where it never finishes. */
+export function timeCuda(p: CudaProgram, t: CudaTarget): number | undefined {
+  const r = execute(packedFromCuda(p), { model: cudaModel("cuda", p.gpus, t, anyPart(t.streams)) });
+  return r.completed ? r.stats.totalUs : undefined;
 }

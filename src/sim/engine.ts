@@ -12,7 +12,9 @@
 //   ran past what the host has submitted.
 //
 // Each packet costs enginePacketUs; data commands then wait copyStartupUs (or run back to back
-// behind the previous one) and move their bytes as a flow (docs/model.md).
+// behind the previous one) and move their bytes as a flow (docs/model.md). On a CUDA target
+// (x.cuda) the queue is a stream: a command waits for the host's call, a copy for its copy
+// engine, a poll is a wait-value released at once on a landing (copy-engines.ts).
 
 import {
   dataOperand,
@@ -65,6 +67,7 @@ import { endFlow, loadOf, route } from "./transfers.js";
 import { halfOf, pendingWrite, read32, waitOn, wordAt } from "./words.js";
 import { recordIssue, recordPollSatisfied, recordPollStart } from "./trace/recorder.js";
 import type { FlowLoad } from "./flows.js";
+import { copyDone, startCopy, streamReady, streamWait } from "./copy-engines.js";
 
 /**
  * A doorbell: the host submitted queue q's commands up to `upTo`. True when the engine was idle:
@@ -94,6 +97,9 @@ export function fetch(x: ExecState, q: number): void {
   if (state !== Q_BUSY) return;
   const C = x.C;
   const e = queue.first + r.pc;
+  // (A CUDA stream: its host call may not have let this command go yet.)
+  const cu = x.cuda;
+  if (cu !== undefined && !streamReady(x, cu, q, e)) return;
   r.cmdStart = x.now;
   const prevFlowStart = r.prevFlowStart;
   r.prevFlowStart = NaN;
@@ -155,15 +161,16 @@ export function finish(
 
 /** Checks a data command's operands, routes its bytes and schedules its flow (or skips it). */
 function startData(x: ExecState, q: number, e: number, kind: number, prevFlowStart: number): void {
+  // (A CUDA stream's copy waits for its copy engine: copy-engines.ts.)
+  if (x.cuda !== undefined) {
+    if (!startCopy(x, q, e)) skipData(x, q);
+    return;
+  }
   const C = x.C;
   const T = x.T;
   const now = x.now;
-  const bytes = C.bytes[e]!;
-  if (bytes <= 0) {
-    report(x, "DMAC6007", [whereCmd(x, q, e), `${cmdName(x, e)} of ${bytes} bytes`]);
-    return skipData(x, q);
-  }
-  if (oversized(x, q, e, kind, bytes)) return skipData(x, q);
+  const bytes = sized(x, q, e, kind);
+  if (bytes < 0) return skipData(x, q);
   const drv = x.p.queues[q]!.gpu;
   const r = x.runs[q]!;
   const run = x.running[q]!;
@@ -258,6 +265,36 @@ function startData(x: ExecState, q: number, e: number, kind: number, prevFlowSta
   x.heap.push(start, EV_FLOW_START, q);
 }
 
+/** Row e's bytes, or -1 where it has none or more than the part takes (reported). */
+function sized(x: ExecState, q: number, e: number, kind: number): number {
+  const bytes = x.C.bytes[e]!;
+  if (bytes <= 0) {
+    report(x, "DMAC6007", [whereCmd(x, q, e), `${cmdName(x, e)} of ${bytes} bytes`]);
+    return -1;
+  }
+  return oversized(x, q, e, kind, bytes) ? -1 : bytes;
+}
+
+/**
+ * A CUDA stream's copy (row e): its operands resolved and checked (running[q]: operands, bytes);
+ * false where it is not executed (reported).
+ */
+export function copyOperands(x: ExecState, q: number, e: number): boolean {
+  const C = x.C;
+  if (C.kind[e] !== COPY) throw new Error(`a CUDA stream's data command of kind ${C.kind[e]}`);
+  const bytes = sized(x, q, e, COPY);
+  if (bytes < 0) return false;
+  const s = dataOperand(x, q, e, C.a[e]!, bytes, "source", false, 0);
+  const d = dataOperand(x, q, e, C.b[e]!, bytes, "destination", true, 1);
+  if (!s || !d || overlapping(x, q, e, 0, 1, "source and destination")) return false;
+  const run = x.running[q]!;
+  run.n = 2;
+  if (wrongEngine(x, q, e)) return false;
+  run.bytes = bytes;
+  if (x.timeline) run.name = `copy gpu${run.gpu[0]!}->gpu${run.gpu[1]!}`;
+  return true;
+}
+
 /** A data command that is not executed (reported): it costs its packet, and the queue goes on. */
 function skipData(x: ExecState, q: number): void {
   finish(x, q, x.now + x.T.enginePacketUs);
@@ -273,13 +310,10 @@ export function dataDone(x: ExecState, q: number): void {
   const run = x.running[q]!;
   const cmd = x.cmdBase[q]! + r.pc;
   x.chk.data(q, cmd, run.n, run.gpu, run.buffer, run.offset);
+  const span = x.timeline && { name: run.name, args: { bytes: run.bytes, at: x.C.at[cmd]! } };
+  if (x.cuda !== undefined) return copyDone(x, q, cmd, span);
   r.prevFlowStart = r.flowStartedAt; // the next command, if a data packet, ran back to back
-  finish(
-    x,
-    q,
-    x.now,
-    x.timeline && { name: run.name, args: { bytes: run.bytes, at: x.C.at[cmd]! } },
-  );
+  finish(x, q, x.now, span);
 }
 
 // ---- polls -----------------------------------------------------------------------------------
@@ -310,6 +344,7 @@ function startPoll(x: ExecState, q: number, e: number): void {
     r.state = Q_FAULTED;
     return;
   }
+  if (x.cuda !== undefined) return streamWait(x, q, e, w);
   const afterPacket = x.now + T.enginePacketUs;
   r.pollStart = afterPacket;
   const repoll = (x.wordFlags[w]! & W_HOST_SYNC) !== 0 ? x.model.hostWordPollUs : T.pollRepollUs;
@@ -411,7 +446,7 @@ function signal(x: ExecState, q: number, e: number, kind: number): void {
   finish(
     x,
     q,
-    afterPacket,
+    kind === FENCE ? afterPacket + x.fenceHoldUs : afterPacket,
     x.timeline && {
       name: kind === TIMESTAMP ? "TIMESTAMP" : `${cmdName(x, e)} ${hex(addr)}`,
       args: { at: C.at[e]! },

@@ -36,6 +36,7 @@ const COMPLETION = REGION_CODE.completion;
 import type { CheckSink } from "./checker.js";
 import type { Timeline } from "./execute.js";
 import { newSyncRecording } from "./trace/recorder.js";
+import { createCopyEngines, type CopyEngines } from "./copy-engines.js";
 
 /** Event kinds: what the event loop dispatches on (the event's arg is in the last column). */
 export const EV_STEP = 0; // the engine of queue `arg` fetches its next command
@@ -232,6 +233,13 @@ export interface ExecState {
   readonly loadCache: (FlowLoad | undefined)[];
   /** Each link's last sampled rate (timeline counters). */
   readonly lastSample: Float64Array;
+  /** A CUDA target's copy engines and host calls (copy-engines.ts); undefined: SDMA. */
+  readonly cuda: CopyEngines | undefined;
+  /**
+   * How long a FENCE holds its queue after its packet: a CUDA write-value's stream goes on when
+   * the write landed (flagUs); an SDMA engine goes on at once (0).
+   */
+  readonly fenceHoldUs: number;
 }
 
 /** Until execute() sets the checks: none (a state built alone, in tests, checks nothing). */
@@ -264,15 +272,9 @@ export function createExecState(
   const R = mem.starts.length;
   const HBM = G * G;
   const PCIE = G * G + G;
-  const capacity = new Float64Array(G * G + 3 * G);
-  for (let s = 0; s < G; s++)
-    for (let d = 0; d < G; d++)
-      capacity[s * G + d] = s === d ? 0 : bytesPerUs(model.links.usableGBps);
-  for (let g = 0; g < G; g++) capacity[HBM + g] = bytesPerUs(T.localCopyGBps);
-  // A target without a "pcie" section gets no host-link capacity: run.ts refuses host buffers
-  // for it before the run starts, so 0 here is never a flow's only bound.
-  const pcieCap = model.pcie ? bytesPerUs(model.pcie.usableGBps) : 0;
-  for (let k = 0; k < 2 * G; k++) capacity[PCIE + k] = pcieCap;
+  const cuda = model.cuda && createCopyEngines(p, model.cuda, R);
+  // (A CUDA target's flows load the resources of its fabric: cuda-fabric.ts.)
+  const capacity = cuda ? cuda.fabric.capacity : sdmaCapacity(model, G);
   // (From the program's named regions, the memory map's BUFFER regions: a branch for them in the
   // loop below, first taken after V8 had compiled it, threw that code away.)
   const bufferHost = new Uint8Array(p.bufferSizes.length);
@@ -345,7 +347,28 @@ export function createExecState(
     // past the end of a growing array throws compiled code away, as a fraction does (DOUBLE).
     loadCache: new Array<FlowLoad | undefined>((G * G + 3 * G) * 4).fill(undefined),
     lastSample: new Float64Array(G * G + 3 * G),
+    cuda,
+    fenceHoldUs: model.cuda ? model.cuda.timing.flagUs : 0,
   };
+}
+
+/**
+ * The resources of an SDMA node: per-direction links s*G+d (d != s), then HBM of each GPU (at
+ * HBM + g), then each GPU's host link, upload at PCIE + 2g, download at PCIE + 2g + 1.
+ */
+function sdmaCapacity(model: MachineModel, G: number): Float64Array {
+  const HBM = G * G;
+  const PCIE = G * G + G;
+  const capacity = new Float64Array(G * G + 3 * G);
+  for (let s = 0; s < G; s++)
+    for (let d = 0; d < G; d++)
+      capacity[s * G + d] = s === d ? 0 : bytesPerUs(model.links.usableGBps);
+  for (let g = 0; g < G; g++) capacity[HBM + g] = bytesPerUs(model.timing.localCopyGBps);
+  // A target without a "pcie" section gets no host-link capacity: run.ts refuses host buffers
+  // for it before the run starts, so 0 here is never a flow's only bound.
+  const pcieCap = model.pcie ? bytesPerUs(model.pcie.usableGBps) : 0;
+  for (let k = 0; k < 2 * G; k++) capacity[PCIE + k] = pcieCap;
+  return capacity;
 }
 
 /**

@@ -28,6 +28,9 @@
 //   check; nothing spins: a waiting poll is re-evaluated at the first grid point after the word
 //   changes, which is exactly when the spinning engine would see it.
 // - The host spin-polls its completion slots every hostPollIntervalUs from the end of submission.
+// - A CUDA target (model.cuda): the queues are CUDA streams, with the host's stream calls
+//   (host.ts), copy engines shared by streams and waits released on a landing (copy-engines.ts),
+//   and the fabric's resources (cuda-fabric.ts): docs/cuda.md, "The timing model".
 //
 // Happens-before (kept by checker.ts): each queue has a vector clock. A data command's access is
 // stamped with a fresh clock value of its queue but ordered only after the queue's last
@@ -55,8 +58,10 @@ import {
   where,
   type ExecState,
 } from "./exec-state.js";
+import { peerBytesMoved } from "./cuda-fabric.js";
 import {
   completionScan,
+  lastCompletion,
   producerTick,
   startProducer,
   submit,
@@ -234,8 +239,11 @@ export function execute(program: SimProgram, opts: ExecOptions): ExecResult {
   // (Before the checks' end: it needs only the run, and the checks' thread may still be busy.)
   let total = x.now;
   if (completed) {
-    total = completionScan(x, hostSubmitUs);
-    if (p.completions.count === 0) total = Math.max(x.now, hostSubmitUs);
+    if (x.cuda !== undefined) total = lastCompletion(x);
+    else {
+      total = completionScan(x, hostSubmitUs);
+      if (p.completions.count === 0) total = Math.max(x.now, hostSubmitUs);
+    }
     if (x.timeline)
       x.timeline.instants.push({ queue: -1, name: "host saw every completion", t: total });
   }
@@ -530,6 +538,15 @@ function endOfRun(
 
 function statsOf(x: ExecState, total: number, hostSubmitUs: number, events: number): ExecStats {
   const { p, runs, flows, G, HBM, capacity } = x;
+  if (x.cuda !== undefined) {
+    // A CUDA target: its commands, and the bytes between GPUs (the engines, links and host links
+    // are the fabric's, cuda-fabric.ts, not listed).
+    let packets = 0;
+    for (const r of runs) packets += r.packets;
+    const peerBytes = peerBytesMoved(x.cuda.fabric, flows.moved);
+    const none = { engines: [], links: [], pcie: [], localBytes: 0 };
+    return { totalUs: total, hostSubmitUs, events, packets, peerBytes, ...none };
+  }
   const engines: EngineStats[] = p.queues.map((queue, q) => ({
     queue: queue.name,
     gpu: queue.gpu,

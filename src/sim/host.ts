@@ -1,11 +1,22 @@
 // The host and the outside world around the engines: submitting the queues (building packets
-// and ringing doorbells, or one prelaunch trigger store), the producer of external signals, and
-// at the end the host's scan of its completion slots.
+// and ringing doorbells, or one prelaunch trigger store; on a CUDA target, the stream calls), the
+// producer of external signals, and at the end the host's scan of its completion slots.
 
 import { grown } from "../util/arrays.js";
 import { externalTarget, type ExternalWait } from "./external-signals.js";
 import { regionStepped } from "./memory.js";
-import { ATOMIC, FENCE, POLL, POLL_FUNC_CODES } from "./program.js";
+import {
+  ATOMIC,
+  COPY,
+  FENCE,
+  POLL,
+  POLL_FUNC_CODES,
+  STREAM_ORDERED,
+  type PackedProgram,
+} from "./program.js";
+import type { CudaTarget } from "../target/cuda-target.js";
+import type { CopyEngines } from "./copy-engines.js";
+import type { Span } from "./execute.js";
 import {
   EV_EXT_SIGNAL,
   EV_STEP,
@@ -75,6 +86,7 @@ class DoorbellList {
  * the host finished submitting, and the doorbells.
  */
 export function submit(x: ExecState): { hostSubmitUs: number; doorbells: Doorbells } {
+  if (x.cuda !== undefined) return submitStreams(x, x.cuda);
   const { p, T, timeline } = x;
   // One per completion signal and one per queue, the usual count.
   const doorbells = new DoorbellList(p.trigger ? 0 : p.completions.count + x.Q);
@@ -115,6 +127,106 @@ export function submit(x: ExecState): { hostSubmitUs: number; doorbells: Doorbel
       });
   }
   return { hostSubmitUs: hostT, doorbells: doorbells.done() };
+}
+
+/**
+ * A CUDA target's host (streamCalls): every stream steps at its first command's ready time, in
+ * stream order; with a prelaunch trigger the host's store of it lands at time 0. No doorbells: a
+ * stream that reaches a command before its call let it go steps again then (copy-engines.ts).
+ */
+function submitStreams(
+  x: ExecState,
+  cu: CopyEngines,
+): { hostSubmitUs: number; doorbells: Doorbells } {
+  const { p, timeline } = x;
+  for (let q = 0; q < x.Q; q++) {
+    const { first, count } = p.queues[q]!;
+    x.runs[q]!.submitted = count;
+    x.heap.push(count > 0 ? cu.ready[first]! : 0, EV_STEP, q);
+  }
+  const tw = p.trigger ? wordAt(x, p.trigger.addr) : -1;
+  if (p.trigger && tw >= 0) {
+    const w = pendingWrite(x, tw, halfOf(x, tw, p.trigger.addr), SET, p.trigger.value, 32, x.HOST);
+    x.chk.trigger(w);
+    if (timeline) recordIssue(timeline.sync, w, HOST_WRITER, -1, 0);
+    x.heap.push(0, EV_WORD_WRITE, w);
+  }
+  if (timeline && !p.trigger) recordCalls(x, cu, timeline.host);
+  return { hostSubmitUs: p.trigger ? 0 : cu.hostUs, doorbells: new DoorbellList(0).done() };
+}
+
+/**
+ * The host's stream calls as host spans (`call gpu0.stream1 #3`, args: the stream and command
+ * index), each from the previous call's return to its own.
+ */
+function recordCalls(x: ExecState, cu: CopyEngines, host: Span[]): void {
+  const C = x.C;
+  let returned = 0;
+  for (const queue of x.p.queues)
+    for (let e = queue.first; e < queue.first + queue.count; e++) {
+      if (e > queue.first && C.at[e] === C.at[e - 1]) continue; // (a batch's copies: one call)
+      const call = cu.ready[e]! - cu.T.launchUs;
+      const command = C.at[e]!;
+      const args = { stream: queue.name, command };
+      host.push({
+        queue: -1,
+        name: `call ${queue.name} #${command}`,
+        start: returned,
+        end: call,
+        args,
+      });
+      returned = call;
+    }
+}
+
+/**
+ * When the host's stream calls let each row of a CUDA target's program start: launchUs after its
+ * call returned (0 with prelaunch: every call precedes the clock). One thread makes the calls,
+ * stream after stream in program order, each costing hostCallUs (+ hostBatchItemUs per copy of
+ * a batch), each stream hostStreamUs more and each change of GPU hostGpuUs more (the first
+ * stream's too: the runner sets the device for every stream). A batch's copies share its call.
+ */
+export function streamCalls(
+  p: PackedProgram,
+  T: CudaTarget["timing"],
+): { ready: Float64Array; hostUs: number } {
+  const C = p.cmds;
+  const ready = new Float64Array(C.n);
+  let host = 0;
+  let gpu = -1;
+  for (const queue of p.queues) {
+    host += T.hostStreamUs + (queue.gpu !== gpu ? T.hostGpuUs : 0);
+    gpu = queue.gpu;
+    const end = queue.first + queue.count;
+    for (let e = queue.first; e < end;) {
+      let rows = 1;
+      if (C.kind[e] === COPY)
+        while (e + rows < end && C.kind[e + rows] === COPY && C.aux[e + rows] !== STREAM_ORDERED)
+          rows++;
+      host += T.hostCallUs + (rows > 1 ? rows * T.hostBatchItemUs : 0);
+      ready.fill(p.trigger ? 0 : host + T.launchUs, e, e + rows);
+      e += rows;
+    }
+  }
+  return { ready, hostUs: host };
+}
+
+/**
+ * A CUDA target's end: the host spin-polls its completion words, so the run ends when the last
+ * one got its value.
+ */
+export function lastCompletion(x: ExecState): number {
+  let t = 0;
+  let hint = -1;
+  const { count, addr } = x.p.completions;
+  for (let k = 0; k < count; k++) {
+    const i = regionAtStart(x, addr[k]!, hint);
+    if (i < 0) continue;
+    hint = i;
+    const landed = x.completion.length > 0 ? x.completion[2 * i + 1]! : NaN;
+    if (landed > t) t = landed;
+  }
+  return t;
 }
 
 /**

@@ -68,6 +68,8 @@ export interface MachineModel {
   readonly pcie?: PcieModel | undefined;
   /** The part's limits every packet is held to (part-rules.ts). */
   readonly part: PartRules;
+  /** A CUDA target's copy-engine constants (cudaModel): its queues are CUDA streams. */
+  readonly cuda?: CudaTarget | undefined;
 }
 
 export type ModelResult =
@@ -136,17 +138,23 @@ export function readMachineModel(target: Target): ModelResult {
   };
 }
 
-/** What the sources of a CUDA target's check model say. */
-export const CUDA_CHECK_SOURCE =
-  "stand-in: a CUDA target's queue program runs here for its checks only; its time is cuda-exec's (docs/cuda.md)";
+/** What the sources of a CUDA target's model say of the SDMA constants. */
+const CUDA_SOURCE =
+  'a CUDA target: its streams run under the copy-engine model and the target\'s own constants (docs/cuda.md, "The timing model")';
 
 /**
- * The model a CUDA target's queue program runs under for the checks (races, deadlock, the final
- * state, the schedule's meaning), which use happens-before, never timing (semantics.ts). Its
- * constants are stand-ins taken from the CUDA figures; the time `dmac sim` reports is
- * cuda-exec's (cuda-time.ts), which models the copy engines, streams and host calls.
+ * A CUDA target's model: `cuda` holds the constants the copy-engine model reads (host.ts
+ * submission, copy-engines.ts, the wait release and write latency). The SDMA constants the
+ * shared paths read are what a stream does: a command costs nothing to fetch, a write-value
+ * lands flagUs after its stream reaches it (every word is in host memory), and the prelaunch
+ * trigger is stored at time 0. The others are never read on a CUDA target.
  */
-export function cudaCheckModel(target: Target, cuda: CudaTarget): MachineModel {
+export function cudaModel(
+  name: string,
+  gpus: number,
+  cuda: CudaTarget,
+  part: PartRules,
+): MachineModel {
   const T = cuda.timing;
   const v: Record<TimingName, number> = {
     hostPacketUs: T.hostCallUs,
@@ -157,7 +165,7 @@ export function cudaCheckModel(target: Target, cuda: CudaTarget): MachineModel {
     engineGBps: cuda.peerGBps,
     localCopyGBps: cuda.peerGBps,
     hostSignalLatencyUs: T.flagUs,
-    gpuSignalLatencyUs: T.flagUs,
+    gpuSignalLatencyUs: 0,
     hostPollIntervalUs: 1,
     sdmaClockMHz: 1000,
     pollRepollUs: T.waitReleaseUs,
@@ -166,28 +174,36 @@ export function cudaCheckModel(target: Target, cuda: CudaTarget): MachineModel {
     backToBackUs: 0,
     broadcastGBps: cuda.peerGBps,
   };
-  const sources = Object.fromEntries(Object.keys(v).map((k) => [k, CUDA_CHECK_SOURCE]));
+  const sources = Object.fromEntries(Object.keys(v).map((k) => [k, CUDA_SOURCE]));
   const link = (gbps: number): { ratedGBps: number; usableGBps: number; source: string } => ({
     ratedGBps: gbps,
     usableGBps: gbps,
-    source: CUDA_CHECK_SOURCE,
+    source: CUDA_SOURCE,
   });
   return {
-    name: target.name,
-    gpus: target.gpus,
-    engines: target.engines.count,
+    name,
+    gpus,
+    engines: cuda.streams,
     timing: v,
     sources: sources as MachineModel["sources"],
     links: { topology: "full-mesh", ...link(cuda.peerGBps) },
     fallbacks: [],
     hostWordPollUs: T.waitReleaseUs,
-    // Any stream reaches the host and every peer (the driver picks the copy engine by direction).
-    part: {
-      ...partRules(target),
-      engineKind: new Uint8Array(target.engines.count).fill(XGMI_ENGINE),
-      hasPcie: false,
-    },
+    part,
     pcie: link(cuda.hostLink.h2dGBps),
+    cuda,
+  };
+}
+
+/**
+ * A CUDA target's part rules: any stream reaches the host and every peer (the driver picks the
+ * copy engine by direction); copies are split as the target's limits say.
+ */
+export function cudaPart(target: Target): PartRules {
+  return {
+    ...partRules(target),
+    engineKind: new Uint8Array(target.engines.count).fill(XGMI_ENGINE),
+    hasPcie: false,
   };
 }
 

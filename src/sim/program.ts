@@ -229,6 +229,9 @@ const CMD_CODE: Readonly<Record<SimCmdKind, number>> = Object.fromEntries(
 /** Poll functions by code (the row's `aux` of a poll). */
 export { POLL_FUNC_CODES };
 
+/** A copy's `aux` where it is ordered after every earlier command of its queue (Commands). */
+export const STREAM_ORDERED = 1;
+
 /** Data commands: copy, bcast, swap, fill (codes COPY .. FILL). */
 export const isDataKind = (k: number): boolean => k >= COPY && k <= FILL;
 
@@ -238,7 +241,7 @@ export const isDataKind = (k: number): boolean => k >= COPY && k <= FILL;
  *
  * | kind      | a    | b      | c       | bytes    | value | aux   |
  * |-----------|------|--------|---------|----------|-------|-------|
- * | copy      | src  | dst    |         | bytes    |       |       |
+ * | copy      | src  | dst    |         | bytes    |       | order |
  * | bcast     | src  | dst    | dst2    | bytes    |       |       |
  * | swap      | a    | b      |         | bytes    |       |       |
  * | fill      | dst  |        |         | bytes    | byte  |       |
@@ -247,7 +250,9 @@ export const isDataKind = (k: number): boolean => k >= COPY && k <= FILL;
  * | atomic    | addr |        |         |          | add   | width |
  * | timestamp | addr |        |         |          |       |       |
  *
- * A poll's retries are -1 for "forever". A row's IR ops (source map, trace `ops`) are
+ * A poll's retries are -1 for "forever". A copy's `order` is STREAM_ORDERED where it starts a
+ * CUDA stream command (from-cuda.ts): it runs after everything before it on its queue, where an
+ * SDMA copy (0) may overlap the data commands before it. A row's IR ops (source map, trace `ops`) are
  * ops[opsLo[i] .. opsHi[i]), shared between the rows of one source-map entry; opsLo = -1: unknown.
  */
 export interface Commands {

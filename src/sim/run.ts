@@ -1,6 +1,6 @@
 // simulate(): the executor's entry point. Takes compiled SDMA streams + manifest (read here
-// with the back end's one packet table: stream-rows.ts, backend/sdma/decode.ts) or a command
-// trace, turns them into a PackedProgram (absolute addresses, every command a row of typed
+// with the back end's one packet table: stream-rows.ts, backend/sdma/decode.ts), a command
+// trace or a CUDA command program (from-cuda.ts), turns them into a PackedProgram (absolute addresses, every command a row of typed
 // arrays: program.ts), runs it (execute.ts) and, when the IR is known, checks the
 // postcondition: the final provenance of every buffer byte must equal what the reference
 // semantics (ir/interp.ts runReference) gives, which covers every collective's and every
@@ -19,8 +19,9 @@ import { diag, type Diagnostic } from "../diagnostics/diagnostic.js";
 import { OP_KINDS, type IrModule } from "../ir/ir.js";
 import type { Target } from "../target/target.js";
 import { cudaOf } from "../target/cuda-target.js";
-import type { CudaProgram } from "../backend/cuda/program.js";
-import { withCudaTime, type CudaTiming } from "./cuda-time.js";
+import type { CudaOps, CudaProgram } from "../backend/cuda/program.js";
+import { cudaMeaning, packedFromCuda } from "./from-cuda.js";
+import { CUDA_TIMED_BY } from "./cuda-time.js";
 import {
   execute,
   MAX_RACES,
@@ -30,7 +31,7 @@ import {
   type Timeline,
 } from "./execute.js";
 import type { SyncTrace } from "./semantics.js";
-import { cudaCheckModel, readMachineModel, type MachineModel, type ModelResult } from "./model.js";
+import { cudaModel, cudaPart, readMachineModel, type MachineModel } from "./model.js";
 import {
   validateManifest,
   validateManifestInputs,
@@ -66,11 +67,13 @@ export type SimInput =
   | {
       readonly trace: Trace;
       readonly module?: IrModule | undefined;
-      /**
-       * A CUDA target's command program, built from the same queue program as the trace: the
-       * trace's run checks it, cuda-exec times it (cuda-time.ts).
-       */
-      readonly cuda?: CudaProgram | undefined;
+    }
+  | {
+      /** A CUDA target's command program (from-cuda.ts makes it the executor's program). */
+      readonly cuda: CudaProgram;
+      /** Each command's IR ops (buildCudaProgram's): the meaning checks need them. */
+      readonly ops?: CudaOps | undefined;
+      readonly module?: IrModule | undefined;
     };
 
 /** An IR module that comes later, from a thread that can also run the checks (check-thread.ts). */
@@ -109,10 +112,10 @@ export interface SimResult {
   readonly timeline: Timeline | undefined;
   readonly program: PackedProgram | undefined;
   readonly model: MachineModel | undefined;
-  /** The model that gave the time, where not the executor's own (a CUDA target: cuda-time.ts). */
+  /** The model that gave the time, where not the SDMA one (a CUDA target: the copy engines'). */
   readonly timedBy?: string | undefined;
-  /** A CUDA target's program and its commands' times (cuda-time.ts). */
-  readonly cuda?: CudaTiming | undefined;
+  /** A CUDA target's command program (the run's queues are its streams: from-cuda.ts). */
+  readonly cuda?: CudaProgram | undefined;
   /** With SimulateOptions.syncTrace (the fuzzers' equivalence oracle): see semantics.ts. */
   readonly syncTrace?: SyncTrace | undefined;
   /** A deadlock or the watchdog ended the run: the words a host could read (sim --snapshot). */
@@ -153,13 +156,8 @@ const failed = (d: Diagnostic[], model?: MachineModel): SimResult => ({
 });
 
 function simulateInput(input: SimInput, opts: SimulateOptions): SimResult {
-  // A CUDA target's program: its queue program runs here for the checks (cuda-time.ts).
-  const cuda = "trace" in input ? input.cuda : undefined;
-  const cudaTarget = cudaOf(opts.target);
-  const m: ModelResult =
-    cuda && cudaTarget
-      ? { ok: true, model: cudaCheckModel(opts.target, cudaTarget) }
-      : readMachineModel(opts.target);
+  if ("cuda" in input) return simulateCuda(input, opts);
+  const m = readMachineModel(opts.target);
   if (!m.ok) return failed([diag("DMAC5006", undefined, [opts.target.name, m.error])]);
   const model = m.model;
   // A hand-edited or corrupt document is reported before anything is built from it.
@@ -210,9 +208,40 @@ function simulateInput(input: SimInput, opts: SimulateOptions): SimResult {
     checks: opts.checks ?? deferred?.checks,
     finalCheck: module && ((prov, p, where) => finalStateProblems(module!, prov, p, where)),
   });
+  return resultOf(ex, program, model, module, opts);
+}
+
+/**
+ * A CUDA target's command program, run as the executor's program (from-cuda.ts): the checks run
+ * on exactly what the back end emits. The meaning checks need each command's IR ops.
+ */
+function simulateCuda(
+  input: Extract<SimInput, { cuda: CudaProgram }>,
+  opts: SimulateOptions,
+): SimResult {
+  const cudaTarget = cudaOf(opts.target);
+  if (!cudaTarget)
+    return failed([
+      diag("DMAC5006", undefined, [opts.target.name, "a command program needs a CUDA target"]),
+    ]);
+  const model = cudaModel(opts.target.name, opts.target.gpus, cudaTarget, cudaPart(opts.target));
+  const { module } = input;
+  const built = packedFromCuda(input.cuda, input.ops);
+  const program =
+    module && input.ops ? { ...built, meaning: cudaMeaning(input.cuda, built, module) } : built;
+  const misfit = outsideModel(program, model, "program.json");
+  if (misfit) return failed([misfit], model);
+  const ex = execute(program, {
+    ...opts,
+    model,
+    finalCheck: module && ((prov, p, where) => finalStateProblems(module, prov, p, where)),
+  });
   const result = resultOf(ex, program, model, module, opts);
-  if (!cuda || !cudaTarget) return result;
-  return withCudaTime(result, cuda, cudaTarget, module ?? opts.sizedBy, opts.record === true);
+  return {
+    ...result,
+    timedBy: CUDA_TIMED_BY,
+    cuda: input.cuda,
+  };
 }
 
 /**

@@ -156,12 +156,8 @@ export function summaryText(r: SimResult, opts: SummaryOptions = {}): string {
   );
   pushAll(lines, bandwidthLines(r.bandwidth));
   if (r.timedBy !== undefined) {
-    // A CUDA target: the checks ran the queue program, the time is the command program's.
-    lines.push(
-      r.cuda
-        ? `commands        ${s.packets} (the checks: ${s.events} events)`
-        : `packets         ${s.packets} in ${s.events} events (the check run)`,
-    );
+    // A CUDA target: the command program's streams (its engines and links are the fabric's).
+    lines.push(`commands        ${s.packets} in ${s.events} events`);
     lines.push(`timed by        ${r.timedBy}`);
     return lines.join("\n") + "\n";
   }

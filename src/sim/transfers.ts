@@ -108,7 +108,7 @@ function rescheduleFlows(x: ExecState, changed: Flow, added: boolean): void {
 /** Timeline counters: each xGMI link's and each host link's rate, when it changed. */
 function sampleLinks(x: ExecState): void {
   const timeline = x.timeline;
-  if (!timeline) return;
+  if (!timeline || x.cuda !== undefined) return; // (a CUDA fabric's resources are others)
   const G = x.G;
   const sample = (r: number, link: string): void => {
     const gbps = x.flows.load[r]! / 1e3;

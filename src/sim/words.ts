@@ -14,6 +14,7 @@ import {
   type ExecState,
 } from "./exec-state.js";
 import { recordLanding } from "./trace/recorder.js";
+import { waitCheck } from "./copy-engines.js";
 
 /** The word region holding [addr, addr + 4), or -1 (hint: see regionOf). */
 export function wordAt(x: ExecState, addr: number, hint = -1): number {
@@ -96,20 +97,29 @@ export function applyWrite(x: ExecState, w: number): void {
   // every word with the sync trace. A million completion slots are not told of.)
   if ((flags & W_CLOCK) !== 0) x.chk.landed(w, i, queue, pw.kind[w] === ADD, value);
   if (x.timeline) recordLanding(x, x.timeline.sync, w, i);
-  if (v0 !== before && (flags & W_POLLED) !== 0) wake(x, i);
+  if ((flags & W_POLLED) !== 0) {
+    if (x.cuda !== undefined) x.cuda.landedAt[i] = x.now;
+    if (v0 !== before) wake(x, i);
+  }
 }
 
-/** Schedules a re-check of every poll waiting on word i, at its next grid point. */
+/**
+ * Schedules a re-check of every poll waiting on word i, at its next grid point (a CUDA stream's
+ * wait checks at once: copy-engines.ts).
+ */
 function wake(x: ExecState, i: number): void {
   let q = x.waitHead[i]!;
   if (q < 0) return;
   x.waitHead[i] = -1;
   while (q >= 0) {
-    const r = x.runs[q]!;
-    const k = Math.ceil((x.now - r.pollStart) / r.pollPeriod - 1e-9);
-    x.heap.push(r.pollStart + Math.max(0, k) * r.pollPeriod, EV_POLL_CHECK, q);
     const next = x.waitNext[q]!;
     x.waitNext[q] = -1;
+    if (x.cuda !== undefined) waitCheck(x, q);
+    else {
+      const r = x.runs[q]!;
+      const k = Math.ceil((x.now - r.pollStart) / r.pollPeriod - 1e-9);
+      x.heap.push(r.pollStart + Math.max(0, k) * r.pollPeriod, EV_POLL_CHECK, q);
+    }
     q = next;
   }
 }

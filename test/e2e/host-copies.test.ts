@@ -14,11 +14,11 @@ describe("host copies end to end", () => {
     expect(r.out).toMatch(/^algbw \/ busbw\s+n\/a/m);
   });
 
-  it("dmac sim on a CUDA target verifies the schedule and reports cuda-exec's time", async () => {
+  it("dmac sim on a CUDA target verifies the schedule and reports the copy-engine model's time", async () => {
     const r = await dmac("sim", example("host_upload_pieces.dmac"), "--target", "h100");
     expect(r.code, r.err).toBe(0);
     expect(r.out).toMatch(/^verified: /m);
-    expect(r.out).toMatch(/^timed by\s+cuda-exec/m);
+    expect(r.out).toMatch(/^timed by\s+the copy-engine model/m);
   });
 
   it("compiles for h100 into program.json and program.txt", async () => {

@@ -1,6 +1,6 @@
-// `dmac sim FILE.dmac` on a CUDA target (docs/cuda.md, "dmac sim on a CUDA target"): the queue
-// program runs in the executor for its checks, and the time is cuda-exec's of the command
-// program, the number `dmac compile` writes as program.json's predictedUs.
+// `dmac sim FILE.dmac` on a CUDA target (docs/cuda.md, "dmac sim on a CUDA target"): the command
+// program runs in the executor, checked and timed by the copy-engine model, whose time `dmac
+// compile` writes as program.json's predictedUs.
 
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -8,10 +8,9 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { compileForSim } from "../../src/driver/compile-for-sim.js";
-import { compile } from "../../src/api/compile.js";
 import { simulate } from "../../src/sim/run.js";
-import type { Trace } from "../../src/backend/trace/trace.js";
-import { builtinTarget, type Target } from "../../src/target/target.js";
+import type { CudaOps, CudaProgram } from "../../src/backend/cuda/program.js";
+import { builtinTarget } from "../../src/target/target.js";
 import { dmac, example } from "../helpers/cli.js";
 
 /** The 4-GPU H200 target the 2026-11-27 measurements were fitted on. */
@@ -38,11 +37,11 @@ describe("dmac sim on a CUDA target", () => {
       expect(r.code, r.err).toBe(0);
       const s = JSON.parse(r.out) as { verified: boolean; totalUs: number; timedBy: string };
       expect(s.verified).toBe(true);
-      expect(s.timedBy).toMatch(/^cuda-exec/);
+      expect(s.timedBy).toMatch(/^the copy-engine model/);
       expect(s.totalUs).toBeCloseTo(await predicted(file, H200X4, level), 3);
       const text = await dmac("sim", file, "--target", H200X4, level);
       expect(text.out).toMatch(/^verified: the postcondition holds \(implements all_gather/m);
-      expect(text.out).toMatch(/^timed by\s+cuda-exec, the copy-engine model/m);
+      expect(text.out).toMatch(/^timed by\s+the copy-engine model/m);
     },
   );
 
@@ -75,30 +74,37 @@ describe("dmac sim on a CUDA target", () => {
     expect(cuda).toEqual(await codes("mi300x"));
   });
 
-  it("reports a race in a broken CUDA schedule (its polls dropped) as on mi300x", () => {
+  it("checks the emitted command program: a wait-value dropped from it is a race", () => {
     const text = readFileSync(example("ring_all_gather.dmac"), "utf8");
-    const racy = (trace: Trace): Trace => ({
-      ...trace,
-      queues: trace.queues.map((q) => ({ ...q, cmds: q.cmds.filter((c) => c.op !== "poll") })),
-    });
     const h200 = builtinTarget("h200")!;
     const c = compileForSim(example("ring_all_gather.dmac"), text, {}, { target: h200 });
     const input = c.loaded!.input;
-    if (!("trace" in input)) throw new Error("a CUDA target's input is a trace");
-    expect(input.trace.queues.some((q) => q.cmds.some((x) => x.op === "poll"))).toBe(true);
-    const run = (t: Trace, target: Target): string[] =>
-      simulate({ ...input, trace: racy(t) }, { target }).diagnostics.map((d) => d.code);
-    const cuda = run(input.trace, h200);
-    expect(cuda).toContain("DMAC6003");
-    const mi = compile(text, { path: example("ring_all_gather.dmac"), emit: ["trace"] });
-    const sdma = simulate(
-      { trace: racy(mi.trace!), module: mi.module },
-      { target: builtinTarget("mi300x")! },
-    ).diagnostics.map((d) => d.code);
-    expect(sdma).toContain("DMAC6003");
+    if (!("cuda" in input)) throw new Error("a CUDA target's input is its command program");
+    const program = input.cuda;
+    const waits = (p: CudaProgram): number =>
+      p.streams.reduce((n, st) => n + st.commands.filter((x) => x.op === "wait").length, 0);
+    expect(waits(program)).toBeGreaterThan(0);
+    // program.json as written (no ops: no meaning checks) verifies, with ops too...
+    const codes = (p: CudaProgram, ops?: CudaOps): string[] =>
+      simulate({ cuda: p, ops, module: input.module }, { target: h200 }).diagnostics.map(
+        (d) => d.code,
+      );
+    expect(codes(program)).toEqual([]);
+    expect(codes(program, input.ops)).toEqual([]);
+    // ...and without its waits on the ring's sync words, the copies race: the queue program
+    // these were built from still has its polls, so a check of that alone passed this.
+    const broken: CudaProgram = {
+      ...program,
+      streams: program.streams.map((st) => ({
+        ...st,
+        commands: st.commands.filter((x) => x.op !== "wait" || x.word === program.trigger?.word),
+      })),
+    };
+    expect(waits(broken)).toBeLessThan(waits(program));
+    expect(codes(broken)).toContain("DMAC6003");
   });
 
-  it("--trace writes the CUDA program's streams and copies with cuda-exec's times", async () => {
+  it("--trace writes the CUDA program's streams and copies with the executor's times", async () => {
     const out = join(scratch, "t.json");
     const file = example("all_gather_pcpy.dmac");
     const r = await dmac("sim", file, "--target", H200X4, "-o", out);

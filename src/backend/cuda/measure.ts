@@ -191,7 +191,7 @@ export interface Compared {
 
 /**
  * The run time the executor predicts for a command program (us; undefined: it never finishes).
- * Passed in by the caller: the executor (src/sim/cuda-exec.ts) is a layer above this one.
+ * Passed in by the caller: the executor (src/sim/cuda-time.ts) is a layer above this one.
  */
 export type CudaPredictor = (p: CudaProgram, t: CudaTarget) => number | undefined;
 

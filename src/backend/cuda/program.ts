@@ -97,6 +97,13 @@ export interface CudaProgram {
   readonly expect: readonly CudaExpect[];
 }
 
+/**
+ * The IR ops each row of a command program implements or orders, per stream: one entry per
+ * command, and one per copy of a batch (the rows the executor makes of it: sim/from-cuda.ts).
+ * Not part of program.json: it lets `dmac sim` check the schedule's meaning on the program.
+ */
+export type CudaOps = readonly (readonly (readonly number[])[])[];
+
 export interface BuildOptions {
   /** Runs of consecutive copies on a stream become one batched copy (the batch-copies pass). */
   readonly batch: boolean;
@@ -146,8 +153,9 @@ export function buildCudaProgram(
   p: QueueProgram,
   file: SourceFile | undefined,
   opts: BuildOptions,
-): { program: CudaProgram | undefined; diagnostics: Diagnostic[] } {
+): { program: CudaProgram | undefined; ops: CudaOps; diagnostics: Diagnostic[] } {
   const diagnostics: Diagnostic[] = [];
+  const ops: (readonly number[])[][] = [];
   const r = toReadable(p);
   const words = new Words(m, p);
   // First pass: user signal words, so that sync and completion ids follow them.
@@ -184,6 +192,8 @@ export function buildCudaProgram(
   let gpus = 0;
   for (const q of r.queues) {
     const out: CudaCmd[] = [];
+    const rowOps: (readonly number[])[] = [];
+    ops.push(rowOps);
     let run: CudaCopy[] = [];
     const flush = (): void => {
       if (run.length === 1) out.push({ op: "copy", ...run[0]! });
@@ -192,6 +202,7 @@ export function buildCudaProgram(
     };
     for (const c of q.cmds) {
       if (c.kind !== "copy" || !opts.batch) flush();
+      const before = out.length + run.length;
       switch (c.kind) {
         case "copy": {
           const src = loc(c.src);
@@ -274,12 +285,14 @@ export function buildCudaProgram(
           out.push({ op: "timestamp", slot: c.slot });
           break;
       }
+      // (A batch's copies are rows of their own: `before` counts the run's copies as rows.)
+      if (out.length + run.length > before) rowOps.push(c.ops);
     }
     flush();
     gpus = Math.max(gpus, q.gpu + 1);
     streams.push({ gpu: q.gpu, stream: q.engine, commands: out });
   }
-  if (diagnostics.length > 0) return { program: undefined, diagnostics };
+  if (diagnostics.length > 0) return { program: undefined, ops, diagnostics };
   const buffers: { id: number; name: string; place: Place; size: number }[] = [];
   for (const b of m.buffers) {
     if (b.rank === HOST) buffers.push({ id: b.id, name: b.name, place: "host", size: b.size });
@@ -308,5 +321,5 @@ export function buildCudaProgram(
     streams,
     expect: expectedContents(m),
   };
-  return { program, diagnostics };
+  return { program, ops, diagnostics };
 }

@@ -259,7 +259,7 @@ function writeTrace(
   ctx: CliContext,
 ): Diagnostic | undefined {
   const trace = result.cuda
-    ? cudaTraceJson(result.cuda)
+    ? cudaTraceJson(result.cuda, result.timeline!)
     : chromeTraceJson(result.program!, result, {
         module: run.module,
         endUs: result.stats.totalUs,

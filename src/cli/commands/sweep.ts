@@ -519,7 +519,12 @@ export function runSweep(
       return;
     }
     const input = c.loaded.input;
-    run.schedule = "manifest" in input ? input.manifest.schedule : input.trace.schedule;
+    run.schedule =
+      "manifest" in input
+        ? input.manifest.schedule
+        : "trace" in input
+          ? input.trace.schedule
+          : input.cuda.schedule;
     const plan = c.loaded.optimised?.plan;
     if (plan?.stoppedEarly) budgetSkips += plan.stoppedEarly.total - plan.stoppedEarly.evaluated;
     const r = simulate(c.loaded.input, {

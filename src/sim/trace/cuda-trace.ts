@@ -1,5 +1,6 @@
 // The Chrome trace (`dmac sim --trace`) of a run on a CUDA target: the command program's streams
-// with cuda-exec's times (cuda-time.ts), in the layout chrome-trace.ts gives SDMA runs:
+// in the executor's recorded timeline (its host spans and command spans: execute.ts Timeline),
+// in the layout chrome-trace.ts gives SDMA runs:
 //   processes  the host, then one per GPU (`GPU g`);
 //   threads    the host's calls (`host`), one per stream (`stream s (gpuG.streamS)`);
 //   host       each stream call (cat `host`, `call gpu0.stream1 #0`) from the host's previous
@@ -14,14 +15,13 @@
 import type { CudaCmd, CudaCopy, CudaLoc, CudaProgram } from "../../backend/cuda/program.js";
 import { StreamedData } from "../../util/streamed-data.js";
 import type { ChromeEvent } from "../chrome-trace.js";
-import type { CudaTiming } from "../cuda-time.js";
+import type { Span, Timeline } from "../execute.js";
 
 type Slice = Extract<ChromeEvent, { ph: "X" }>;
 
-/** The trace of a CUDA run whose commands' times were recorded (CudaTiming.spans). */
-export function cudaTraceJson(c: CudaTiming): StreamedData {
+/** The trace of a CUDA run of `p` whose timeline was recorded (the queues are its streams). */
+export function cudaTraceJson(p: CudaProgram, timeline: Timeline): StreamedData {
   const events: ChromeEvent[] = [];
-  const p = c.program;
   for (let g = 0; g < p.gpus; g++) {
     events.push({ name: "process_name", ph: "M", pid: g, tid: 0, args: { name: `GPU ${g}` } });
     events.push({ name: "process_sort_index", ph: "M", pid: g, tid: 0, args: { sort_index: g } });
@@ -31,63 +31,36 @@ export function cudaTraceJson(c: CudaTiming): StreamedData {
   events.push({ name: "process_sort_index", ph: "M", pid: host, tid: 0, args: { sort_index: -1 } });
   events.push({ name: "thread_name", ph: "M", pid: host, tid: 0, args: { name: "host" } });
   const slices: Slice[] = [];
-  // The host calls stream after stream in program order, so each call begins at the last's return.
-  let returned = 0;
-  p.streams.forEach((st, s) => {
-    const queue = `gpu${st.gpu}.stream${st.stream}`;
+  for (const h of timeline.host) slices.push({ ...slice(h), cat: "host", pid: host, tid: 0 });
+  for (const st of p.streams) {
+    const args = { name: `stream ${st.stream} (gpu${st.gpu}.stream${st.stream})` };
     const tid = st.stream + 1;
-    events.push({
-      name: "thread_name",
-      ph: "M",
+    events.push({ name: "thread_name", ph: "M", pid: st.gpu, tid, args });
+    const sort = { sort_index: st.stream };
+    events.push({ name: "thread_sort_index", ph: "M", pid: st.gpu, tid, args: sort });
+  }
+  for (const span of timeline.spans) {
+    const st = p.streams[span.queue];
+    const at = Number(span.args["at"]);
+    const cmd = st?.commands[at];
+    if (!st || !cmd) continue;
+    const args = { stream: `gpu${st.gpu}.stream${st.stream}`, command: at };
+    slices.push({
+      ...slice({ ...span, name: commandName(p, cmd), args }),
+      cat: cmd.op === "wait" ? "wait" : "engine",
       pid: st.gpu,
-      tid,
-      args: { name: `stream ${st.stream} (${queue})` },
+      tid: st.stream + 1,
     });
-    events.push({
-      name: "thread_sort_index",
-      ph: "M",
-      pid: st.gpu,
-      tid,
-      args: { sort_index: st.stream },
-    });
-    const span = c.spans?.[s];
-    st.commands.forEach((cmd, i) => {
-      const call = span?.call[i] ?? NaN;
-      if (!Number.isNaN(call)) {
-        const name = `call ${queue} #${i}`;
-        const args = { stream: queue, command: i };
-        slices.push({
-          name,
-          cat: "host",
-          ph: "X",
-          ts: returned,
-          dur: call - returned,
-          pid: host,
-          tid: 0,
-          args,
-        });
-        returned = call;
-      }
-      const ts = span?.start[i] ?? NaN;
-      const end = span?.end[i] ?? NaN;
-      if (Number.isNaN(ts) || Number.isNaN(end)) return;
-      const args = { stream: queue, command: i };
-      slices.push({
-        name: commandName(p, cmd),
-        cat: cmd.op === "wait" ? "wait" : "engine",
-        ph: "X",
-        ts,
-        dur: end - ts,
-        pid: st.gpu,
-        tid,
-        args,
-      });
-    });
-  });
+  }
   // Time order (stable), as chrome-trace.ts writes its slices.
   slices.sort((a, b) => a.ts - b.ts);
   const text = JSON.stringify({ traceEvents: [...events, ...slices], displayTimeUnit: "ns" });
   return new StreamedData((write) => write(Buffer.from(text + "\n")));
+}
+
+/** A span as a slice (its category and place to be added). */
+function slice(s: Span): Omit<Slice, "cat" | "pid" | "tid"> {
+  return { name: s.name, ph: "X", ts: s.start, dur: s.end - s.start, args: s.args };
 }
 
 /** A slice's name: `copy gpu0->gpu1 64 KiB`, `batch of 3 copies`, `wait trigger >= 1`. */

@@ -1,4 +1,4 @@
-// The fabric in the CUDA timing (src/sim/cuda-fabric.ts, cuda-exec.ts): through NVSwitch, each
+// The fabric in the CUDA timing (src/sim/cuda-fabric.ts, copy-engines.ts): through NVSwitch, each
 // GPU's ingress is one resource, so several GPUs writing into one share its bandwidth. Measured
 // on 4x H200 (docs/model.md, "Fabric"): the examples' ascending all-gather took 1036-1039 us at
 // 256 MiB per rank, the same copies in rotated order 533-539 us.
@@ -7,7 +7,8 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { compileRun } from "../../../src/driver/measured-run.js";
 import type { CudaProgram } from "../../../src/backend/cuda/program.js";
-import { runCuda } from "../../../src/sim/cuda-exec.js";
+import { timeCuda } from "../../../src/sim/cuda-time.js";
+import { simulate } from "../../../src/sim/run.js";
 import { makeSourceFile } from "../../../src/source/source-file.js";
 import { cudaOf } from "../../../src/target/cuda-target.js";
 import { builtinTarget, parseTarget, type Target } from "../../../src/target/target.js";
@@ -59,9 +60,9 @@ function compiled(
 }
 
 function time(p: CudaProgram, t: Target): number {
-  const r = runCuda(p, cudaOf(t)!);
-  if (!r.ok) throw new Error(r.why);
-  return r.timeUs;
+  const us = timeCuda(p, cudaOf(t)!);
+  if (us === undefined) throw new Error("a stream never finishes");
+  return us;
 }
 
 describe("NVSwitch ingress contention", () => {
@@ -176,9 +177,10 @@ describe("a program that never finishes", () => {
       streams: [{ gpu: 0, stream: 2, commands: [{ op: "wait", word: 0, cmp: "geq", value: 1 }] }],
       expect: [],
     };
-    expect(runCuda(p, cudaOf(builtinTarget("h200")!)!)).toEqual({
-      ok: false,
-      why: "stream gpu0.2 never passes command 0",
-    });
+    const target = builtinTarget("h200")!;
+    expect(timeCuda(p, cudaOf(target)!)).toBeUndefined();
+    const r = simulate({ cuda: p }, { target });
+    expect(r.diagnostics.map((d) => d.code)).toEqual(["DMAC6004"]);
+    expect(r.diagnostics[0]!.message).toMatch(/gpu0\.stream2 #0 waits for s@0/);
   });
 });

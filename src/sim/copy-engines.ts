@@ -1,0 +1,192 @@
+// The copy engines of a CUDA target (docs/cuda.md, "The timing model"), where its queues are
+// CUDA streams (from-cuda.ts) and engine.ts starts and ends their commands:
+//
+// - A copy needs its GPU's copy engine for its direction (host-to-device, device-to-host, peer;
+//   the driver picks the engine by direction, not by stream). An engine serves one stream command
+//   (a copy, or a batch's copies one after another) at a time; when it frees, the waiting stream
+//   with the lowest index goes next (measured on 4x H200: copies on separate streams of one GPU
+//   do not share the engine fairly, docs/model.md "Fabric").
+// - A copy's start-up: copyStartUs (peerStartUs between GPUs) on an idle engine or after another
+//   stream's copy; copyNextUs (peerNextUs) when the engine takes it the moment it finished the
+//   same stream's previous copy (it was queued behind it); a batch's next copy batchItemUs
+//   (peerNextUs) after the previous one's bytes landed. Then its bytes flow (transfers.ts) over
+//   the fabric's resources (cuda-fabric.ts).
+// - A wait-value passes waitReleaseUs after its word got the value: the stream checks it when it
+//   reaches it and again the moment a write lands in the word (nothing spins).
+
+import { cudaFabric, routeBetween, type CopyRoute, type CudaFabric } from "./cuda-fabric.js";
+import { EV_FLOW_START, EV_STEP, HINTS, Q_POLLING, type ExecState } from "./exec-state.js";
+import { copyOperands, finish } from "./engine.js";
+import { streamCalls } from "./host.js";
+import { COPY, POLL_FUNC_CODES, STREAM_ORDERED, type PackedProgram } from "./program.js";
+import type { CudaTarget } from "../target/cuda-target.js";
+import { holds } from "../target/poll.js";
+import { halfOf, read32, waitOn, wordAt } from "./words.js";
+import { recordPollSatisfied, recordPollStart } from "./trace/recorder.js";
+
+export interface CopyEngines {
+  readonly fabric: CudaFabric;
+  readonly T: CudaTarget["timing"];
+  /** Per row: when the host's call lets its stream start it (host.ts streamCalls). */
+  readonly ready: Float64Array;
+  /** When the host's last call returned. */
+  readonly hostUs: number;
+  /** Per region: when a write last landed in it (-Infinity: never; its value held from the start). */
+  readonly landedAt: Float64Array;
+  /** Per engine: the queue it serves (-1: idle), and when it last finished and whose copy. */
+  readonly serving: Int32Array;
+  readonly freeAt: Float64Array;
+  readonly lastQueue: Int32Array;
+  /** Per engine: the queues waiting for it, in the order they asked. */
+  readonly waiting: number[][];
+  /** Per queue: the engine of its current command, and whether its current copy is a peer's. */
+  readonly engineOf: Int32Array;
+  readonly peer: Uint8Array;
+  /** Routes by (src + 1) * (G + 1) + dst + 1 (GPU -1: host memory), each made once. */
+  readonly routes: (CopyRoute | undefined)[];
+}
+
+export function createCopyEngines(p: PackedProgram, t: CudaTarget, regions: number): CopyEngines {
+  const fabric = cudaFabric(t, p.gpus);
+  const E = fabric.engines;
+  return {
+    fabric,
+    T: t.timing,
+    ...streamCalls(p, t.timing),
+    landedAt: new Float64Array(regions).fill(-Infinity),
+    serving: new Int32Array(E).fill(-1),
+    freeAt: new Float64Array(E).fill(-1),
+    lastQueue: new Int32Array(E).fill(-1),
+    waiting: Array.from({ length: E }, () => []),
+    engineOf: new Int32Array(p.queues.length).fill(-1),
+    peer: new Uint8Array(p.queues.length),
+    routes: new Array<CopyRoute | undefined>((p.gpus + 1) * (p.gpus + 1)).fill(undefined),
+  };
+}
+
+/**
+ * Whether queue q may start row e now: false (and a step when it may) before the host's call
+ * for it let it go.
+ */
+export function streamReady(x: ExecState, cu: CopyEngines, q: number, e: number): boolean {
+  const ready = cu.ready[e]!;
+  if (ready <= x.now) return true;
+  x.heap.push(ready, EV_STEP, q);
+  return false;
+}
+
+/** Queue q's copy (row e) asks for its copy engine, its operands checked; false: not run. */
+export function startCopy(x: ExecState, q: number, e: number): boolean {
+  if (!copyOperands(x, q, e)) return false;
+  const cu = x.cuda!;
+  const engine = routeCopy(x, cu, q).engine;
+  cu.engineOf[q] = engine;
+  cu.waiting[engine]!.push(q);
+  if (cu.serving[engine]! < 0) serveNext(x, cu, engine);
+  return true;
+}
+
+/** Queue q's copy (operands resolved: running[q]) gets its flow's resources and top rate. */
+function routeCopy(x: ExecState, cu: CopyEngines, q: number): CopyRoute {
+  const run = x.running[q]!;
+  const G = x.G;
+  const src = x.bufferHost[run.buffer[0]!] === 1 ? -1 : run.gpu[0]!;
+  const dst = x.bufferHost[run.buffer[1]!] === 1 ? -1 : run.gpu[1]!;
+  const k = (src + 1) * (G + 1) + dst + 1;
+  const route = (cu.routes[k] ??= routeBetween(cu.fabric, src, dst));
+  const loads = x.runs[q]!.flow.loads;
+  loads.length = 0;
+  for (const l of route.loads) loads.push(l);
+  run.cap = route.cap;
+  cu.peer[q] = route.peer ? 1 : 0;
+  return route;
+}
+
+/** The idle engine takes the waiting queue with the lowest index. */
+function serveNext(x: ExecState, cu: CopyEngines, engine: number): void {
+  const waiting = cu.waiting[engine]!;
+  if (waiting.length === 0) return;
+  let at = 0;
+  for (let k = 1; k < waiting.length; k++) if (waiting[k]! < waiting[at]!) at = k;
+  const q = waiting.splice(at, 1)[0]!;
+  cu.serving[engine] = q;
+  const T = cu.T;
+  const peer = cu.peer[q] === 1;
+  const queued = cu.freeAt[engine] === x.now && cu.lastQueue[engine] === q;
+  const startUp = queued
+    ? peer
+      ? T.peerNextUs
+      : T.copyNextUs
+    : peer
+      ? T.peerStartUs
+      : T.copyStartUs;
+  x.heap.push(x.now + startUp, EV_FLOW_START, q);
+}
+
+/**
+ * Queue q's copy (row `cmd`) landed its bytes (the checks told): the engine goes on with the
+ * batch's next copy, or frees, and the stream goes on.
+ */
+export function copyDone(
+  x: ExecState,
+  q: number,
+  cmd: number,
+  span: { name: string; args: Record<string, string | number> } | undefined,
+): void {
+  const cu = x.cuda!;
+  const C = x.C;
+  const end = x.cmdBase[q + 1]!;
+  let row = cmd;
+  while (row + 1 < end && C.kind[row + 1] === COPY && C.aux[row + 1] !== STREAM_ORDERED) {
+    retire(x, q, row++);
+    if (!copyOperands(x, q, row)) continue; // (reported; the batch goes on without it)
+    routeCopy(x, cu, q);
+    x.heap.push(x.now + (cu.peer[q] === 1 ? cu.T.peerNextUs : cu.T.batchItemUs), EV_FLOW_START, q);
+    return;
+  }
+  const engine = cu.engineOf[q]!;
+  cu.serving[engine] = -1;
+  cu.freeAt[engine] = x.now;
+  cu.lastQueue[engine] = q;
+  finish(x, q, x.now, span);
+  serveNext(x, cu, engine);
+}
+
+/**
+ * A batch's copy is done and the next one its queue's current row: finish without the step (the
+ * batch is one command: its busy time and its span run from its start to its last copy's end).
+ */
+function retire(x: ExecState, q: number, row: number): void {
+  const r = x.runs[q]!;
+  r.packets += x.C.packets[row]!;
+  r.pc++;
+}
+
+/** Queue q's wait-value (row e) on word w: checked now, and whenever a write lands in w. */
+export function streamWait(x: ExecState, q: number, e: number, w: number): void {
+  const r = x.runs[q]!;
+  r.state = Q_POLLING;
+  r.pollRetries = Infinity;
+  r.pollStart = x.now;
+  if (x.timeline) recordPollStart(x, x.timeline.sync, q, e, w, x.now);
+  waitCheck(x, q);
+}
+
+/** Queue q's wait reads its word: it passes waitReleaseUs after the word got there, or waits. */
+export function waitCheck(x: ExecState, q: number): void {
+  const r = x.runs[q]!;
+  const C = x.C;
+  const e = x.cmdBase[q]! + r.pc;
+  const addr = C.a[e]!;
+  const w = wordAt(x, addr, x.hints[q * HINTS + 4]!);
+  const raw = read32(x, w, halfOf(x, w, addr));
+  if (!holds(POLL_FUNC_CODES[C.aux[e]!]!, (raw & C.b[e]!) >>> 0, C.value[e]! >>> 0)) {
+    waitOn(x, w, q);
+    return;
+  }
+  x.chk.poll(q, w, raw);
+  if (x.timeline) recordPollSatisfied(x, x.timeline.sync, q, e, w, halfOf(x, w, addr));
+  const cu = x.cuda!;
+  const at = Math.max(x.now, cu.landedAt[w]! + cu.T.waitReleaseUs);
+  finish(x, q, at, x.timeline && { name: "wait", args: { at: C.at[e]! } });
+}
