@@ -5,7 +5,7 @@
 # NCCL_REPS times. nccl-tests: the sm_90 binaries in .dev-nt (built against torch's NCCL by an
 # earlier call) when they run here, else built from .dev-ntsrc (../shared/tools/nccl-tests).
 # $OUT gets machine.txt, results-repN.json, nccl.tar (nccl-*-repN.txt) and logs.tar.
-#   REPS=1 NCCL_REPS=1 bash bench/hardware/2026-11-28-h100x4/device.sh
+#   REPS=1 NCCL_REPS=1 [NCCL_MIN=1K] [DEV=.dev] bash bench/hardware/2026-11-28-h100x4/device.sh
 set -uo pipefail
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 out=${OUT:?}
@@ -24,14 +24,14 @@ if ! $nt/all_gather_perf -b 1K -e 1K -g 4 -w 1 -n 1 >/dev/null 2>&1; then
 fi
 echo "nccl-tests: $nt" >>"$out/machine.txt"
 for rep in $(seq 1 "${REPS:-1}"); do
-  OUT=$work/rep$rep bash .dev/runtime/run-on-device.sh | tail -1
+  OUT=$work/rep$rep bash "${DEV:-.dev}/runtime/run-on-device.sh" | tail -1
   cp "$work/rep$rep/results.json" "$out/results-rep$rep.json"
 done
 mkdir -p "$work/nccl"
 for rep in $(seq 1 "${NCCL_REPS:-1}"); do
   for t in all_gather alltoall; do
-    $nt/${t}_perf -b 1K -e 1G -f 4 -g 4 -w 5 -n 20 >"$work/nccl/nccl-$t-sm-rep$rep.txt" 2>&1
-    $nt/${t}_perf -b 1K -e 1G -f 4 -g 4 -w 5 -n 20 -R 2 -x 2 >"$work/nccl/nccl-$t-ce-rep$rep.txt" 2>&1
+    $nt/${t}_perf -b "${NCCL_MIN:-1K}" -e 1G -f 4 -g 4 -w 5 -n 20 >"$work/nccl/nccl-$t-sm-rep$rep.txt" 2>&1
+    $nt/${t}_perf -b "${NCCL_MIN:-1K}" -e 1G -f 4 -g 4 -w 5 -n 20 -R 2 -x 2 >"$work/nccl/nccl-$t-ce-rep$rep.txt" 2>&1
   done
 done
 tar -C "$work" -cf "$out/nccl.tar" nccl
