@@ -89,9 +89,17 @@ describe("fitting a CUDA target", () => {
       [2, `${DIR}/results.json`, "runtime/cuda/variants-peer.tsv", "examples"],
       [4, `${X4}/fit-run/rep1/results.json`, `${X4}/variants.tsv`, `${X4}/schedules`],
     ] as const;
-    for (const [gpus, results, variants, examples] of tables) {
+    for (const [gpus, measured, variants, examples] of tables) {
       const target = join(dir, `h200x${gpus}.json`);
       writeFileSync(target, JSON.stringify({ ...json, gpus }));
+      // -O2's rows measured the programs of the plan of their day: where today's plan makes
+      // another program (the order judged with prelaunch), measure refuses them (DMAC5050).
+      const doc = raw(measured) as { runs: { variant: string }[] };
+      const results = join(dir, `results-${gpus}.json`);
+      writeFileSync(
+        results,
+        JSON.stringify({ ...doc, runs: doc.runs.filter((r) => r.variant !== "O2") }),
+      );
       const r = await dmac(
         ...["measure", results, "--target", target, "--variants", variants],
         ...["--examples", examples],
