@@ -113,6 +113,14 @@ export interface CompiledPacket {
   readonly slotCount: number;
   /** Writes a valid packet into out[at .. at + length). */
   readonly pack: (p: Packet, out: Uint32Array | number[], at: number, length: number) => void;
+  /** `read` backwards: the packet whose field values are in values[slots] into
+   * out[at .. at + fixedLength), allocating nothing; false when a value is outside its field
+   * (out is then partly written). Fixed-length kinds only (the others' throws InternalError).
+   * The emitter's hot path. */
+  readonly write: (values: ArrayLike<number>, out: Uint32Array, at: number) => boolean;
+  /** The slot values of a packet whose optional fields are all at their defaults (and whose
+   * others are 0): a writer's starting values. */
+  readonly defaults: Float64Array;
   /** Is every field present (or optional), of the right type and in range, with no
    * unknown property? (encode.ts explains a `false` with its slow validator.) */
   readonly valid: (p: Packet) => boolean;
@@ -304,6 +312,83 @@ function reader(fields: readonly CompiledField[]): CompiledPacket["read"] {
       }
     }
   };
+}
+
+function writer(
+  kind: PacketKind,
+  header: number,
+  fixedLength: number,
+  fields: readonly CompiledField[],
+): CompiledPacket["write"] {
+  if (fixedLength < 0)
+    return () => {
+      throw new InternalError(`${kind} has no fixed length: write its packet object`);
+    };
+  // Like `reader`: one loop over typed arrays of the fields, in slot order.
+  const put = fields.filter((f) => f.type !== "words");
+  const how = Uint8Array.from(put, (f) =>
+    f.type === "addr" ? READ_ADDR : f.type === "u64" ? READ_U64 : READ_BITS,
+  );
+  const dw = Int32Array.from(put, (f) => f.dw);
+  const lo = Int32Array.from(put, (f) => f.lo);
+  const mask = Float64Array.from(put, (f) => f.mask);
+  const bias = Float64Array.from(put, (f) => f.bias);
+  const align = Float64Array.from(put, (f) => (f.type === "addr" ? 2 ** f.lo : 1));
+  return (v, out, at) => {
+    out[at] = header;
+    for (let d = 1; d < fixedLength; d++) out[at + d] = 0;
+    let k = 0;
+    for (let i = 0; i < how.length; i++) {
+      const d = at + dw[i]!;
+      switch (how[i]) {
+        case READ_BITS: {
+          // (x >>> 0 === x: an integer in 0 .. 2^32 - 1.)
+          const raw = v[k++]! - bias[i]!;
+          if (!(raw >>> 0 === raw && raw <= mask[i]!)) return false;
+          out[d] = out[d]! | (raw << lo[i]!);
+          break;
+        }
+        case READ_ADDR: {
+          // (A multiple of `align`, at least 1, is an integer; NaN is none.)
+          const a = v[k++]!;
+          if (!(a >= 0 && a <= Number.MAX_SAFE_INTEGER && a % align[i]! === 0)) return false;
+          out[d] = out[d]! | (a % TWO_32);
+          out[d + 1] = out[d + 1]! | Math.floor(a / TWO_32);
+          break;
+        }
+        default: {
+          const low = v[k++]!;
+          const high = v[k++]!;
+          if (!(isDword(low) && isDword(high))) return false;
+          out[d] = out[d]! | low;
+          out[d + 1] = out[d + 1]! | high;
+        }
+      }
+    }
+    return true;
+  };
+}
+
+const isDword = (x: number): boolean => x >>> 0 === x;
+
+/** `read`'s slot values of packet object `p` (by field name: slow, for tests and reports;
+ * optional fields left out hold their defaults). */
+export function slotValues(
+  c: Pick<CompiledPacket, "fields" | "slots" | "slotCount">,
+  p: Packet,
+): Float64Array {
+  const values = p as unknown as Record<string, unknown>;
+  const out = new Float64Array(c.slotCount);
+  for (const f of c.fields) {
+    const k = c.slots.get(f.name);
+    if (k === undefined) continue; // words
+    const v = values[f.name];
+    if (f.type === "u64") [out[k], out[k + 1]] = splitU64((v ?? 0n) as bigint);
+    else if (f.type === "bool") out[k] = v === true ? 1 : 0;
+    else if (f.type === "enum") out[k] = v === undefined ? 0 : (f.enumRaw!.get(v as string) ?? NaN);
+    else out[k] = v === undefined ? f.bias : (v as number);
+  }
+  return out;
 }
 
 function suspiciousTest(
@@ -500,15 +585,15 @@ function compilePacket(spec: PacketSpec): CompiledPacket {
   const header =
     (spec.op | (spec.subOp << 8) | (disc && disc.value === 1 ? (1 << disc.bit) >>> 0 : 0)) >>> 0;
   const slots = readSlots(fields);
-  return {
+  const fixedLength = typeof spec.length === "number" ? spec.length : -1;
+  const compiled: Omit<CompiledPacket, "defaults"> = {
     spec,
     kind: spec.kind,
-    header:
-      (spec.op | (spec.subOp << 8) | (disc && disc.value === 1 ? (1 << disc.bit) >>> 0 : 0)) >>> 0,
+    header,
     headerMask: (0xffff | (disc ? (1 << disc.bit) >>> 0 : 0)) >>> 0,
     fixedDwords,
     reserved,
-    fixedLength: typeof spec.length === "number" ? spec.length : -1,
+    fixedLength,
     lengthDw,
     lengthLo,
     lengthMask,
@@ -521,8 +606,10 @@ function compilePacket(spec: PacketSpec): CompiledPacket {
     slotCount: fields.reduce((n, f) => n + (f.type === "words" ? 0 : f.type === "u64" ? 2 : 1), 0),
     suspicious: suspiciousTest(reserved, fields),
     pack: packer(header, fixedDwords, fields),
+    write: writer(spec.kind, header, fixedLength, fields),
     valid: validator(fields),
   };
+  return { ...compiled, defaults: slotValues(compiled, { kind: spec.kind } as Packet) };
 }
 
 export const COMPILED: readonly CompiledPacket[] = PACKETS.map(compilePacket);

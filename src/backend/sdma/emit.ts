@@ -22,7 +22,7 @@ import { describeBinding, type IrModule } from "../../ir/ir.js";
 import type { SourceFile } from "../../source/source-file.js";
 import { assertNever } from "../../util/assert-never.js";
 import { InternalError } from "../../util/internal-error.js";
-import { pollFuncName } from "../../target/poll.js";
+import { POLL_FUNC_NAMES, pollFuncName } from "../../target/poll.js";
 import {
   CMD,
   queueName,
@@ -30,10 +30,11 @@ import {
   type CmdTable,
   type QueueProgram,
 } from "../../queues/queue-program.js";
-import { COMPILED_BY_KIND } from "./bitfield.js";
-import { encodeInto } from "./encode.js";
+import { COMPILED_BY_KIND, type CompiledPacket } from "./bitfield.js";
+import { encodeValues } from "./encode.js";
 import { PackedRowsBuilder, type PackedRows } from "./packed-rows.js";
-import { hexAddr, packetRuleViolations, type Packet, type PacketKind } from "./packets.js";
+import { rulesOf, type Rules } from "./packet-rules.js";
+import { hexAddr, type PacketKind } from "./packets.js";
 import { completionAddr, regionOf, timestampAddr, type Layout } from "./layout.js";
 
 export interface EmitOptions {
@@ -63,66 +64,93 @@ export interface EmittedQueue {
 /** ROCr BuildPollCommand: interval 4 (x16 clocks), retry forever. */
 const POLL_INTERVAL = 4;
 const POLL_RETRY_FOREVER = 0xfff;
-const MINUS_ONE_64 = 0xffff_ffff_ffff_ffffn;
 
-/** Address fields (name, dword) of each packet kind, from the packet table. */
-const ADDR_FIELDS = new Map<PacketKind, readonly { name: string; dw: number }[]>(
-  Object.values(COMPILED_BY_KIND).map((c) => [
-    c.kind,
-    c.fields.filter((f) => f.type === "addr").map((f) => ({ name: f.name, dw: f.dw })),
-  ]),
+/** The slots (bitfield.ts `read`'s layout, which `write` takes) of the fields `kind` has. */
+function fieldSlots<K extends string>(kind: PacketKind, names: readonly K[]): Record<K, number> {
+  const c = COMPILED_BY_KIND[kind];
+  const out = {} as Record<K, number>;
+  for (const name of names) {
+    const k = c.slots.get(name);
+    if (k === undefined) throw new InternalError(`emit: packet ${kind} has no field ${name}`);
+    out[name] = k;
+  }
+  return out;
+}
+// The fields each command sets; the packet kinds' other fields keep their defaults.
+const COPY = fieldSlots("copy_linear", ["bytes", "src", "dst"]);
+const BCAST = fieldSlots("copy_broadcast", ["bytes", "src", "dst1", "dst2"]);
+const SWAP = fieldSlots("copy_swap", ["bytes", "a", "b"]);
+const FILL = fieldSlots("constant_fill", ["fillSize", "dst", "data", "bytes"]);
+const POLL = fieldSlots("poll_mem", ["addr", "func", "value", "mask", "interval", "retryCount"]);
+const FENCE = fieldSlots("fence", ["addr", "data"]);
+/** (`src` is a u64: its low dword's slot; the high dword's is the next.) */
+const ATOMIC = fieldSlots("atomic", ["op", "addr", "src"]);
+const TIMESTAMP = fieldSlots("timestamp_get_global", ["addr"]);
+
+/** The raw value of enum field `field` of `kind` named `name`. */
+function enumRaw(kind: PacketKind, field: string, name: string): number {
+  const raw = COMPILED_BY_KIND[kind].fields.find((f) => f.name === field)?.enumRaw?.get(name);
+  if (raw === undefined) throw new InternalError(`emit: ${kind}.${field} has no value ${name}`);
+  return raw;
+}
+const FILL_DWORD = enumRaw("constant_fill", "fillSize", "dword");
+const FILL_BYTE = enumRaw("constant_fill", "fillSize", "byte");
+const ADD32 = enumRaw("atomic", "op", "add32");
+const ADD64 = enumRaw("atomic", "op", "add64");
+const POLL_FUNC_RAW = new Map(
+  POLL_FUNC_NAMES.map((name) => [name, enumRaw("poll_mem", "func", name)]),
 );
 
-/**
- * The address fields toPacket fills, in the order it records their values (ADDRS): checked
- * against the table when this module loads, so a table change cannot shift a relocation.
- */
-const ADDR_ORDER: Partial<Record<PacketKind, readonly string[]>> = {
-  copy_linear: ["src", "dst"],
-  copy_broadcast: ["src", "dst1", "dst2"],
-  copy_swap: ["a", "b"],
-  constant_fill: ["dst"],
-  poll_mem: ["addr"],
-  fence: ["addr"],
-  atomic: ["addr"],
-  timestamp_get_global: ["addr"],
-};
-/** Packet kinds with rules packetRuleViolations checks (the others never violate one). */
-const HAS_RULES = new Set<PacketKind>([
+/** The packet kinds emission builds. */
+type Built =
+  | "copy_linear"
+  | "copy_broadcast"
+  | "copy_swap"
+  | "constant_fill"
+  | "poll_mem"
+  | "fence"
+  | "atomic"
+  | "timestamp_get_global";
+const BUILT: readonly Built[] = [
+  "copy_linear",
   "copy_broadcast",
   "copy_swap",
-  "timestamp_get_global",
+  "constant_fill",
   "poll_mem",
   "fence",
   "atomic",
-]);
+  "timestamp_get_global",
+];
+
 /**
- * What emission needs of each kind it builds (those of ADDR_ORDER): its length in dwords, the
- * dwords of its address fields, whether it has rules. One lookup per command, not one per table.
+ * A packet kind as emission builds it: its table entry, the field values of the packet being
+ * built (one array per kind and emission, reused: the fields a command does not set stay at
+ * their defaults), and its address fields' dwords and slots (for the relocations).
  */
-interface KindInfo {
+interface Plan {
+  readonly c: CompiledPacket;
+  readonly v: Float64Array;
   readonly length: number;
   readonly addrDw: Int32Array;
-  readonly hasRules: boolean;
+  readonly addrSlot: Int32Array;
+  readonly rules: Rules;
 }
-const KIND_INFO = new Map<PacketKind, KindInfo>();
-for (const [kind, names] of Object.entries(ADDR_ORDER) as [PacketKind, readonly string[]][]) {
-  const fields = ADDR_FIELDS.get(kind) ?? [];
-  if (fields.map((f) => f.name).join() !== names.join())
-    throw new InternalError(`emit: address fields of ${kind} are not ${names.join(", ")}`);
-  const length = COMPILED_BY_KIND[kind].fixedLength;
-  if (length < 0) throw new InternalError(`emit: ${kind} is a variable-length packet`);
-  KIND_INFO.set(kind, {
-    length,
-    addrDw: Int32Array.from(fields, (f) => f.dw),
-    hasRules: HAS_RULES.has(kind),
-  });
+function plans(): Record<Built, Plan> {
+  const plan = (kind: Built): Plan => {
+    const c = COMPILED_BY_KIND[kind];
+    if (c.fixedLength < 0) throw new InternalError(`emit: ${kind} is a variable-length packet`);
+    const addrs = c.fields.filter((f) => f.type === "addr");
+    return {
+      c,
+      v: c.defaults.slice(),
+      length: c.fixedLength,
+      addrDw: Int32Array.from(addrs, (f) => f.dw),
+      addrSlot: Int32Array.from(addrs, (f) => c.slots.get(f.name)!),
+      rules: rulesOf(kind),
+    };
+  };
+  return Object.fromEntries(BUILT.map((k) => [k, plan(k)])) as Record<Built, Plan>;
 }
-const kindInfo = (kind: PacketKind): KindInfo => {
-  const info = KIND_INFO.get(kind);
-  if (!info) throw new InternalError(`emit: no packet of kind ${kind} is built`);
-  return info;
-};
 
 /** The largest human value of a uint field of the table (bytes of a copy, of a fill, ...). */
 function fieldMax(kind: PacketKind, field: string): { max: number; bits: number } {
@@ -131,8 +159,8 @@ function fieldMax(kind: PacketKind, field: string): { max: number; bits: number 
   return { max: f.mask + f.bias, bits: f.width };
 }
 
-/** The kind of the packet toPacket builds for command i (used to size the buffers up front). */
-function packetKindOf(c: CmdTable, i: number, completion: QueueProgram["completion"]): PacketKind {
+/** The kind of the packet `fill` builds for command i (used to size the buffers up front). */
+function packetKindOf(c: CmdTable, i: number, completion: QueueProgram["completion"]): Built {
   const k = c.kind(i);
   switch (k) {
     case CMD.copy:
@@ -246,94 +274,100 @@ export function emitSdma(
     return false;
   };
 
-  // The addresses of the packet toPacket built last, in ADDR_ORDER (no lookups by field name).
-  const addrOf = new Float64Array(3);
-  const at1 = (a: number): number => (addrOf[0] = a);
-  const toPacket = (c: CmdTable, i: number, ops: number): Packet | undefined => {
+  // The packet of command i: its field values into its kind's plan (undefined when a value
+  // breaks a hardware limit, which is reported).
+  const plan = plans();
+  const fill = (c: CmdTable, i: number, ops: number): Plan | undefined => {
     const k = c.kind(i);
     switch (k) {
       case CMD.copy: {
         const bytes = c.bytes(i);
-        return fits("COPY_LINEAR count", bytes, limits.copy, ops)
-          ? {
-              kind: "copy_linear",
-              bytes,
-              src: (addrOf[0] = buf(c, i, 0)),
-              dst: (addrOf[1] = buf(c, i, 1)),
-            }
-          : undefined;
+        if (!fits("COPY_LINEAR count", bytes, limits.copy, ops)) return undefined;
+        const v = plan.copy_linear.v;
+        v[COPY.bytes] = bytes;
+        v[COPY.src] = buf(c, i, 0);
+        v[COPY.dst] = buf(c, i, 1);
+        return plan.copy_linear;
       }
       case CMD.bcast: {
         const bytes = c.bytes(i);
-        return fits("COPY_LINEAR_BROADCAST count", bytes, limits.bcast, ops)
-          ? {
-              kind: "copy_broadcast",
-              bytes,
-              src: (addrOf[0] = buf(c, i, 0)),
-              dst1: (addrOf[1] = buf(c, i, 1)),
-              dst2: (addrOf[2] = buf(c, i, 2)),
-            }
-          : undefined;
+        if (!fits("COPY_LINEAR_BROADCAST count", bytes, limits.bcast, ops)) return undefined;
+        const v = plan.copy_broadcast.v;
+        v[BCAST.bytes] = bytes;
+        v[BCAST.src] = buf(c, i, 0);
+        v[BCAST.dst1] = buf(c, i, 1);
+        v[BCAST.dst2] = buf(c, i, 2);
+        return plan.copy_broadcast;
       }
       case CMD.swap: {
         const bytes = c.bytes(i);
-        return fits("COPY_SWAP count", bytes, limits.swap, ops)
-          ? {
-              kind: "copy_swap",
-              bytes,
-              a: (addrOf[0] = buf(c, i, 0)),
-              b: (addrOf[1] = buf(c, i, 1)),
-            }
-          : undefined;
+        if (!fits("COPY_SWAP count", bytes, limits.swap, ops)) return undefined;
+        const v = plan.copy_swap.v;
+        v[SWAP.bytes] = bytes;
+        v[SWAP.a] = buf(c, i, 0);
+        v[SWAP.b] = buf(c, i, 1);
+        return plan.copy_swap;
       }
       case CMD.fill: {
         const bytes = c.bytes(i);
         const value = c.value(i);
         if (!fits("CONST_FILL count", bytes, limits.fill, ops)) return undefined;
-        const dst = at1(buf(c, i, 1));
+        const dst = buf(c, i, 1);
         const dword = dst % 4 === 0 && bytes % 4 === 0;
-        return {
-          kind: "constant_fill",
-          fillSize: dword ? "dword" : "byte",
-          dst,
-          data: dword ? (value * 0x01010101) >>> 0 : value,
-          bytes,
-        };
+        const v = plan.constant_fill.v;
+        v[FILL.fillSize] = dword ? FILL_DWORD : FILL_BYTE;
+        v[FILL.dst] = dst;
+        v[FILL.data] = dword ? (value * 0x01010101) >>> 0 : value;
+        v[FILL.bytes] = bytes;
+        return plan.constant_fill;
       }
       case CMD.poll: {
         const value = c.value(i);
         const mask = c.mask(i);
         if (!u32("POLL_REGMEM value", value, ops) || !u32("POLL_REGMEM mask", mask, ops))
           return undefined;
-        return {
-          kind: "poll_mem",
-          addr: at1(word(c, i)),
-          func: pollFuncName(c.func(i)),
-          value,
-          mask,
-          interval: POLL_INTERVAL,
-          retryCount: POLL_RETRY_FOREVER,
-        };
+        const v = plan.poll_mem.v;
+        v[POLL.addr] = word(c, i);
+        v[POLL.func] = POLL_FUNC_RAW.get(pollFuncName(c.func(i)))!;
+        v[POLL.value] = value;
+        v[POLL.mask] = mask;
+        v[POLL.interval] = POLL_INTERVAL;
+        v[POLL.retryCount] = POLL_RETRY_FOREVER;
+        return plan.poll_mem;
       }
       case CMD.signal: {
         const value = c.value(i);
         const fence = c.isFence(i);
         if (!u32(fence ? "FENCE data" : "ATOMIC operand", value, ops)) return undefined;
-        return fence
-          ? { kind: "fence", addr: at1(word(c, i)), data: value }
-          : { kind: "atomic", op: "add32", addr: at1(word(c, i)), src: BigInt(value) };
+        return fence ? fenceOf(word(c, i), value) : atomicOf(ADD32, word(c, i), value, 0);
       }
       case CMD.completion: {
-        const addr = at1(completionAddr(layout, c.slot(i)));
+        const addr = completionAddr(layout, c.slot(i));
+        // atomic: ROCr's add64 of -1 (all ones in both dwords); fence: 0 into the low dword.
         return p.completion === "atomic"
-          ? { kind: "atomic", op: "add64", addr, src: MINUS_ONE_64 }
-          : { kind: "fence", addr, data: 0 };
+          ? atomicOf(ADD64, addr, 0xffffffff, 0xffffffff)
+          : fenceOf(addr, 0);
       }
       case CMD.timestamp:
-        return { kind: "timestamp_get_global", addr: at1(timestampAddr(layout, c.slot(i))) };
+        plan.timestamp_get_global.v[TIMESTAMP.addr] = timestampAddr(layout, c.slot(i));
+        return plan.timestamp_get_global;
       default:
         return assertNever(k, "queue command");
     }
+  };
+  const fenceOf = (addr: number, data: number): Plan => {
+    const v = plan.fence.v;
+    v[FENCE.addr] = addr;
+    v[FENCE.data] = data;
+    return plan.fence;
+  };
+  const atomicOf = (op: number, addr: number, srcLow: number, srcHigh: number): Plan => {
+    const v = plan.atomic.v;
+    v[ATOMIC.op] = op;
+    v[ATOMIC.addr] = addr;
+    v[ATOMIC.src] = srcLow;
+    v[ATOMIC.src + 1] = srcHigh;
+    return plan.atomic;
   };
 
   // Each queue is encoded straight into its dword buffer as its commands are visited: a
@@ -360,9 +394,9 @@ export function emitSdma(
         rows++;
         rowValues += 2 + listData[h]!;
       }
-      const info = kindInfo(packetKindOf(c, i, p.completion));
-      dwords += info.length;
-      addrs += info.addrDw.length;
+      const pl = plan[packetKindOf(c, i, p.completion)];
+      dwords += pl.length;
+      addrs += pl.addrDw.length;
     }
     let words = new Uint32Array(dwords);
     let packetCount = 0;
@@ -375,10 +409,10 @@ export function emitSdma(
     let lastOps = -1;
     for (let i = 0; i < c.length; i++) {
       const h = c.opsHandle(i);
-      const pk = toPacket(c, i, h);
-      if (!pk) continue;
-      const info = kindInfo(pk.kind);
-      if (info.hasRules) for (const v of packetRuleViolations(pk)) report(v.code, h, v.args);
+      const pl = fill(c, i, h);
+      if (!pl) continue;
+      const v = pl.v;
+      for (const r of pl.rules(v)) report(r.code, h, r.args);
       const nOps = listData[h]!;
       if (h !== lastOps && nOps > 0) {
         lastOps = h;
@@ -391,9 +425,9 @@ export function emitSdma(
         for (let k = 1; k <= nOps; k++) sourceMap.value(listData[h + k]!);
       }
       if (c.kind(i) === CMD.completion) completionSlots.push(c.slot(i));
-      const dws = info.addrDw;
+      const dws = pl.addrDw;
       for (let f = 0; f < dws.length; f++) {
-        const a = addrOf[f]!;
+        const a = v[pl.addrSlot[f]!]!;
         const region = regionOf(layout, a);
         if (nReloc + 3 > relocations.length) {
           const grown = new Float64Array(Math.max(2 * relocations.length, nReloc + 3));
@@ -404,15 +438,15 @@ export function emitSdma(
         relocations[nReloc++] = region;
         relocations[nReloc++] = a - layout.regions[region]!.base;
       }
-      // (packetKindOf sized the buffers: were it ever to disagree with toPacket, they grow.)
-      const length = info.length;
+      // (packetKindOf sized the buffers: were it ever to disagree with fill, they grow.)
+      const length = pl.length;
       if (!failed) {
         if (dword + length > words.length) {
           const grown = new Uint32Array(Math.max(2 * words.length, dword + length));
           grown.set(words.subarray(0, dword));
           words = grown;
         }
-        encodeInto(pk, words, dword);
+        encodeValues(pl.c, v, words, dword);
       }
       starts[packetCount++] = dword;
       dword += length;
