@@ -400,8 +400,11 @@ function emitCommands(
 
     // Dependencies: the value to wait for per producer queue (pollQueue/pollValue, reused
     // scratch arrays kept sorted by queue; an op has few producers).
-    pollQueue.length = 0;
-    pollValue.length = 0;
+    if (pollQueue.length > 0) {
+      // (Setting a length is a call into the runtime: most ops have nothing to clear.)
+      pollQueue.length = 0;
+      pollValue.length = 0;
+    }
     let needBarrier = false;
     for (let e = pp.start[i]!; e < pp.start[i + 1]!; e++) {
       const p = pp.idx[e]!;
