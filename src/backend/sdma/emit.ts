@@ -412,7 +412,8 @@ export function emitSdma(
       const pl = fill(c, i, h);
       if (!pl) continue;
       const v = pl.v;
-      for (const r of pl.rules(v)) report(r.code, h, r.args);
+      const broken = pl.rules(v);
+      for (let k = 0; k < broken.length; k++) report(broken[k]!.code, h, broken[k]!.args);
       const nOps = listData[h]!;
       if (h !== lastOps && nOps > 0) {
         lastOps = h;

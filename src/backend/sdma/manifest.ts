@@ -523,16 +523,8 @@ export function writeJson(
   // One inner array per line.
   const writeRows = (v: PackedRows, depth: number): void => {
     if (v.length === 0) return out.text("[]");
-    const inner = indentOf(depth + 1);
     out.text("[\n");
-    for (let i = 0; i < v.length; i++) {
-      out.text(inner);
-      const a = v.starts[i]!;
-      const b = v.starts[i + 1]!;
-      if (a === b) out.text("[]");
-      else out.numberList(v.data, a, b);
-      out.text(i < v.length - 1 ? ",\n" : "\n");
-    }
+    out.numberRows(v.data, v.starts, indentOf(depth + 1));
     out.text(indentOf(depth));
     out.char(0x5d); // ]
   };
