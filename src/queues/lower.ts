@@ -381,7 +381,9 @@ function emitCommands(
     const ops = lists.one(i);
 
     // Waits (`when`), once per (wait, queue).
-    for (const w of waitChain(m, i)) {
+    const waits = waitChain(m, i);
+    for (let x = 0; x < waits.length; x++) {
+      const w = waits[x]!;
       const k = w * Q + q;
       if (polledWait.has(k)) continue;
       polledWait.add(k);

@@ -115,9 +115,11 @@ export interface CompiledPacket {
   readonly pack: (p: Packet, out: Uint32Array | number[], at: number, length: number) => void;
   /** `read` backwards: the packet whose field values are in values[slots] into
    * out[at .. at + fixedLength), allocating nothing; false when a value is outside its field
-   * (out is then partly written). Fixed-length kinds only (the others' throws InternalError).
-   * The emitter's hot path. */
+   * (out is then partly written). Fixed-length kinds only (the others' throws InternalError). */
   readonly write: (values: ArrayLike<number>, out: Uint32Array, at: number) => boolean;
+  /** `write` for the named fields only: the others are written at their defaults (all-zero
+   * bits) whatever `values` holds there. The emitter's (which sets only those). */
+  readonly writerOf: (names: readonly string[]) => CompiledPacket["write"];
   /** The slot values of a packet whose optional fields are all at their defaults (and whose
    * others are 0): a writer's starting values. */
   readonly defaults: Float64Array;
@@ -319,53 +321,60 @@ function writer(
   header: number,
   fixedLength: number,
   fields: readonly CompiledField[],
-): CompiledPacket["write"] {
-  if (fixedLength < 0)
-    return () => {
-      throw new InternalError(`${kind} has no fixed length: write its packet object`);
-    };
-  // Like `reader`: one loop over typed arrays of the fields, in slot order.
-  const put = fields.filter((f) => f.type !== "words");
-  const how = Uint8Array.from(put, (f) =>
-    f.type === "addr" ? READ_ADDR : f.type === "u64" ? READ_U64 : READ_BITS,
-  );
-  const dw = Int32Array.from(put, (f) => f.dw);
-  const lo = Int32Array.from(put, (f) => f.lo);
-  const mask = Float64Array.from(put, (f) => f.mask);
-  const bias = Float64Array.from(put, (f) => f.bias);
-  const align = Float64Array.from(put, (f) => (f.type === "addr" ? 2 ** f.lo : 1));
-  return (v, out, at) => {
-    out[at] = header;
-    for (let d = 1; d < fixedLength; d++) out[at + d] = 0;
-    let k = 0;
-    for (let i = 0; i < how.length; i++) {
-      const d = at + dw[i]!;
-      switch (how[i]) {
-        case READ_BITS: {
-          // (x >>> 0 === x: an integer in 0 .. 2^32 - 1.)
-          const raw = v[k++]! - bias[i]!;
-          if (!(raw >>> 0 === raw && raw <= mask[i]!)) return false;
-          out[d] = out[d]! | (raw << lo[i]!);
-          break;
-        }
-        case READ_ADDR: {
-          // (A multiple of `align`, at least 1, is an integer; NaN is none.)
-          const a = v[k++]!;
-          if (!(a >= 0 && a <= Number.MAX_SAFE_INTEGER && a % align[i]! === 0)) return false;
-          out[d] = out[d]! | (a % TWO_32);
-          out[d + 1] = out[d + 1]! | Math.floor(a / TWO_32);
-          break;
-        }
-        default: {
-          const low = v[k++]!;
-          const high = v[k++]!;
-          if (!(isDword(low) && isDword(high))) return false;
-          out[d] = out[d]! | low;
-          out[d + 1] = out[d + 1]! | high;
+  slots: ReadonlyMap<string, number>,
+): CompiledPacket["writerOf"] {
+  return (names) => {
+    if (fixedLength < 0)
+      return () => {
+        throw new InternalError(`${kind} has no fixed length: write its packet object`);
+      };
+    // Like `reader`: one loop over typed arrays of the fields. A field left out is at its
+    // default, whose bits are all zero (a uint's default is its bias).
+    const put = fields.filter((f) => f.type !== "words" && names.includes(f.name));
+    if (put.length !== names.length)
+      throw new InternalError(`${kind} has no fields ${names.join(", ")} to write`);
+    const how = Uint8Array.from(put, (f) =>
+      f.type === "addr" ? READ_ADDR : f.type === "u64" ? READ_U64 : READ_BITS,
+    );
+    const slot = Int32Array.from(put, (f) => slots.get(f.name)!);
+    const dw = Int32Array.from(put, (f) => f.dw);
+    const lo = Int32Array.from(put, (f) => f.lo);
+    const mask = Float64Array.from(put, (f) => f.mask);
+    const bias = Float64Array.from(put, (f) => f.bias);
+    const align = Float64Array.from(put, (f) => (f.type === "addr" ? 2 ** f.lo : 1));
+    return (v, out, at) => {
+      out[at] = header;
+      for (let d = 1; d < fixedLength; d++) out[at + d] = 0;
+      for (let i = 0; i < how.length; i++) {
+        const d = at + dw[i]!;
+        const k = slot[i]!;
+        switch (how[i]) {
+          case READ_BITS: {
+            // (x >>> 0 === x: an integer in 0 .. 2^32 - 1.)
+            const raw = v[k]! - bias[i]!;
+            if (!(raw >>> 0 === raw && raw <= mask[i]!)) return false;
+            out[d] = out[d]! | (raw << lo[i]!);
+            break;
+          }
+          case READ_ADDR: {
+            // (A multiple of `align`, at least 1, is an integer; NaN is none.)
+            const a = v[k]!;
+            if (!(a >= 0 && a <= Number.MAX_SAFE_INTEGER && a % align[i]! === 0)) return false;
+            out[d] = out[d]! | (a % TWO_32);
+            out[d + 1] = out[d + 1]! | Math.floor(a / TWO_32);
+            break;
+          }
+          default: {
+            const low = v[k]!;
+            const high = v[k + 1]!;
+            if (!(isDword(low) && isDword(high))) return false;
+            out[d] = out[d]! | low;
+            out[d + 1] = out[d + 1]! | high;
+          }
         }
       }
-    }
-    return true;
+      return true;
+    };
   };
 }
 
@@ -586,7 +595,7 @@ function compilePacket(spec: PacketSpec): CompiledPacket {
     (spec.op | (spec.subOp << 8) | (disc && disc.value === 1 ? (1 << disc.bit) >>> 0 : 0)) >>> 0;
   const slots = readSlots(fields);
   const fixedLength = typeof spec.length === "number" ? spec.length : -1;
-  const compiled: Omit<CompiledPacket, "defaults"> = {
+  const compiled: Omit<CompiledPacket, "defaults" | "write" | "writerOf"> = {
     spec,
     kind: spec.kind,
     header,
@@ -606,10 +615,15 @@ function compilePacket(spec: PacketSpec): CompiledPacket {
     slotCount: fields.reduce((n, f) => n + (f.type === "words" ? 0 : f.type === "u64" ? 2 : 1), 0),
     suspicious: suspiciousTest(reserved, fields),
     pack: packer(header, fixedDwords, fields),
-    write: writer(spec.kind, header, fixedLength, fields),
     valid: validator(fields),
   };
-  return { ...compiled, defaults: slotValues(compiled, { kind: spec.kind } as Packet) };
+  const writerOf = writer(spec.kind, header, fixedLength, fields, slots);
+  return {
+    ...compiled,
+    writerOf,
+    write: writerOf([...slots.keys()]),
+    defaults: slotValues(compiled, { kind: spec.kind } as Packet),
+  };
 }
 
 export const COMPILED: readonly CompiledPacket[] = PACKETS.map(compilePacket);

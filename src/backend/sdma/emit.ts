@@ -87,20 +87,6 @@ const FENCE = fieldSlots("fence", ["addr", "data"]);
 const ATOMIC = fieldSlots("atomic", ["op", "addr", "src"]);
 const TIMESTAMP = fieldSlots("timestamp_get_global", ["addr"]);
 
-/** The raw value of enum field `field` of `kind` named `name`. */
-function enumRaw(kind: PacketKind, field: string, name: string): number {
-  const raw = COMPILED_BY_KIND[kind].fields.find((f) => f.name === field)?.enumRaw?.get(name);
-  if (raw === undefined) throw new InternalError(`emit: ${kind}.${field} has no value ${name}`);
-  return raw;
-}
-const FILL_DWORD = enumRaw("constant_fill", "fillSize", "dword");
-const FILL_BYTE = enumRaw("constant_fill", "fillSize", "byte");
-const ADD32 = enumRaw("atomic", "op", "add32");
-const ADD64 = enumRaw("atomic", "op", "add64");
-const POLL_FUNC_RAW = new Map(
-  POLL_FUNC_NAMES.map((name) => [name, enumRaw("poll_mem", "func", name)]),
-);
-
 /** The packet kinds emission builds. */
 type Built =
   | "copy_linear"
@@ -122,14 +108,42 @@ const BUILT: readonly Built[] = [
   "timestamp_get_global",
 ];
 
+/** The fields each kind's command sets (the plan's writer writes those only). */
+const SET: Record<Built, Record<string, number>> = {
+  copy_linear: COPY,
+  copy_broadcast: BCAST,
+  copy_swap: SWAP,
+  constant_fill: FILL,
+  poll_mem: POLL,
+  fence: FENCE,
+  atomic: ATOMIC,
+  timestamp_get_global: TIMESTAMP,
+};
+
+/** The raw value of enum field `field` of `kind` named `name`. */
+function enumRaw(kind: PacketKind, field: string, name: string): number {
+  const raw = COMPILED_BY_KIND[kind].fields.find((f) => f.name === field)?.enumRaw?.get(name);
+  if (raw === undefined) throw new InternalError(`emit: ${kind}.${field} has no value ${name}`);
+  return raw;
+}
+const FILL_DWORD = enumRaw("constant_fill", "fillSize", "dword");
+const FILL_BYTE = enumRaw("constant_fill", "fillSize", "byte");
+const ADD32 = enumRaw("atomic", "op", "add32");
+const ADD64 = enumRaw("atomic", "op", "add64");
+const POLL_FUNC_RAW = new Map(
+  POLL_FUNC_NAMES.map((name) => [name, enumRaw("poll_mem", "func", name)]),
+);
+
 /**
  * A packet kind as emission builds it: its table entry, the field values of the packet being
  * built (one array per kind and emission, reused: the fields a command does not set stay at
- * their defaults), and its address fields' dwords and slots (for the relocations).
+ * their defaults), the table's writer of the fields it sets, and its address fields' dwords
+ * and slots (for the relocations).
  */
 interface Plan {
   readonly c: CompiledPacket;
   readonly v: Float64Array;
+  readonly write: CompiledPacket["write"];
   readonly length: number;
   readonly addrDw: Int32Array;
   readonly addrSlot: Int32Array;
@@ -143,6 +157,7 @@ function plans(): Record<Built, Plan> {
     return {
       c,
       v: c.defaults.slice(),
+      write: c.writerOf(Object.keys(SET[kind])),
       length: c.fixedLength,
       addrDw: Int32Array.from(addrs, (f) => f.dw),
       addrSlot: Int32Array.from(addrs, (f) => c.slots.get(f.name)!),
@@ -447,7 +462,7 @@ export function emitSdma(
           grown.set(words.subarray(0, dword));
           words = grown;
         }
-        encodeValues(pl.c, v, words, dword);
+        encodeValues(pl.c, v, words, dword, pl.write);
       }
       starts[packetCount++] = dword;
       dword += length;

@@ -114,19 +114,20 @@ export function encodePacket(p: Packet): number[] {
 
 /**
  * Writes the packet of kind `c` whose field values are `values` (bitfield.ts `read`'s slots)
- * into out[at .. at + c.fixedLength). Throws InternalError if a value is outside its field. The
- * emitter encodes each packet as it builds it: no packet object per command
- * (docs/performance.md).
+ * into out[at .. at + c.fixedLength), with `write` (c.write, or one of its c.writerOf). Throws
+ * InternalError if a value is outside its field. The emitter encodes each packet as it builds
+ * it: no packet object per command (docs/performance.md).
  */
 export function encodeValues(
   c: CompiledPacket,
   values: Float64Array,
   out: Uint32Array,
   at: number,
+  write = c.write,
 ): void {
   if (at + c.fixedLength > out.length)
     throw new InternalError(`encodeValues: ${c.fixedLength} dwords at ${at} overrun ${out.length}`);
-  if (!c.write(values, out, at)) {
+  if (!write(values, out, at)) {
     const fields = [...c.slots].map(([name, k]) => `${name} = ${values[k]}`).join(", ");
     throw new InternalError(`cannot encode ${c.kind} (${fields}): a value is outside its field`);
   }

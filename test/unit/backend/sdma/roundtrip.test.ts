@@ -51,6 +51,15 @@ describe("write(slotValues(p)) == encode(p), and read gives the values back", ()
       }
     });
   }
+  it("writerOf writes the named fields, and the others at their defaults", () => {
+    const c = COMPILED_BY_KIND.copy_linear;
+    const p = { kind: "copy_linear", bytes: 4096, src: 0x1000, dst: 0x2_0000_0040 } as const;
+    const v = slotValues(c, { ...p, tmz: true, srcSw: 2 });
+    const out = new Uint32Array(c.fixedLength);
+    expect(c.writerOf(["bytes", "src", "dst"])(v, out, 0)).toBe(true);
+    expect([...out]).toEqual(encodePacket(p));
+    expect(() => c.writerOf(["bytes", "nope"])).toThrow(InternalError);
+  });
   it("refuses a value outside its field, as validatePacket does", () => {
     const bad = (kind: keyof typeof COMPILED_BY_KIND, field: string, value: number): boolean => {
       const c = COMPILED_BY_KIND[kind];
