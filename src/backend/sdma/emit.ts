@@ -28,6 +28,7 @@ import {
   queueName,
   SPACE,
   type CmdTable,
+  type Queue,
   type QueueProgram,
 } from "../../queues/queue-program.js";
 import { COMPILED_BY_KIND, type CompiledPacket } from "./bitfield.js";
@@ -385,107 +386,139 @@ export function emitSdma(
     return plan.atomic;
   };
 
-  // Each queue is encoded straight into its dword buffer as its commands are visited: a
-  // Packet object lives only while its command is encoded (at 10^6 operations, keeping 3M packets
-  // until the end was a large share of the heap and of garbage-collection time).
+  // Each queue is encoded straight into its dword buffer as its commands are visited: no
+  // packet object, no array per command.
+  const e: Emission = { p, m, layout, plan, fill, report, failed: () => failed };
   const queues: EmittedQueue[] = [];
   for (const q of p.queues) {
-    const name = queueName(q);
-    // Exactly sized from the commands' packet kinds: every typed-array allocation counts as
-    // external memory, which makes V8 run full collections of the (large) heap; regrowth and
-    // trimming copies doubled those (docs/performance.md). Commands that fail to encode only
-    // leave the buffers partly used.
-    let dwords = 0;
-    let addrs = 0;
-    let rows = 0;
-    let rowValues = 0;
-    const c = q.cmds;
-    const listData = p.lists.data;
-    let prevOps = -1;
-    for (let i = 0; i < c.length; i++) {
-      const h = c.opsHandle(i);
-      if (h !== prevOps && listData[h]! > 0) {
-        prevOps = h;
-        rows++;
-        rowValues += 2 + listData[h]!;
-      }
-      const pl = plan[packetKindOf(c, i, p.completion)];
-      dwords += pl.length;
-      addrs += pl.addrDw.length;
-    }
-    let words = new Uint32Array(dwords);
-    let packetCount = 0;
-    const starts = new Float64Array(c.length); // at most one packet per command
-    let relocations = new Float64Array(3 * addrs);
-    let nReloc = 0;
-    const sourceMap = new PackedRowsBuilder(rows, rowValues);
-    const completionSlots: number[] = [];
-    let dword = 0;
-    let lastOps = -1;
-    for (let i = 0; i < c.length; i++) {
-      const h = c.opsHandle(i);
-      const pl = fill(c, i, h);
-      if (!pl) continue;
-      const v = pl.v;
-      const broken = pl.rules(v);
-      for (let k = 0; k < broken.length; k++) report(broken[k]!.code, h, broken[k]!.args);
-      const nOps = listData[h]!;
-      if (h !== lastOps && nOps > 0) {
-        lastOps = h;
-        // Packed rows, not one array per entry: this runs once per operation (10^6 times for
-        // the big benchmark), and the entries live until the manifest is written. The ops are
-        // read from the list table in place (no subarray object per command).
-        sourceMap.startRow();
-        sourceMap.value(dword * 4);
-        sourceMap.value(m.ops.stmt[listData[h + 1]!]!);
-        for (let k = 1; k <= nOps; k++) sourceMap.value(listData[h + k]!);
-      }
-      if (c.kind(i) === CMD.completion) completionSlots.push(c.slot(i));
-      const dws = pl.addrDw;
-      for (let f = 0; f < dws.length; f++) {
-        const a = v[pl.addrSlot[f]!]!;
-        const region = regionOf(layout, a);
-        if (nReloc + 3 > relocations.length) {
-          const grown = new Float64Array(Math.max(2 * relocations.length, nReloc + 3));
-          grown.set(relocations);
-          relocations = grown;
-        }
-        relocations[nReloc++] = dword + dws[f]!;
-        relocations[nReloc++] = region;
-        relocations[nReloc++] = a - layout.regions[region]!.base;
-      }
-      // (packetKindOf sized the buffers: were it ever to disagree with fill, they grow.)
-      const length = pl.length;
-      if (!failed) {
-        if (dword + length > words.length) {
-          const grown = new Uint32Array(Math.max(2 * words.length, dword + length));
-          grown.set(words.subarray(0, dword));
-          words = grown;
-        }
-        encodeValues(pl.c, v, words, dword, pl.write);
-      }
-      starts[packetCount++] = dword;
-      dword += length;
-    }
-    if (dword * 4 > maxStream) {
+    const { queue, dwords } = encodeQueue(e, q);
+    if (dwords * 4 > maxStream) {
       diagnostics.push(
-        diag("DMAC4006", undefined, [name, `${dword * 4} bytes`, `${maxStream} bytes`]),
+        diag("DMAC4006", undefined, [queue.name, `${dwords * 4} bytes`, `${maxStream} bytes`]),
       );
     }
-    queues.push({
-      name,
-      gpu: q.gpu,
-      engine: q.engine,
-      packetCount,
-      packetStarts: packetCount === starts.length ? starts : starts.slice(0, packetCount),
-      words: failed ? new Uint32Array(0) : dword === words.length ? words : words.slice(0, dword),
-      relocations: nReloc === relocations.length ? relocations : relocations.slice(0, nReloc),
-      sourceMap: sourceMap.done(),
-      completionSlots,
-    });
+    queues.push(queue);
   }
   if (diagnostics.some((d) => d.severity === "error")) return { queues: [], diagnostics };
   return { queues, diagnostics };
+}
+
+/** What encoding one queue needs of the whole emission. */
+interface Emission {
+  readonly p: QueueProgram;
+  readonly m: IrModule;
+  readonly layout: Layout;
+  readonly plan: Record<Built, Plan>;
+  /** The packet of command i into its kind's plan (undefined: a limit broken, reported). */
+  readonly fill: (c: CmdTable, i: number, ops: number) => Plan | undefined;
+  /** A diagnostic at the statement of ops handle h (once per code and statement). */
+  readonly report: (code: DiagnosticCode, h: number, args: readonly (string | number)[]) => void;
+  /** Whether an error was reported: nothing is encoded then, but the reports go on. */
+  readonly failed: () => boolean;
+}
+
+/**
+ * The sizes of queue c's outputs, from its commands' packet kinds, so that its typed arrays are
+ * allocated exactly: every typed-array allocation counts as external memory, which makes V8 run
+ * full collections of the (large) heap; regrowth and trimming copies doubled those
+ * (docs/performance.md). Commands that fail to encode only leave the buffers partly used.
+ */
+function queueSizes(
+  e: Emission,
+  c: CmdTable,
+): { dwords: number; addrs: number; rows: number; rowValues: number } {
+  let dwords = 0;
+  let addrs = 0;
+  let rows = 0;
+  let rowValues = 0;
+  const listData = e.p.lists.data;
+  let prevOps = -1;
+  for (let i = 0; i < c.length; i++) {
+    const h = c.opsHandle(i);
+    if (h !== prevOps && listData[h]! > 0) {
+      prevOps = h;
+      rows++;
+      rowValues += 2 + listData[h]!;
+    }
+    const pl = e.plan[packetKindOf(c, i, e.p.completion)];
+    dwords += pl.length;
+    addrs += pl.addrDw.length;
+  }
+  return { dwords, addrs, rows, rowValues };
+}
+
+/** Queue q's packets, with their relocations, source map and completion slots. */
+function encodeQueue(e: Emission, q: Queue): { queue: EmittedQueue; dwords: number } {
+  const { m, layout, fill, report } = e;
+  const c = q.cmds;
+  const listData = e.p.lists.data;
+  const size = queueSizes(e, c);
+  let words = new Uint32Array(size.dwords);
+  let packetCount = 0;
+  const starts = new Float64Array(c.length); // at most one packet per command
+  let relocations = new Float64Array(3 * size.addrs);
+  let nReloc = 0;
+  const sourceMap = new PackedRowsBuilder(size.rows, size.rowValues);
+  const completionSlots: number[] = [];
+  let dword = 0;
+  let lastOps = -1;
+  for (let i = 0; i < c.length; i++) {
+    const h = c.opsHandle(i);
+    const pl = fill(c, i, h);
+    if (!pl) continue;
+    const v = pl.v;
+    const broken = pl.rules(v);
+    for (let k = 0; k < broken.length; k++) report(broken[k]!.code, h, broken[k]!.args);
+    const nOps = listData[h]!;
+    if (h !== lastOps && nOps > 0) {
+      lastOps = h;
+      // Packed rows, not one array per entry: this runs once per operation (10^6 times for
+      // the big benchmark), and the entries live until the manifest is written. The ops are
+      // read from the list table in place (no subarray object per command).
+      sourceMap.startRow();
+      sourceMap.value(dword * 4);
+      sourceMap.value(m.ops.stmt[listData[h + 1]!]!);
+      for (let k = 1; k <= nOps; k++) sourceMap.value(listData[h + k]!);
+    }
+    if (c.kind(i) === CMD.completion) completionSlots.push(c.slot(i));
+    const dws = pl.addrDw;
+    for (let f = 0; f < dws.length; f++) {
+      const a = v[pl.addrSlot[f]!]!;
+      const region = regionOf(layout, a);
+      if (nReloc + 3 > relocations.length) {
+        const grown = new Float64Array(Math.max(2 * relocations.length, nReloc + 3));
+        grown.set(relocations);
+        relocations = grown;
+      }
+      relocations[nReloc++] = dword + dws[f]!;
+      relocations[nReloc++] = region;
+      relocations[nReloc++] = a - layout.regions[region]!.base;
+    }
+    // (packetKindOf sized the buffers: were it ever to disagree with fill, they grow.)
+    const length = pl.length;
+    if (!e.failed()) {
+      if (dword + length > words.length) {
+        const grown = new Uint32Array(Math.max(2 * words.length, dword + length));
+        grown.set(words.subarray(0, dword));
+        words = grown;
+      }
+      encodeValues(pl.c, v, words, dword, pl.write);
+    }
+    starts[packetCount++] = dword;
+    dword += length;
+  }
+  const queue: EmittedQueue = {
+    name: queueName(q),
+    gpu: q.gpu,
+    engine: q.engine,
+    packetCount,
+    packetStarts: packetCount === starts.length ? starts : starts.slice(0, packetCount),
+    words: e.failed() ? new Uint32Array(0) : dword === words.length ? words : words.slice(0, dword),
+    relocations: nReloc === relocations.length ? relocations : relocations.slice(0, nReloc),
+    sourceMap: sourceMap.done(),
+    completionSlots,
+  };
+  return { queue, dwords: dword };
 }
 
 const LITTLE_ENDIAN_HOST = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
