@@ -124,22 +124,24 @@ function placeOps(
   const edges = m.edges!;
   const engines = target.engines.count;
   const key = new Int32Array(n).fill(-1);
-  // lastWriter[rank * keySpace + queueKey]: the latest op so far on that queue key writing that rank.
+  // lastWriter[rank * keySpace + queueKey]: the latest op so far on that queue key writing that
+  // rank (-1: none).
   const keySpace = m.ranks * engines;
-  const lastWriter = new Map<number, number>();
+  const lastWriter = new Int32Array(m.ranks * keySpace).fill(-1);
   const notifyCover: number[][] = []; // per notify (by order of appearance): ops it must follow
   const notifyIndex = new Int32Array(n).fill(-1);
   for (let i = 0; i < n; i++) {
     const kind = t.kind[i]!;
     if (isData(kind)) {
       const k = (key[i] = chooseQueueKey(m, target, i));
-      lastWriter.set(t.dstRank[i]! * keySpace + k, i);
-      if (kind === K_BCAST) lastWriter.set(t.dst2Rank[i]! * keySpace + k, i);
-      if (kind === K_SWAP) lastWriter.set(t.srcRank[i]! * keySpace + k, i);
+      lastWriter[t.dstRank[i]! * keySpace + k] = i;
+      if (kind === K_BCAST) lastWriter[t.dst2Rank[i]! * keySpace + k] = i;
+      if (kind === K_SWAP) lastWriter[t.srcRank[i]! * keySpace + k] = i;
     } else if (kind === K_NOTIFY) {
       const r = t.sigRank[i]!;
       const cover: number[] = [];
-      for (const [k, op] of lastWriter) if (Math.floor(k / keySpace) === r) cover.push(op);
+      for (let k = r * keySpace; k < (r + 1) * keySpace; k++)
+        if (lastWriter[k]! >= 0) cover.push(lastWriter[k]!);
       for (let e = edges.predStart[i]!; e < edges.predStart[i + 1]!; e++) {
         const p = edges.predIdx[e]!;
         if (key[p]! >= 0) cover.push(p);
