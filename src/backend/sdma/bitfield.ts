@@ -341,7 +341,8 @@ function writer(
     const lo = Int32Array.from(put, (f) => f.lo);
     const mask = Float64Array.from(put, (f) => f.mask);
     const bias = Float64Array.from(put, (f) => f.bias);
-    const align = Float64Array.from(put, (f) => (f.type === "addr" ? 2 ** f.lo : 1));
+    // An address's reserved low bits (it must be a multiple of 2^lo).
+    const alignMask = Int32Array.from(put, (f) => (f.type === "addr" ? 2 ** f.lo - 1 : 0));
     return (v, out, at) => {
       out[at] = header;
       for (let d = 1; d < fixedLength; d++) out[at + d] = 0;
@@ -357,11 +358,15 @@ function writer(
             break;
           }
           case READ_ADDR: {
-            // (A multiple of `align`, at least 1, is an integer; NaN is none.)
+            // The dwords by division, not `%` (a call into C for a double); an integer has an
+            // integer low dword; NaN fails `a >= 0`.
             const a = v[k]!;
-            if (!(a >= 0 && a <= Number.MAX_SAFE_INTEGER && a % align[i]! === 0)) return false;
-            out[d] = out[d]! | (a % TWO_32);
-            out[d + 1] = out[d + 1]! | Math.floor(a / TWO_32);
+            const high = Math.floor(a / TWO_32);
+            const low = a - high * TWO_32;
+            if (!(a >= 0 && a <= Number.MAX_SAFE_INTEGER && low >>> 0 === low)) return false;
+            if ((low & alignMask[i]!) !== 0) return false;
+            out[d] = out[d]! | low;
+            out[d + 1] = out[d + 1]! | high;
             break;
           }
           default: {
