@@ -254,6 +254,8 @@ function progressNeeds(
   pp: { start: Int32Array; idx: Int32Array },
 ): { start: Int32Array; idx: Int32Array } {
   const n = queueOf.length;
+  // No placed op has a placed predecessor (an all-to-all): nothing to count, sort or compact.
+  if (pp.start[n] === 0) return { start: new Int32Array(n + 1), idx: new Int32Array(0) };
   const needCount = new Int32Array(n + 1);
   for (let i = 0; i < n; i++) {
     const qi = queueOf[i]!;
