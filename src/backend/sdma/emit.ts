@@ -36,7 +36,7 @@ import { encodeValues } from "./encode.js";
 import { PackedRowsBuilder, type PackedRows } from "./packed-rows.js";
 import { rulesOf, type Rules } from "./packet-rules.js";
 import { hexAddr, type PacketKind } from "./packets.js";
-import { completionAddr, regionOf, timestampAddr, type Layout } from "./layout.js";
+import { completionAddr, relocate, timestampAddr, type Layout } from "./layout.js";
 
 export interface EmitOptions {
   /** DMAC4006 when one queue's stream exceeds this many bytes. */
@@ -481,18 +481,17 @@ function encodeQueue(e: Emission, q: Queue): { queue: EmittedQueue; dwords: numb
       for (let k = 1; k <= nOps; k++) sourceMap.value(listData[h + k]!);
     }
     if (c.kind(i) === CMD.completion) completionSlots.push(c.slot(i));
+    // [dword, address, -] now; relocate() below makes the address a region and an addend.
     const dws = pl.addrDw;
     for (let f = 0; f < dws.length; f++) {
-      const a = v[pl.addrSlot[f]!]!;
-      const region = regionOf(layout, a);
       if (nReloc + 3 > relocations.length) {
         const grown = new Float64Array(Math.max(2 * relocations.length, nReloc + 3));
         grown.set(relocations);
         relocations = grown;
       }
-      relocations[nReloc++] = dword + dws[f]!;
-      relocations[nReloc++] = region;
-      relocations[nReloc++] = a - layout.regions[region]!.base;
+      relocations[nReloc] = dword + dws[f]!;
+      relocations[nReloc + 1] = v[pl.addrSlot[f]!]!;
+      nReloc += 3;
     }
     // (packetKindOf sized the buffers: were it ever to disagree with fill, they grow.)
     const length = pl.length;
@@ -507,6 +506,7 @@ function encodeQueue(e: Emission, q: Queue): { queue: EmittedQueue; dwords: numb
     starts[packetCount++] = dword;
     dword += length;
   }
+  relocate(layout, relocations, nReloc);
   const queue: EmittedQueue = {
     name: queueName(q),
     gpu: q.gpu,
