@@ -159,13 +159,17 @@ function placeOps(
 
 /** Step 2: queue indices, sorted by (gpu, engine) = by key; queueOf[op] (-1: not placed). */
 function numberQueues(key: Int32Array, keySpace: number): { keys: number[]; queueOf: Int32Array } {
-  // (Loops over typed arrays rather than Array.from/filter/Map: this runs per op.)
+  // (Loops over typed arrays rather than Array.from, filter, Map or Set: this runs per op.)
   const n = key.length;
-  const keySet = new Set<number>();
-  for (let i = 0; i < n; i++) if (key[i]! >= 0) keySet.add(key[i]!);
-  const keys = [...keySet].sort((a, b) => a - b);
+  const used = new Uint8Array(keySpace);
+  for (let i = 0; i < n; i++) if (key[i]! >= 0) used[key[i]!] = 1;
+  const keys: number[] = [];
   const queueOfKey = new Int32Array(keySpace).fill(-1);
-  keys.forEach((k, qi) => (queueOfKey[k] = qi));
+  for (let k = 0; k < keySpace; k++)
+    if (used[k] === 1) {
+      queueOfKey[k] = keys.length;
+      keys.push(k);
+    }
   const queueOf = new Int32Array(n).fill(-1);
   for (let i = 0; i < n; i++) if (key[i]! >= 0) queueOf[i] = queueOfKey[key[i]!]!;
   return { keys, queueOf };
