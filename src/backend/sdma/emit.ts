@@ -175,26 +175,31 @@ function fieldMax(kind: PacketKind, field: string): { max: number; bits: number 
   return { max: f.mask + f.bias, bits: f.width };
 }
 
-/** The kind of the packet `fill` builds for command i (used to size the buffers up front). */
-function packetKindOf(c: CmdTable, i: number, completion: QueueProgram["completion"]): Built {
+/** The plan of the packet `fill` builds for command i (used to size the buffers up front). */
+function planOf(
+  plan: Record<Built, Plan>,
+  c: CmdTable,
+  i: number,
+  completion: QueueProgram["completion"],
+): Plan {
   const k = c.kind(i);
   switch (k) {
     case CMD.copy:
-      return "copy_linear";
+      return plan.copy_linear;
     case CMD.bcast:
-      return "copy_broadcast";
+      return plan.copy_broadcast;
     case CMD.swap:
-      return "copy_swap";
+      return plan.copy_swap;
     case CMD.fill:
-      return "constant_fill";
+      return plan.constant_fill;
     case CMD.poll:
-      return "poll_mem";
+      return plan.poll_mem;
     case CMD.signal:
-      return c.isFence(i) ? "fence" : "atomic";
+      return c.isFence(i) ? plan.fence : plan.atomic;
     case CMD.completion:
-      return completion === "atomic" ? "atomic" : "fence";
+      return completion === "atomic" ? plan.atomic : plan.fence;
     case CMD.timestamp:
-      return "timestamp_get_global";
+      return plan.timestamp_get_global;
     default:
       return assertNever(k, "queue command");
   }
@@ -440,7 +445,7 @@ function queueSizes(
       rows++;
       rowValues += 2 + listData[h]!;
     }
-    const pl = e.plan[packetKindOf(c, i, e.p.completion)];
+    const pl = planOf(e.plan, c, i, e.p.completion);
     dwords += pl.length;
     addrs += pl.addrDw.length;
   }
@@ -493,7 +498,7 @@ function encodeQueue(e: Emission, q: Queue): { queue: EmittedQueue; dwords: numb
       relocations[nReloc + 1] = v[pl.addrSlot[f]!]!;
       nReloc += 3;
     }
-    // (packetKindOf sized the buffers: were it ever to disagree with fill, they grow.)
+    // (planOf sized the buffers: were it ever to disagree with fill, they grow.)
     const length = pl.length;
     if (!e.failed()) {
       if (dword + length > words.length) {
