@@ -88,8 +88,9 @@ export function writeSidecar(sources: readonly SidecarSource[]): Uint8Array {
 }
 
 /** The numbers converted per block: the sidecar of a 4x10^6-operation program is 400 MB,
- * streamed to its file (output.ts) rather than assembled. */
-const BLOCK = 1 << 19;
+ * streamed to its file (output.ts) rather than assembled. A small block (512 KiB of f64s) is
+ * fewer pages of fresh memory to fault in, as manifest.json's 512 KiB chunks are. */
+const BLOCK = 1 << 16;
 
 /** Does a number of `v` need 8 bytes (2^32 or more)? */
 function anyWide(v: ArrayLike<number>): boolean {

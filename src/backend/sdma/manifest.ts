@@ -598,10 +598,12 @@ function finiteNumbers(v: readonly unknown[]): boolean {
 /**
  * manifest.json and its sidecar (manifest-sidecar.ts: the relocations, packet starts, completion
  * slots, source-map rows and sync words of every queue in binary, with their spans in the JSON),
- * as streamed outputs. The JSON goes to its file in 4 MiB chunks: at 10^6 operations with
+ * as streamed outputs. The JSON goes to its file in 512 KiB chunks: at 10^6 operations with
  * conservative sync it is 240 MB, which as one buffer beside the program took the compile's peak
- * past 1 GiB (docs/performance.md). The sidecar, written after it, uses the spans that writing
- * produced (or formats the JSON once more, unkept, when it is asked for first).
+ * past 1 GiB (docs/performance.md); a small chunk is also few pages of fresh memory to fault in
+ * (4 MiB chunks cost the 65,536-copy compile ~1,000 more page faults). The sidecar, written
+ * after it, uses the spans that writing produced (or formats the JSON once more, unkept, when it
+ * is asked for first).
  */
 export function manifestOutputs(manifest: PackedManifest): {
   json: StreamedData;
@@ -629,7 +631,7 @@ export function manifestOutputs(manifest: PackedManifest): {
   let written: Map<object, { start: number; end: number }> | undefined;
   const json = new StreamedData((write) => {
     const spans = new Map(listed.map((x) => [x.key, { start: -1, end: -1 }]));
-    const out = new TextSink(1 << 22, write);
+    const out = new TextSink(1 << 19, write);
     writeJson(out, manifest, spans);
     out.end();
     written = spans;
