@@ -88,29 +88,9 @@ const FENCE = fieldSlots("fence", ["addr", "data"]);
 const ATOMIC = fieldSlots("atomic", ["op", "addr", "src"]);
 const TIMESTAMP = fieldSlots("timestamp_get_global", ["addr"]);
 
-/** The packet kinds emission builds. */
-type Built =
-  | "copy_linear"
-  | "copy_broadcast"
-  | "copy_swap"
-  | "constant_fill"
-  | "poll_mem"
-  | "fence"
-  | "atomic"
-  | "timestamp_get_global";
-const BUILT: readonly Built[] = [
-  "copy_linear",
-  "copy_broadcast",
-  "copy_swap",
-  "constant_fill",
-  "poll_mem",
-  "fence",
-  "atomic",
-  "timestamp_get_global",
-];
-
-/** The fields each kind's command sets (the plan's writer writes those only). */
-const SET: Record<Built, Record<string, number>> = {
+/** The packet kinds emission builds, and the fields each one's commands set (the plan's
+ * writer writes those only). */
+const SET = {
   copy_linear: COPY,
   copy_broadcast: BCAST,
   copy_swap: SWAP,
@@ -119,7 +99,8 @@ const SET: Record<Built, Record<string, number>> = {
   fence: FENCE,
   atomic: ATOMIC,
   timestamp_get_global: TIMESTAMP,
-};
+} satisfies Partial<Record<PacketKind, Record<string, number>>>;
+type Built = keyof typeof SET;
 
 /** The raw value of enum field `field` of `kind` named `name`. */
 function enumRaw(kind: PacketKind, field: string, name: string): number {
@@ -165,7 +146,10 @@ function plans(): Record<Built, Plan> {
       rules: rulesOf(kind),
     };
   };
-  return Object.fromEntries(BUILT.map((k) => [k, plan(k)])) as Record<Built, Plan>;
+  return Object.fromEntries((Object.keys(SET) as Built[]).map((k) => [k, plan(k)])) as Record<
+    Built,
+    Plan
+  >;
 }
 
 /** The largest human value of a uint field of the table (bytes of a copy, of a fill, ...). */
