@@ -182,9 +182,10 @@ function compileField(f: FieldSpec): CompiledField {
 // ---- Readers and writers over the compiled fields ----------------------------------------------
 // The packet table is data. Each field gets one small closure per job, chosen by a switch on its
 // type once at load time, with its dword, shift, mask and bias captured as constants; a kind's
-// reader or writer runs its fields' closures in table order. `read` and `suspicious`, the
-// executor's per-packet paths, loop over typed arrays of the fields instead (faster there). The
-// measured cost against generated code: docs/performance.md.
+// reader or writer runs its fields' closures in table order. `read` and `suspicious` (the
+// executor's per-packet paths) and `write` (the emitter's) loop over typed arrays of the fields
+// instead, on field values in numbered slots, not packet objects (faster there). The measured
+// costs: docs/performance.md.
 
 type Words = ArrayLike<number>;
 type Out = Uint32Array | number[];
@@ -316,6 +317,7 @@ function reader(fields: readonly CompiledField[]): CompiledPacket["read"] {
   };
 }
 
+/** A kind's `writerOf` (`read`'s slots and conventions, backwards). */
 function writer(
   kind: PacketKind,
   header: number,
