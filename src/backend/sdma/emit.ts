@@ -129,7 +129,8 @@ interface Plan {
   readonly length: number;
   readonly addrDw: Int32Array;
   readonly addrSlot: Int32Array;
-  readonly rules: Rules;
+  /** Its alignment rules (undefined: it has none). */
+  readonly rules: Rules | undefined;
 }
 function plans(): Record<Built, Plan> {
   const plan = (kind: Built): Plan => {
@@ -200,7 +201,7 @@ export function emitSdma(
   const reported = new Set<string>();
   // Once an error is reported nothing is encoded (the result has no queues), but emission goes
   // on to report the other statements' errors.
-  let failed = false;
+  const state = { failed: false };
   const maxStream = opts.maxStreamBytes ?? DEFAULT_MAX_STREAM_BYTES;
   const R = layout.ranks;
   const limits = {
@@ -227,7 +228,7 @@ export function emitSdma(
       binding ? { hint: `first at ${binding}` } : {},
     );
     diagnostics.push(d);
-    if (d.severity === "error") failed = true;
+    if (d.severity === "error") state.failed = true;
   };
 
   // The address of buffer location `slot` of command i.
@@ -377,7 +378,7 @@ export function emitSdma(
 
   // Each queue is encoded straight into its dword buffer as its commands are visited: no
   // packet object, no array per command.
-  const e: Emission = { p, m, layout, plan, fill, report, failed: () => failed };
+  const e: Emission = { p, m, layout, plan, fill, report, state };
   const queues: EmittedQueue[] = [];
   for (const q of p.queues) {
     const { queue, dwords } = encodeQueue(e, q);
@@ -402,8 +403,8 @@ interface Emission {
   readonly fill: (c: CmdTable, i: number, ops: number) => Plan | undefined;
   /** A diagnostic at the statement of ops handle h (once per code and statement). */
   readonly report: (code: DiagnosticCode, h: number, args: readonly (string | number)[]) => void;
-  /** Whether an error was reported: nothing is encoded then, but the reports go on. */
-  readonly failed: () => boolean;
+  /** `failed`: an error was reported; nothing is encoded then, but the reports go on. */
+  readonly state: { failed: boolean };
 }
 
 /**
@@ -456,8 +457,10 @@ function encodeQueue(e: Emission, q: Queue): { queue: EmittedQueue; dwords: numb
     const pl = fill(c, i, h);
     if (!pl) continue;
     const v = pl.v;
-    const broken = pl.rules(v);
-    for (let k = 0; k < broken.length; k++) report(broken[k]!.code, h, broken[k]!.args);
+    if (pl.rules) {
+      const broken = pl.rules(v);
+      for (let k = 0; k < broken.length; k++) report(broken[k]!.code, h, broken[k]!.args);
+    }
     const nOps = listData[h]!;
     if (h !== lastOps && nOps > 0) {
       lastOps = h;
@@ -484,7 +487,7 @@ function encodeQueue(e: Emission, q: Queue): { queue: EmittedQueue; dwords: numb
     }
     // (planOf sized the buffers: were it ever to disagree with fill, they grow.)
     const length = pl.length;
-    if (!e.failed()) {
+    if (!e.state.failed) {
       if (dword + length > words.length) {
         const grown = new Uint32Array(Math.max(2 * words.length, dword + length));
         grown.set(words.subarray(0, dword));
@@ -502,7 +505,11 @@ function encodeQueue(e: Emission, q: Queue): { queue: EmittedQueue; dwords: numb
     engine: q.engine,
     packetCount,
     packetStarts: packetCount === starts.length ? starts : starts.slice(0, packetCount),
-    words: e.failed() ? new Uint32Array(0) : dword === words.length ? words : words.slice(0, dword),
+    words: e.state.failed
+      ? new Uint32Array(0)
+      : dword === words.length
+        ? words
+        : words.slice(0, dword),
     relocations: nReloc === relocations.length ? relocations : relocations.slice(0, nReloc),
     sourceMap: sourceMap.done(),
     completionSlots,

@@ -57,8 +57,9 @@ function aligned(a: number, n: number): boolean {
 /** A kind's rules over its packet's field values (NONE, shared, when it follows them). */
 export type Rules = (v: ArrayLike<number>) => readonly PacketRuleViolation[];
 
-/** The rules of `kind` (the emitter looks them up once per kind, not per packet). */
-export function rulesOf(kind: PacketKind): Rules {
+/** The rules of `kind`, undefined when it has none (the emitter looks them up once per kind,
+ * not per packet). */
+export function rulesOf(kind: PacketKind): Rules | undefined {
   if (kind === "copy_broadcast")
     return (v) => {
       const [d1, d2] = [v[BCAST_DST1]!, v[BCAST_DST2]!];
@@ -72,7 +73,7 @@ export function rulesOf(kind: PacketKind): Rules {
       return out.length > 0 ? out : NONE;
     };
   const rule = ALIGNED[kind];
-  if (rule === undefined) return () => NONE;
+  if (rule === undefined) return undefined;
   const { at } = rule;
   return (v) => {
     const a = v[at]!;
@@ -90,8 +91,10 @@ export function rulesOf(kind: PacketKind): Rules {
   };
 }
 
-/** The rules of every kind, by kind. */
-const RULES = new Map<PacketKind, Rules>(PACKETS.map((s) => [s.kind, rulesOf(s.kind)]));
+/** The rules of every kind, by kind (a kind without rules breaks none). */
+const RULES = new Map<PacketKind, Rules>(
+  PACKETS.map((s) => [s.kind, rulesOf(s.kind) ?? (() => NONE)]),
+);
 
 /** The rules packet object `p` breaks (empty when it follows them all). */
 export function packetRuleViolations(p: Packet): readonly PacketRuleViolation[] {
