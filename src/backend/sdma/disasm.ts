@@ -415,7 +415,10 @@ export class TextSink {
         this.numbers(data, a, e, false);
         this.char(0x5d); // ]
       }
-      this.text(r < rows - 1 ? ",\n" : "\n");
+      // ",\n" between rows, "\n" after the last.
+      this.room(2);
+      if (r < rows - 1) this.buf[this.len++] = 0x2c;
+      this.buf[this.len++] = 0x0a;
     }
   }
   /**
