@@ -21,7 +21,7 @@
 // notify skips writers that a later pending writer directly depends on.
 
 import { assertNever } from "../util/assert-never.js";
-import { HOST, opKind, type IrEdges, type IrModule } from "./ir.js";
+import { HOST, K_NOTIFY, opKind, type IrEdges, type IrModule } from "./ir.js";
 import {
   assign,
   createIntIntervalMap,
@@ -283,7 +283,7 @@ function edgesWithin(
 
   // Notify bookkeeping, only when the module has notifies.
   let hasNotify = false;
-  for (let i = 0; i < n; i++) if (opKind(t, i) === "notify") hasNotify = true;
+  for (let i = 0; i < n && !hasNotify; i++) hasNotify = t.kind[i] === K_NOTIFY;
   const pending: IntList[] = [];
   const lastNotifyOnRank = new Int32Array(m.ranks).fill(-1);
   if (hasNotify) for (let r = 0; r < m.ranks; r++) pending.push(intList());

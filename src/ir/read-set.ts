@@ -12,9 +12,9 @@
 // are chained through their left link; insertion descends to the node's place and splits only the
 // subtree below it; removal descends to the node and merges its children; the records a query
 // takes out are copied to scratch arrays (read them with takenLo/Hi/Op until the next query).
-// Records are linked into the tree only when a query comes: until then an insertion appends the
-// node to a pending list, so reads that no write ever looks at (a source buffer nobody writes)
-// cost a few array stores each.
+// Records become nodes of the tree only when a query comes: until then an insertion appends its
+// three numbers to a pending list, so reads that no write ever looks at (a source buffer nobody
+// writes) cost three array stores each, and no node.
 
 /** Slots per node in `num` and in `link`. */
 const NUM = 3; // lo, hi, maxHi
@@ -26,8 +26,8 @@ export class ReadSet {
   private used = 0;
   private freeHead = -1;
   private root = -1;
-  /** Nodes added since the last query, not yet in the tree. */
-  private pending = new Int32Array(16);
+  /** Records added since the last query, not yet in the tree: [lo, hi, op] each. */
+  private pending = new Float64Array(3 * 16);
   private pendingCount = 0;
   private seed = 0x9e3779b9;
   // split() results (no tuple per call).
@@ -46,13 +46,15 @@ export class ReadSet {
   /** Adds the record [lo, hi) read by `op` (nothing for an empty range). */
   add(lo: number, hi: number, op: number): void {
     if (lo >= hi) return;
-    const n = this.alloc(lo, hi, op);
-    if (this.pendingCount === this.pending.length) {
-      const next = new Int32Array(this.pending.length * 2);
+    const at = 3 * this.pendingCount++;
+    if (at === this.pending.length) {
+      const next = new Float64Array(this.pending.length * 2);
       next.set(this.pending);
       this.pending = next;
     }
-    this.pending[this.pendingCount++] = n;
+    this.pending[at] = lo;
+    this.pending[at + 1] = hi;
+    this.pending[at + 2] = op;
     this.size++;
   }
 
@@ -63,8 +65,10 @@ export class ReadSet {
   takeOverlapping(lo: number, hi: number): void {
     this.taken = 0;
     if (lo >= hi) return;
-    for (let k = 0; k < this.pendingCount; k++)
-      this.root = this.insert(this.root, this.pending[k]!);
+    // Nodes in the order of the records (their ids, which break ties of lo, keep that order).
+    const p = this.pending;
+    for (let k = 0; k < 3 * this.pendingCount; k += 3)
+      this.root = this.insert(this.root, this.alloc(p[k]!, p[k + 1]!, p[k + 2]!));
     this.pendingCount = 0;
     if (this.root < 0) return;
     this.collect(this.root, lo, hi);

@@ -124,22 +124,24 @@ function placeOps(
   const edges = m.edges!;
   const engines = target.engines.count;
   const key = new Int32Array(n).fill(-1);
-  // lastWriter[rank * keySpace + queueKey]: the latest op so far on that queue key writing that rank.
+  // lastWriter[rank * keySpace + queueKey]: the latest op so far on that queue key writing that
+  // rank (-1: none).
   const keySpace = m.ranks * engines;
-  const lastWriter = new Map<number, number>();
+  const lastWriter = new Int32Array(m.ranks * keySpace).fill(-1);
   const notifyCover: number[][] = []; // per notify (by order of appearance): ops it must follow
   const notifyIndex = new Int32Array(n).fill(-1);
   for (let i = 0; i < n; i++) {
     const kind = t.kind[i]!;
     if (isData(kind)) {
       const k = (key[i] = chooseQueueKey(m, target, i));
-      lastWriter.set(t.dstRank[i]! * keySpace + k, i);
-      if (kind === K_BCAST) lastWriter.set(t.dst2Rank[i]! * keySpace + k, i);
-      if (kind === K_SWAP) lastWriter.set(t.srcRank[i]! * keySpace + k, i);
+      lastWriter[t.dstRank[i]! * keySpace + k] = i;
+      if (kind === K_BCAST) lastWriter[t.dst2Rank[i]! * keySpace + k] = i;
+      if (kind === K_SWAP) lastWriter[t.srcRank[i]! * keySpace + k] = i;
     } else if (kind === K_NOTIFY) {
       const r = t.sigRank[i]!;
       const cover: number[] = [];
-      for (const [k, op] of lastWriter) if (Math.floor(k / keySpace) === r) cover.push(op);
+      for (let k = r * keySpace; k < (r + 1) * keySpace; k++)
+        if (lastWriter[k]! >= 0) cover.push(lastWriter[k]!);
       for (let e = edges.predStart[i]!; e < edges.predStart[i + 1]!; e++) {
         const p = edges.predIdx[e]!;
         if (key[p]! >= 0) cover.push(p);
@@ -157,13 +159,17 @@ function placeOps(
 
 /** Step 2: queue indices, sorted by (gpu, engine) = by key; queueOf[op] (-1: not placed). */
 function numberQueues(key: Int32Array, keySpace: number): { keys: number[]; queueOf: Int32Array } {
-  // (Loops over typed arrays rather than Array.from/filter/Map: this runs per op.)
+  // (Loops over typed arrays rather than Array.from, filter, Map or Set: this runs per op.)
   const n = key.length;
-  const keySet = new Set<number>();
-  for (let i = 0; i < n; i++) if (key[i]! >= 0) keySet.add(key[i]!);
-  const keys = [...keySet].sort((a, b) => a - b);
+  const used = new Uint8Array(keySpace);
+  for (let i = 0; i < n; i++) if (key[i]! >= 0) used[key[i]!] = 1;
+  const keys: number[] = [];
   const queueOfKey = new Int32Array(keySpace).fill(-1);
-  keys.forEach((k, qi) => (queueOfKey[k] = qi));
+  for (let k = 0; k < keySpace; k++)
+    if (used[k] === 1) {
+      queueOfKey[k] = keys.length;
+      keys.push(k);
+    }
   const queueOf = new Int32Array(n).fill(-1);
   for (let i = 0; i < n; i++) if (key[i]! >= 0) queueOf[i] = queueOfKey[key[i]!]!;
   return { keys, queueOf };
@@ -252,6 +258,8 @@ function progressNeeds(
   pp: { start: Int32Array; idx: Int32Array },
 ): { start: Int32Array; idx: Int32Array } {
   const n = queueOf.length;
+  // No placed op has a placed predecessor (an all-to-all): nothing to count, sort or compact.
+  if (pp.start[n] === 0) return { start: new Int32Array(n + 1), idx: new Int32Array(0) };
   const needCount = new Int32Array(n + 1);
   for (let i = 0; i < n; i++) {
     const qi = queueOf[i]!;
@@ -381,7 +389,9 @@ function emitCommands(
     const ops = lists.one(i);
 
     // Waits (`when`), once per (wait, queue).
-    for (const w of waitChain(m, i)) {
+    const waits = waitChain(m, i);
+    for (let x = 0; x < waits.length; x++) {
+      const w = waits[x]!;
       const k = w * Q + q;
       if (polledWait.has(k)) continue;
       polledWait.add(k);
@@ -400,8 +410,11 @@ function emitCommands(
 
     // Dependencies: the value to wait for per producer queue (pollQueue/pollValue, reused
     // scratch arrays kept sorted by queue; an op has few producers).
-    pollQueue.length = 0;
-    pollValue.length = 0;
+    if (pollQueue.length > 0) {
+      // (Setting a length is a call into the runtime: most ops have nothing to clear.)
+      pollQueue.length = 0;
+      pollValue.length = 0;
+    }
     let needBarrier = false;
     for (let e = pp.start[i]!; e < pp.start[i + 1]!; e++) {
       const p = pp.idx[e]!;

@@ -438,8 +438,12 @@ export class CmdBuilder {
   static over(t: CmdTable): CmdBuilder {
     const b = new CmdBuilder(0);
     b.c = t.c;
+    b.clear = true;
     return b;
   }
+  /** Rows hold old values (a builder `over` a table): a new row clears what it does not set.
+   * Fresh columns are zero already (and a page never written is never faulted in). */
+  private clear = false;
   get length(): number {
     return this.n;
   }
@@ -452,9 +456,11 @@ export class CmdBuilder {
     c.num[i] = num;
     c.aux[i] = aux;
     c.ops[i] = ops;
-    c.id0[i] = c.id1[i] = c.id2[i] = 0;
-    c.rk0[i] = c.rk1[i] = c.rk2[i] = 0;
-    c.off0[i] = c.off1[i] = c.off2[i] = 0;
+    if (this.clear) {
+      c.id0[i] = c.id1[i] = c.id2[i] = 0;
+      c.rk0[i] = c.rk1[i] = c.rk2[i] = 0;
+      c.off0[i] = c.off1[i] = c.off2[i] = 0;
+    }
     return i;
   }
   private grow(size: number): void {

@@ -34,6 +34,7 @@ import {
   FUNC_EQ,
   FUNC_GE,
   SPACE,
+  type CmdTable,
   type QueueProgram,
   type SyncWord,
 } from "./queue-program.js";
@@ -78,8 +79,17 @@ export function conservativeSync(
   });
 
   const unsupportedWaits: number[] = [];
+  const waitOps = (c: CmdTable, i: number): void => {
+    for (const op of p.lists.of(c.opsHandle(i))) unsupportedWaits.push(op);
+  };
   const queues = p.queues.map((q) => {
     const c = q.cmds;
+    // A queue with no command to rewrite keeps its table (an all-to-all has no sync word: its
+    // 10^5 commands copied for nothing were ~5 % of its compile).
+    if (!rewritesAny(c)) {
+      for (let i = 0; i < c.length; i++) if (isUnsupportedWait(c, i)) waitOps(c, i);
+      return q;
+    }
     // (In place: every branch below reads row i before it writes row out.length <= i.)
     const out = inPlace ? CmdBuilder.over(c) : new CmdBuilder(c.length);
     const fenceSeen = new Int32Array(W); // progress word -> FENCEs of it so far
@@ -90,8 +100,7 @@ export function conservativeSync(
         rewritePoll(out, FUNC_EQ, p.trigger?.value ?? ONCE_VALUE);
       } else if (c.kind(i) === CMD.poll && c.space(i) === SPACE.signal) {
         out.take(c, i);
-        if (c.funcCode(i) !== FUNC_EQ)
-          for (const op of p.lists.of(c.opsHandle(i))) unsupportedWaits.push(op);
+        if (isUnsupportedWait(c, i)) waitOps(c, i);
       } else if (w < 0) out.take(c, i);
       else if (p.syncWords[w]!.kind !== "progress") {
         out.take(c, i);
@@ -121,6 +130,18 @@ export function conservativeSync(
   };
 }
 
+/** Does conservativeSync change a command of `c` (a sync word's, or a trigger poll)? */
+function rewritesAny(c: CmdTable): boolean {
+  for (let i = 0; i < c.length; i++)
+    if (c.syncWord(i) >= 0 || (c.kind(i) === CMD.poll && c.space(i) === SPACE.trigger)) return true;
+  return false;
+}
+
+/** A `when` poll on a user signal with a compare conservative forms cannot keep. */
+function isUnsupportedWait(c: CmdTable, i: number): boolean {
+  return c.kind(i) === CMD.poll && c.space(i) === SPACE.signal && c.funcCode(i) !== FUNC_EQ;
+}
+
 /**
  * Every progress word's FENCEs, in producer order, as one flat column: word w's are
  * values[base[w] .. base[w+1]); `polled[k]` is set when some poll waits for FENCE k. `find`: the
@@ -137,7 +158,9 @@ function progressFences(p: QueueProgram): {
   const W = p.syncWords.length;
   const isProgress = Uint8Array.from(p.syncWords, (sw) => (sw.kind === "progress" ? 1 : 0));
   const base = new Int32Array(W + 1);
-  for (const q of p.queues) {
+  // Without a progress word there is nothing to find (an all-to-all: 10^5 commands to scan).
+  const queues = isProgress.includes(1) ? p.queues : [];
+  for (const q of queues) {
     const c = q.cmds;
     for (let i = 0; i < c.length; i++) {
       const w = c.syncWord(i);
@@ -147,7 +170,7 @@ function progressFences(p: QueueProgram): {
   for (let w = 0; w < W; w++) base[w + 1]! += base[w]!;
   const values = new Float64Array(base[W]!);
   const next = base.slice(0, W);
-  for (const q of p.queues) {
+  for (const q of queues) {
     const c = q.cmds;
     for (let i = 0; i < c.length; i++) {
       const w = c.syncWord(i);
@@ -172,7 +195,7 @@ function progressFences(p: QueueProgram): {
     return lo;
   };
   const polled = new Uint8Array(values.length);
-  for (const q of p.queues) {
+  for (const q of queues) {
     const c = q.cmds;
     for (let i = 0; i < c.length; i++) {
       const w = c.syncWord(i);

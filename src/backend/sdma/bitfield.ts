@@ -113,6 +113,16 @@ export interface CompiledPacket {
   readonly slotCount: number;
   /** Writes a valid packet into out[at .. at + length). */
   readonly pack: (p: Packet, out: Uint32Array | number[], at: number, length: number) => void;
+  /** `read` backwards: the packet whose field values are in values[slots] into
+   * out[at .. at + fixedLength), allocating nothing; false when a value is outside its field
+   * (out is then partly written). Fixed-length kinds only (the others' throws InternalError). */
+  readonly write: (values: ArrayLike<number>, out: Uint32Array, at: number) => boolean;
+  /** `write` for the named fields only: the others are written at their defaults (all-zero
+   * bits) whatever `values` holds there. The emitter's (which sets only those). */
+  readonly writerOf: (names: readonly string[]) => CompiledPacket["write"];
+  /** The slot values of a packet whose optional fields are all at their defaults (and whose
+   * others are 0): a writer's starting values. */
+  readonly defaults: Float64Array;
   /** Is every field present (or optional), of the right type and in range, with no
    * unknown property? (encode.ts explains a `false` with its slow validator.) */
   readonly valid: (p: Packet) => boolean;
@@ -172,9 +182,10 @@ function compileField(f: FieldSpec): CompiledField {
 // ---- Readers and writers over the compiled fields ----------------------------------------------
 // The packet table is data. Each field gets one small closure per job, chosen by a switch on its
 // type once at load time, with its dword, shift, mask and bias captured as constants; a kind's
-// reader or writer runs its fields' closures in table order. `read` and `suspicious`, the
-// executor's per-packet paths, loop over typed arrays of the fields instead (faster there). The
-// measured cost against generated code: docs/performance.md.
+// reader or writer runs its fields' closures in table order. `read` and `suspicious` (the
+// executor's per-packet paths) and `write` (the emitter's) loop over typed arrays of the fields
+// instead, on field values in numbered slots, not packet objects (faster there). The measured
+// costs: docs/performance.md.
 
 type Words = ArrayLike<number>;
 type Out = Uint32Array | number[];
@@ -304,6 +315,96 @@ function reader(fields: readonly CompiledField[]): CompiledPacket["read"] {
       }
     }
   };
+}
+
+/** A kind's `writerOf` (`read`'s slots and conventions, backwards). */
+function writer(
+  kind: PacketKind,
+  header: number,
+  fixedLength: number,
+  fields: readonly CompiledField[],
+  slots: ReadonlyMap<string, number>,
+): CompiledPacket["writerOf"] {
+  return (names) => {
+    if (fixedLength < 0)
+      return () => {
+        throw new InternalError(`${kind} has no fixed length: write its packet object`);
+      };
+    // Like `reader`: one loop over typed arrays of the fields. A field left out is at its
+    // default, whose bits are all zero (a uint's default is its bias).
+    const put = fields.filter((f) => f.type !== "words" && names.includes(f.name));
+    if (put.length !== names.length)
+      throw new InternalError(`${kind} has no fields ${names.join(", ")} to write`);
+    const how = Uint8Array.from(put, (f) =>
+      f.type === "addr" ? READ_ADDR : f.type === "u64" ? READ_U64 : READ_BITS,
+    );
+    const slot = Int32Array.from(put, (f) => slots.get(f.name)!);
+    const dw = Int32Array.from(put, (f) => f.dw);
+    const lo = Int32Array.from(put, (f) => f.lo);
+    const mask = Float64Array.from(put, (f) => f.mask);
+    const bias = Float64Array.from(put, (f) => f.bias);
+    // An address's reserved low bits (it must be a multiple of 2^lo).
+    const alignMask = Int32Array.from(put, (f) => (f.type === "addr" ? 2 ** f.lo - 1 : 0));
+    return (v, out, at) => {
+      out[at] = header;
+      for (let d = 1; d < fixedLength; d++) out[at + d] = 0;
+      for (let i = 0; i < how.length; i++) {
+        const d = at + dw[i]!;
+        const k = slot[i]!;
+        switch (how[i]) {
+          case READ_BITS: {
+            // (x >>> 0 === x: an integer in 0 .. 2^32 - 1.)
+            const raw = v[k]! - bias[i]!;
+            if (!(raw >>> 0 === raw && raw <= mask[i]!)) return false;
+            out[d] = out[d]! | (raw << lo[i]!);
+            break;
+          }
+          case READ_ADDR: {
+            // The dwords by division, not `%` (a call into C for a double); an integer has an
+            // integer low dword; NaN fails `a >= 0`.
+            const a = v[k]!;
+            const high = Math.floor(a / TWO_32);
+            const low = a - high * TWO_32;
+            if (!(a >= 0 && a <= Number.MAX_SAFE_INTEGER && low >>> 0 === low)) return false;
+            if ((low & alignMask[i]!) !== 0) return false;
+            out[d] = out[d]! | low;
+            out[d + 1] = out[d + 1]! | high;
+            break;
+          }
+          default: {
+            const low = v[k]!;
+            const high = v[k + 1]!;
+            if (!(isDword(low) && isDword(high))) return false;
+            out[d] = out[d]! | low;
+            out[d + 1] = out[d + 1]! | high;
+          }
+        }
+      }
+      return true;
+    };
+  };
+}
+
+const isDword = (x: number): boolean => x >>> 0 === x;
+
+/** `read`'s slot values of packet object `p` (by field name: slow, for tests and reports;
+ * optional fields left out hold their defaults). */
+export function slotValues(
+  c: Pick<CompiledPacket, "fields" | "slots" | "slotCount">,
+  p: Packet,
+): Float64Array {
+  const values = p as unknown as Record<string, unknown>;
+  const out = new Float64Array(c.slotCount);
+  for (const f of c.fields) {
+    const k = c.slots.get(f.name);
+    if (k === undefined) continue; // words
+    const v = values[f.name];
+    if (f.type === "u64") [out[k], out[k + 1]] = splitU64((v ?? 0n) as bigint);
+    else if (f.type === "bool") out[k] = v === true ? 1 : 0;
+    else if (f.type === "enum") out[k] = v === undefined ? 0 : (f.enumRaw!.get(v as string) ?? NaN);
+    else out[k] = v === undefined ? f.bias : (v as number);
+  }
+  return out;
 }
 
 function suspiciousTest(
@@ -500,15 +601,15 @@ function compilePacket(spec: PacketSpec): CompiledPacket {
   const header =
     (spec.op | (spec.subOp << 8) | (disc && disc.value === 1 ? (1 << disc.bit) >>> 0 : 0)) >>> 0;
   const slots = readSlots(fields);
-  return {
+  const fixedLength = typeof spec.length === "number" ? spec.length : -1;
+  const compiled: Omit<CompiledPacket, "defaults" | "write" | "writerOf"> = {
     spec,
     kind: spec.kind,
-    header:
-      (spec.op | (spec.subOp << 8) | (disc && disc.value === 1 ? (1 << disc.bit) >>> 0 : 0)) >>> 0,
+    header,
     headerMask: (0xffff | (disc ? (1 << disc.bit) >>> 0 : 0)) >>> 0,
     fixedDwords,
     reserved,
-    fixedLength: typeof spec.length === "number" ? spec.length : -1,
+    fixedLength,
     lengthDw,
     lengthLo,
     lengthMask,
@@ -522,6 +623,13 @@ function compilePacket(spec: PacketSpec): CompiledPacket {
     suspicious: suspiciousTest(reserved, fields),
     pack: packer(header, fixedDwords, fields),
     valid: validator(fields),
+  };
+  const writerOf = writer(spec.kind, header, fixedLength, fields, slots);
+  return {
+    ...compiled,
+    writerOf,
+    write: writerOf([...slots.keys()]),
+    defaults: slotValues(compiled, { kind: spec.kind } as Packet),
   };
 }
 

@@ -226,6 +226,11 @@ const DEC_PAIR = Uint16Array.from({ length: 100 }, (_, n) => {
   return t.charCodeAt(0) | (t.charCodeAt(1) << 8);
 });
 
+/** Numbers TextSink.numberList writes per room check. */
+const LIST_BLOCK = 1 << 14;
+/** Room for one number of a list: ", " and at most 16 digits (a safe integer: 2^53 has 16). */
+const WIDEST = 18;
+
 /** Writes the digits of a non-negative int32 x at b[at ..] (room made); returns the new end.
  * Two digits per division. */
 function int32Into(b: Uint8Array, at: number, x: number): number {
@@ -378,37 +383,73 @@ export class TextSink {
    * write (a row of packed rows, without a subarray object per row).
    */
   numberList(v: ArrayLike<number>, start = 0, end = v.length): void {
-    const BLOCK = 1 << 14;
-    // ", " and at most 16 digits for a non-negative safe integer (2^53 has 16).
-    const WIDEST = 18;
     this.char(0x5b); // [
-    for (let from = start; from < end; from += BLOCK) {
-      const to = Math.min(end, from + BLOCK);
+    for (let from = start; from < end; from += LIST_BLOCK) {
+      const to = Math.min(end, from + LIST_BLOCK);
       this.room(WIDEST * (to - from));
-      // The buffer and length in locals: the int32 numbers (nearly all of them) never touch
-      // `this`; any other goes through safeDigits or text, which may move both.
-      let b = this.buf;
-      let at = this.len;
-      for (let i = from; i < to; i++) {
-        if (i > start) {
-          b[at++] = 0x2c; // ,
-          b[at++] = 0x20;
-        }
-        const x = v[i]!;
-        if (x >= 0 && x <= 0x7fffffff && (x | 0) === x) at = int32Into(b, at, x);
-        else {
-          this.len = at;
-          if (!this.safeDigits(x)) {
-            this.text(String(x));
-            this.room(WIDEST * (to - i));
-          }
-          b = this.buf;
-          at = this.len;
-        }
-      }
-      this.len = at;
+      this.numbers(v, from, to, from > start);
     }
     this.char(0x5d); // ]
+  }
+  /**
+   * JSON's rows of numbers, one per line: `indent[a, b, c]` for each row, ",\n" between rows
+   * and "\n" after the last (writeJson's arrays of arrays; row r is data[starts[r] ..
+   * starts[r + 1])). A row is written with one room check, not one per bracket, indent and
+   * separator: the source map has a row per operation.
+   */
+  numberRows(data: ArrayLike<number>, starts: ArrayLike<number>, indent: string): void {
+    const rows = starts.length - 1;
+    for (let r = 0; r < rows; r++) {
+      const a = starts[r]!;
+      const e = starts[r + 1]!;
+      if (e - a > LIST_BLOCK) {
+        this.text(indent);
+        this.numberList(data, a, e);
+      } else {
+        this.room(indent.length + 1 + WIDEST * (e - a));
+        const b = this.buf;
+        let at = this.len;
+        for (let k = 0; k < indent.length; k++) b[at++] = indent.charCodeAt(k); // spaces
+        b[at++] = 0x5b; // [
+        this.len = at;
+        this.numbers(data, a, e, false);
+        this.char(0x5d); // ]
+      }
+      // ",\n" between rows, "\n" after the last.
+      this.room(2);
+      if (r < rows - 1) this.buf[this.len++] = 0x2c;
+      this.buf[this.len++] = 0x0a;
+    }
+  }
+  /**
+   * v[from .. to) as digits with ", " between them (and before the first when `comma`); the
+   * caller made room for WIDEST bytes each. The buffer and length in locals: the int32 numbers
+   * (nearly all of them) never touch `this`; any other goes through safeDigits or text, which
+   * may move both.
+   */
+  private numbers(v: ArrayLike<number>, from: number, to: number, comma: boolean): void {
+    let b = this.buf;
+    let at = this.len;
+    for (let i = from; i < to; i++) {
+      if (i > from || comma) {
+        b[at++] = 0x2c; // ,
+        b[at++] = 0x20;
+      }
+      const x = v[i]!;
+      // (An int32 local, so that int32Into divides as integers.)
+      const n = x | 0;
+      if (n === x && n >= 0) at = int32Into(b, at, n);
+      else {
+        this.len = at;
+        if (!this.safeDigits(x)) {
+          this.text(String(x));
+          this.room(WIDEST * (to - i));
+        }
+        b = this.buf;
+        at = this.len;
+      }
+    }
+    this.len = at;
   }
   /** The digits of a non-negative int32; the caller made room. */
   private int32Digits(x: number): void {

@@ -22,19 +22,21 @@ import { describeBinding, type IrModule } from "../../ir/ir.js";
 import type { SourceFile } from "../../source/source-file.js";
 import { assertNever } from "../../util/assert-never.js";
 import { InternalError } from "../../util/internal-error.js";
-import { pollFuncName } from "../../target/poll.js";
+import { POLL_FUNC_NAMES, pollFuncName } from "../../target/poll.js";
 import {
   CMD,
   queueName,
   SPACE,
   type CmdTable,
+  type Queue,
   type QueueProgram,
 } from "../../queues/queue-program.js";
-import { COMPILED_BY_KIND } from "./bitfield.js";
-import { encodeInto } from "./encode.js";
+import { COMPILED_BY_KIND, type CompiledPacket } from "./bitfield.js";
+import { encodeValues } from "./encode.js";
 import { PackedRowsBuilder, type PackedRows } from "./packed-rows.js";
-import { hexAddr, packetRuleViolations, type Packet, type PacketKind } from "./packets.js";
-import { completionAddr, regionOf, timestampAddr, type Layout } from "./layout.js";
+import { rulesOf, type Rules } from "./packet-rules.js";
+import { hexAddr, type PacketKind } from "./packets.js";
+import { completionAddr, relocate, timestampAddr, type Layout } from "./layout.js";
 
 export interface EmitOptions {
   /** DMAC4006 when one queue's stream exceeds this many bytes. */
@@ -63,66 +65,93 @@ export interface EmittedQueue {
 /** ROCr BuildPollCommand: interval 4 (x16 clocks), retry forever. */
 const POLL_INTERVAL = 4;
 const POLL_RETRY_FOREVER = 0xfff;
-const MINUS_ONE_64 = 0xffff_ffff_ffff_ffffn;
 
-/** Address fields (name, dword) of each packet kind, from the packet table. */
-const ADDR_FIELDS = new Map<PacketKind, readonly { name: string; dw: number }[]>(
-  Object.values(COMPILED_BY_KIND).map((c) => [
-    c.kind,
-    c.fields.filter((f) => f.type === "addr").map((f) => ({ name: f.name, dw: f.dw })),
-  ]),
+/** The slots (bitfield.ts `read`'s layout, which `write` takes) of the fields `kind` has. */
+function fieldSlots<K extends string>(kind: PacketKind, names: readonly K[]): Record<K, number> {
+  const c = COMPILED_BY_KIND[kind];
+  const out = {} as Record<K, number>;
+  for (const name of names) {
+    const k = c.slots.get(name);
+    if (k === undefined) throw new InternalError(`emit: packet ${kind} has no field ${name}`);
+    out[name] = k;
+  }
+  return out;
+}
+// The fields each command sets; the packet kinds' other fields keep their defaults.
+const COPY = fieldSlots("copy_linear", ["bytes", "src", "dst"]);
+const BCAST = fieldSlots("copy_broadcast", ["bytes", "src", "dst1", "dst2"]);
+const SWAP = fieldSlots("copy_swap", ["bytes", "a", "b"]);
+const FILL = fieldSlots("constant_fill", ["fillSize", "dst", "data", "bytes"]);
+const POLL = fieldSlots("poll_mem", ["addr", "func", "value", "mask", "interval", "retryCount"]);
+const FENCE = fieldSlots("fence", ["addr", "data"]);
+/** (`src` is a u64: its low dword's slot; the high dword's is the next.) */
+const ATOMIC = fieldSlots("atomic", ["op", "addr", "src"]);
+const TIMESTAMP = fieldSlots("timestamp_get_global", ["addr"]);
+
+/** The packet kinds emission builds, and the fields each one's commands set (the plan's
+ * writer writes those only). */
+const SET = {
+  copy_linear: COPY,
+  copy_broadcast: BCAST,
+  copy_swap: SWAP,
+  constant_fill: FILL,
+  poll_mem: POLL,
+  fence: FENCE,
+  atomic: ATOMIC,
+  timestamp_get_global: TIMESTAMP,
+} satisfies Partial<Record<PacketKind, Record<string, number>>>;
+type Built = keyof typeof SET;
+
+/** The raw value of enum field `field` of `kind` named `name`. */
+function enumRaw(kind: PacketKind, field: string, name: string): number {
+  const raw = COMPILED_BY_KIND[kind].fields.find((f) => f.name === field)?.enumRaw?.get(name);
+  if (raw === undefined) throw new InternalError(`emit: ${kind}.${field} has no value ${name}`);
+  return raw;
+}
+const FILL_DWORD = enumRaw("constant_fill", "fillSize", "dword");
+const FILL_BYTE = enumRaw("constant_fill", "fillSize", "byte");
+const ADD32 = enumRaw("atomic", "op", "add32");
+const ADD64 = enumRaw("atomic", "op", "add64");
+const POLL_FUNC_RAW = new Map(
+  POLL_FUNC_NAMES.map((name) => [name, enumRaw("poll_mem", "func", name)]),
 );
 
 /**
- * The address fields toPacket fills, in the order it records their values (ADDRS): checked
- * against the table when this module loads, so a table change cannot shift a relocation.
+ * A packet kind as emission builds it: its table entry, the field values of the packet being
+ * built (one array per kind and emission, reused: the fields a command does not set stay at
+ * their defaults), the table's writer of the fields it sets, and its address fields' dwords
+ * and slots (for the relocations).
  */
-const ADDR_ORDER: Partial<Record<PacketKind, readonly string[]>> = {
-  copy_linear: ["src", "dst"],
-  copy_broadcast: ["src", "dst1", "dst2"],
-  copy_swap: ["a", "b"],
-  constant_fill: ["dst"],
-  poll_mem: ["addr"],
-  fence: ["addr"],
-  atomic: ["addr"],
-  timestamp_get_global: ["addr"],
-};
-/** Packet kinds with rules packetRuleViolations checks (the others never violate one). */
-const HAS_RULES = new Set<PacketKind>([
-  "copy_broadcast",
-  "copy_swap",
-  "timestamp_get_global",
-  "poll_mem",
-  "fence",
-  "atomic",
-]);
-/**
- * What emission needs of each kind it builds (those of ADDR_ORDER): its length in dwords, the
- * dwords of its address fields, whether it has rules. One lookup per command, not one per table.
- */
-interface KindInfo {
+interface Plan {
+  readonly c: CompiledPacket;
+  readonly v: Float64Array;
+  readonly write: CompiledPacket["write"];
   readonly length: number;
   readonly addrDw: Int32Array;
-  readonly hasRules: boolean;
+  readonly addrSlot: Int32Array;
+  /** Its alignment rules (undefined: it has none). */
+  readonly rules: Rules | undefined;
 }
-const KIND_INFO = new Map<PacketKind, KindInfo>();
-for (const [kind, names] of Object.entries(ADDR_ORDER) as [PacketKind, readonly string[]][]) {
-  const fields = ADDR_FIELDS.get(kind) ?? [];
-  if (fields.map((f) => f.name).join() !== names.join())
-    throw new InternalError(`emit: address fields of ${kind} are not ${names.join(", ")}`);
-  const length = COMPILED_BY_KIND[kind].fixedLength;
-  if (length < 0) throw new InternalError(`emit: ${kind} is a variable-length packet`);
-  KIND_INFO.set(kind, {
-    length,
-    addrDw: Int32Array.from(fields, (f) => f.dw),
-    hasRules: HAS_RULES.has(kind),
-  });
+function plans(): Record<Built, Plan> {
+  const plan = (kind: Built): Plan => {
+    const c = COMPILED_BY_KIND[kind];
+    if (c.fixedLength < 0) throw new InternalError(`emit: ${kind} is a variable-length packet`);
+    const addrs = c.fields.filter((f) => f.type === "addr");
+    return {
+      c,
+      v: c.defaults.slice(),
+      write: c.writerOf(Object.keys(SET[kind])),
+      length: c.fixedLength,
+      addrDw: Int32Array.from(addrs, (f) => f.dw),
+      addrSlot: Int32Array.from(addrs, (f) => c.slots.get(f.name)!),
+      rules: rulesOf(kind),
+    };
+  };
+  return Object.fromEntries((Object.keys(SET) as Built[]).map((k) => [k, plan(k)])) as Record<
+    Built,
+    Plan
+  >;
 }
-const kindInfo = (kind: PacketKind): KindInfo => {
-  const info = KIND_INFO.get(kind);
-  if (!info) throw new InternalError(`emit: no packet of kind ${kind} is built`);
-  return info;
-};
 
 /** The largest human value of a uint field of the table (bytes of a copy, of a fill, ...). */
 function fieldMax(kind: PacketKind, field: string): { max: number; bits: number } {
@@ -131,26 +160,31 @@ function fieldMax(kind: PacketKind, field: string): { max: number; bits: number 
   return { max: f.mask + f.bias, bits: f.width };
 }
 
-/** The kind of the packet toPacket builds for command i (used to size the buffers up front). */
-function packetKindOf(c: CmdTable, i: number, completion: QueueProgram["completion"]): PacketKind {
+/** The plan of the packet `fill` builds for command i (used to size the buffers up front). */
+function planOf(
+  plan: Record<Built, Plan>,
+  c: CmdTable,
+  i: number,
+  completion: QueueProgram["completion"],
+): Plan {
   const k = c.kind(i);
   switch (k) {
     case CMD.copy:
-      return "copy_linear";
+      return plan.copy_linear;
     case CMD.bcast:
-      return "copy_broadcast";
+      return plan.copy_broadcast;
     case CMD.swap:
-      return "copy_swap";
+      return plan.copy_swap;
     case CMD.fill:
-      return "constant_fill";
+      return plan.constant_fill;
     case CMD.poll:
-      return "poll_mem";
+      return plan.poll_mem;
     case CMD.signal:
-      return c.isFence(i) ? "fence" : "atomic";
+      return c.isFence(i) ? plan.fence : plan.atomic;
     case CMD.completion:
-      return completion === "atomic" ? "atomic" : "fence";
+      return completion === "atomic" ? plan.atomic : plan.fence;
     case CMD.timestamp:
-      return "timestamp_get_global";
+      return plan.timestamp_get_global;
     default:
       return assertNever(k, "queue command");
   }
@@ -167,7 +201,7 @@ export function emitSdma(
   const reported = new Set<string>();
   // Once an error is reported nothing is encoded (the result has no queues), but emission goes
   // on to report the other statements' errors.
-  let failed = false;
+  const state = { failed: false };
   const maxStream = opts.maxStreamBytes ?? DEFAULT_MAX_STREAM_BYTES;
   const R = layout.ranks;
   const limits = {
@@ -194,7 +228,7 @@ export function emitSdma(
       binding ? { hint: `first at ${binding}` } : {},
     );
     diagnostics.push(d);
-    if (d.severity === "error") failed = true;
+    if (d.severity === "error") state.failed = true;
   };
 
   // The address of buffer location `slot` of command i.
@@ -246,196 +280,241 @@ export function emitSdma(
     return false;
   };
 
-  // The addresses of the packet toPacket built last, in ADDR_ORDER (no lookups by field name).
-  const addrOf = new Float64Array(3);
-  const at1 = (a: number): number => (addrOf[0] = a);
-  const toPacket = (c: CmdTable, i: number, ops: number): Packet | undefined => {
+  // The packet of command i: its field values into its kind's plan (undefined when a value
+  // breaks a hardware limit, which is reported).
+  const plan = plans();
+  const fill = (c: CmdTable, i: number, ops: number): Plan | undefined => {
     const k = c.kind(i);
     switch (k) {
       case CMD.copy: {
         const bytes = c.bytes(i);
-        return fits("COPY_LINEAR count", bytes, limits.copy, ops)
-          ? {
-              kind: "copy_linear",
-              bytes,
-              src: (addrOf[0] = buf(c, i, 0)),
-              dst: (addrOf[1] = buf(c, i, 1)),
-            }
-          : undefined;
+        if (!fits("COPY_LINEAR count", bytes, limits.copy, ops)) return undefined;
+        const v = plan.copy_linear.v;
+        v[COPY.bytes] = bytes;
+        v[COPY.src] = buf(c, i, 0);
+        v[COPY.dst] = buf(c, i, 1);
+        return plan.copy_linear;
       }
       case CMD.bcast: {
         const bytes = c.bytes(i);
-        return fits("COPY_LINEAR_BROADCAST count", bytes, limits.bcast, ops)
-          ? {
-              kind: "copy_broadcast",
-              bytes,
-              src: (addrOf[0] = buf(c, i, 0)),
-              dst1: (addrOf[1] = buf(c, i, 1)),
-              dst2: (addrOf[2] = buf(c, i, 2)),
-            }
-          : undefined;
+        if (!fits("COPY_LINEAR_BROADCAST count", bytes, limits.bcast, ops)) return undefined;
+        const v = plan.copy_broadcast.v;
+        v[BCAST.bytes] = bytes;
+        v[BCAST.src] = buf(c, i, 0);
+        v[BCAST.dst1] = buf(c, i, 1);
+        v[BCAST.dst2] = buf(c, i, 2);
+        return plan.copy_broadcast;
       }
       case CMD.swap: {
         const bytes = c.bytes(i);
-        return fits("COPY_SWAP count", bytes, limits.swap, ops)
-          ? {
-              kind: "copy_swap",
-              bytes,
-              a: (addrOf[0] = buf(c, i, 0)),
-              b: (addrOf[1] = buf(c, i, 1)),
-            }
-          : undefined;
+        if (!fits("COPY_SWAP count", bytes, limits.swap, ops)) return undefined;
+        const v = plan.copy_swap.v;
+        v[SWAP.bytes] = bytes;
+        v[SWAP.a] = buf(c, i, 0);
+        v[SWAP.b] = buf(c, i, 1);
+        return plan.copy_swap;
       }
       case CMD.fill: {
         const bytes = c.bytes(i);
         const value = c.value(i);
         if (!fits("CONST_FILL count", bytes, limits.fill, ops)) return undefined;
-        const dst = at1(buf(c, i, 1));
+        const dst = buf(c, i, 1);
         const dword = dst % 4 === 0 && bytes % 4 === 0;
-        return {
-          kind: "constant_fill",
-          fillSize: dword ? "dword" : "byte",
-          dst,
-          data: dword ? (value * 0x01010101) >>> 0 : value,
-          bytes,
-        };
+        const v = plan.constant_fill.v;
+        v[FILL.fillSize] = dword ? FILL_DWORD : FILL_BYTE;
+        v[FILL.dst] = dst;
+        v[FILL.data] = dword ? (value * 0x01010101) >>> 0 : value;
+        v[FILL.bytes] = bytes;
+        return plan.constant_fill;
       }
       case CMD.poll: {
         const value = c.value(i);
         const mask = c.mask(i);
         if (!u32("POLL_REGMEM value", value, ops) || !u32("POLL_REGMEM mask", mask, ops))
           return undefined;
-        return {
-          kind: "poll_mem",
-          addr: at1(word(c, i)),
-          func: pollFuncName(c.func(i)),
-          value,
-          mask,
-          interval: POLL_INTERVAL,
-          retryCount: POLL_RETRY_FOREVER,
-        };
+        const v = plan.poll_mem.v;
+        v[POLL.addr] = word(c, i);
+        v[POLL.func] = POLL_FUNC_RAW.get(pollFuncName(c.func(i)))!;
+        v[POLL.value] = value;
+        v[POLL.mask] = mask;
+        v[POLL.interval] = POLL_INTERVAL;
+        v[POLL.retryCount] = POLL_RETRY_FOREVER;
+        return plan.poll_mem;
       }
       case CMD.signal: {
         const value = c.value(i);
         const fence = c.isFence(i);
         if (!u32(fence ? "FENCE data" : "ATOMIC operand", value, ops)) return undefined;
-        return fence
-          ? { kind: "fence", addr: at1(word(c, i)), data: value }
-          : { kind: "atomic", op: "add32", addr: at1(word(c, i)), src: BigInt(value) };
+        return fence ? fenceOf(word(c, i), value) : atomicOf(ADD32, word(c, i), value, 0);
       }
       case CMD.completion: {
-        const addr = at1(completionAddr(layout, c.slot(i)));
+        const addr = completionAddr(layout, c.slot(i));
+        // atomic: ROCr's add64 of -1 (all ones in both dwords); fence: 0 into the low dword.
         return p.completion === "atomic"
-          ? { kind: "atomic", op: "add64", addr, src: MINUS_ONE_64 }
-          : { kind: "fence", addr, data: 0 };
+          ? atomicOf(ADD64, addr, 0xffffffff, 0xffffffff)
+          : fenceOf(addr, 0);
       }
       case CMD.timestamp:
-        return { kind: "timestamp_get_global", addr: at1(timestampAddr(layout, c.slot(i))) };
+        plan.timestamp_get_global.v[TIMESTAMP.addr] = timestampAddr(layout, c.slot(i));
+        return plan.timestamp_get_global;
       default:
         return assertNever(k, "queue command");
     }
   };
+  const fenceOf = (addr: number, data: number): Plan => {
+    const v = plan.fence.v;
+    v[FENCE.addr] = addr;
+    v[FENCE.data] = data;
+    return plan.fence;
+  };
+  const atomicOf = (op: number, addr: number, srcLow: number, srcHigh: number): Plan => {
+    const v = plan.atomic.v;
+    v[ATOMIC.op] = op;
+    v[ATOMIC.addr] = addr;
+    v[ATOMIC.src] = srcLow;
+    v[ATOMIC.src + 1] = srcHigh;
+    return plan.atomic;
+  };
 
-  // Each queue is encoded straight into its dword buffer as its commands are visited: a
-  // Packet object lives only while its command is encoded (at 10^6 operations, keeping 3M packets
-  // until the end was a large share of the heap and of garbage-collection time).
+  // Each queue is encoded straight into its dword buffer as its commands are visited: no
+  // packet object, no array per command.
+  const e: Emission = { p, m, layout, plan, fill, report, state };
   const queues: EmittedQueue[] = [];
   for (const q of p.queues) {
-    const name = queueName(q);
-    // Exactly sized from the commands' packet kinds: every typed-array allocation counts as
-    // external memory, which makes V8 run full collections of the (large) heap; regrowth and
-    // trimming copies doubled those (docs/performance.md). Commands that fail to encode only
-    // leave the buffers partly used.
-    let dwords = 0;
-    let addrs = 0;
-    let rows = 0;
-    let rowValues = 0;
-    const c = q.cmds;
-    const listData = p.lists.data;
-    let prevOps = -1;
-    for (let i = 0; i < c.length; i++) {
-      const h = c.opsHandle(i);
-      if (h !== prevOps && listData[h]! > 0) {
-        prevOps = h;
-        rows++;
-        rowValues += 2 + listData[h]!;
-      }
-      const info = kindInfo(packetKindOf(c, i, p.completion));
-      dwords += info.length;
-      addrs += info.addrDw.length;
-    }
-    let words = new Uint32Array(dwords);
-    let packetCount = 0;
-    const starts = new Float64Array(c.length); // at most one packet per command
-    let relocations = new Float64Array(3 * addrs);
-    let nReloc = 0;
-    const sourceMap = new PackedRowsBuilder(rows, rowValues);
-    const completionSlots: number[] = [];
-    let dword = 0;
-    let lastOps = -1;
-    for (let i = 0; i < c.length; i++) {
-      const h = c.opsHandle(i);
-      const pk = toPacket(c, i, h);
-      if (!pk) continue;
-      const info = kindInfo(pk.kind);
-      if (info.hasRules) for (const v of packetRuleViolations(pk)) report(v.code, h, v.args);
-      const nOps = listData[h]!;
-      if (h !== lastOps && nOps > 0) {
-        lastOps = h;
-        // Packed rows, not one array per entry: this runs once per operation (10^6 times for
-        // the big benchmark), and the entries live until the manifest is written. The ops are
-        // read from the list table in place (no subarray object per command).
-        sourceMap.startRow();
-        sourceMap.value(dword * 4);
-        sourceMap.value(m.ops.stmt[listData[h + 1]!]!);
-        for (let k = 1; k <= nOps; k++) sourceMap.value(listData[h + k]!);
-      }
-      if (c.kind(i) === CMD.completion) completionSlots.push(c.slot(i));
-      const dws = info.addrDw;
-      for (let f = 0; f < dws.length; f++) {
-        const a = addrOf[f]!;
-        const region = regionOf(layout, a);
-        if (nReloc + 3 > relocations.length) {
-          const grown = new Float64Array(Math.max(2 * relocations.length, nReloc + 3));
-          grown.set(relocations);
-          relocations = grown;
-        }
-        relocations[nReloc++] = dword + dws[f]!;
-        relocations[nReloc++] = region;
-        relocations[nReloc++] = a - layout.regions[region]!.base;
-      }
-      // (packetKindOf sized the buffers: were it ever to disagree with toPacket, they grow.)
-      const length = info.length;
-      if (!failed) {
-        if (dword + length > words.length) {
-          const grown = new Uint32Array(Math.max(2 * words.length, dword + length));
-          grown.set(words.subarray(0, dword));
-          words = grown;
-        }
-        encodeInto(pk, words, dword);
-      }
-      starts[packetCount++] = dword;
-      dword += length;
-    }
-    if (dword * 4 > maxStream) {
+    const { queue, dwords } = encodeQueue(e, q);
+    if (dwords * 4 > maxStream) {
       diagnostics.push(
-        diag("DMAC4006", undefined, [name, `${dword * 4} bytes`, `${maxStream} bytes`]),
+        diag("DMAC4006", undefined, [queue.name, `${dwords * 4} bytes`, `${maxStream} bytes`]),
       );
     }
-    queues.push({
-      name,
-      gpu: q.gpu,
-      engine: q.engine,
-      packetCount,
-      packetStarts: packetCount === starts.length ? starts : starts.slice(0, packetCount),
-      words: failed ? new Uint32Array(0) : dword === words.length ? words : words.slice(0, dword),
-      relocations: nReloc === relocations.length ? relocations : relocations.slice(0, nReloc),
-      sourceMap: sourceMap.done(),
-      completionSlots,
-    });
+    queues.push(queue);
   }
   if (diagnostics.some((d) => d.severity === "error")) return { queues: [], diagnostics };
   return { queues, diagnostics };
+}
+
+/** What encoding one queue needs of the whole emission. */
+interface Emission {
+  readonly p: QueueProgram;
+  readonly m: IrModule;
+  readonly layout: Layout;
+  readonly plan: Record<Built, Plan>;
+  /** The packet of command i into its kind's plan (undefined: a limit broken, reported). */
+  readonly fill: (c: CmdTable, i: number, ops: number) => Plan | undefined;
+  /** A diagnostic at the statement of ops handle h (once per code and statement). */
+  readonly report: (code: DiagnosticCode, h: number, args: readonly (string | number)[]) => void;
+  /** `failed`: an error was reported; nothing is encoded then, but the reports go on. */
+  readonly state: { failed: boolean };
+}
+
+/**
+ * The sizes of queue c's outputs, from its commands' packet kinds, so that its typed arrays are
+ * allocated exactly: every typed-array allocation counts as external memory, which makes V8 run
+ * full collections of the (large) heap; regrowth and trimming copies doubled those
+ * (docs/performance.md). Commands that fail to encode only leave the buffers partly used.
+ */
+function queueSizes(
+  e: Emission,
+  c: CmdTable,
+): { dwords: number; addrs: number; rows: number; rowValues: number } {
+  let dwords = 0;
+  let addrs = 0;
+  let rows = 0;
+  let rowValues = 0;
+  const listData = e.p.lists.data;
+  let prevOps = -1;
+  for (let i = 0; i < c.length; i++) {
+    const h = c.opsHandle(i);
+    if (h !== prevOps && listData[h]! > 0) {
+      prevOps = h;
+      rows++;
+      rowValues += 2 + listData[h]!;
+    }
+    const pl = planOf(e.plan, c, i, e.p.completion);
+    dwords += pl.length;
+    addrs += pl.addrDw.length;
+  }
+  return { dwords, addrs, rows, rowValues };
+}
+
+/** Queue q's packets, with their relocations, source map and completion slots. */
+function encodeQueue(e: Emission, q: Queue): { queue: EmittedQueue; dwords: number } {
+  const { m, layout, fill, report } = e;
+  const c = q.cmds;
+  const listData = e.p.lists.data;
+  const size = queueSizes(e, c);
+  let words = new Uint32Array(size.dwords);
+  let packetCount = 0;
+  const starts = new Float64Array(c.length); // at most one packet per command
+  let relocations = new Float64Array(3 * size.addrs);
+  let nReloc = 0;
+  const sourceMap = new PackedRowsBuilder(size.rows, size.rowValues);
+  const completionSlots: number[] = [];
+  let dword = 0;
+  let lastOps = -1;
+  for (let i = 0; i < c.length; i++) {
+    const h = c.opsHandle(i);
+    const pl = fill(c, i, h);
+    if (!pl) continue;
+    const v = pl.v;
+    if (pl.rules) {
+      const broken = pl.rules(v);
+      for (let k = 0; k < broken.length; k++) report(broken[k]!.code, h, broken[k]!.args);
+    }
+    const nOps = listData[h]!;
+    if (h !== lastOps && nOps > 0) {
+      lastOps = h;
+      // Packed rows, not one array per entry: this runs once per operation (10^6 times for
+      // the big benchmark), and the entries live until the manifest is written. The ops are
+      // read from the list table in place (no subarray object per command).
+      sourceMap.startRow();
+      sourceMap.value(dword * 4);
+      sourceMap.value(m.ops.stmt[listData[h + 1]!]!);
+      for (let k = 1; k <= nOps; k++) sourceMap.value(listData[h + k]!);
+    }
+    if (c.kind(i) === CMD.completion) completionSlots.push(c.slot(i));
+    // [dword, address, -] now; relocate() below makes the address a region and an addend.
+    const dws = pl.addrDw;
+    for (let f = 0; f < dws.length; f++) {
+      if (nReloc + 3 > relocations.length) {
+        const grown = new Float64Array(Math.max(2 * relocations.length, nReloc + 3));
+        grown.set(relocations);
+        relocations = grown;
+      }
+      relocations[nReloc] = dword + dws[f]!;
+      relocations[nReloc + 1] = v[pl.addrSlot[f]!]!;
+      nReloc += 3;
+    }
+    // (planOf sized the buffers: were it ever to disagree with fill, they grow.)
+    const length = pl.length;
+    if (!e.state.failed) {
+      if (dword + length > words.length) {
+        const grown = new Uint32Array(Math.max(2 * words.length, dword + length));
+        grown.set(words.subarray(0, dword));
+        words = grown;
+      }
+      encodeValues(pl.c, v, words, dword, pl.write);
+    }
+    starts[packetCount++] = dword;
+    dword += length;
+  }
+  relocate(layout, relocations, nReloc);
+  const queue: EmittedQueue = {
+    name: queueName(q),
+    gpu: q.gpu,
+    engine: q.engine,
+    packetCount,
+    packetStarts: packetCount === starts.length ? starts : starts.slice(0, packetCount),
+    words: e.state.failed
+      ? new Uint32Array(0)
+      : dword === words.length
+        ? words
+        : words.slice(0, dword),
+    relocations: nReloc === relocations.length ? relocations : relocations.slice(0, nReloc),
+    sourceMap: sourceMap.done(),
+    completionSlots,
+  };
+  return { queue, dwords: dword };
 }
 
 const LITTLE_ENDIAN_HOST = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;

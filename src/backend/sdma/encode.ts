@@ -1,8 +1,8 @@
 // Packet values -> dwords. Every field is range-checked against the table before it is packed:
-// `validatePacket` reports problems as strings, `encodePacket`/`encodePackets` throw InternalError
-// on them, because the lowering must have checked every user-controllable value (and reported a
-// diagnostic) before asking for packets. Alignment rules are not encoding constraints; see
-// checkPacketRules in packets.ts.
+// `validatePacket` reports problems as strings, `encodePacket`/`encodePackets`/`encodeValues`
+// throw InternalError on them, because the lowering must have checked every user-controllable
+// value (and reported a diagnostic) before asking for packets. Alignment rules are not encoding
+// constraints; see packet-rules.ts.
 
 import { InternalError } from "../../util/internal-error.js";
 import { COMPILED_BY_KIND, pack, type CompiledField, type CompiledPacket } from "./bitfield.js";
@@ -113,17 +113,24 @@ export function encodePacket(p: Packet): number[] {
 }
 
 /**
- * Writes `p` into out[at ..] and returns its length in dwords (the caller makes room: a packet
- * of a fixed-length kind takes COMPILED_BY_KIND[kind].fixedLength dwords). Throws InternalError
- * if a field is out of range. The emitter uses it to encode each packet as it is built, so no
- * packet object outlives its command (docs/performance.md).
+ * Writes the packet of kind `c` whose field values are `values` (bitfield.ts `read`'s slots)
+ * into out[at .. at + c.fixedLength), with `write` (c.write, or one of its c.writerOf). Throws
+ * InternalError if a value is outside its field. The emitter encodes each packet as it builds
+ * it: no packet object per command (docs/performance.md).
  */
-export function encodeInto(p: Packet, out: Uint32Array, at: number): number {
-  const { c, length } = checked(p);
-  if (at + length > out.length)
-    throw new InternalError(`encodeInto: ${length} dwords at ${at} overrun ${out.length}`);
-  pack(c, p, out, at, length);
-  return length;
+export function encodeValues(
+  c: CompiledPacket,
+  values: Float64Array,
+  out: Uint32Array,
+  at: number,
+  write = c.write,
+): void {
+  if (at + c.fixedLength > out.length)
+    throw new InternalError(`encodeValues: ${c.fixedLength} dwords at ${at} overrun ${out.length}`);
+  if (!write(values, out, at)) {
+    const fields = [...c.slots].map(([name, k]) => `${name} = ${values[k]}`).join(", ");
+    throw new InternalError(`cannot encode ${c.kind} (${fields}): a value is outside its field`);
+  }
 }
 
 /** The dwords of a packet sequence, back to back. Throws InternalError if a field is out of range. */

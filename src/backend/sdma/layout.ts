@@ -91,6 +91,20 @@ export function regionOf(l: Layout, addr: number): number {
   return g;
 }
 
+/**
+ * Relocation triples from [dword, address, -] to [dword, region, addend] (the manifest's
+ * relocations), for rel[0 .. count). One loop of its own, where regionOf is inlined: called per
+ * address from the emitter's loop, each address (above 2^31) was boxed for the call.
+ */
+export function relocate(l: Layout, rel: Float64Array, count: number): void {
+  for (let k = 0; k < count; k += 3) {
+    const a = rel[k + 1]!;
+    const region = regionOf(l, a);
+    rel[k + 1] = region;
+    rel[k + 2] = a - l.regions[region]!.base;
+  }
+}
+
 const alignUp = (x: number, a: number): number => Math.ceil(x / a) * a;
 
 /**

@@ -88,8 +88,15 @@ export function writeSidecar(sources: readonly SidecarSource[]): Uint8Array {
 }
 
 /** The numbers converted per block: the sidecar of a 4x10^6-operation program is 400 MB,
- * streamed to its file (output.ts) rather than assembled. */
-const BLOCK = 1 << 19;
+ * streamed to its file (output.ts) rather than assembled. A small block (512 KiB of f64s) is
+ * fewer pages of fresh memory to fault in, as manifest.json's 512 KiB chunks are. */
+const BLOCK = 1 << 16;
+
+/** Does a number of `v` need 8 bytes (2^32 or more)? */
+function anyWide(v: ArrayLike<number>): boolean {
+  for (let k = 0; k < v.length; k++) if (v[k]! >= U32_LIMIT) return true;
+  return false;
+}
 
 /** writeSidecar, handed to `write` in chunks (each valid only during the call). */
 export function writeSidecarTo(
@@ -99,8 +106,7 @@ export function writeSidecarTo(
   const list = [...sources].sort((a, b) => a.start - b.start);
   const plan = list.map((s) => {
     const numbers = s.value instanceof PackedRows ? s.value.data : s.value;
-    let wide = false;
-    for (let k = 0; k < numbers.length && !wide; k++) wide = numbers[k]! >= U32_LIMIT;
+    const wide = !(numbers instanceof Uint32Array) && anyWide(numbers);
     const rows = s.value instanceof PackedRows ? s.value.length : 0;
     const rowBytes = s.value instanceof PackedRows ? pad8(4 * (rows + 1)) : 0;
     return { s, numbers, width: wide ? 8 : 4, rows, rowBytes };

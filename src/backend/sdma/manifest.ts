@@ -400,19 +400,20 @@ export function sourceStmts(m: IrModule, file: SourceFile): ManifestSourceMap["s
 /** sourceMap.ops: per IR op, its statement and loop values (one row each, in op order). */
 function opInstances(m: IrModule): PackedRows {
   const { ops, stmts, bindValues } = m;
-  const width = (i: number): number =>
-    ops.bind[i]! < 0 ? 0 : (stmts[ops.stmt[i]!]?.loopVars.length ?? 0);
-  // Exact capacities: no regrowth of a 10^6-row table.
-  let values = ops.count;
-  for (let i = 0; i < ops.count; i++) values += width(i);
-  const b = new PackedRowsBuilder(ops.count, values);
+  // Loop values per statement; an op without a binding (bind < 0) has none.
+  const vars = Int32Array.from(stmts, (s) => s.loopVars.length);
+  const width = (i: number): number => (ops.bind[i]! < 0 ? 0 : (vars[ops.stmt[i]!] ?? 0));
+  // Exact sizes, filled in place: a row per op (10^6 at the big benchmark).
+  const starts = new Uint32Array(ops.count + 1);
+  for (let i = 0; i < ops.count; i++) starts[i + 1] = starts[i]! + 1 + width(i);
+  const data = new Float64Array(starts[ops.count]!);
   for (let i = 0; i < ops.count; i++) {
-    b.startRow();
-    b.value(ops.stmt[i]!);
+    let at = starts[i]!;
+    data[at++] = ops.stmt[i]!;
     const bind = ops.bind[i]!;
-    for (let k = 0, n = width(i); k < n; k++) b.value(bindValues[bind + k]!);
+    for (let k = 0, n = starts[i + 1]! - at; k < n; k++) data[at + k] = bindValues[bind + k]!;
   }
-  return b.done();
+  return new PackedRows(data, starts);
 }
 
 /**
@@ -523,16 +524,8 @@ export function writeJson(
   // One inner array per line.
   const writeRows = (v: PackedRows, depth: number): void => {
     if (v.length === 0) return out.text("[]");
-    const inner = indentOf(depth + 1);
     out.text("[\n");
-    for (let i = 0; i < v.length; i++) {
-      out.text(inner);
-      const a = v.starts[i]!;
-      const b = v.starts[i + 1]!;
-      if (a === b) out.text("[]");
-      else out.numberList(v.data, a, b);
-      out.text(i < v.length - 1 ? ",\n" : "\n");
-    }
+    out.numberRows(v.data, v.starts, indentOf(depth + 1));
     out.text(indentOf(depth));
     out.char(0x5d); // ]
   };
@@ -605,10 +598,12 @@ function finiteNumbers(v: readonly unknown[]): boolean {
 /**
  * manifest.json and its sidecar (manifest-sidecar.ts: the relocations, packet starts, completion
  * slots, source-map rows and sync words of every queue in binary, with their spans in the JSON),
- * as streamed outputs. The JSON goes to its file in 4 MiB chunks: at 10^6 operations with
+ * as streamed outputs. The JSON goes to its file in 512 KiB chunks: at 10^6 operations with
  * conservative sync it is 240 MB, which as one buffer beside the program took the compile's peak
- * past 1 GiB (docs/performance.md). The sidecar, written after it, uses the spans that writing
- * produced (or formats the JSON once more, unkept, when it is asked for first).
+ * past 1 GiB (docs/performance.md); a small chunk is also few pages of fresh memory to fault in
+ * (4 MiB chunks cost the 65,536-copy compile ~1,000 more page faults). The sidecar, written
+ * after it, uses the spans that writing produced (or formats the JSON once more, unkept, when it
+ * is asked for first).
  */
 export function manifestOutputs(manifest: PackedManifest): {
   json: StreamedData;
@@ -636,7 +631,7 @@ export function manifestOutputs(manifest: PackedManifest): {
   let written: Map<object, { start: number; end: number }> | undefined;
   const json = new StreamedData((write) => {
     const spans = new Map(listed.map((x) => [x.key, { start: -1, end: -1 }]));
-    const out = new TextSink(1 << 22, write);
+    const out = new TextSink(1 << 19, write);
     writeJson(out, manifest, spans);
     out.end();
     written = spans;

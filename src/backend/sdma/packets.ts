@@ -21,14 +21,12 @@
 // - Enums cover their whole bit range; values the reference does not define are named and listed
 //   as `reserved` (decoding one reports DMAC4103, encoding one is allowed).
 //
-// `checkPacketRules(p)` states the alignment rules the reference gives per kind (broadcast
+// packet-rules.ts states the alignment rules the reference gives per kind (broadcast
 // destinations share bits 4:0, swap 64 B, timestamp slots 32 B, poll/fence dword, 64-bit atomics
 // and MEM_INCR 8 B, IB base 32 B). They are not encoding constraints: the emitter reports them as
 // diagnostics, the executor refuses to run packets that break them.
 
-import { DIAGNOSTICS } from "../../diagnostics/codes.js";
 import { POLL_FUNC_NAMES, type PollFuncName } from "../../target/poll.js";
-import { assertNever } from "../../util/assert-never.js";
 
 // ---- Packet values -------------------------------------------------------------------------
 
@@ -397,7 +395,7 @@ export interface PacketSpec {
   /** Fixed length in dwords, or the human value of a field plus a constant. */
   readonly length: number | { readonly field: string; readonly plus: number };
   readonly fields: readonly FieldSpec[];
-  /** Alignment and other rules (checked by checkPacketRules, not by the encoder). */
+  /** Alignment and other rules (packet-rules.ts checks them; the encoder does not). */
   readonly rules?: string;
   readonly doc: string;
 }
@@ -761,74 +759,5 @@ export function packetDwords(p: Packet): number {
   }
 }
 
-// ---- Rules ---------------------------------------------------------------------------------
-
-/** A broken rule, with the catalogue code and message arguments the emitter reports it with. */
-export type PacketRuleViolation =
-  | { readonly code: "DMAC4001"; readonly args: readonly [string, string] }
-  | { readonly code: "DMAC4002"; readonly args: readonly [string] }
-  | { readonly code: "DMAC4003"; readonly args: readonly [string] }
-  | { readonly code: "DMAC4004"; readonly args: readonly [string, string] }
-  | { readonly code: "DMAC4007"; readonly args: readonly [string, string, number] };
-
+/** An address as messages print it (the rules' of packet-rules.ts among them). */
 export const hexAddr = (a: number): string => `0x${a.toString(16)}`;
-
-/** The alignment rules of the reference for `p` (empty when it follows them all). */
-export function packetRuleViolations(p: Packet): PacketRuleViolation[] {
-  const out: PacketRuleViolation[] = [];
-  const aligned = (a: number, n: number): boolean => a % n === 0;
-  const needAlign = (what: string, a: number, n: number): void => {
-    if (aligned(a, n)) return;
-    if (n === 4) out.push({ code: "DMAC4004", args: [what, hexAddr(a)] });
-    else out.push({ code: "DMAC4007", args: [what, hexAddr(a), n] });
-  };
-  switch (p.kind) {
-    case "copy_broadcast":
-      if (p.dst1 % 32 !== p.dst2 % 32)
-        out.push({ code: "DMAC4001", args: [hexAddr(p.dst1), hexAddr(p.dst2)] });
-      break;
-    case "copy_swap":
-      for (const a of [p.a, p.b])
-        if (!aligned(a, 64)) out.push({ code: "DMAC4002", args: [hexAddr(a)] });
-      break;
-    case "timestamp_get":
-    case "timestamp_get_global":
-      if (!aligned(p.addr, 32)) out.push({ code: "DMAC4003", args: [hexAddr(p.addr)] });
-      break;
-    case "poll_mem":
-      needAlign(PACKET_NAME[p.kind], p.addr, 4);
-      break;
-    case "fence":
-      needAlign(PACKET_NAME[p.kind], p.addr, 4);
-      break;
-    case "atomic":
-      needAlign(`${PACKET_NAME[p.kind]} ${p.op}`, p.addr, p.op.endsWith("64") ? 8 : 4);
-      break;
-    case "sem_mem_incr":
-      needAlign(PACKET_NAME[p.kind], p.addr, 8);
-      break;
-    case "indirect_buffer":
-      needAlign(PACKET_NAME[p.kind], p.base, 32);
-      break;
-    case "nop":
-    case "copy_linear":
-    case "constant_fill":
-    case "write_linear":
-    case "trap":
-    case "poll_reg":
-    case "cond_exe":
-    case "timestamp_set":
-      break;
-    default:
-      return assertNever(p, "packet");
-  }
-  return out;
-}
-
-/** The rule violations of `p` as messages (empty when it follows every rule). */
-export function checkPacketRules(p: Packet): string[] {
-  return packetRuleViolations(p).map((v) => {
-    const message = DIAGNOSTICS[v.code].message as (...a: readonly (string | number)[]) => string;
-    return `${v.code}: ${message(...v.args)}`;
-  });
-}

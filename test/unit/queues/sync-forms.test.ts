@@ -128,3 +128,15 @@ schedule s() {
     expect(q.diagnostics[0]!.message).toMatch(/count flag.*thermometer.*--sync aggressive/);
   });
 });
+
+describe("conservative sync without sync words", () => {
+  it("keeps every queue's command table (nothing to rewrite, nothing copied)", () => {
+    const path = DIR + "all_to_all_pcpy.dmac";
+    const file = makeSourceFile(path, readFileSync(path, "utf8"));
+    const p = compileToQueues(file, { sync: "aggressive" }).compiled!.program;
+    expect(p.syncWords).toEqual([]);
+    const r = conservativeSync(p, "host");
+    expect(r.program.sync).toEqual({ mode: "conservative", words: "host" });
+    r.program.queues.forEach((q, i) => expect(q.cmds).toBe(p.queues[i]!.cmds));
+  });
+});

@@ -3,7 +3,7 @@
 
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { packetRuleViolations } from "../../../src/backend/sdma/packets.js";
+import { packetRuleViolations } from "../../../src/backend/sdma/packet-rules.js";
 import { readMachineModel } from "../../../src/sim/model.js";
 import {
   BUILTIN_TARGETS,

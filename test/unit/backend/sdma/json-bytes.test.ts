@@ -168,6 +168,28 @@ describe("formatJsonBytes", () => {
     }
   });
 
+  it("writes many PackedRows, and rows longer than a block, the same regrown or streamed", () => {
+    // Rows of mixed numbers (numberRows' slow path moves the buffer mid-row) and one row of
+    // more numbers than numberList's block.
+    const rows = Array.from({ length: 3000 }, (_, r) =>
+      Array.from({ length: r % 5 }, (_, k) => (k === 1 && r % 3 === 0 ? 2 ** 45 + r : r * k)),
+    );
+    rows.push(Array.from({ length: 20_000 }, (_, k) => (k % 9 === 0 ? k + 0.5 : k)));
+    const b = new PackedRowsBuilder(1);
+    for (const r of rows) {
+      b.startRow();
+      for (const x of r) b.value(x);
+    }
+    const doc = { entries: b.done() };
+    const plain = formatJson({ entries: rows });
+    expect(utf8(formatJsonBytes(doc, 64))).toBe(plain);
+    const chunks: Buffer[] = [];
+    const sink = new TextSink(64, (c) => void chunks.push(Buffer.from(c)));
+    writeJson(sink, doc);
+    sink.end();
+    expect(Buffer.concat(chunks).toString("utf8")).toBe(plain);
+  });
+
   it("the packed manifest is written as the plain one; buildManifest is plain JSON data", () => {
     const path = fileURLToPath(
       new URL("../../../../examples/all_gather_pcpy.dmac", import.meta.url),

@@ -10,11 +10,13 @@ import {
   validatePacket,
 } from "../../../../src/backend/sdma/encode.js";
 import {
-  ATOMIC_OP,
   checkPacketRules,
+  packetRuleViolations,
+} from "../../../../src/backend/sdma/packet-rules.js";
+import {
+  ATOMIC_OP,
   MTYPE_UC,
   packetDwords,
-  packetRuleViolations,
   PACKETS,
   POLL_RETRY_FOREVER,
   type Packet,
