@@ -54,7 +54,7 @@ import type {
 } from "./pass.js";
 import { maxOf, minOf } from "../util/arrays.js";
 import { predictBounded } from "./cost-model.js";
-import { ORDERS, type OrderName } from "./order-copies.js";
+import { ORDERS, receiverShared, type OrderName } from "./order-copies.js";
 import { formatTime } from "../util/format-time.js";
 
 export interface PlanCandidate {
@@ -291,6 +291,7 @@ export function choosePlan(prog: QueueProgram, m: IrModule, ctx: PassContext): P
   const runs = new Map<PlanEntry, RunPassesResult>();
   let firstRun: { entry: PlanEntry; run: RunPassesResult } | undefined;
 
+  const ordered = !off("order-copies") && receiverShared(ctx.target);
   /** The queue-level passes that finish a candidate's placement (prelaunch apart). */
   const finishing = (cand: PlanCandidate): Partial<Record<PassName, boolean>> => ({
     "batch-completions": cand.completion === "per-queue",
@@ -299,7 +300,9 @@ export function choosePlan(prog: QueueProgram, m: IrModule, ctx: PassContext): P
 
   /** bcast-fusion + engine-assign + batch-copies + order-copies; undefined: out of time. */
   const placementOf = (cand: PlanCandidate, first: boolean): RunPassesResult | undefined => {
-    const key = `${engineLabel(cand.engines)}|${cand.bcast}|${cand.prelaunch}`;
+    // Only where order-copies may reorder does the placement depend on prelaunch.
+    const prelaunch = ordered && cand.prelaunch;
+    const key = `${engineLabel(cand.engines)}|${cand.bcast}|${prelaunch}`;
     const known = placedBy.get(key);
     if (known) return known;
     if (cand.bcast && !fused) {
@@ -314,7 +317,7 @@ export function choosePlan(prog: QueueProgram, m: IrModule, ctx: PassContext): P
     let run = placements.find(
       (p) =>
         p.bcast === cand.bcast &&
-        p.prelaunch === cand.prelaunch &&
+        p.prelaunch === prelaunch &&
         p.engine.every((e, i) => e === engine[i]),
     )?.run;
     if (!run) {
@@ -323,13 +326,13 @@ export function choosePlan(prog: QueueProgram, m: IrModule, ctx: PassContext): P
         "batch-copies": !off("batch-copies"),
         "order-copies": !off("order-copies"),
       };
-      const finish = only({ ...finishing(cand), prelaunch: cand.prelaunch });
+      const finish = only({ ...finishing(cand), prelaunch });
       const finalForm = (q: QueueProgram): QueueProgram =>
         runPasses(q, m, { ...ctx, options: finish }).program;
       const r = passes(base, only(enable, cand.engines), first, finalForm);
       if (r.stoppedBefore) return undefined;
       run = input ? chain(input, r) : r;
-      placements.push({ bcast: cand.bcast, prelaunch: cand.prelaunch, engine, run });
+      placements.push({ bcast: cand.bcast, prelaunch, engine, run });
     }
     placedBy.set(key, run);
     return run;
