@@ -92,8 +92,15 @@ export function writeSidecar(sources: readonly SidecarSource[]): Uint8Array {
  * fewer pages of fresh memory to fault in, as manifest.json's 512 KiB chunks are. */
 const BLOCK = 1 << 16;
 
-/** Does a number of `v` need 8 bytes (2^32 or more)? */
+/** Does a number of `v` need 8 bytes (2^32 or more)? A Float64Array (nearly all the numbers:
+ * relocations, packet starts, source-map rows) has a loop of its own: one array type per loop
+ * keeps its element loads monomorphic. */
 function anyWide(v: ArrayLike<number>): boolean {
+  if (v instanceof Float64Array) return anyWideF64(v);
+  for (let k = 0; k < v.length; k++) if (v[k]! >= U32_LIMIT) return true;
+  return false;
+}
+function anyWideF64(v: Float64Array): boolean {
   for (let k = 0; k < v.length; k++) if (v[k]! >= U32_LIMIT) return true;
   return false;
 }
