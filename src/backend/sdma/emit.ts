@@ -25,8 +25,10 @@ import { InternalError } from "../../util/internal-error.js";
 import { POLL_FUNC_NAMES, pollFuncName } from "../../target/poll.js";
 import {
   CMD,
+  CMD_NAMES,
   queueName,
   SPACE,
+  type CmdCode,
   type CmdTable,
   type Queue,
   type QueueProgram,
@@ -160,14 +162,14 @@ function fieldMax(kind: PacketKind, field: string): { max: number; bits: number 
   return { max: f.mask + f.bias, bits: f.width };
 }
 
-/** The plan of the packet `fill` builds for command i (used to size the buffers up front). */
+/** The plan of the packet `fill` builds for a command of kind k (`fence`: a signal's FENCE),
+ * used to size the buffers up front. */
 function planOf(
   plan: Record<Built, Plan>,
-  c: CmdTable,
-  i: number,
+  k: CmdCode,
+  fence: boolean,
   completion: QueueProgram["completion"],
 ): Plan {
-  const k = c.kind(i);
   switch (k) {
     case CMD.copy:
       return plan.copy_linear;
@@ -180,7 +182,7 @@ function planOf(
     case CMD.poll:
       return plan.poll_mem;
     case CMD.signal:
-      return c.isFence(i) ? plan.fence : plan.atomic;
+      return fence ? plan.fence : plan.atomic;
     case CMD.completion:
       return completion === "atomic" ? plan.atomic : plan.fence;
     case CMD.timestamp:
@@ -421,6 +423,17 @@ function queueSizes(
   let addrs = 0;
   let rows = 0;
   let rowValues = 0;
+  // Dwords and address fields by (kind, fence bit): the loop reads two small tables, so a kind
+  // that first comes late in a queue (its completion) is no new path through optimised code
+  // (it was a deoptimisation per queue).
+  const dwordsOf = new Int32Array(2 * CMD_NAMES.length);
+  const addrsOf = new Int32Array(2 * CMD_NAMES.length);
+  for (let k = 0; k < CMD_NAMES.length; k++)
+    for (let fence = 0; fence < 2; fence++) {
+      const pl = planOf(e.plan, k as CmdCode, fence === 1, e.p.completion);
+      dwordsOf[2 * k + fence] = pl.length;
+      addrsOf[2 * k + fence] = pl.addrDw.length;
+    }
   const listData = e.p.lists.data;
   let prevOps = -1;
   for (let i = 0; i < c.length; i++) {
@@ -430,9 +443,9 @@ function queueSizes(
       rows++;
       rowValues += 2 + listData[h]!;
     }
-    const pl = planOf(e.plan, c, i, e.p.completion);
-    dwords += pl.length;
-    addrs += pl.addrDw.length;
+    const at = 2 * c.kind(i) + (c.isFence(i) ? 1 : 0);
+    dwords += dwordsOf[at]!;
+    addrs += addrsOf[at]!;
   }
   return { dwords, addrs, rows, rowValues };
 }

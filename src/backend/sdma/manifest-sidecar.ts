@@ -93,7 +93,7 @@ export function writeSidecar(sources: readonly SidecarSource[]): Uint8Array {
 const BLOCK = 1 << 16;
 
 /** Does a number of `v` need 8 bytes (2^32 or more)? */
-function anyWide(v: ArrayLike<number>): boolean {
+function anyWide(v: Float64Array | Uint32Array): boolean {
   for (let k = 0; k < v.length; k++) if (v[k]! >= U32_LIMIT) return true;
   return false;
 }
@@ -105,7 +105,14 @@ export function writeSidecarTo(
 ): void {
   const list = [...sources].sort((a, b) => a.start - b.start);
   const plan = list.map((s) => {
-    const numbers = s.value instanceof PackedRows ? s.value.data : s.value;
+    // Typed arrays only (the completion slots are a plain array): the loops over the numbers
+    // then see one or two array types, and the conversion below is native.
+    const numbers =
+      s.value instanceof PackedRows
+        ? s.value.data
+        : s.value instanceof Float64Array || s.value instanceof Uint32Array
+          ? s.value
+          : Float64Array.from(s.value);
     const wide = !(numbers instanceof Uint32Array) && anyWide(numbers);
     const rows = s.value instanceof PackedRows ? s.value.length : 0;
     const rowBytes = s.value instanceof PackedRows ? pad8(4 * (rows + 1)) : 0;
@@ -139,15 +146,11 @@ export function writeSidecarTo(
   const u32 = new Uint32Array(block);
   const f64 = new Float64Array(block);
   const zeros = new Uint8Array(8);
-  const numbers = (values: ArrayLike<number>, width: number): void => {
+  const numbers = (values: Float64Array | Uint32Array, width: number): void => {
     const view = width === 4 ? u32 : f64;
     for (let from = 0; from < values.length; from += BLOCK) {
       const n = Math.min(BLOCK, values.length - from);
-      view.set(
-        ArrayBuffer.isView(values)
-          ? (values as Float64Array | Uint32Array).subarray(from, from + n)
-          : Array.prototype.slice.call(values, from, from + n),
-      );
+      view.set(values.subarray(from, from + n));
       write(new Uint8Array(block, 0, n * width));
     }
     const pad = pad8(width * values.length) - width * values.length;

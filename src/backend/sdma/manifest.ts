@@ -533,7 +533,9 @@ export function writeJson(
   // finite x); anything else one element per line.
   const writeArray = (v: readonly unknown[], depth: number): void => {
     if (v.length === 0) out.text("[]");
-    else if (finiteNumbers(v)) out.numberList(v as number[]);
+    // As a Float64Array (a copy): the lists then reach TextSink's number loop as one array type,
+    // the relocations' and packet starts', which keeps its element loads monomorphic.
+    else if (finiteNumbers(v)) out.numberList(Float64Array.from(v as number[]));
     else if (v.every(isScalar))
       out.text("[" + v.map((x) => JSON.stringify(x) ?? "null").join(", ") + "]");
     else {
