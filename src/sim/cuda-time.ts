@@ -5,6 +5,7 @@
 import type { CudaProgram } from "../backend/cuda/program.js";
 import type { CudaTarget } from "../target/cuda-target.js";
 import { execute } from "./execute.js";
+import { NO_CHECKS } from "./exec-state.js";
 import { packedFromCuda } from "./from-cuda.js";
 import { cudaModel } from "./model.js";
 import { POLL_FUNC_CODES } from "./program.js";
@@ -33,8 +34,20 @@ function anyPart(streams: number): PartRules {
   };
 }
 
-/** The executor's run time of command program `p` on `t`, or undefined where it never finishes. */
+/** Each program's executor form, made once: a fit times one program under thousands of targets. */
+const packed = new WeakMap<CudaProgram, ReturnType<typeof packedFromCuda>>();
+
+/**
+ * The executor's run time of command program `p` on `t`, or undefined where it never finishes.
+ * Without the checks (races, the meaning): a fit or a plan search times thousands of runs, and
+ * the checks' state cost more than a small program's run.
+ */
 export function timeCuda(p: CudaProgram, t: CudaTarget): number | undefined {
-  const r = execute(packedFromCuda(p), { model: cudaModel("cuda", p.gpus, t, anyPart(t.streams)) });
+  let sim = packed.get(p);
+  if (!sim) packed.set(p, (sim = packedFromCuda(p)));
+  const r = execute(sim, {
+    model: cudaModel("cuda", p.gpus, t, anyPart(t.streams)),
+    checks: () => NO_CHECKS,
+  });
   return r.completed ? r.stats.totalUs : undefined;
 }

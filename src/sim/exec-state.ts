@@ -242,8 +242,11 @@ export interface ExecState {
   readonly fenceHoldUs: number;
 }
 
-/** Until execute() sets the checks: none (a state built alone, in tests, checks nothing). */
-const NO_CHECKS: CheckSink = {
+/**
+ * No checks: what a state built alone (in tests) has until execute() sets its checks, and what a
+ * caller that wants only the time gives execute() (cuda-time.ts).
+ */
+export const NO_CHECKS: CheckSink = {
   calls: 0,
   data: () => {},
   signal: () => {},
@@ -394,7 +397,12 @@ function asDoubles<T extends object>(o: T, fields: readonly (keyof T)[]): T {
  * ("out of bounds"); the values are made doubles (DOUBLE) where a write's value may be one.
  */
 function pendingRows(): PendingWrites {
-  const rows = (v: number): number[] => Array.from({ length: PENDING_ROWS }, () => v);
+  // (Push loops: Array.from's generic path cost more than the run of a small program.)
+  const rows = (v: number): number[] => {
+    const a: number[] = [];
+    for (let k = 0; k < PENDING_ROWS; k++) a.push(v);
+    return a;
+  };
   const value = rows(DOUBLE);
   value.fill(0);
   return {
@@ -404,7 +412,7 @@ function pendingRows(): PendingWrites {
     value,
     width: rows(0),
     queue: rows(0),
-    free: Array.from({ length: PENDING_ROWS }, (_, k) => PENDING_ROWS - 1 - k),
+    free: rows(0).map((_, k) => PENDING_ROWS - 1 - k),
   };
 }
 

@@ -8,8 +8,10 @@
 // all-to-all). The order is the heap's own: (time, sequence), the slot's event being the newest
 // of its time only when no heap event shares its time.
 
-/** Events pushed and popped by a new heap (its constructor). */
+/** Events pushed and popped by the process's first heap (its constructor). */
 const WARM_UP = 256;
+/** The first heap warmed the class's code up; later heaps (a plan search makes thousands) need not. */
+let warmed = false;
 
 export class EventHeap {
   private time = new Float64Array(1024);
@@ -36,6 +38,8 @@ export class EventHeap {
     // again. The sequence starts again at 0: the run's order is as if this had not happened.
     // (Times with a fraction, as the run's are: a field first set to whole numbers changes shape
     // when it first holds one.)
+    if (warmed) return;
+    warmed = true;
     for (let k = 0; k < WARM_UP; k++) this.push(((k * 7) % 5) + 0.5, 0, 0);
     while (this.pop()) continue;
     this.nextSeq = 0;
