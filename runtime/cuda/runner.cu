@@ -4,9 +4,11 @@
 // host sees the last completion word, spin-polling pinned host-mapped memory), and verifies every
 // byte of every buffer against the compiler's expectation, on the GPU (byte-check.cuh).
 //
-//   dmac-cuda-run PROGRAM.txt [--iters N] [--warmup N] [--label TEXT] [--json FILE]
-//                 [--sm-check N] [--sm-limit-ms MS]
+//   dmac-cuda-run PROGRAM.txt [PROGRAM.txt ...] [--iters N] [--warmup N] [--label TEXT ...]
+//                 [--json FILE] [--sm-check N] [--sm-limit-ms MS]
 //
+// Several programs run interleaved in one process (one iteration of each in turn), one record
+// each; --label once per program, in the same order.
 // --sm-check N: after the timed runs, N more (after one warm-up) while a kernel holds every SM of
 // every GPU (the full-SM check below; its result is the run's "smCheck" object). The kernel ends
 // at the latest after --sm-limit-ms (default 2000, at most 5000).
@@ -387,41 +389,11 @@ static std::string sm_json(const SmCheck& c, double withoutUs) {
   return o.str();
 }
 
-int main(int argc, char** argv) {
-  if (argc < 2)
-    bad("usage: dmac-cuda-run PROGRAM.txt [--iters N] [--warmup N] [--label TEXT] [--json FILE] [--sm-check N]"
-        " [--sm-limit-ms MS]");
-  int iters = 20, warmup = 3, smIters = 0;
-  double smLimitMs = 2000;
-  std::string label = argv[1], json;
-  for (int i = 2; i + 1 < argc; i += 2) {
-    std::string k = argv[i];
-    if (k == "--iters") iters = std::atoi(argv[i + 1]);
-    else if (k == "--warmup") warmup = std::atoi(argv[i + 1]);
-    else if (k == "--label") label = argv[i + 1];
-    else if (k == "--json") json = argv[i + 1];
-    else if (k == "--sm-check") smIters = std::atoi(argv[i + 1]);
-    else if (k == "--sm-limit-ms") smLimitMs = std::atof(argv[i + 1]);
-    else bad("unknown option " + k);
-  }
-  // The hang detector gives up after 10 s: the kernel must end well before, whatever waits for it.
-  if (smLimitMs < 1 || smLimitMs > 5000) bad("--sm-limit-ms must be from 1 to 5000");
-  Run r;
-  setup(r, argv[1]);
-  std::vector<double> times;
-  bool hung = false;
-  for (int i = 0; i < warmup + iters && !hung; i++) {
-    reset(r);
-    double us = run_once(r);
-    if (us < 0) hung = true;
-    else if (i >= warmup) times.push_back(us);
-  }
-  uint64_t wrong = hung ? 0 : verify(r);
+/** One program's record (schemas/cuda-results.schema.json's run), printed and appended to JSON. */
+static std::string record(Run& r, const std::string& label, const std::vector<double>& times, int warmup,
+                          bool hung, uint64_t wrong, int smIters, const SmCheck& sc) {
   double median = median_of(times);
   double fastest = times.empty() ? 0 : *std::min_element(times.begin(), times.end());
-  SmCheck sc;
-  sc.limitMs = smLimitMs;
-  if (smIters > 0 && !hung) sm_check(r, sc, smIters);
   uint64_t bytes = 0;
   for (const dmac::Stream& s : r.p->streams)
     for (const dmac::Cmd& c : s.cmds)
@@ -435,17 +407,79 @@ int main(int argc, char** argv) {
   o << "]";
   if (smIters > 0 && !hung) o << ",\"smCheck\":" << sm_json(sc, median);
   o << "}";
-  printf("%s\n", o.str().c_str());
-  if (!json.empty()) {
-    std::ofstream f(json, std::ios::app);
-    f << o.str() << "\n";
+  return o.str();
+}
+
+static const char* USAGE =
+    "usage: dmac-cuda-run PROGRAM.txt [PROGRAM.txt ...] [--iters N] [--warmup N] [--label TEXT ...] [--json FILE]"
+    " [--sm-check N] [--sm-limit-ms MS]";
+
+int main(int argc, char** argv) {
+  int iters = 20, warmup = 3, smIters = 0;
+  double smLimitMs = 2000;
+  std::vector<std::string> paths, labels;
+  std::string json;
+  for (int i = 1; i < argc; i++) {
+    std::string k = argv[i];
+    if (k.rfind("--", 0) != 0) {
+      paths.push_back(k);
+      continue;
+    }
+    if (i + 1 >= argc) bad("option " + k + " needs a value");
+    std::string v = argv[++i];
+    if (k == "--iters") iters = std::atoi(v.c_str());
+    else if (k == "--warmup") warmup = std::atoi(v.c_str());
+    else if (k == "--label") labels.push_back(v);
+    else if (k == "--json") json = v;
+    else if (k == "--sm-check") smIters = std::atoi(v.c_str());
+    else if (k == "--sm-limit-ms") smLimitMs = std::atof(v.c_str());
+    else bad("unknown option " + k);
   }
-  if (hung) fprintf(stderr, "dmac-cuda-run: %s: no completion within 10 s (hang)\n", label.c_str());
-  if (smIters > 0 && !hung && (!sc.allResident || sc.occupied < (int)sc.times.size()))
-    fprintf(stderr,
-            "dmac-cuda-run: %s: full-SM check: %d of %zu runs completed while the kernel held every SM%s: the copies "
-            "may have run on SMs\n",
-            label.c_str(), sc.occupied, sc.times.size(), sc.allResident ? "" : " (not every block was resident)");
-  bool smBad = smIters > 0 && !hung && (sc.hung || sc.wrong);
-  return hung || wrong || smBad ? 1 : 0;
+  if (paths.empty()) bad(USAGE);
+  if (labels.empty()) labels = paths;
+  if (labels.size() != paths.size()) bad("give one --label per program");
+  if (smIters > 0 && paths.size() > 1) bad("--sm-check runs one program at a time");
+  // The hang detector gives up after 10 s: the kernel must end well before, whatever waits for it.
+  if (smLimitMs < 1 || smLimitMs > 5000) bad("--sm-limit-ms must be from 1 to 5000");
+  // Several programs run interleaved, one iteration of each in turn (each iteration starting one
+  // program later), so that they are compared in the same process and minutes: the same program's
+  // median differs by 1.2-1.6x from one runner process to the next at <= 1 MiB
+  // (bench/hardware/2026-11-28-h100x2-host), more than the variants differ.
+  const size_t n = paths.size();
+  std::vector<Run> runs(n);
+  for (size_t j = 0; j < n; j++) setup(runs[j], paths[j].c_str());
+  std::vector<std::vector<double>> times(n);
+  std::vector<char> hung(n, 0);
+  bool stop = false;
+  for (int i = 0; i < warmup + iters && !stop; i++)
+    for (size_t k = 0; k < n && !stop; k++) {
+      size_t j = (i + k) % n;
+      reset(runs[j]);
+      double us = run_once(runs[j]);
+      if (us < 0) hung[j] = stop = true;  // its copies still wait: nothing after them would mean anything
+      else if (i >= warmup) times[j].push_back(us);
+    }
+  bool failed = false;
+  for (size_t j = 0; j < n; j++) {
+    Run& r = runs[j];
+    uint64_t wrong = hung[j] ? 0 : verify(r);
+    SmCheck sc;
+    sc.limitMs = smLimitMs;
+    if (smIters > 0 && !hung[j]) sm_check(r, sc, smIters);
+    std::string line = record(r, labels[j], times[j], warmup, hung[j], wrong, smIters, sc);
+    printf("%s\n", line.c_str());
+    if (!json.empty()) {
+      std::ofstream f(json, std::ios::app);
+      f << line << "\n";
+    }
+    const char* label = labels[j].c_str();
+    if (hung[j]) fprintf(stderr, "dmac-cuda-run: %s: no completion within 10 s (hang)\n", label);
+    if (smIters > 0 && !hung[j] && (!sc.allResident || sc.occupied < (int)sc.times.size()))
+      fprintf(stderr,
+              "dmac-cuda-run: %s: full-SM check: %d of %zu runs completed while the kernel held every SM%s: the "
+              "copies may have run on SMs\n",
+              label, sc.occupied, sc.times.size(), sc.allResident ? "" : " (not every block was resident)");
+    failed |= hung[j] || wrong || (smIters > 0 && !hung[j] && (sc.hung || sc.wrong));
+  }
+  return failed ? 1 : 0;
 }
