@@ -65,7 +65,7 @@ static const int WORD_STRIDE = 16;  // the full-SM check's flags: one 64-byte li
 struct Buffer {
   const dmac::Buffer* b;
   uint8_t* ptr = nullptr;      // device memory, or pinned host memory
-  uint8_t* pattern = nullptr;  // pinned host copy of its initial pattern
+  uint8_t* pattern = nullptr;  // a host buffer's pinned copy of its initial pattern
 };
 
 struct Run {
@@ -92,12 +92,13 @@ static void setup(Run& r, const char* path) {
   }
   for (const dmac::Buffer& pb : r.p->buffers) {
     Buffer b{&pb};
-    // Written by a kernel on GPU 0 through the mapping (byte-check.cuh): a CPU loop took seconds a GiB.
-    CK(cudaHostAlloc((void**)&b.pattern, pb.size, cudaHostAllocPortable | cudaHostAllocMapped));
-    CK(cudaSetDevice(0));
-    CK(fill_pattern_on_gpu(device_view(b.pattern), pb.size, (uint32_t)pb.id, (uint32_t)pb.place));
     bool host = pb.place == dmac::HOST;
     if (host) {
+      // Host buffers are reset from a pinned copy of their pattern, written by a kernel on GPU 0
+      // through the mapping (byte-check.cuh): a CPU loop took seconds a GiB.
+      CK(cudaHostAlloc((void**)&b.pattern, pb.size, cudaHostAllocPortable | cudaHostAllocMapped));
+      CK(cudaSetDevice(0));
+      CK(fill_pattern_on_gpu(device_view(b.pattern), pb.size, (uint32_t)pb.id, (uint32_t)pb.place));
       CK(cudaHostAlloc((void**)&b.ptr, pb.size, cudaHostAllocPortable | cudaHostAllocMapped));
     } else {
       CK(cudaSetDevice(pb.place));
@@ -117,13 +118,17 @@ static void sync_all(Run& r) {
   }
 }
 
-/** Every buffer back to its pattern, every word to 0 (untimed, before each iteration). */
+/** Every buffer back to its pattern, every word to 0 (untimed, before each iteration). A device
+ *  buffer gets its pattern from the fill kernel on its own GPU, as an application's kernels write
+ *  their buffers: reset by cudaMemcpy from pinned host memory instead, the next run's peer copies
+ *  of a 1 GiB all-gather took 2165 us where they take 2066-2072 after a kernel's writes (4x H200,
+ *  bench/hardware/2026-11-28-nccl-ce, probe.cu `reset`). */
 static void reset(Run& r) {
   for (Buffer& b : r.buffers) {
     if (b.b->place == dmac::HOST) memcpy(b.ptr, b.pattern, b.b->size);
     else {
       CK(cudaSetDevice(b.b->place));
-      CK(cudaMemcpy(b.ptr, b.pattern, b.b->size, cudaMemcpyHostToDevice));
+      CK(fill_pattern_on_gpu(b.ptr, b.b->size, (uint32_t)b.b->id, (uint32_t)b.b->place));
     }
   }
   CKL(dmac_reset_host(r.h));

@@ -29,3 +29,5 @@ names = sorted({m.decode() for m in re.findall(rb"[\x20-\x7e]{6,}", data) if re.
 print("\n".join(names))
 PY
 grep -h "median\|wrong" "$out/probe.txt" | head -40; grep "nccl-ce" "$out/trace-log.txt"; grep -E "^ +(268435456|1073741824)|set by" "$out"/nccl-ce*.txt
+# the runner's interleaved mode on a few programs (carry .dev-smoke; runtime/cuda/prepare.sh)
+if [ -d .dev-smoke ]; then OUT=/tmp/smoke INTERLEAVE_MAX=16777216 bash .dev-smoke/runtime/run-on-device.sh | tail -10; cp /tmp/smoke/results.json "$out/smoke-results.json"; fi

@@ -15,6 +15,9 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <iterator>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -79,7 +82,11 @@ static void release(Alloc& a) {
 // api: 0 batch, 1 batch any, 2 batch overlap, 3 async. sync: a barrier among the GPUs after each
 // segment (each step, or each piece of a step): every GPU writes a word on each peer from its
 // stream and waits for the peers' words, as NCCL's copy-engine collectives' ready-sync does.
-struct Config { bool vmm, pull, ascending; int api; bool sync; int pieces; };
+// host: the trigger and completion words in pinned host memory, the run timed on the host from
+// the trigger store to the last completion word seen, as dmac-cuda-run and dmac_runtime do.
+// h2d: each buffer reset before a run by cudaMemcpy from a pinned, mapped host copy of its contents
+// (as dmac-cuda-run resets), not by memset and a fill kernel.
+struct Config { bool vmm, pull, ascending; int api; bool sync; int pieces; bool host = false; bool h2d = false; };
 static const char* API[] = {"batch", "batch-any", "batch-overlap", "async"};
 // vmm pull ascending api sync pieces
 static const Config CONFIGS[] = {
@@ -88,6 +95,17 @@ static const Config CONFIGS[] = {
     {false, false, true, 0, false, 1},  {false, false, false, 0, true, 1},  {false, false, false, 3, true, 1},
     {false, false, false, 0, true, 4},  {false, false, false, 0, false, 4}, {false, false, true, 0, true, 1},
     {true, false, false, 0, true, 1},   {false, false, false, 0, true, 16},
+};
+// `probe CHUNK REPS host`: the runner's way of starting and timing against the probe's
+static const Config HOST_CONFIGS[] = {
+    {false, false, false, 0, false, 1, false}, {false, false, false, 0, false, 1, true},
+    {false, false, false, 0, false, 4, false}, {false, false, false, 0, false, 4, true},
+    {false, false, false, 3, false, 1, true},
+};
+// `probe CHUNK REPS reset`: the runner's reset against the probe's
+static const Config RESET_CONFIGS[] = {
+    {false, false, false, 0, false, 1, true, false}, {false, false, false, 0, false, 1, true, true},
+    {false, false, false, 0, false, 1, true, false}, {false, false, false, 0, false, 1, true, true},
 };
 
 typedef CUresult (*ValueFn)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);
@@ -124,6 +142,10 @@ int main(int argc, char** argv) {
   if (argc < 2) { fprintf(stderr, "usage: probe CHUNK_BYTES [REPS]\n"); return 2; }
   const size_t chunk = strtoull(argv[1], nullptr, 0), size = chunk * G;
   const int reps = argc > 2 ? atoi(argv[2]) : 8, warm = 2;
+  const bool hostSet = argc > 3 && std::string(argv[3]) == "host";
+  std::vector<Config> configs(std::begin(CONFIGS), std::end(CONFIGS));
+  if (hostSet) configs.assign(std::begin(HOST_CONFIGS), std::end(HOST_CONFIGS));
+  if (argc > 3 && std::string(argv[3]) == "reset") configs.assign(std::begin(RESET_CONFIGS), std::end(RESET_CONFIGS));
   CKD(cuInit(0));
   CK(cudaGetDeviceCount(&G));
   cudaDriverEntryPointQueryResult q;
@@ -144,23 +166,40 @@ int main(int argc, char** argv) {
   CK(cudaSetDevice(0));
   cudaStream_t trig;
   CK(cudaStreamCreateWithFlags(&trig, cudaStreamNonBlocking));
+  volatile uint32_t* hw;  // host words: [0] trigger, [16 * (1 + d)] GPU d's completion
+  CK(cudaHostAlloc((void**)&hw, 64 * (G + 1), cudaHostAllocPortable | cudaHostAllocMapped));
+  memset((void*)hw, 0, 64 * (G + 1));
+  uint32_t* hwDev;
+  CK(cudaHostGetDevicePointer((void**)&hwDev, (void*)hw, 0));
   uint32_t gen = 0, barrier = 0;  // words only grow: barrier values follow the trigger's
 
-  for (const Config& c : CONFIGS) {
+  for (const Config& c : configs) {
     std::vector<Alloc> buf(G);
     for (int d = 0; d < G; d++) {
       CK(cudaSetDevice(d));
       if (c.vmm) buf[d] = alloc_vmm(d, size);
       else { buf[d] = Alloc{nullptr, false, size, 0}; CK(cudaMalloc((void**)&buf[d].ptr, size)); }
     }
-    std::vector<double> times;
+    std::vector<uint8_t*> image(G, nullptr);  // h2d: each buffer's contents, pinned and mapped
+    for (int d = 0; d < G && c.h2d; d++) {
+      CK(cudaSetDevice(d));
+      CK(cudaHostAlloc((void**)&image[d], size, cudaHostAllocPortable | cudaHostAllocMapped));
+      CK(cudaMemset(buf[d].ptr, 0, size));
+      fill<<<1024, 256>>>((uint32_t*)(buf[d].ptr + d * chunk), chunk / 4, d);
+      CK(cudaMemcpy(image[d], buf[d].ptr, size, cudaMemcpyDeviceToHost));
+    }
+    std::vector<double> times, hostTimes;
     unsigned long long bad = 0;
     for (int it = 0; it < warm + reps; it++) {
       std::vector<cudaEvent_t> a(G), b(G);
       for (int d = 0; d < G; d++) {  // each rank's own chunk holds its pattern, the rest zero
         CK(cudaSetDevice(d));
-        CK(cudaMemset(buf[d].ptr, 0, size));
-        fill<<<1024, 256>>>((uint32_t*)(buf[d].ptr + d * chunk), chunk / 4, d);
+        if (c.h2d) {
+          CK(cudaMemcpy(buf[d].ptr, image[d], size, cudaMemcpyHostToDevice));
+        } else {
+          CK(cudaMemset(buf[d].ptr, 0, size));
+          fill<<<1024, 256>>>((uint32_t*)(buf[d].ptr + d * chunk), chunk / 4, d);
+        }
         CK(cudaGetLastError());
         CK(cudaDeviceSynchronize());
       }
@@ -169,7 +208,7 @@ int main(int argc, char** argv) {
         CK(cudaSetDevice(d));
         CK(cudaEventCreate(&a[d]));
         CK(cudaEventCreate(&b[d]));
-        CKD(waitValue((CUstream)s[d], (CUdeviceptr)word[d], gen, CU_STREAM_WAIT_VALUE_EQ));
+        CKD(waitValue((CUstream)s[d], (CUdeviceptr)(c.host ? hwDev : word[d]), gen, CU_STREAM_WAIT_VALUE_EQ));
         CK(cudaEventRecord(a[d], s[d]));
         std::vector<void*> dst, src;
         for (int k = 1; k < G; k++) {
@@ -196,9 +235,18 @@ int main(int argc, char** argv) {
         }
         if (d == G - 1) barrier = bar;
         CK(cudaEventRecord(b[d], s[d]));
+        if (c.host) CKD(writeValue((CUstream)s[d], (CUdeviceptr)(hwDev + 16 * (1 + d)), gen, CU_STREAM_WRITE_VALUE_DEFAULT));
       }
       CK(cudaSetDevice(0));
-      for (int d = 0; d < G; d++) CKD(writeValue((CUstream)trig, (CUdeviceptr)word[d], gen, CU_STREAM_WRITE_VALUE_DEFAULT));
+      if (c.host) {
+        auto t0 = std::chrono::steady_clock::now();
+        hw[0] = gen;
+        for (int d = 0; d < G; d++)
+          while (hw[16 * (1 + d)] != gen) {}
+        if (it >= warm) hostTimes.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+      } else {
+        for (int d = 0; d < G; d++) CKD(writeValue((CUstream)trig, (CUdeviceptr)word[d], gen, CU_STREAM_WRITE_VALUE_DEFAULT));
+      }
       double worst = 0;
       for (int d = 0; d < G; d++) {
         CK(cudaSetDevice(d));
@@ -222,11 +270,13 @@ int main(int argc, char** argv) {
       }
     }
     std::sort(times.begin(), times.end());
-    printf("%-6s %-4s %-9s %-13s %-7s pieces %-2d chunk %zu: median %.1f min %.1f max %.1f us, wrong words %llu\n", c.vmm ? "vmm" : "malloc",
-           c.pull ? "pull" : "push", c.ascending ? "ascending" : "rotated", API[c.api], c.sync ? "sync" : "no-sync", c.pieces, chunk, times[times.size() / 2],
+    std::sort(hostTimes.begin(), hostTimes.end());
+    printf("%-6s %-4s %-9s %-13s %-7s %-20s pieces %-2d chunk %zu: median %.1f min %.1f max %.1f us, wrong words %llu\n", c.vmm ? "vmm" : "malloc",
+           c.pull ? "pull" : "push", c.ascending ? "ascending" : "rotated", API[c.api], c.sync ? "sync" : "no-sync", c.host ? (c.h2d ? "host-words,h2d-reset" : "host-words") : "gpu-words", c.pieces, chunk, times[times.size() / 2],
            times.front(), times.back(), bad);
+    if (c.host) printf("       the same runs timed on the host (trigger store to last completion word): median %.1f min %.1f max %.1f us\n", hostTimes[hostTimes.size() / 2], hostTimes.front(), hostTimes.back());
     fflush(stdout);
-    for (int d = 0; d < G; d++) { CK(cudaSetDevice(d)); release(buf[d]); }
+    for (int d = 0; d < G; d++) { CK(cudaSetDevice(d)); release(buf[d]); if (image[d]) CK(cudaFreeHost(image[d])); }
   }
   return 0;
 }
