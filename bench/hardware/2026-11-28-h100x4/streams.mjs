@@ -40,6 +40,8 @@ const machines = [
   ["h200", H],
 ];
 const pc = (x) => `${(x * 100).toFixed(1)}%`;
+/** pcpy+pl's iterations at >= 64 MiB per rank, in copy-times c = (fixed - rotated) / 3, by half c. */
+const levels = new Map();
 console.log("machine\tcall\trun\tmeasured\tfixed order\tmedian over orders\trotated, one stream");
 for (const [name, dir] of machines) {
   const fixed = target(name, true);
@@ -52,6 +54,11 @@ for (const [name, dir] of machines) {
       const d = predict(r.example, r.variant, r.totalBytes, drawn);
       const rotVariant = r.variant === "pcpy" ? "b2b-rot" : "b2b-rot+pl";
       const rot = predict(r.example.replace("pcpy", "b2b_rot"), rotVariant, r.totalBytes, fixed);
+      if (r.variant === "pcpy+pl" && r.totalBytes >= 64 << 20)
+        for (const t of r.timesUs) {
+          const c = (Math.round((6 * (t - rot)) / (f - rot)) / 2 + 3).toFixed(1);
+          levels.set(c, (levels.get(c) ?? 0) + 1);
+        }
       err.fixed.push(Math.abs(f - r.medianUs) / r.medianUs);
       err.drawn.push(Math.abs(d - r.medianUs) / r.medianUs);
       const us = [r.medianUs, f, d, rot].map((x) => x.toFixed(1));
@@ -63,3 +70,6 @@ for (const [name, dir] of machines) {
     );
   }
 }
+const n = [...levels.values()].reduce((a, b) => a + b, 0);
+const shares = [...levels].sort((a, b) => a[0] - b[0]).map(([c, k]) => `${c}c ${pc(k / n)}`);
+console.log(`# pcpy+pl iterations at >= 64 MiB per rank (${n}): ${shares.join(", ")}`);
