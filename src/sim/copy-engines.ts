@@ -66,8 +66,9 @@ export interface CopyEngines {
   readonly peer: Uint8Array;
   /** Routes by (src + 1) * (G + 1) + dst + 1 (GPU -1: host memory), each made once. */
   readonly routes: (CopyRoute | undefined)[];
-  /** Per queue: when its current copy asked for its engine. */
+  /** Per queue: when its current copy asked for its engine, and its route's key (`routes`). */
   readonly askedAt: Float64Array;
+  readonly routeOf: Int32Array;
   /** The order draw's state (engineOrderRuns > 0), and how many times streams tied for an engine. */
   readonly order: { seed: number; ties: number } | undefined;
 }
@@ -94,6 +95,7 @@ export function createCopyEngines(
     peer: new Uint8Array(p.queues.length),
     routes: new Array<CopyRoute | undefined>((p.gpus + 1) * (p.gpus + 1)).fill(undefined),
     askedAt: new Float64Array(p.queues.length),
+    routeOf: new Int32Array(p.queues.length),
     order: t.timing.engineOrderRuns > 0 ? { seed: mix32(run + 1), ties: 0 } : undefined,
   };
 }
@@ -135,6 +137,7 @@ function routeCopy(x: ExecState, cu: CopyEngines, q: number): CopyRoute {
   const dst = x.bufferHost[run.buffer[1]!] === 1 ? -1 : run.gpu[1]!;
   const k = (src + 1) * (G + 1) + dst + 1;
   const route = (cu.routes[k] ??= routeBetween(cu.fabric, src, dst));
+  cu.routeOf[q] = k;
   const loads = x.runs[q]!.flow.loads;
   loads.length = 0;
   for (const l of route.loads) loads.push(l);
@@ -165,7 +168,9 @@ export function serveNext(x: ExecState, cu: CopyEngines, engine: number): void {
 
 /**
  * Where in `waiting` (queues in the order they asked) the engine's next queue is: the lowest
- * index, or with an order draw the first to ask, a pseudo-random one of those that asked with it.
+ * index, or with an order draw the first to ask, a pseudo-random one of those that asked with it
+ * where their copies go different ways (the same way, e.g. one GPU's downloads, the order moves
+ * the same bytes over the same link: the first to ask, and no other runs needed).
  */
 function nextWaiting(cu: CopyEngines, waiting: readonly number[]): number {
   const order = cu.order;
@@ -174,9 +179,12 @@ function nextWaiting(cu: CopyEngines, waiting: readonly number[]): number {
     for (let k = 1; k < waiting.length; k++) if (waiting[k]! < waiting[at]!) at = k;
     return at;
   }
+  const first = waiting[0]!;
   let tied = 1;
-  while (tied < waiting.length && cu.askedAt[waiting[tied]!] === cu.askedAt[waiting[0]!]) tied++;
-  if (tied === 1) return 0;
+  let ways = false;
+  for (; tied < waiting.length && cu.askedAt[waiting[tied]!] === cu.askedAt[first]; tied++)
+    ways ||= cu.routeOf[waiting[tied]!] !== cu.routeOf[first];
+  if (!ways) return 0;
   order.ties++;
   order.seed = nextSeed(order.seed);
   return (order.seed >>> 0) % tied;
