@@ -11,6 +11,7 @@ import { describe, expect, it } from "vitest";
 import type { CudaProgram } from "../../../src/backend/cuda/program.js";
 import { compileRun } from "../../../src/driver/measured-run.js";
 import { medianOrderRun, timeCuda } from "../../../src/sim/cuda-time.js";
+import { simulate } from "../../../src/sim/run.js";
 import { makeSourceFile } from "../../../src/source/source-file.js";
 import { cudaOf } from "../../../src/target/cuda-target.js";
 import { parseTarget, type Target } from "../../../src/target/target.js";
@@ -78,6 +79,13 @@ describe("copy engine order among tied streams", () => {
     expect(time(p, on)).toBe(time(program("all_gather_pcpy", pcpyPl, on), on));
     const oneStream = program("all_gather_b2b", "-O1 --prelaunch --size-define chunk/4", on);
     expect(medianOrderRun(oneStream, cudaOf(on)!)!.run).toBe(0);
+  });
+
+  it("dmac sim runs the median run: its time is program.json's prediction", () => {
+    const p = program("all_gather_pcpy", pcpyPl, on);
+    const r = simulate({ cuda: p }, { target: on });
+    expect(r.diagnostics).toEqual([]);
+    expect(r.stats!.totalUs).toBe(time(p, on));
   });
 
   it("rejects a run count that is not a whole number", () => {
