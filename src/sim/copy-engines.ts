@@ -3,9 +3,19 @@
 //
 // - A copy needs its GPU's copy engine for its direction (host-to-device, device-to-host, peer;
 //   the driver picks the engine by direction, not by stream). An engine serves one stream command
-//   (a copy, or a batch's copies one after another) at a time; when it frees, the waiting stream
-//   with the lowest index goes next (measured on 4x H200: copies on separate streams of one GPU
-//   do not share the engine fairly, docs/model.md "Fabric").
+//   (a copy, or a batch's copies one after another) at a time, never several at once: one stream
+//   per peer, prelaunched, all-gather at 1 GiB per rank on 4 GPUs (256 MiB copies, ~706 us
+//   each) took 3, 4, 5 or 6 copy-times from one iteration to the next (2169, 2845, 3510-3550,
+//   4215-4250 us on H200 and H100), never a time between as shared service would give.
+// - Which waiting stream goes next (docs/model.md "Fabric", "Copy engines of one GPU"): with
+//   the target's engineOrderRuns 0, the lowest stream index. Otherwise the one that asked first
+//   (the same program submitted by the host, one call after another, took the ascending order's
+//   6 copy-times at every iteration), and among streams that asked at the same instant (released
+//   by one trigger), their copies going different ways, a pseudo-random one, drawn from the run's
+//   seed: the hardware's order among them changes from one iteration to the next, and a
+//   program's time is the median of the target's engineOrderRuns runs, each drawing its own
+//   orders (cuda-time.ts medianOrderRun; 4 GPUs: 5 of the fixed order's 6 copy-times, measured
+//   3496-3636 us at 1 GiB on H100 where the fixed order predicts 4212 and the median 3520).
 // - A copy's start-up: copyStartUs (peerStartUs between GPUs) on an idle engine or after another
 //   stream's copy; copyNextUs (peerNextUs) when the engine takes it the moment it finished the
 //   same stream's previous copy (it was queued behind it); a batch's next copy batchItemUs
@@ -15,7 +25,14 @@
 //   reaches it and again the moment a write lands in the word (nothing spins).
 
 import { cudaFabric, routeBetween, type CopyRoute, type CudaFabric } from "./cuda-fabric.js";
-import { EV_FLOW_START, EV_STEP, HINTS, Q_POLLING, type ExecState } from "./exec-state.js";
+import {
+  EV_ENGINE_SERVE,
+  EV_FLOW_START,
+  EV_STEP,
+  HINTS,
+  Q_POLLING,
+  type ExecState,
+} from "./exec-state.js";
 import { copyOperands, finish } from "./engine.js";
 import { streamCalls } from "./host.js";
 import { COPY, POLL_FUNC_CODES, STREAM_ORDERED, type PackedProgram } from "./program.js";
@@ -23,6 +40,10 @@ import type { CudaTarget } from "../target/cuda-target.js";
 import { holds } from "../target/poll.js";
 import { halfOf, read32, waitOn, wordAt } from "./words.js";
 import { recordPollSatisfied, recordPollStart } from "./trace/recorder.js";
+
+/** An engine's `serving` when it serves no queue, and when it takes one at this instant. */
+const IDLE = -1;
+const TAKING = -2;
 
 export interface CopyEngines {
   readonly fabric: CudaFabric;
@@ -33,7 +54,10 @@ export interface CopyEngines {
   readonly hostUs: number;
   /** Per region: when a write last landed in it (-Infinity: never; its value held from the start). */
   readonly landedAt: Float64Array;
-  /** Per engine: the queue it serves (-1: idle), and when it last finished and whose copy. */
+  /**
+   * Per engine: the queue it serves (-1: idle; TAKING: it takes one at this instant), and when it
+   * last finished and whose copy.
+   */
   readonly serving: Int32Array;
   readonly freeAt: Float64Array;
   readonly lastQueue: Int32Array;
@@ -44,9 +68,20 @@ export interface CopyEngines {
   readonly peer: Uint8Array;
   /** Routes by (src + 1) * (G + 1) + dst + 1 (GPU -1: host memory), each made once. */
   readonly routes: (CopyRoute | undefined)[];
+  /** Per queue: when its current copy asked for its engine, and its route's key (`routes`). */
+  readonly askedAt: Float64Array;
+  readonly routeOf: Int32Array;
+  /** The order draw's state (engineOrderRuns > 0), and how many times streams tied for an engine. */
+  readonly order: { seed: number; ties: number } | undefined;
 }
 
-export function createCopyEngines(p: PackedProgram, t: CudaTarget, regions: number): CopyEngines {
+/** `run`: which of the target's engineOrderRuns draws orders for tied streams (its seed). */
+export function createCopyEngines(
+  p: PackedProgram,
+  t: CudaTarget,
+  regions: number,
+  run = 0,
+): CopyEngines {
   const fabric = cudaFabric(t, p.gpus);
   const E = fabric.engines;
   return {
@@ -54,13 +89,16 @@ export function createCopyEngines(p: PackedProgram, t: CudaTarget, regions: numb
     T: t.timing,
     ...streamCalls(p, t.timing),
     landedAt: new Float64Array(regions).fill(-Infinity),
-    serving: new Int32Array(E).fill(-1),
+    serving: new Int32Array(E).fill(IDLE),
     freeAt: new Float64Array(E).fill(-1),
     lastQueue: new Int32Array(E).fill(-1),
     waiting: Array.from({ length: E }, () => []),
     engineOf: new Int32Array(p.queues.length).fill(-1),
     peer: new Uint8Array(p.queues.length),
     routes: new Array<CopyRoute | undefined>((p.gpus + 1) * (p.gpus + 1)).fill(undefined),
+    askedAt: new Float64Array(p.queues.length),
+    routeOf: new Int32Array(p.queues.length),
+    order: t.timing.engineOrderRuns > 0 ? { seed: mix32(run + 1), ties: 0 } : undefined,
   };
 }
 
@@ -81,8 +119,15 @@ export function startCopy(x: ExecState, q: number, e: number): boolean {
   const cu = x.cuda!;
   const engine = routeCopy(x, cu, q).engine;
   cu.engineOf[q] = engine;
+  cu.askedAt[q] = x.now;
   cu.waiting[engine]!.push(q);
-  if (cu.serving[engine]! < 0) serveNext(x, cu, engine);
+  if (cu.serving[engine] !== IDLE) return true;
+  if (cu.order === undefined) serveNext(x, cu, engine);
+  else {
+    // After the instant's other events: streams released with this one ask for the engine too.
+    cu.serving[engine] = TAKING;
+    x.heap.push(x.now, EV_ENGINE_SERVE, engine);
+  }
   return true;
 }
 
@@ -94,6 +139,7 @@ function routeCopy(x: ExecState, cu: CopyEngines, q: number): CopyRoute {
   const dst = x.bufferHost[run.buffer[1]!] === 1 ? -1 : run.gpu[1]!;
   const k = (src + 1) * (G + 1) + dst + 1;
   const route = (cu.routes[k] ??= routeBetween(cu.fabric, src, dst));
+  cu.routeOf[q] = k;
   const loads = x.runs[q]!.flow.loads;
   loads.length = 0;
   for (const l of route.loads) loads.push(l);
@@ -102,13 +148,12 @@ function routeCopy(x: ExecState, cu: CopyEngines, q: number): CopyRoute {
   return route;
 }
 
-/** The idle engine takes the waiting queue with the lowest index. */
-function serveNext(x: ExecState, cu: CopyEngines, engine: number): void {
+/** The idle engine takes the next waiting queue (nextWaiting). */
+export function serveNext(x: ExecState, cu: CopyEngines, engine: number): void {
   const waiting = cu.waiting[engine]!;
+  cu.serving[engine] = IDLE;
   if (waiting.length === 0) return;
-  let at = 0;
-  for (let k = 1; k < waiting.length; k++) if (waiting[k]! < waiting[at]!) at = k;
-  const q = waiting.splice(at, 1)[0]!;
+  const q = waiting.splice(nextWaiting(cu, waiting), 1)[0]!;
   cu.serving[engine] = q;
   const T = cu.T;
   const peer = cu.peer[q] === 1;
@@ -121,6 +166,44 @@ function serveNext(x: ExecState, cu: CopyEngines, engine: number): void {
       ? T.peerStartUs
       : T.copyStartUs;
   x.heap.push(x.now + startUp, EV_FLOW_START, q);
+}
+
+/**
+ * Where in `waiting` (queues in the order they asked) the engine's next queue is: the lowest
+ * index, or with an order draw the first to ask, a pseudo-random one of those that asked with it
+ * where their copies go different ways (the same way, e.g. one GPU's downloads, the order moves
+ * the same bytes over the same link: the first to ask, and no other runs needed).
+ */
+function nextWaiting(cu: CopyEngines, waiting: readonly number[]): number {
+  const order = cu.order;
+  if (order === undefined) {
+    let at = 0;
+    for (let k = 1; k < waiting.length; k++) if (waiting[k]! < waiting[at]!) at = k;
+    return at;
+  }
+  const first = waiting[0]!;
+  let tied = 1;
+  let ways = false;
+  for (; tied < waiting.length && cu.askedAt[waiting[tied]!] === cu.askedAt[first]; tied++)
+    ways ||= cu.routeOf[waiting[tied]!] !== cu.routeOf[first];
+  if (!ways) return 0;
+  order.ties++;
+  order.seed = nextSeed(order.seed);
+  return (order.seed >>> 0) % tied;
+}
+
+/** A run's seed: murmur3's finaliser, so that runs 1, 2, 3 ... draw unrelated sequences. */
+function mix32(h: number): number {
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return (h ^ (h >>> 16)) | 1;
+}
+
+/** xorshift32: the order draws' pseudo-random sequence (deterministic: one seed per run). */
+function nextSeed(s: number): number {
+  s ^= s << 13;
+  s ^= s >>> 17;
+  return s ^ (s << 5);
 }
 
 /**
@@ -145,7 +228,6 @@ export function copyDone(
     return;
   }
   const engine = cu.engineOf[q]!;
-  cu.serving[engine] = -1;
   cu.freeAt[engine] = x.now;
   cu.lastQueue[engine] = q;
   finish(x, q, x.now, span);

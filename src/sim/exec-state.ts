@@ -46,6 +46,7 @@ export const EV_WORD_WRITE = 3; // pending word write `arg` lands
 export const EV_POLL_CHECK = 4; // queue `arg`'s poll re-reads its word
 export const EV_DOORBELL = 5; // doorbell `arg` (host.ts) reaches its queue
 export const EV_EXT_SIGNAL = 6; // the producer raises external signal `arg` by one
+export const EV_ENGINE_SERVE = 7; // CUDA copy engine `arg` takes its next waiting stream
 
 // An engine's state (engine.ts has the transitions), as plain numbers: the event loop reads
 // them without a property load. (An enum is an object: V8 compiles a read of one of its members
@@ -265,6 +266,7 @@ export function createExecState(
     readonly record?: boolean | undefined;
     readonly maxRaces?: number | undefined;
     readonly syncTrace?: boolean | undefined;
+    readonly engineOrderRun?: number | undefined;
   },
 ): ExecState {
   const C = p.cmds;
@@ -275,7 +277,7 @@ export function createExecState(
   const R = mem.starts.length;
   const HBM = G * G;
   const PCIE = G * G + G;
-  const cuda = model.cuda && createCopyEngines(p, model.cuda, R);
+  const cuda = model.cuda && createCopyEngines(p, model.cuda, R, opts.engineOrderRun);
   // (A CUDA target's flows load the resources of its fabric: cuda-fabric.ts.)
   const capacity = cuda ? cuda.fabric.capacity : sdmaCapacity(model, G);
   // (From the program's named regions, the memory map's BUFFER regions: a branch for them in the

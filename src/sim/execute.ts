@@ -42,9 +42,11 @@ import type { ProvenanceState } from "../ir/provenance.js";
 import type { Snapshot } from "../forensics/snapshot.js";
 import { snapshotOf } from "./snapshot.js";
 import { dataDone, doorbell, fetch, pollCheck, pollTimeout } from "./engine.js";
+import { serveNext } from "./copy-engines.js";
 import {
   createExecState,
   EV_DOORBELL,
+  EV_ENGINE_SERVE,
   EV_EXT_SIGNAL,
   EV_FLOW_DONE,
   EV_FLOW_START,
@@ -101,6 +103,8 @@ export interface ExecOptions {
   readonly maxRaces?: number | undefined;
   /** Record the sync trace (semantics.ts): for the fuzzers' equivalence oracle. */
   readonly syncTrace?: boolean | undefined;
+  /** A CUDA target's run of its engineOrderRuns (copy-engines.ts: the seed of its order draws). */
+  readonly engineOrderRun?: number | undefined;
   /**
    * Progress (cli/progress.ts): called with the packets executed so far and the program's total
    * every PROGRESS_EVENTS events. The event loop pays nothing for it per event (see runEvents).
@@ -207,6 +211,8 @@ export interface ExecResult {
   readonly syncTrace: SyncTrace | undefined;
   /** A deadlock or the watchdog ended the run: what a host could read then (sim --snapshot). */
   readonly snapshot: Snapshot | undefined;
+  /** A CUDA run with order draws: how many times streams tied for an engine (copy-engines.ts). */
+  readonly engineTies: number;
 }
 
 const MAX_EVENTS = 200_000_000;
@@ -267,6 +273,7 @@ export function execute(program: SimProgram, opts: ExecOptions): ExecResult {
     timeline: x.timeline,
     syncTrace: checked.syncTrace,
     snapshot,
+    engineTies: x.cuda?.order?.ties ?? 0,
   };
 }
 
@@ -436,6 +443,9 @@ function dispatch(
       return;
     case EV_EXT_SIGNAL:
       producerTick(x, producer, arg);
+      return;
+    case EV_ENGINE_SERVE:
+      serveNext(x, x.cuda!, arg);
       return;
     default:
       throw new Error(`unknown event kind ${k}`);

@@ -32,6 +32,7 @@ import {
 } from "./execute.js";
 import type { SyncTrace } from "./semantics.js";
 import { cudaModel, cudaPart, readMachineModel, type MachineModel } from "./model.js";
+import { medianOrderRun } from "./cuda-time.js";
 import {
   validateManifest,
   validateManifestInputs,
@@ -235,6 +236,9 @@ function simulateCuda(
     ...opts,
     model,
     finalCheck: module && ((prov, p, where) => finalStateProblems(module, prov, p, where)),
+    // The run of the engine's orders whose time the prediction is (program.json's predictedUs).
+    engineOrderRun:
+      cudaTarget.timing.engineOrderRuns > 0 ? medianOrderRun(input.cuda, cudaTarget)?.run : 0,
   });
   const result = resultOf(ex, program, model, module, opts);
   return {

@@ -45,6 +45,10 @@ export const CUDA_TIMING: Readonly<
   },
   flagUs: { doc: "write-value after the stream's last command until the host sees the word" },
   waitReleaseUs: { doc: "host store of a word until a stream waiting on it (wait-value) moves on" },
+  engineOrderRuns: {
+    doc: "runs a program's time is the median of where streams of one GPU ask for its copy engine at the same instant, each serving them in another pseudo-random order (a whole number; 0: one run, the lowest stream index first)",
+    absent: 0,
+  },
 };
 
 export type CudaTimingName =
@@ -59,7 +63,8 @@ export type CudaTimingName =
   | "peerNextUs"
   | "batchItemUs"
   | "flagUs"
-  | "waitReleaseUs";
+  | "waitReleaseUs"
+  | "engineOrderRuns";
 
 /** The constants a CUDA target file must give (the others have an `absent` stand-in). */
 export const CUDA_TIMING_REQUIRED = Object.keys(CUDA_TIMING).filter(
@@ -171,6 +176,8 @@ export function parseCudaTarget(json: Record<string, unknown>, where: string): T
     if (range) fail(`'timing.${name}.fit' ${range}`);
     values[name] = e!["value"] as number;
   }
+  if (!Number.isInteger(values.engineOrderRuns ?? 0))
+    fail("'timing.engineOrderRuns.value' must be a whole number of runs");
   const absent = (Object.keys(CUDA_TIMING) as CudaTimingName[]).filter(
     (name) => values[name] === undefined,
   );

@@ -97,17 +97,18 @@ describe("NVSwitch ingress contention", () => {
     expect(asc / rot).toBeCloseTo(1, 1);
   });
 
-  it("one stream per peer does not help: the peer engine serves the streams in stream order", () => {
-    // pcpy+pl in rotated order (streams = destination ranks) measured 976 us at 256 MiB, near
-    // the ascending order's 1036-1039, not the rotated 533-539.
+  it("one stream per peer does not reach the rotated time: the engine serves one stream at a time", () => {
+    // pcpy+pl in rotated order (streams = destination ranks) measured 976 us at 256 MiB, in
+    // ascending order 789-1058 (4x H200, 4x H100), between the rotated 533-539 and the ascending
+    // 1036-1039: the engine's order among the streams changes (copy-engine-orders.test.ts).
     const pcpyRot = makeSourceFile(
       "all_gather_pcpy_rot.dmac",
       rotated.text.replace(" on sdma(engine)", "").replace(", engine: int = 0", ""),
     );
     const asc = time(compiled(ascending, words, t), t);
     const pcpy = time(compiled(pcpyRot, "-O0 --prelaunch --size-define chunk/4", t), t);
-    expect(pcpy / asc).toBeGreaterThan(0.85);
-    expect(pcpy / asc).toBeLessThan(1.1);
+    expect(pcpy / asc).toBeGreaterThan(0.75);
+    expect(pcpy / asc).toBeLessThan(0.95);
   });
 
   it("the -O2 cost model sees it (the builtin h200 has the switch)", () => {
