@@ -19,32 +19,53 @@ interface Ranges {
 
 /** True when the module's ops write disjoint bytes and read none of the written ones. */
 export function writesDisjoint(m: IrModule): boolean {
-  const t = m.ops;
-  const n = t.count;
-  const B = m.buffers.length;
-  const keys = m.ranks * B;
-  const nWrites = new Int32Array(keys);
-  const nReads = new Int32Array(keys);
-  // Each key's last write and last read, [lo, hi) at 2k, 2k + 1: an access that overlaps one of
-  // them is a certain conflict, found before any sorting (where most modules with edges stop).
-  const lastW = new Float64Array(2 * keys);
-  const lastR = new Float64Array(2 * keys);
-  // Keys whose writes (reads) came with starts and ends in ascending order: sorted already.
-  const unsortedW = new Uint8Array(keys);
-  const unsortedR = new Uint8Array(keys);
-  const access = (write: boolean, key: number, lo: number, hi: number): boolean => {
-    const at = 2 * key;
-    if (lo < lastW[at + 1]! && lastW[at]! < hi) return false;
-    if (write && lo < lastR[at + 1]! && lastR[at]! < hi) return false;
-    const last = write ? lastW : lastR;
-    if (lo < last[at]! || hi < last[at + 1]!) (write ? unsortedW : unsortedR)[key] = 1;
-    last[at] = lo;
-    last[at + 1] = hi;
-    (write ? nWrites : nReads)[key]!++;
-    return true;
+  const keys = m.ranks * m.buffers.length;
+  const seen: Seen = {
+    nWrites: new Int32Array(keys),
+    nReads: new Int32Array(keys),
+    lastW: new Float64Array(2 * keys),
+    lastR: new Float64Array(2 * keys),
+    unsortedW: new Uint8Array(keys),
+    unsortedR: new Uint8Array(keys),
   };
-  // Count each key's accesses (and refuse what the test does not cover).
-  for (let i = 0; i < n; i++) {
+  if (!countAccesses(m, seen)) return false;
+  const writes = ranges(seen.nWrites, keys);
+  const reads = ranges(seen.nReads, keys);
+  placeAccesses(m, writes, reads);
+  for (let k = 0; k < keys; k++) {
+    if (seen.unsortedW[k] === 1) sort(writes, k);
+    if (!disjoint(writes, k)) return false;
+    if (seen.unsortedR[k] === 1) sort(reads, k);
+    if (!untouched(writes, reads, k)) return false;
+  }
+  return true;
+}
+
+// (Each loop below is a function of its own with nothing after it but a return: V8 compiles a
+// long loop while it runs, and code after it that has not run yet would be compiled without
+// type feedback, to be left again as soon as the loop ends.)
+
+/** What countAccesses learns of each (rank, buffer) key. */
+interface Seen {
+  readonly nWrites: Int32Array;
+  readonly nReads: Int32Array;
+  /** The key's last write and last read, [lo, hi) at 2k, 2k + 1. */
+  readonly lastW: Float64Array;
+  readonly lastR: Float64Array;
+  /** 1 where the key's writes (reads) did not come with starts and ends in ascending order. */
+  readonly unsortedW: Uint8Array;
+  readonly unsortedR: Uint8Array;
+}
+
+/**
+ * Counts each key's accesses; false for an op the test does not cover, or an access that
+ * overlaps its key's last write (or, for a write, last read): a certain conflict, found before
+ * any sorting (where most modules with edges stop, at their first one).
+ */
+function countAccesses(m: IrModule, seen: Seen): boolean {
+  const t = m.ops;
+  const B = m.buffers.length;
+  for (let i = 0; i < t.count; i++) {
     const kind = t.kind[i]!;
     // (A swap reads what it writes; waits and notifies order through signals.)
     if ((kind !== K_COPY && kind !== K_BCAST && kind !== K_FILL) || t.guard[i]! >= 0) return false;
@@ -52,20 +73,39 @@ export function writesDisjoint(m: IrModule): boolean {
     if (len <= 0) continue;
     if (kind !== K_FILL) {
       const src = t.srcOff[i]!;
-      if (!access(false, t.srcRank[i]! * B + t.srcBuf[i]!, src, src + len)) return false;
+      if (!access(seen, false, t.srcRank[i]! * B + t.srcBuf[i]!, src, src + len)) return false;
     }
     const dst = t.dstOff[i]!;
-    if (!access(true, t.dstRank[i]! * B + t.dstBuf[i]!, dst, dst + len)) return false;
+    if (!access(seen, true, t.dstRank[i]! * B + t.dstBuf[i]!, dst, dst + len)) return false;
     if (kind === K_BCAST) {
       const dst2 = t.dst2Off[i]!;
-      if (!access(true, t.dst2Rank[i]! * B + t.dst2Buf[i]!, dst2, dst2 + len)) return false;
+      if (!access(seen, true, t.dst2Rank[i]! * B + t.dst2Buf[i]!, dst2, dst2 + len)) return false;
     }
   }
-  const writes = ranges(nWrites, keys);
-  const reads = ranges(nReads, keys);
-  const wAt = writes.at.slice(0, keys);
-  const rAt = reads.at.slice(0, keys);
-  for (let i = 0; i < n; i++) {
+  return true;
+}
+
+/** One access of countAccesses; false on a certain conflict. */
+function access(seen: Seen, write: boolean, key: number, lo: number, hi: number): boolean {
+  const { lastW, lastR } = seen;
+  const at = 2 * key;
+  if (lo < lastW[at + 1]! && lastW[at]! < hi) return false;
+  if (write && lo < lastR[at + 1]! && lastR[at]! < hi) return false;
+  const last = write ? lastW : lastR;
+  if (lo < last[at]! || hi < last[at + 1]!) (write ? seen.unsortedW : seen.unsortedR)[key] = 1;
+  last[at] = lo;
+  last[at + 1] = hi;
+  (write ? seen.nWrites : seen.nReads)[key]!++;
+  return true;
+}
+
+/** Every access into its key's part of `writes` or `reads`, in program order. */
+function placeAccesses(m: IrModule, writes: Ranges, reads: Ranges): void {
+  const t = m.ops;
+  const B = m.buffers.length;
+  const wAt = writes.at.slice();
+  const rAt = reads.at.slice();
+  for (let i = 0; i < t.count; i++) {
     const len = t.len[i]!;
     if (len <= 0) continue;
     const kind = t.kind[i]!;
@@ -73,13 +113,6 @@ export function writesDisjoint(m: IrModule): boolean {
     put(writes, wAt, t.dstRank[i]! * B + t.dstBuf[i]!, t.dstOff[i]!, len);
     if (kind === K_BCAST) put(writes, wAt, t.dst2Rank[i]! * B + t.dst2Buf[i]!, t.dst2Off[i]!, len);
   }
-  for (let k = 0; k < keys; k++) {
-    if (unsortedW[k] === 1) sort(writes, k);
-    if (!disjoint(writes, k)) return false;
-    if (unsortedR[k] === 1) sort(reads, k);
-    if (!untouched(writes, reads, k)) return false;
-  }
-  return true;
 }
 
 /** Room for counts[k] ranges of each key k. */
