@@ -7,7 +7,7 @@
 //
 // bin/ is CommonJS (bin/package.json): Node starts a CommonJS entry point without its ES module
 // loader, and the node:fs and node:vm it needs without their ES module facades (the facade of
-// node:fs loads its streams): `dmac --version` ~10 ms sooner (docs/performance.md).
+// node:fs loads its streams): `dmac --version` ~15 ms sooner (docs/performance.md).
 "use strict";
 const { bundleIsCurrent, readCodeCache, runBundle } = require("./load-bundle.js");
 
