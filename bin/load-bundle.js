@@ -7,30 +7,32 @@
 // wrapped here and nowhere else: scripts/bundle.mjs makes the cache through runBundle() too.
 // V8 rejects a cache made by another V8 version or with other V8 flags
 // (`script.cachedDataRejected`); the script is then compiled as usual, a little slower.
+//
+// CommonJS, as bin/dmac.js (bin/package.json): see there.
 
-import { readFileSync, statSync } from "node:fs";
-import { createRequire } from "node:module";
-import { dirname } from "node:path";
-import { fileURLToPath } from "node:url";
-import { Script } from "node:vm";
+"use strict";
+const { readFileSync, statSync } = require("node:fs");
+const { createRequire } = require("node:module");
+const { dirname, join } = require("node:path");
+const { Script } = require("node:vm");
 
-export const BUNDLE = fileURLToPath(new URL("../dist/bundle/dmac.cjs", import.meta.url));
-export const CODE_CACHE = `${BUNDLE}.cache`;
+const BUNDLE = join(__dirname, "../dist/bundle/dmac.cjs");
+const CODE_CACHE = `${BUNDLE}.cache`;
 /** A file that `tsc` rewrites on every build: a bundle older than it is stale. */
-const TSC_OUTPUT = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
+const TSC_OUTPUT = join(__dirname, "../dist/cli/main.js");
 
 /**
  * Whether there is a bundle built from the current dist/: `npm run build` makes both, in that
  * order; a tsc-only build (or a checkout without the bundle) runs dist/ as compiled.
  */
-export function bundleIsCurrent() {
+function bundleIsCurrent() {
   const bundle = statSync(BUNDLE, { throwIfNoEntry: false });
   const tsc = statSync(TSC_OUTPUT, { throwIfNoEntry: false });
   return bundle !== undefined && (tsc === undefined || bundle.mtimeMs >= tsc.mtimeMs);
 }
 
 /** The code cache's bytes, or undefined when there is none. */
-export function readCodeCache() {
+function readCodeCache() {
   try {
     return readFileSync(CODE_CACHE);
   } catch {
@@ -42,7 +44,7 @@ export function readCodeCache() {
  * Compiles and runs the bundle (with `cachedData` when given) as Node runs a CommonJS module;
  * returns its exports (`main`, `installOutputErrorHandlers`) and the compiled script.
  */
-export function runBundle(cachedData) {
+function runBundle(cachedData) {
   // The bundle is ASCII (esbuild escapes the rest), so latin1 reads it unchanged, and faster.
   const source = readFileSync(BUNDLE, "latin1");
   const script = new Script(
@@ -53,3 +55,9 @@ export function runBundle(cachedData) {
   script.runInThisContext()(module.exports, createRequire(BUNDLE), module, BUNDLE, dirname(BUNDLE));
   return { cli: module.exports, script };
 }
+
+exports.BUNDLE = BUNDLE;
+exports.CODE_CACHE = CODE_CACHE;
+exports.bundleIsCurrent = bundleIsCurrent;
+exports.readCodeCache = readCodeCache;
+exports.runBundle = runBundle;

@@ -9,7 +9,7 @@ import { diag, sortDiagnostics, type Diagnostic } from "../diagnostics/diagnosti
 import { makeSourceFile, type SourceFile, type Span } from "../source/source-file.js";
 import { cstToExpr, cstToProgram } from "./cst-to-ast.js";
 import { lex, type LexResult } from "./lexer.js";
-import { theParser } from "./parser.js";
+import { recoveringParser, theParser, type DmacParser } from "./parser.js";
 import { KEYWORDS, PUNCTUATION } from "./tokens.js";
 import { formatSizeExact } from "../util/format-size.js";
 import { syntaxDiagnostics } from "./syntax-errors.js";
@@ -39,15 +39,9 @@ export function parseSource(
   if (front.kind === "stop")
     return { program: empty, diagnostics: sortDiagnostics(front.diagnostics) };
 
-  const parser = theParser();
-  parser.input = front.lexed.tokens;
-  const cst = parser.program();
-  const diagnostics = [
-    ...front.lexed.diagnostics,
-    ...syntaxDiagnostics(file, front.lexed, parser.errors),
-  ];
+  const { cst, errors } = parseTokens(front.lexed.tokens, (p) => p.program());
+  const diagnostics = [...front.lexed.diagnostics, ...syntaxDiagnostics(file, front.lexed, errors)];
   const converted = cstToProgram(file, cst, front.lexed.docComments);
-  parser.input = []; // release the token vector
   const chain = tooLongChain(file, converted.program, nestingLimit(opts));
   if (chain !== undefined) return { program: empty, diagnostics: [chain] };
   return {
@@ -73,15 +67,9 @@ export function parseExpression(file: SourceFile): {
   const front = lexWithLimits(file, {});
   if (front.kind === "stop")
     return { expr: undefined, diagnostics: sortDiagnostics(front.diagnostics) };
-  const parser = theParser();
-  parser.input = front.lexed.tokens;
-  const cst = parser.expressionOnly();
-  const diagnostics = [
-    ...front.lexed.diagnostics,
-    ...syntaxDiagnostics(file, front.lexed, parser.errors),
-  ];
+  const { cst, errors } = parseTokens(front.lexed.tokens, (p) => p.expressionOnly());
+  const diagnostics = [...front.lexed.diagnostics, ...syntaxDiagnostics(file, front.lexed, errors)];
   const converted = cstToExpr(file, cst);
-  parser.input = [];
   const chain = tooLongChain(file, converted.expr, DEFAULT_MAX_NESTING);
   if (chain !== undefined) return { expr: undefined, diagnostics: [chain] };
   const all = sortDiagnostics([...diagnostics, ...converted.diagnostics]);
@@ -90,6 +78,28 @@ export function parseExpression(file: SourceFile): {
     expr: all.some((d) => d.severity === "error") ? undefined : converted.expr,
     diagnostics: all,
   };
+}
+
+/**
+ * `rule` over `tokens` by theParser(), and once more by the recovering parser when that finds a
+ * syntax error (which then reports every broken statement, not only the first).
+ */
+function parseTokens<T>(
+  tokens: IToken[],
+  rule: (p: DmacParser) => T,
+): { cst: T; errors: DmacParser["errors"] } {
+  let parser = theParser();
+  parser.input = tokens;
+  let cst = rule(parser);
+  if (parser.errors.length > 0) {
+    parser.input = [];
+    parser = recoveringParser();
+    parser.input = tokens;
+    cst = rule(parser);
+  }
+  const errors = [...parser.errors];
+  parser.input = []; // release the token vector (and the errors)
+  return { cst, errors };
 }
 
 // ---- limits ------------------------------------------------------------------------------------

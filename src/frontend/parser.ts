@@ -58,9 +58,9 @@ class DmacParser extends CstParser {
    * only find mistakes in this file's grammar, never in user input, and cost ~20 ms of every
    * `dmac` start; the process-wide parser skips them and a test (test/unit/perf/startup.test.ts)
    * builds a validating one, so a broken grammar still fails CI. */
-  constructor(validate = false) {
+  constructor(validate = false, recover = true) {
     super(ALL_TOKENS as TokenType[], {
-      recoveryEnabled: true,
+      recoveryEnabled: recover,
       maxLookahead: 3,
       errorMessageProvider,
       skipValidations: !validate,
@@ -464,12 +464,21 @@ class DmacParser extends CstParser {
 }
 
 let instance: DmacParser | undefined;
+let recovering: DmacParser | undefined;
 
 /** The process-wide parser, built on first use (the grammar's self-analysis is ~10 ms of start-up,
  * which commands that read no source need not pay). Not re-entrant: parse one input at a time
- * (parsing is synchronous). */
+ * (parsing is synchronous). It stops at the first syntax error: chevrotain computes the re-sync
+ * sets that recovery needs (~6 ms of the self-analysis) only for a recovering parser, and a
+ * source without syntax errors parses the same by both. */
 export function theParser(): DmacParser {
-  return (instance ??= new DmacParser());
+  return (instance ??= new DmacParser(false, false));
+}
+
+/** The parser that recovers from a syntax error and goes on, to report every broken statement
+ * (parse.ts re-parses with it a source in which theParser() found an error), built on first use. */
+export function recoveringParser(): DmacParser {
+  return (recovering ??= new DmacParser(false, true));
 }
 
 /** A parser built with every grammar validation on; throws if the grammar is broken (tests). */

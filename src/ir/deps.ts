@@ -34,6 +34,7 @@ import {
   type IntIntervalMap,
 } from "./int-interval-map.js";
 import { ReadSet } from "./read-set.js";
+import { writesDisjoint } from "./disjoint-writes.js";
 
 /** What dependency inference knows of one (rank, buffer). */
 interface Access {
@@ -279,6 +280,9 @@ function edgesWithin(
 ): { edges: IrEdges } | { over: number; edges: number } {
   const t = m.ops;
   const n = t.count;
+  // Ops that share no written byte (and wait for no signal) have no edge at all.
+  if (writesDisjoint(m))
+    return { edges: { predStart: new Int32Array(n + 1), predIdx: new Int32Array(0) } };
   const d = memoryDeps(m);
 
   // Notify bookkeeping, only when the module has notifies.

@@ -102,16 +102,21 @@ export function countDataPackets(
   const maxCopy = opts.maxCopyBytes ?? target.limits.maxCopyBytes;
   const maxFill = target.limits.maxFillBytes;
   const swapMax = Math.max(64, Math.floor(Math.min(maxCopy, SWAP_MAX_BYTES) / 64) * 64);
+  // (The result is made before the loop: see emitCommands.)
+  const r: { packets: number; over: number | undefined } = { packets: 0, over: undefined };
   let packets = 0;
   for (let i = 0; i < t.count; i++) {
     const kind = t.kind[i]!;
     if (!isData(kind)) continue;
     const len = t.len[i]!;
     const per = kind === K_SWAP ? swapMax : kind === K_FILL ? maxFill : maxCopy;
-    packets += Math.max(1, Math.ceil(len / per));
-    if (packets > limit) return { packets, over: i };
+    r.packets = packets += Math.max(1, Math.ceil(len / per));
+    if (packets > limit) {
+      r.over = i;
+      return r;
+    }
   }
-  return { packets, over: undefined };
+  return r;
 }
 
 /** Step 1: the queue key of every data op and notify (-1: not placed), and each notify's cover. */
@@ -130,6 +135,7 @@ function placeOps(
   const lastWriter = new Int32Array(m.ranks * keySpace).fill(-1);
   const notifyCover: number[][] = []; // per notify (by order of appearance): ops it must follow
   const notifyIndex = new Int32Array(n).fill(-1);
+  const placed = { key, notifyIndex, notifyCover }; // (before the loop: see emitCommands)
   for (let i = 0; i < n; i++) {
     const kind = t.kind[i]!;
     if (isData(kind)) {
@@ -154,15 +160,15 @@ function placeOps(
       // The notify's own queue now holds a command ordered after every covered op.
     }
   }
-  return { key, notifyIndex, notifyCover };
+  return placed;
 }
 
 /** Step 2: queue indices, sorted by (gpu, engine) = by key; queueOf[op] (-1: not placed). */
 function numberQueues(key: Int32Array, keySpace: number): { keys: number[]; queueOf: Int32Array } {
-  // (Loops over typed arrays rather than Array.from, filter, Map or Set: this runs per op.)
-  const n = key.length;
+  // (Loops over typed arrays rather than Array.from, filter, Map or Set: this runs per op. The
+  // loops over the ops are functions of their own: see emitCommands.)
   const used = new Uint8Array(keySpace);
-  for (let i = 0; i < n; i++) if (key[i]! >= 0) used[key[i]!] = 1;
+  markUsed(key, used);
   const keys: number[] = [];
   const queueOfKey = new Int32Array(keySpace).fill(-1);
   for (let k = 0; k < keySpace; k++)
@@ -170,9 +176,17 @@ function numberQueues(key: Int32Array, keySpace: number): { keys: number[]; queu
       queueOfKey[k] = keys.length;
       keys.push(k);
     }
-  const queueOf = new Int32Array(n).fill(-1);
-  for (let i = 0; i < n; i++) if (key[i]! >= 0) queueOf[i] = queueOfKey[key[i]!]!;
+  const queueOf = new Int32Array(key.length).fill(-1);
+  mapKeys(key, queueOfKey, queueOf);
   return { keys, queueOf };
+}
+
+function markUsed(key: Int32Array, used: Uint8Array): void {
+  for (let i = 0; i < key.length; i++) if (key[i]! >= 0) used[key[i]!] = 1;
+}
+
+function mapKeys(key: Int32Array, queueOfKey: Int32Array, queueOf: Int32Array): void {
+  for (let i = 0; i < key.length; i++) if (key[i]! >= 0) queueOf[i] = queueOfKey[key[i]!]!;
 }
 
 const NO_OPS: readonly number[] = [];
@@ -221,19 +235,20 @@ function placedPreds(
   const n = m.ops.count;
   const edges = m.edges!;
   const start = new Int32Array(n + 1);
-  let idx = new Int32Array(Math.max(16, edges.predIdx.length));
+  // (The result is made before the loop, and start[n] is written in it: see emitCommands.)
+  const out = { start, idx: new Int32Array(Math.max(16, edges.predIdx.length)) };
   let len = 0;
   const push = (p: number): void => {
-    if (len === idx.length) {
-      const grown = new Int32Array(idx.length * 2);
-      grown.set(idx);
-      idx = grown;
+    if (len === out.idx.length) {
+      const grown = new Int32Array(out.idx.length * 2);
+      grown.set(out.idx);
+      out.idx = grown;
     }
-    idx[len++] = p;
+    out.idx[len++] = p;
   };
-  for (let i = 0; i < n; i++) {
+  for (let i = 0; i <= n; i++) {
     start[i] = len;
-    if (queueOf[i]! < 0) continue;
+    if (i === n || queueOf[i]! < 0) continue;
     const ni = notifyIndex[i]!;
     if (ni >= 0) for (const p of notifyCover[ni]!) push(p);
     const chain = waitChain(m, i);
@@ -245,8 +260,7 @@ function placedPreds(
       }
     }
   }
-  start[n] = len;
-  return { start, idx };
+  return out;
 }
 
 /**
@@ -341,17 +355,7 @@ function emitCommands(
     return 0;
   };
 
-  // Each queue's table sized from a close estimate of its commands (see CmdBuilder.done).
-  const expected = new Float64Array(Q);
-  for (let i = 0; i < n; i++) {
-    const q = queueOf[i]!;
-    if (q < 0) continue;
-    const kind = t.kind[i]!;
-    const per = kind === K_SWAP ? swapMax : kind === K_FILL ? maxFill : maxCopy;
-    const pieces = isData(kind) ? Math.max(1, Math.ceil(t.len[i]! / per)) + 1 : 1;
-    const polls = Math.min(pp.start[i + 1]! - pp.start[i]!, 3);
-    expected[q]! += pieces + polls + need.start[i + 1]! - need.start[i]!;
-  }
+  const expected = expectedCommands(m, Q, plan, split);
   const out: CmdBuilder[] = Array.from({ length: Q }, (_, q) => new CmdBuilder(expected[q]! + 8));
   const lists = new ListsBuilder(undefined, 2 * n);
   const syncWords: SyncWord[] = [];
@@ -380,89 +384,96 @@ function emitCommands(
     }
     return w;
   };
-  for (let i = 0; i < n; i++) {
-    const q = queueOf[i]!;
-    if (q < 0) continue;
-    const b = out[q]!;
-    const kind = t.kind[i]!;
-    // One op list per op, shared by all of its commands (one source-map entry).
-    const ops = lists.one(i);
+  // The loops over the ops (here and in the steps above) are functions of their own, with
+  // nothing after the loop: V8 compiles a long loop while it runs (on-stack replacement), before
+  // the code after it has run, and that code, compiled without type feedback, sends execution
+  // back to the interpreter as soon as the loop ends (docs/performance.md).
+  const run = (): void => {
+    for (let i = 0; i < n; i++) {
+      const q = queueOf[i]!;
+      if (q < 0) continue;
+      const b = out[q]!;
+      const kind = t.kind[i]!;
+      // One op list per op, shared by all of its commands (one source-map entry).
+      const ops = lists.one(i);
 
-    // Waits (`when`), once per (wait, queue).
-    const waits = waitChain(m, i);
-    for (let x = 0; x < waits.length; x++) {
-      const w = waits[x]!;
-      const k = w * Q + q;
-      if (polledWait.has(k)) continue;
-      polledWait.add(k);
-      const f = flagPoll(m, w);
-      b.poll(
-        SPACE.signal,
-        t.signal[w]!,
-        t.sigRank[w]!,
-        f.func,
-        f.value,
-        f.mask,
-        "wait",
-        lists.one(w),
-      );
-    }
-
-    // Dependencies: the value to wait for per producer queue (pollQueue/pollValue, reused
-    // scratch arrays kept sorted by queue; an op has few producers).
-    if (pollQueue.length > 0) {
-      // (Setting a length is a call into the runtime: most ops have nothing to clear.)
-      pollQueue.length = 0;
-      pollValue.length = 0;
-    }
-    let needBarrier = false;
-    for (let e = pp.start[i]!; e < pp.start[i + 1]!; e++) {
-      const p = pp.idx[e]!;
-      const qp = queueOf[p]!;
-      if (qp === q) {
-        if (kind !== K_NOTIFY && lastBarrier[q]! < endPos[p]!) needBarrier = true;
-        continue;
+      // Waits (`when`), once per (wait, queue).
+      const waits = waitChain(m, i);
+      for (let x = 0; x < waits.length; x++) {
+        const w = waits[x]!;
+        const k = w * Q + q;
+        if (polledWait.has(k)) continue;
+        polledWait.add(k);
+        const f = flagPoll(m, w);
+        b.poll(
+          SPACE.signal,
+          t.signal[w]!,
+          t.sigRank[w]!,
+          f.func,
+          f.value,
+          f.mask,
+          "wait",
+          lists.one(w),
+        );
       }
-      const v = signalledValue(p, q);
-      if (v === 0) throw new InternalError(`op ${p} has no progress signal for queue ${q}`);
-      let j = 0;
-      while (j < pollQueue.length && pollQueue[j]! < qp) j++;
-      if (pollQueue[j] === qp) pollValue[j] = Math.max(pollValue[j]!, v);
-      else {
-        pollQueue.splice(j, 0, qp);
-        pollValue.splice(j, 0, v);
-      }
-    }
-    for (let j = 0; j < pollQueue.length; j++) {
-      const w = getProgressWord(pollQueue[j]!, q);
-      b.poll(SPACE.sync, w, 0, FUNC_GE, pollValue[j]!, MASK_ALL, "dep", ops);
-    }
-    if (needBarrier) {
-      let w = barrierWord[q]!;
-      if (w < 0) {
-        w = barrierWord[q] = syncWords.length;
-        syncWords.push({ kind: "barrier", gpu: Math.floor(keys[q]! / engines), queue: q });
-        wordValue.push(0);
-      }
-      const v = ++wordValue[w]!;
-      b.signal(SPACE.sync, w, 0, "fence", v, "barrier", ops);
-      lastBarrier[q] = b.length;
-      b.poll(SPACE.sync, w, 0, FUNC_EQ, v, MASK_ALL, "barrier", ops);
-    }
 
-    // The op itself.
-    writeOp(b, m, i, ops, split);
-    if (isData(kind)) b.completion(completionSlots++, ops);
+      // Dependencies: the value to wait for per producer queue (pollQueue/pollValue, reused
+      // scratch arrays kept sorted by queue; an op has few producers).
+      if (pollQueue.length > 0) {
+        // (Setting a length is a call into the runtime: most ops have nothing to clear.)
+        pollQueue.length = 0;
+        pollValue.length = 0;
+      }
+      let needBarrier = false;
+      for (let e = pp.start[i]!; e < pp.start[i + 1]!; e++) {
+        const p = pp.idx[e]!;
+        const qp = queueOf[p]!;
+        if (qp === q) {
+          if (kind !== K_NOTIFY && lastBarrier[q]! < endPos[p]!) needBarrier = true;
+          continue;
+        }
+        const v = signalledValue(p, q);
+        if (v === 0) throw new InternalError(`op ${p} has no progress signal for queue ${q}`);
+        let j = 0;
+        while (j < pollQueue.length && pollQueue[j]! < qp) j++;
+        if (pollQueue[j] === qp) pollValue[j] = Math.max(pollValue[j]!, v);
+        else {
+          pollQueue.splice(j, 0, qp);
+          pollValue.splice(j, 0, v);
+        }
+      }
+      for (let j = 0; j < pollQueue.length; j++) {
+        const w = getProgressWord(pollQueue[j]!, q);
+        b.poll(SPACE.sync, w, 0, FUNC_GE, pollValue[j]!, MASK_ALL, "dep", ops);
+      }
+      if (needBarrier) {
+        let w = barrierWord[q]!;
+        if (w < 0) {
+          w = barrierWord[q] = syncWords.length;
+          syncWords.push({ kind: "barrier", gpu: Math.floor(keys[q]! / engines), queue: q });
+          wordValue.push(0);
+        }
+        const v = ++wordValue[w]!;
+        b.signal(SPACE.sync, w, 0, "fence", v, "barrier", ops);
+        lastBarrier[q] = b.length;
+        b.poll(SPACE.sync, w, 0, FUNC_EQ, v, MASK_ALL, "barrier", ops);
+      }
 
-    // Progress signals for consumers on other queues.
-    for (let e = need.start[i]!; e < need.start[i + 1]!; e++) {
-      const w = getProgressWord(q, need.idx[e]!);
-      const v = ++wordValue[w]!;
-      needValue[e] = v;
-      b.signal(SPACE.sync, w, 0, "fence", v, "dep", ops);
+      // The op itself.
+      writeOp(b, m, i, ops, split);
+      if (isData(kind)) b.completion(completionSlots++, ops);
+
+      // Progress signals for consumers on other queues.
+      for (let e = need.start[i]!; e < need.start[i + 1]!; e++) {
+        const w = getProgressWord(q, need.idx[e]!);
+        const v = ++wordValue[w]!;
+        needValue[e] = v;
+        b.signal(SPACE.sync, w, 0, "fence", v, "dep", ops);
+      }
+      endPos[i] = b.length;
     }
-    endPos[i] = b.length;
-  }
+  };
+  run();
 
   const queues: Queue[] = keys.map((k, qi) => ({
     gpu: Math.floor(k / engines),
@@ -479,6 +490,32 @@ function emitCommands(
     trigger: null,
     lists: lists.done(),
   };
+}
+
+/** Each queue's table sized from a close estimate of its commands (see CmdBuilder.done). */
+function expectedCommands(
+  m: IrModule,
+  Q: number,
+  plan: {
+    queueOf: Int32Array;
+    pp: { start: Int32Array; idx: Int32Array };
+    need: { start: Int32Array; idx: Int32Array };
+  },
+  { maxCopy, swapMax, maxFill }: SplitLimits,
+): Float64Array {
+  const t = m.ops;
+  const { queueOf, pp, need } = plan;
+  const expected = new Float64Array(Q);
+  for (let i = 0; i < t.count; i++) {
+    const q = queueOf[i]!;
+    if (q < 0) continue;
+    const kind = t.kind[i]!;
+    const per = kind === K_SWAP ? swapMax : kind === K_FILL ? maxFill : maxCopy;
+    const pieces = isData(kind) ? Math.max(1, Math.ceil(t.len[i]! / per)) + 1 : 1;
+    const polls = Math.min(pp.start[i + 1]! - pp.start[i]!, 3);
+    expected[q]! += pieces + polls + need.start[i + 1]! - need.start[i]!;
+  }
+  return expected;
 }
 
 /** The most bytes one copy/broadcast, swap and fill command moves (lowering splits at these). */

@@ -231,29 +231,17 @@ const LIST_BLOCK = 1 << 14;
 /** Room for one number of a list: ", " and at most 16 digits (a safe integer: 2^53 has 16). */
 const WIDEST = 18;
 
+/** POW10[k] = 10^k, k = 0 .. 9. */
+const POW10 = Int32Array.from({ length: 10 }, (_, k) => 10 ** k);
+
 /** Writes the digits of a non-negative int32 x at b[at ..] (room made); returns the new end.
- * Two digits per division. */
+ * Two digits per division. The digit count comes from the bit length (log10 2 ~ 1233 / 4096)
+ * and one compare, not a tree of compares: V8 compiles a compare that has not run yet as an exit
+ * from the compiled code, and a tree's compares for long numbers first run when the first such
+ * number comes, well after the loops that call this were compiled. */
 function int32Into(b: Uint8Array, at: number, x: number): number {
-  const digits =
-    x < 1e4
-      ? x < 10
-        ? 1
-        : x < 100
-          ? 2
-          : x < 1e3
-            ? 3
-            : 4
-      : x < 1e6
-        ? x < 1e5
-          ? 5
-          : 6
-        : x < 1e8
-          ? x < 1e7
-            ? 7
-            : 8
-          : x < 1e9
-            ? 9
-            : 10;
+  const t = ((32 - Math.clz32(x)) * 1233) >>> 12;
+  const digits = t + (x >= POW10[t]! ? 1 : 0) || 1;
   let k = at + digits - 1;
   while (x >= 100) {
     const q = (x / 100) | 0;

@@ -452,17 +452,67 @@ function queueSizes(
 
 /** Queue q's packets, with their relocations, source map and completion slots. */
 function encodeQueue(e: Emission, q: Queue): { queue: EmittedQueue; dwords: number } {
-  const { m, layout, fill, report } = e;
   const c = q.cmds;
-  const listData = e.p.lists.data;
   const size = queueSizes(e, c);
-  let words = new Uint32Array(size.dwords);
+  const enc: Encoding = {
+    words: new Uint32Array(size.dwords),
+    starts: new Float64Array(c.length), // at most one packet per command
+    relocations: new Float64Array(3 * size.addrs),
+    sourceMap: new PackedRowsBuilder(size.rows, size.rowValues),
+    completionSlots: [],
+    packetCount: 0,
+    nReloc: 0,
+    dword: 0,
+  };
+  encodeCommands(e, c, enc);
+  const { words, starts, relocations, packetCount, nReloc, dword } = enc;
+  relocate(e.layout, relocations, nReloc);
+  const queue: EmittedQueue = {
+    name: queueName(q),
+    gpu: q.gpu,
+    engine: q.engine,
+    packetCount,
+    packetStarts: packetCount === starts.length ? starts : starts.slice(0, packetCount),
+    words: e.state.failed
+      ? new Uint32Array(0)
+      : dword === words.length
+        ? words
+        : words.slice(0, dword),
+    relocations: nReloc === relocations.length ? relocations : relocations.slice(0, nReloc),
+    sourceMap: enc.sourceMap.done(),
+    completionSlots: enc.completionSlots,
+  };
+  return { queue, dwords: dword };
+}
+
+/** A queue's outputs as encodeCommands fills them (the arrays regrow if the sizes were short). */
+interface Encoding {
+  words: Uint32Array;
+  readonly starts: Float64Array;
+  /** [dword, address, -] per address field; relocate() then makes the address a region and
+   * an addend. */
+  relocations: Float64Array;
+  readonly sourceMap: PackedRowsBuilder;
+  readonly completionSlots: number[];
+  packetCount: number;
+  nReloc: number;
+  dword: number;
+}
+
+/**
+ * Encodes commands c into `enc`. Nothing follows the loop, and the counts are stored as they
+ * change: V8 compiles this loop while it runs (on-stack replacement), before any code after the
+ * loop has run, and code after it would be compiled without type feedback, leaving the
+ * compiled loop at its end, once per queue (64 times for a 65,536-copy all-to-all).
+ */
+function encodeCommands(e: Emission, c: CmdTable, enc: Encoding): void {
+  const { m, fill, report } = e;
+  const listData = e.p.lists.data;
+  const { starts, sourceMap, completionSlots } = enc;
+  let words = enc.words;
+  let relocations = enc.relocations;
   let packetCount = 0;
-  const starts = new Float64Array(c.length); // at most one packet per command
-  let relocations = new Float64Array(3 * size.addrs);
   let nReloc = 0;
-  const sourceMap = new PackedRowsBuilder(size.rows, size.rowValues);
-  const completionSlots: number[] = [];
   let dword = 0;
   let lastOps = -1;
   for (let i = 0; i < c.length; i++) {
@@ -486,13 +536,13 @@ function encodeQueue(e: Emission, q: Queue): { queue: EmittedQueue; dwords: numb
       for (let k = 1; k <= nOps; k++) sourceMap.value(listData[h + k]!);
     }
     if (c.kind(i) === CMD.completion) completionSlots.push(c.slot(i));
-    // [dword, address, -] now; relocate() below makes the address a region and an addend.
+    // [dword, address, -] now; relocate() makes the address a region and an addend.
     const dws = pl.addrDw;
     for (let f = 0; f < dws.length; f++) {
       if (nReloc + 3 > relocations.length) {
         const grown = new Float64Array(Math.max(2 * relocations.length, nReloc + 3));
         grown.set(relocations);
-        relocations = grown;
+        enc.relocations = relocations = grown;
       }
       relocations[nReloc] = dword + dws[f]!;
       relocations[nReloc + 1] = v[pl.addrSlot[f]!]!;
@@ -504,30 +554,16 @@ function encodeQueue(e: Emission, q: Queue): { queue: EmittedQueue; dwords: numb
       if (dword + length > words.length) {
         const grown = new Uint32Array(Math.max(2 * words.length, dword + length));
         grown.set(words.subarray(0, dword));
-        words = grown;
+        enc.words = words = grown;
       }
       encodeValues(pl.c, v, words, dword, pl.write);
     }
     starts[packetCount++] = dword;
     dword += length;
+    enc.packetCount = packetCount;
+    enc.nReloc = nReloc;
+    enc.dword = dword;
   }
-  relocate(layout, relocations, nReloc);
-  const queue: EmittedQueue = {
-    name: queueName(q),
-    gpu: q.gpu,
-    engine: q.engine,
-    packetCount,
-    packetStarts: packetCount === starts.length ? starts : starts.slice(0, packetCount),
-    words: e.state.failed
-      ? new Uint32Array(0)
-      : dword === words.length
-        ? words
-        : words.slice(0, dword),
-    relocations: nReloc === relocations.length ? relocations : relocations.slice(0, nReloc),
-    sourceMap: sourceMap.done(),
-    completionSlots,
-  };
-  return { queue, dwords: dword };
 }
 
 const LITTLE_ENDIAN_HOST = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;

@@ -87,10 +87,13 @@ export function writeSidecar(sources: readonly SidecarSource[]): Uint8Array {
   return Buffer.concat(chunks);
 }
 
-/** The numbers converted per block: the sidecar of a 4x10^6-operation program is 400 MB,
- * streamed to its file (output.ts) rather than assembled. A small block (512 KiB of f64s) is
- * fewer pages of fresh memory to fault in, as manifest.json's 512 KiB chunks are. */
-const BLOCK = 1 << 16;
+/** The sidecar is handed over in chunks of this many bytes: the sidecar of a 4x10^6-operation
+ * program is 400 MB, streamed to its file (output.ts) rather than assembled, and a small chunk
+ * (512 KiB) is fewer pages of fresh memory to fault in, as manifest.json's 512 KiB chunks are.
+ * Whole chunks, not one per array: a write system call per array (~300 for a 65,536-copy
+ * all-to-all) cost more than the copies. A multiple of 8, so a position in the chunk keeps the
+ * alignment of its offset in the file (every payload starts 8-aligned). */
+const CHUNK = 1 << 19;
 
 /** Does a number of `v` need 8 bytes (2^32 or more)? */
 function anyWide(v: Float64Array | Uint32Array): boolean {
@@ -139,27 +142,40 @@ export function writeSidecarTo(
     head.writeDoubleLE(p.numbers.length, e + 32);
     head.writeDoubleLE(offsets[k]!, e + 40);
   });
-  write(head);
-  // One block buffer for every conversion (set() converts natively: every number is an integer
-  // below 2^32 when the width is 4); payloads are padded to 8 bytes with zeros.
-  const block = new ArrayBuffer(8 * BLOCK);
-  const u32 = new Uint32Array(block);
-  const f64 = new Float64Array(block);
-  const zeros = new Uint8Array(8);
+  // The numbers convert natively into the chunk (set(): every number is an integer below 2^32
+  // when the width is 4); payloads are padded to 8 bytes with zeros.
+  const chunk = new ArrayBuffer(CHUNK);
+  const bytes = new Uint8Array(chunk);
+  const u32 = new Uint32Array(chunk);
+  const f64 = new Float64Array(chunk);
+  let pos = 0;
+  const flush = (): void => {
+    if (pos > 0) write(bytes.subarray(0, pos));
+    pos = 0;
+  };
+  if (head.length <= CHUNK) {
+    bytes.set(head);
+    pos = head.length;
+  } else write(head);
   const numbers = (values: Float64Array | Uint32Array, width: number): void => {
     const view = width === 4 ? u32 : f64;
-    for (let from = 0; from < values.length; from += BLOCK) {
-      const n = Math.min(BLOCK, values.length - from);
-      view.set(values.subarray(from, from + n));
-      write(new Uint8Array(block, 0, n * width));
+    for (let from = 0; from < values.length;) {
+      if (pos === CHUNK) flush();
+      const n = Math.min(values.length - from, (CHUNK - pos) / width);
+      view.set(values.subarray(from, from + n), pos / width);
+      pos += n * width;
+      from += n;
     }
-    const pad = pad8(width * values.length) - width * values.length;
-    if (pad > 0) write(zeros.subarray(0, pad));
+    // (pos is a multiple of `width`, CHUNK of 8: the padding fits.)
+    const pad = pad8(pos) - pos;
+    bytes.fill(0, pos, pos + pad);
+    pos += pad;
   };
   for (const p of plan) {
     if (p.s.value instanceof PackedRows) numbers(p.s.value.starts, 4);
     numbers(p.numbers, p.width);
   }
+  flush();
 }
 
 /** Why a sidecar cannot be used: `path` names the entry or the JSON value, `detail` the fault. */

@@ -399,21 +399,31 @@ export function sourceStmts(m: IrModule, file: SourceFile): ManifestSourceMap["s
 
 /** sourceMap.ops: per IR op, its statement and loop values (one row each, in op order). */
 function opInstances(m: IrModule): PackedRows {
-  const { ops, stmts, bindValues } = m;
+  const { ops, stmts } = m;
   // Loop values per statement; an op without a binding (bind < 0) has none.
   const vars = Int32Array.from(stmts, (s) => s.loopVars.length);
-  const width = (i: number): number => (ops.bind[i]! < 0 ? 0 : (vars[ops.stmt[i]!] ?? 0));
-  // Exact sizes, filled in place: a row per op (10^6 at the big benchmark).
+  // Exact sizes, filled in place: a row per op (10^6 at the big benchmark). (Each loop is a
+  // function of its own, with nothing after it: lower.ts emitCommands says why.)
   const starts = new Uint32Array(ops.count + 1);
-  for (let i = 0; i < ops.count; i++) starts[i + 1] = starts[i]! + 1 + width(i);
+  rowStarts(ops, vars, starts);
   const data = new Float64Array(starts[ops.count]!);
+  rowValues(m, starts, data);
+  return new PackedRows(data, starts);
+}
+
+function rowStarts(ops: IrModule["ops"], vars: Int32Array, starts: Uint32Array): void {
+  for (let i = 0; i < ops.count; i++)
+    starts[i + 1] = starts[i]! + 1 + (ops.bind[i]! < 0 ? 0 : (vars[ops.stmt[i]!] ?? 0));
+}
+
+function rowValues(m: IrModule, starts: Uint32Array, data: Float64Array): void {
+  const { ops, bindValues } = m;
   for (let i = 0; i < ops.count; i++) {
     let at = starts[i]!;
     data[at++] = ops.stmt[i]!;
     const bind = ops.bind[i]!;
     for (let k = 0, n = starts[i + 1]! - at; k < n; k++) data[at + k] = bindValues[bind + k]!;
   }
-  return new PackedRows(data, starts);
 }
 
 /**

@@ -13,6 +13,7 @@ import {
   SIDECAR_FILE,
   SYNC_WORD_KINDS,
   writeSidecar,
+  writeSidecarTo,
   type SidecarRead,
   type SidecarSource,
 } from "../../../src/backend/sdma/manifest-sidecar.js";
@@ -135,6 +136,33 @@ describe("a hostile sidecar is bad input", () => {
     ]);
     expect(r.arrays[2]!.values).toBeInstanceOf(Float64Array);
     expect(Array.from(r.arrays[1]!.rowStarts!)).toEqual([0, 3, 5]);
+  });
+
+  it("arrays over several of the writer's 512 KiB chunks, odd lengths padded, read back", () => {
+    // Narrow and wide numbers and rows whose payloads cross chunk boundaries at odd places.
+    const narrow = Float64Array.from({ length: 200_001 }, (_, i) => (i * 7919) % 2 ** 31);
+    const wide = Float64Array.from({ length: 90_001 }, (_, i) => 2 ** 40 + i);
+    const data = Float64Array.from({ length: 150_003 }, (_, i) => i);
+    const starts = Uint32Array.from({ length: 50_002 }, (_, r) => 3 * r);
+    const arrays = [narrow, new PackedRows(data, starts), wide];
+    const lists = [narrow, data, wide].map((a) => `[${Array.from(a).join(", ")}]`);
+    const text = `{"a": ${lists[0]}, "b": ${lists[1]}, "c": ${lists[2]}}`;
+    let at = 0;
+    const big: SidecarSource[] = arrays.map((value, k) => {
+      const start = text.indexOf("[", at);
+      at = start + lists[k]!.length;
+      return { field: ([2, 4, 1] as const)[k]!, index: 0, value, start, end: at };
+    });
+    const chunks: number[] = [];
+    writeSidecarTo(big, (c) => void chunks.push(c.length));
+    expect(chunks.length).toBeGreaterThan(3);
+    expect(chunks.slice(0, -1).every((n) => n === 1 << 19)).toBe(true);
+    const r = readSidecar(Buffer.from(text), writeSidecar(big));
+    if (!("skeleton" in r)) throw new Error(JSON.stringify(r));
+    expect(r.arrays.map((a) => Array.from(a.values))).toEqual(
+      [narrow, data, wide].map((a) => Array.from(a)),
+    );
+    expect(Array.from(r.arrays[1]!.rowStarts!)).toEqual(Array.from(starts));
   });
 
   it("another version, or spans that are not this manifest.json's arrays: ignored (stale)", () => {
