@@ -223,7 +223,7 @@ export function buildSchedule(
     );
   if (hasErrors(diagnostics)) return { diagnostics, compiled: q.compiled, files: undefined };
   const out = buildCudaOutputs(input.file, q.compiled, {
-    batch: cudaBatches(passes),
+    batch: q.compiled.cudaBatch ?? cudaBatches(passes),
     source: how.paths?.source,
     predict: predictCudaUs,
   });

@@ -87,7 +87,8 @@ function cudaForSim(
   opts: SimCompileOptions,
 ): { loaded: LoadedInput | undefined; diagnostics: Diagnostic[] } {
   const { module: m, program: p, target } = compiled;
-  const built = buildCudaProgram(m, p, file, { batch: cudaBatches(opts.passes) });
+  const batch = compiled.cudaBatch ?? cudaBatches(opts.passes);
+  const built = buildCudaProgram(m, p, file, { batch });
   const diagnostics = [...earlier, ...built.diagnostics];
   if (!built.program || hasErrors(diagnostics)) return { loaded: undefined, diagnostics };
   return {

@@ -13,7 +13,7 @@ import { analyzeSchedule } from "./analyze.js";
 import { lowerToQueues } from "../queues/lower.js";
 import type { PassOptions } from "../passes/pass.js"; // optimiser hook
 import { checkEnginesForTarget } from "../passes/options.js";
-import { optimise, planDiagnostics } from "../passes/plan.js"; // optimiser hook
+import { optimise, planDiagnostics, PLAN_TIE } from "../passes/plan.js"; // optimiser hook
 import type { OptimiseReport } from "../passes/optimise-report.js";
 import type { CompletionProtocol, QueueProgram } from "../queues/queue-program.js";
 import type { SourceFile } from "../source/source-file.js";
@@ -71,6 +71,8 @@ export interface QueuesResult {
         readonly target: Target;
         /** Optimiser hook: what the passes did (present when opts.passes was given). */
         readonly optimised?: OptimiseReport | undefined;
+        /** CUDA back end at -O2: whether runs of copies become batches (cudaBatchesPay). */
+        readonly cudaBatch?: boolean | undefined;
       }
     | undefined;
 }
@@ -145,11 +147,15 @@ export function compileToQueues(file: SourceFile, opts: CompileOptions = {}): Qu
       levelCheck: r.levelCheck,
     };
     pushAll(diagnostics, planDiagnostics(r.plan)); // DMAC4009: the plan search stopped early
+    const cudaBatch =
+      r.plan && cudaOf(target) && cudaBatches(opts.passes)
+        ? cudaBatchesPay(r.program, module, target, file)
+        : undefined;
     const final = finish(file, module, r.program, target, opts, diagnostics);
     if (!final) return done();
     return {
       diagnostics: sortDiagnostics(diagnostics),
-      compiled: { module, program: final, target, optimised },
+      compiled: { module, program: final, target, optimised, cudaBatch },
     };
   }
   // ---- end optimiser hook ----
@@ -191,6 +197,29 @@ function finish(
   // (In place: nothing reads the passes' output after this step.)
   const p = finishForTarget(file, module, program, target, opts.sync, diagnostics, true);
   return p && opts.breadcrumbs ? addBreadcrumbs(p) : p;
+}
+
+/**
+ * -O2 on a CUDA target: whether the plan's program is emitted with its runs of copies as batches
+ * (cudaMemcpyBatchAsync) or as one call per copy. A batch saves host calls but its engine
+ * start-up costs more (batchStartUs: on 4x H200, prelaunched, a batch of 3 peer copies took
+ * 0.63 us longer than the same copies one by one, bench/hardware/2026-11-28-h100x4-heldout2), so
+ * batches stay unless one call per copy is predicted faster by more than the plan's tie margin.
+ */
+function cudaBatchesPay(
+  program: QueueProgram,
+  module: IrModule,
+  target: Target,
+  file: SourceFile,
+): boolean {
+  const request = { target, file };
+  const time = (batch: boolean): number | undefined => {
+    const r = cudaCostModel(() => batch).predict(program, module, request);
+    return r.kind === "predicted" ? r.timeUs : undefined;
+  };
+  const batched = time(true);
+  const single = time(false);
+  return batched === undefined || single === undefined || single >= batched * (1 - PLAN_TIE);
 }
 
 /** CUDA back end: the batch-copies pass makes runs of copies on a stream one batched copy. */

@@ -66,6 +66,8 @@ export interface CopyEngines {
   /** Per queue: the engine of its current command, and whether its current copy is a peer's. */
   readonly engineOf: Int32Array;
   readonly peer: Uint8Array;
+  /** Per queue: 1 while its current command is a batch (its first copy pays batchStartUs). */
+  readonly batch: Uint8Array;
   /** Routes by (src + 1) * (G + 1) + dst + 1 (GPU -1: host memory), each made once. */
   readonly routes: (CopyRoute | undefined)[];
   /** Per queue: when its current copy asked for its engine, and its route's key (`routes`). */
@@ -95,6 +97,7 @@ export function createCopyEngines(
     waiting: Array.from({ length: E }, () => []),
     engineOf: new Int32Array(p.queues.length).fill(-1),
     peer: new Uint8Array(p.queues.length),
+    batch: new Uint8Array(p.queues.length),
     routes: new Array<CopyRoute | undefined>((p.gpus + 1) * (p.gpus + 1)).fill(undefined),
     askedAt: new Float64Array(p.queues.length),
     routeOf: new Int32Array(p.queues.length),
@@ -120,6 +123,8 @@ export function startCopy(x: ExecState, q: number, e: number): boolean {
   const engine = routeCopy(x, cu, q).engine;
   cu.engineOf[q] = engine;
   cu.askedAt[q] = x.now;
+  // A batch's rows: the first stream-ordered, the rest not (from-cuda.ts).
+  cu.batch[q] = e + 1 < x.cmdBase[q + 1]! && x.C.kind[e + 1] === COPY && x.C.aux[e + 1] !== STREAM_ORDERED ? 1 : 0;
   cu.waiting[engine]!.push(q);
   if (cu.serving[engine] !== IDLE) return true;
   if (cu.order === undefined) serveNext(x, cu, engine);
@@ -165,7 +170,7 @@ export function serveNext(x: ExecState, cu: CopyEngines, engine: number): void {
     : peer
       ? T.peerStartUs
       : T.copyStartUs;
-  x.heap.push(x.now + startUp, EV_FLOW_START, q);
+  x.heap.push(x.now + startUp + (cu.batch[q] === 1 ? T.batchStartUs : 0), EV_FLOW_START, q);
 }
 
 /**

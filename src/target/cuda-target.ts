@@ -43,6 +43,10 @@ export const CUDA_TIMING: Readonly<
   batchItemUs: {
     doc: "per-copy engine cost inside a batched copy after the first (host-link copies)",
   },
+  batchStartUs: {
+    doc: "extra engine start-up of a batched copy (cudaMemcpyBatchAsync) over the same copies submitted one by one",
+    absent: 0,
+  },
   flagUs: { doc: "write-value after the stream's last command until the host sees the word" },
   waitReleaseUs: { doc: "host store of a word until a stream waiting on it (wait-value) moves on" },
   engineOrderRuns: {
@@ -62,6 +66,7 @@ export type CudaTimingName =
   | "copyNextUs"
   | "peerNextUs"
   | "batchItemUs"
+  | "batchStartUs"
   | "flagUs"
   | "waitReleaseUs"
   | "engineOrderRuns";
