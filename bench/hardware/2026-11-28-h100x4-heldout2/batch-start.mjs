@@ -29,4 +29,6 @@ for (const rep of readdirSync(dir).filter((d) => /^rep\d+$/.test(d))) {
 diffs.sort((a, b) => a - b);
 const n = diffs.length;
 const median = n % 2 ? diffs[(n - 1) / 2] : (diffs[n / 2 - 1] + diffs[n / 2]) / 2;
-console.log(`${n} pairs: median ${median.toFixed(3)} us (min ${diffs[0].toFixed(2)}, max ${diffs[n - 1].toFixed(2)})`);
+console.log(
+  `${n} pairs: median ${median.toFixed(3)} us (min ${diffs[0].toFixed(2)}, max ${diffs[n - 1].toFixed(2)})`,
+);
