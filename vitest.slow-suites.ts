@@ -24,6 +24,7 @@ export const SLOW_SUITES: readonly string[] = [
   "test/unit/cli/sim-helper.test.ts",
   "test/unit/cli/sim-checks-thread.test.ts",
   // Statistical: random programs and inputs by the hundred, fits, timing ratios.
+  "test/unit/backend/cuda/calibrate-fit.test.ts",
   "test/unit/fuzz/ci.test.ts",
   "test/unit/fmt/generated.test.ts",
   "test/unit/frontend/robustness.test.ts",
