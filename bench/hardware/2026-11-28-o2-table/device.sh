@@ -7,4 +7,4 @@ set -uo pipefail
 dev=.dev-o2
 nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | grep -q H200 && dev=.dev-o2x
 echo "programs: $dev" >"$OUT/programs.txt"
-REPS=2 NCCL_REPS=1 DEV=$dev INTERLEAVE_MAX=1073741824 bash bench/hardware/2026-11-28-h100x4/device.sh
+REPS=${REPS:-2} NCCL_REPS=1 DEV=$dev INTERLEAVE_MAX=1073741824 bash bench/hardware/2026-11-28-h100x4/device.sh
