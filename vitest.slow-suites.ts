@@ -20,11 +20,14 @@ export const SLOW_SUITES: readonly string[] = [
   "test/unit/sim/trace-streaming.test.ts",
   "test/unit/sim/check-log.test.ts",
   "test/unit/perf/emit-million.test.ts",
+  // Every example on three CUDA targets at -O0..2 against the recorded times of the old loop.
+  "test/unit/sim/cuda-one-executor.test.ts",
   // The sim helper thread through bin/ and dist/ (processes, threads).
   "test/unit/cli/sim-helper.test.ts",
   "test/unit/cli/sim-checks-thread.test.ts",
   // Statistical: random programs and inputs by the hundred, fits, timing ratios.
   "test/unit/backend/cuda/calibrate-fit.test.ts",
+  "test/unit/backend/cuda/fit-peer.test.ts",
   "test/unit/fuzz/ci.test.ts",
   "test/unit/fmt/generated.test.ts",
   "test/unit/frontend/robustness.test.ts",

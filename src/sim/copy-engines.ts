@@ -124,7 +124,10 @@ export function startCopy(x: ExecState, q: number, e: number): boolean {
   cu.engineOf[q] = engine;
   cu.askedAt[q] = x.now;
   // A batch's rows: the first stream-ordered, the rest not (from-cuda.ts).
-  cu.batch[q] = e + 1 < x.cmdBase[q + 1]! && x.C.kind[e + 1] === COPY && x.C.aux[e + 1] !== STREAM_ORDERED ? 1 : 0;
+  cu.batch[q] =
+    e + 1 < x.cmdBase[q + 1]! && x.C.kind[e + 1] === COPY && x.C.aux[e + 1] !== STREAM_ORDERED
+      ? 1
+      : 0;
   cu.waiting[engine]!.push(q);
   if (cu.serving[engine] !== IDLE) return true;
   if (cu.order === undefined) serveNext(x, cu, engine);

@@ -1,6 +1,7 @@
 // Fitting a CUDA target (src/backend/cuda/fit.ts): the NVLink bandwidth is fittable when the
 // target gives it a range, constants the runs do not constrain keep their value and source, and
-// the 2x H200 peer run (issue 19) refits to the numbers bench/hardware/2026-11-24-h200x2 quotes.
+// targets/h200.json predicts the peer tables it was fitted on (fit-peer.test.ts, in the slow
+// suite, refits the 2x H200 peer run).
 
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -55,29 +56,6 @@ describe("fitting a CUDA target", () => {
     const json = raw(`${DIR}/target.json`);
     (json["timing"] as Record<string, unknown>)["hostGpuUs"] = { value: -1, source: "x" };
     expect(() => parseCudaTarget(json, "t.json")).toThrow(/timing\.hostGpuUs\.value/);
-  });
-
-  it("the 2x H200 peer run: held-out median 4.2 % (was 11.0 % with the datasheet's 450 GB/s), NVLink 380 GB/s", async () => {
-    const out = join(mkdtempSync(join(tmpdir(), "dmac-fit-")), "fitted.json");
-    const args = ["measure", `${DIR}/results.json`, "--target", `${DIR}/target.json`];
-    args.push("--variants", "runtime/cuda/variants-peer.tsv", "--fit", "-o", out);
-    const r = await dmac(...args);
-    expect(r.code).toBe(0);
-    expect(r.out).toMatch(
-      /after the fit, held-out sizes: median error 4\.2% over 42 runs \(max 19\.5%\);/,
-    );
-    expect(r.out).toMatch(/peerGBps 380\.0/);
-    // With two ranks a batch holds one copy (a plain copy), and there are no host copies.
-    expect(r.out).toMatch(
-      /not constrained by these runs \(kept as given\): hostBatchItemUs, batchItemUs, h2dGBps, d2hGBps/,
-    );
-    const fitted = raw(out);
-    const timing = fitted["timing"] as Record<string, { value: number; source: string }>;
-    expect((fitted["nvlink"] as { perDirectionGBps: number }).perDirectionGBps).toBe(380);
-    expect(timing["batchItemUs"]!.source).toMatch(/h100/);
-    expect(timing["launchUs"]!.source).toMatch(/fitted by/);
-    // The committed fitted target is this command's output.
-    expect(fitted["timing"]).toEqual(raw(`${DIR}/target.fitted.json`)["timing"]);
   });
 
   it("targets/h200.json's joint fit predicts the 2-GPU and 4-GPU peer tables within 10 % (median)", async () => {
