@@ -29,7 +29,7 @@ async function compile(
   file: string,
   target: string,
   ...args: string[]
-): Promise<{ batches: number; copies: number; us: number }> {
+): Promise<{ batches: number; copies: number; us: number; out: string }> {
   const out = mkdtempSync(join(scratch, "c-"));
   const c = await dmac("compile", join(schedules, file), "--target", target, "-o", out, ...args);
   expect(c.code, c.err).toBe(0);
@@ -38,7 +38,7 @@ async function compile(
   const us = (
     JSON.parse(readFileSync(join(out, "program.json"), "utf8")) as { predictedUs: number }
   ).predictedUs;
-  return { batches: count("batch "), copies: count("copy "), us };
+  return { batches: count("batch "), copies: count("copy "), us, out: c.out };
 }
 
 describe("batches on a CUDA target", () => {
@@ -71,8 +71,10 @@ describe("batches on a CUDA target", () => {
   it("-O2 emits one call per copy at 1 KiB and batches at 64 MiB per peer", async () => {
     const small = await compile("all_gather_pcpy.dmac", T, "-O2", "-D", "chunk=1KiB");
     expect(small).toMatchObject({ batches: 0, copies: 12 });
+    expect(small.out).toMatch(/; one call per copy, predicted faster than batches \(/);
     const large = await compile("all_gather_pcpy.dmac", T, "-O2", "-D", "chunk=64MiB");
     expect(large).toMatchObject({ batches: 4, copies: 0 });
+    expect(large.out).not.toMatch(/one call per copy/);
   });
 
   it("-O2 keeps the batches where the target gives no batchStartUs", async () => {

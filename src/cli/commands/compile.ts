@@ -56,7 +56,14 @@ export function compileFileToOutputs(
   report?: string | undefined;
   optimised?: OptimiseReport | undefined;
   /** A CUDA target's: which, and the predicted time (dmac sim does not run command programs). */
-  cuda?: { readonly target: string; readonly predictedUs: number | undefined } | undefined;
+  cuda?:
+    | {
+        readonly target: string;
+        readonly predictedUs: number | undefined;
+        /** -O2's choice (cudaBatchesPay): false where one call per copy was predicted faster. */
+        readonly batches: boolean | undefined;
+      }
+    | undefined;
 } {
   const common = parseScheduleOptions(opts);
   const parsed = parseBuildOptions(opts, common.target);
@@ -96,7 +103,13 @@ export function compileFileToOutputs(
     report: optimiserReport(optimised, opts), // optimiser hook
     optimised,
     ...(built.cudaProgram && built.compiled
-      ? { cuda: { target: built.compiled.target.name, predictedUs: built.cudaPredictedUs } }
+      ? {
+          cuda: {
+            target: built.compiled.target.name,
+            predictedUs: built.cudaPredictedUs,
+            batches: built.compiled.cudaBatch,
+          },
+        }
       : {}),
   };
 }
@@ -124,10 +137,11 @@ export function runCompile(path: string, opts: CompileCommandOptions, ctx: CliCo
       diagnostics.push(diag("DMAC5002", undefined, [e.path, e.reason]));
     }
   }
-  // `dmac sim` does not run command programs yet (docs/cuda.md): say what the model predicts.
+  // What the copy-engine model predicts (`dmac sim` runs and checks the program: docs/cuda.md),
+  // and where -O2 chose one call per copy over batches, that it did.
   if (written && result.cuda && !json)
     ctx.streams.out(
-      `${opts.output}: a command program for ${result.cuda.target} (program.json, program.txt); predicted ${result.cuda.predictedUs === undefined ? "n/a" : formatTime(result.cuda.predictedUs)} by the copy-engine model (docs/cuda.md)\n`,
+      `${opts.output}: a command program for ${result.cuda.target} (program.json, program.txt); predicted ${result.cuda.predictedUs === undefined ? "n/a" : formatTime(result.cuda.predictedUs)} by the copy-engine model (docs/cuda.md)${result.cuda.batches === false ? "; one call per copy, predicted faster than batches (docs/optimisations.md, -O2: the plan)" : ""}\n`,
     );
   if (!json) return reportDiagnostics(ctx, diagnostics, opts);
   const files = written
