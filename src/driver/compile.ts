@@ -71,7 +71,11 @@ export interface QueuesResult {
         readonly target: Target;
         /** Optimiser hook: what the passes did (present when opts.passes was given). */
         readonly optimised?: OptimiseReport | undefined;
-        /** CUDA back end at -O2: whether runs of copies become batches (cudaBatchesPay). */
+        /**
+         * CUDA back end: whether runs of copies on a stream become batches (the batch-copies
+         * pass; at -O2 only where they pay, cudaBatchesPay): compileToQueues sets it, and every
+         * consumer emits with it.
+         */
         readonly cudaBatch?: boolean | undefined;
       }
     | undefined;
@@ -147,10 +151,11 @@ export function compileToQueues(file: SourceFile, opts: CompileOptions = {}): Qu
       levelCheck: r.levelCheck,
     };
     pushAll(diagnostics, planDiagnostics(r.plan)); // DMAC4009: the plan search stopped early
+    const batches = cudaBatches(opts.passes);
     const cudaBatch =
-      r.plan && cudaOf(target) && cudaBatches(opts.passes)
-        ? cudaBatchesPay(r.program, module, target, file)
-        : undefined;
+      r.plan && cudaOf(target) && batches
+        ? cudaBatchesPay(r.plan.chosen.timeUs, r.program, module, target, file)
+        : batches;
     const final = finish(file, module, r.program, target, opts, diagnostics);
     if (!final) return done();
     return {
@@ -163,7 +168,7 @@ export function compileToQueues(file: SourceFile, opts: CompileOptions = {}): Qu
   if (!final) return done();
   return {
     diagnostics: sortDiagnostics(diagnostics),
-    compiled: { module, program: final, target },
+    compiled: { module, program: final, target, cudaBatch: cudaBatches(opts.passes) },
   };
 }
 
@@ -205,21 +210,19 @@ function finish(
  * start-up costs more (batchStartUs: on 4x H200, prelaunched, a batch of 3 peer copies took
  * 0.63 us longer than the same copies one by one, bench/hardware/2026-11-28-h100x4-heldout2), so
  * batches stay unless one call per copy is predicted faster by more than the plan's tie margin.
+ * `batchedUs`: the plan's prediction of the program, batched (undefined where the plan's budget
+ * left it unpredicted: batches stay, and nothing more is predicted).
  */
 function cudaBatchesPay(
+  batchedUs: number | undefined,
   program: QueueProgram,
   module: IrModule,
   target: Target,
   file: SourceFile,
 ): boolean {
-  const request = { target, file };
-  const time = (batch: boolean): number | undefined => {
-    const r = cudaCostModel(() => batch).predict(program, module, request);
-    return r.kind === "predicted" ? r.timeUs : undefined;
-  };
-  const batched = time(true);
-  const single = time(false);
-  return batched === undefined || single === undefined || single >= batched * (1 - PLAN_TIE);
+  if (batchedUs === undefined) return true;
+  const single = cudaCostModel(() => false).predict(program, module, { target, file });
+  return single.kind !== "predicted" || single.timeUs >= batchedUs * (1 - PLAN_TIE);
 }
 
 /** CUDA back end: the batch-copies pass makes runs of copies on a stream one batched copy. */
