@@ -35,7 +35,7 @@ import {
 } from "./exec-state.js";
 import { copyOperands, finish } from "./engine.js";
 import { streamCalls } from "./host.js";
-import { COPY, POLL_FUNC_CODES, STREAM_ORDERED, type PackedProgram } from "./program.js";
+import { continuesBatch, POLL_FUNC_CODES, type PackedProgram } from "./program.js";
 import type { CudaTarget } from "../target/cuda-target.js";
 import { holds } from "../target/poll.js";
 import { halfOf, read32, waitOn, wordAt } from "./words.js";
@@ -123,11 +123,7 @@ export function startCopy(x: ExecState, q: number, e: number): boolean {
   const engine = routeCopy(x, cu, q).engine;
   cu.engineOf[q] = engine;
   cu.askedAt[q] = x.now;
-  // A batch's rows: the first stream-ordered, the rest not (from-cuda.ts).
-  cu.batch[q] =
-    e + 1 < x.cmdBase[q + 1]! && x.C.kind[e + 1] === COPY && x.C.aux[e + 1] !== STREAM_ORDERED
-      ? 1
-      : 0;
+  cu.batch[q] = e + 1 < x.cmdBase[q + 1]! && continuesBatch(x.C, e + 1) ? 1 : 0;
   cu.waiting[engine]!.push(q);
   if (cu.serving[engine] !== IDLE) return true;
   if (cu.order === undefined) serveNext(x, cu, engine);
@@ -228,7 +224,7 @@ export function copyDone(
   const C = x.C;
   const end = x.cmdBase[q + 1]!;
   let row = cmd;
-  while (row + 1 < end && C.kind[row + 1] === COPY && C.aux[row + 1] !== STREAM_ORDERED) {
+  while (row + 1 < end && continuesBatch(C, row + 1)) {
     retire(x, q, row++);
     if (!copyOperands(x, q, row)) continue; // (reported; the batch goes on without it)
     routeCopy(x, cu, q);

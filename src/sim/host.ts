@@ -11,7 +11,7 @@ import {
   FENCE,
   POLL,
   POLL_FUNC_CODES,
-  STREAM_ORDERED,
+  continuesBatch,
   type PackedProgram,
 } from "./program.js";
 import type { CudaTarget } from "../target/cuda-target.js";
@@ -200,9 +200,7 @@ export function streamCalls(
     const end = queue.first + queue.count;
     for (let e = queue.first; e < end;) {
       let rows = 1;
-      if (C.kind[e] === COPY)
-        while (e + rows < end && C.kind[e + rows] === COPY && C.aux[e + rows] !== STREAM_ORDERED)
-          rows++;
+      if (C.kind[e] === COPY) while (e + rows < end && continuesBatch(C, e + rows)) rows++;
       host += T.hostCallUs + (rows > 1 ? rows * T.hostBatchItemUs : 0);
       ready.fill(p.trigger ? 0 : host + T.launchUs, e, e + rows);
       e += rows;

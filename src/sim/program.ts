@@ -232,6 +232,13 @@ export { POLL_FUNC_CODES };
 /** A copy's `aux` where it is ordered after every earlier command of its queue (Commands). */
 export const STREAM_ORDERED = 1;
 
+/**
+ * Whether row r of a CUDA target's program continues a batch: a copy that is not stream-ordered
+ * (from-cuda.ts makes a batch's first copy STREAM_ORDERED and the others 0).
+ */
+export const continuesBatch = (C: Commands, r: number): boolean =>
+  C.kind[r] === COPY && C.aux[r] !== STREAM_ORDERED;
+
 /** Data commands: copy, bcast, swap, fill (codes COPY .. FILL). */
 export const isDataKind = (k: number): boolean => k >= COPY && k <= FILL;
 
