@@ -66,7 +66,7 @@ export interface CopyEngines {
   /** Per queue: the engine of its current command, and whether its current copy is a peer's. */
   readonly engineOf: Int32Array;
   readonly peer: Uint8Array;
-  /** Per queue: 1 while its current command is a batch (its first copy pays batchStartUs). */
+  /** Per queue: 1 while its current command is a batch (its first copy, a peer's, pays batchStartUs). */
   readonly batch: Uint8Array;
   /** Routes by (src + 1) * (G + 1) + dst + 1 (GPU -1: host memory), each made once. */
   readonly routes: (CopyRoute | undefined)[];
@@ -169,7 +169,10 @@ export function serveNext(x: ExecState, cu: CopyEngines, engine: number): void {
     : peer
       ? T.peerStartUs
       : T.copyStartUs;
-  x.heap.push(x.now + startUp + (cu.batch[q] === 1 ? T.batchStartUs : 0), EV_FLOW_START, q);
+  // (batchStartUs was measured on batches of peer copies; batches of host copies are measured
+  // faster than predicted without it: bench/hardware/2026-11-28-h100-batch.)
+  const batchStart = peer && cu.batch[q] === 1 ? T.batchStartUs : 0;
+  x.heap.push(x.now + startUp + batchStart, EV_FLOW_START, q);
 }
 
 /**

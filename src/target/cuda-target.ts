@@ -44,7 +44,7 @@ export const CUDA_TIMING: Readonly<
     doc: "per-copy engine cost inside a batched copy after the first (host-link copies)",
   },
   batchStartUs: {
-    doc: "extra engine start-up of a batched copy (cudaMemcpyBatchAsync) over the same copies submitted one by one",
+    doc: "extra engine start-up of a batch of peer copies (cudaMemcpyBatchAsync) over the same copies submitted one by one",
     absent: 0,
   },
   flagUs: { doc: "write-value after the stream's last command until the host sees the word" },
