@@ -5,7 +5,7 @@
 // (api/compile.ts libraryBuildText), so a value one of them refuses the other refuses too. `dmac
 // measure` recompiles each measured run through buildSchedule as well (measured-run.ts).
 
-import { compileToQueues, type QueuesResult } from "./compile.js";
+import { compileToQueues, cudaBatchesOf, type QueuesResult } from "./compile.js";
 import { buildOutputs, EMIT_KINDS, type EmitKind } from "./outputs.js";
 import type { OutputFile } from "../backend/output.js";
 import { buildCudaOutputs } from "../backend/cuda/outputs.js";
@@ -223,7 +223,7 @@ export function buildSchedule(
     );
   if (hasErrors(diagnostics)) return { diagnostics, compiled: q.compiled, files: undefined };
   const out = buildCudaOutputs(input.file, q.compiled, {
-    batch: q.compiled.cudaBatch === true,
+    batch: cudaBatchesOf(q.compiled, passes),
     source: how.paths?.source,
     predict: predictCudaUs,
   });

@@ -12,7 +12,7 @@ import {
   type SimCompileOptions,
 } from "../sim/loaded-input.js";
 import { makeSourceFile } from "../source/source-file.js";
-import { compileToQueues, type QueuesResult } from "./compile.js";
+import { compileToQueues, cudaBatchesOf, type QueuesResult } from "./compile.js";
 import { buildCudaProgram } from "../backend/cuda/program.js";
 import { cudaOf } from "../target/cuda-target.js";
 import type { SourceFile } from "../source/source-file.js";
@@ -48,7 +48,7 @@ export function compileForSim(
       loaded: undefined,
       diagnostics: [...q.diagnostics, tooManyPackets(`${path} lowers to`, maxPackets)],
     };
-  if (cudaOf(q.compiled.target)) return cudaForSim(file, q.compiled, q.diagnostics);
+  if (cudaOf(q.compiled.target)) return cudaForSim(file, q.compiled, q.diagnostics, opts);
   const out = buildOutputs(file, q.compiled, { emit: ["sdma"] });
   const diagnostics = [...q.diagnostics, ...out.diagnostics];
   if (!out.files || hasErrors(diagnostics)) return { loaded: undefined, diagnostics };
@@ -77,16 +77,17 @@ export function compileForSim(
 
 /**
  * A CUDA target: the command program the CUDA back end builds from the queue program, as `dmac
- * compile` builds it (batches as the compile decided: QueuesResult cudaBatch), with each command's IR ops: the
+ * compile` builds it (batches as the compile decided: cudaBatchesOf), with each command's IR ops: the
  * executor runs exactly that program (sim/from-cuda.ts).
  */
 function cudaForSim(
   file: SourceFile,
   compiled: NonNullable<QueuesResult["compiled"]>,
   earlier: readonly Diagnostic[],
+  opts: SimCompileOptions,
 ): { loaded: LoadedInput | undefined; diagnostics: Diagnostic[] } {
   const { module: m, program: p, target } = compiled;
-  const built = buildCudaProgram(m, p, file, { batch: compiled.cudaBatch === true });
+  const built = buildCudaProgram(m, p, file, { batch: cudaBatchesOf(compiled, opts.passes) });
   const diagnostics = [...earlier, ...built.diagnostics];
   if (!built.program || hasErrors(diagnostics)) return { loaded: undefined, diagnostics };
   return {

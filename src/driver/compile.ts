@@ -72,9 +72,8 @@ export interface QueuesResult {
         /** Optimiser hook: what the passes did (present when opts.passes was given). */
         readonly optimised?: OptimiseReport | undefined;
         /**
-         * CUDA back end: whether runs of copies on a stream become batches (the batch-copies
-         * pass; at -O2 only where they pay, cudaBatchesPay): compileToQueues sets it, and every
-         * consumer emits with it.
+         * -O2 on a CUDA target with the batch-copies pass: whether the batches pay
+         * (cudaBatchesPay). Undefined elsewhere: batches as the passes say (cudaBatchesOf).
          */
         readonly cudaBatch?: boolean | undefined;
       }
@@ -151,11 +150,10 @@ export function compileToQueues(file: SourceFile, opts: CompileOptions = {}): Qu
       levelCheck: r.levelCheck,
     };
     pushAll(diagnostics, planDiagnostics(r.plan)); // DMAC4009: the plan search stopped early
-    const batches = cudaBatches(opts.passes);
     const cudaBatch =
-      r.plan && cudaOf(target) && batches
+      r.plan && cudaOf(target) && cudaBatches(opts.passes)
         ? cudaBatchesPay(r.plan.chosen.timeUs, r.program, module, target, file)
-        : batches;
+        : undefined;
     const final = finish(file, module, r.program, target, opts, diagnostics);
     if (!final) return done();
     return {
@@ -168,7 +166,7 @@ export function compileToQueues(file: SourceFile, opts: CompileOptions = {}): Qu
   if (!final) return done();
   return {
     diagnostics: sortDiagnostics(diagnostics),
-    compiled: { module, program: final, target, cudaBatch: cudaBatches(opts.passes) },
+    compiled: { module, program: final, target },
   };
 }
 
@@ -223,6 +221,14 @@ function cudaBatchesPay(
   if (batchedUs === undefined) return true;
   const single = cudaCostModel(() => false).predict(program, module, { target, file });
   return single.kind !== "predicted" || single.timeUs >= batchedUs * (1 - PLAN_TIE);
+}
+
+/** Whether a compile's CUDA program has batches: -O2's decision, else the batch-copies pass's. */
+export function cudaBatchesOf(
+  compiled: NonNullable<QueuesResult["compiled"]>,
+  passes: PassOptions | undefined,
+): boolean {
+  return compiled.cudaBatch ?? cudaBatches(passes);
 }
 
 /** CUDA back end: the batch-copies pass makes runs of copies on a stream one batched copy. */
