@@ -5,6 +5,7 @@
 # --quick: only 1 KiB and 1 MiB (checks that the runner works).
 # INTERLEAVE_MAX=BYTES (env): the programs of each size up to BYTES run in one runner process,
 # interleaved (one iteration of each in turn), so that they are compared in the same process.
+# ITERS_X=N (env): N times the timed iterations of each size (40, 12 or 6 by size).
 set -uo pipefail
 dev=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$dev/out}
@@ -16,7 +17,8 @@ runner="$dev/build/dmac-cuda-run"
 jsonl="$out/runs.jsonl"
 : >"$jsonl"
 fails=0
-iters() { if [ "$1" -le 1048576 ]; then echo "--iters 40 --warmup 5"; elif [ "$1" -le 67108864 ]; then echo "--iters 12 --warmup 3"; else echo "--iters 6 --warmup 2"; fi; }
+x=${ITERS_X:-1}
+iters() { if [ "$1" -le 1048576 ]; then echo "--iters $((40 * x)) --warmup 5"; elif [ "$1" -le 67108864 ]; then echo "--iters $((12 * x)) --warmup 3"; else echo "--iters $((6 * x)) --warmup 2"; fi; }
 run() {  # LABEL RUNNER-ARGUMENTS...
   local what=$1
   shift

@@ -241,6 +241,31 @@ describe("W6: a CUDA result names the program it ran, and measure checks it", ()
     expect(left.message).toContain(String(HW.runs[0]!["label"]));
     expect(existsSync(out)).toBe(true);
   });
+  it("measure --fit --fit-on all fits on every run and holds none out", async () => {
+    // Two sizes of one example: a fit of a few runs, so that the test stays quick.
+    const few = HW.runs.filter(
+      (run) =>
+        run["example"] === "host_upload_pieces" &&
+        [1024, 1048576].includes(Number(run["totalBytes"])),
+    );
+    expect(few.length).toBeGreaterThan(2);
+    const r = await dmac("measure", results(few), "--fit", "--fit-on", "all", "--format", "json");
+    expect(r.code).toBe(0);
+    const doc = JSON.parse(r.out) as {
+      runs: { heldOut: boolean }[];
+      after: { fitted: { runs: number }; heldOut: { runs: number; medianError: null } };
+    };
+    expect(doc.runs.every((run) => !run.heldOut)).toBe(true);
+    expect(doc.after.fitted.runs).toBe(few.length);
+    expect(doc.after.heldOut).toMatchObject({ runs: 0, medianError: null });
+    const text = await dmac("measure", results(few), "--fit", "--fit-on", "all");
+    expect(text.out).toMatch(/after the fit, held-out sizes: none \(--fit-on all\)/);
+  });
+  it("--fit-on takes only alternate or all", async () => {
+    const r = await dmac("measure", results(HW.runs), "--fit", "--fit-on", "half");
+    expect(r.code).not.toBe(0);
+    expect(r.err).toMatch(/Allowed choices are alternate, all/);
+  });
 });
 
 describe("polish: the command line's edges", () => {

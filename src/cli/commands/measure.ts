@@ -3,10 +3,12 @@
 // (EXAMPLES/EXAMPLE.dmac) and variant (runtime/cuda/variants.tsv) at its size and predicted with
 // the target. --fit fits the target's fittable constants on every other size (1 KiB, 16 KiB, ...)
 // and reports the error on the sizes held out; `dmac calibrate RESULTS.json` does the same.
+// `--fit-on all` fits on every run instead: a calibration set measured on one machine, whose
+// fitted target then predicts other runs on that machine (bench/hardware/2026-11-28-machine-fit).
 // `--format json`: the runs, the summaries and the fit as one document (schemas/measure.schema.json).
 
 import { join } from "node:path";
-import type { Command } from "commander";
+import { Option, type Command } from "commander";
 import { formatTime } from "../../util/format-time.js";
 import {
   fastestAgreement,
@@ -44,8 +46,16 @@ export interface MeasureOptions extends DiagnosticOutput {
   readonly examples?: string | undefined;
   readonly variants?: string | undefined;
   readonly fit?: boolean | undefined;
+  readonly fitOn?: FitOn | undefined;
   readonly output?: string | undefined;
 }
+
+/**
+ * Which runs --fit fits on: every other size (the rest held out, to judge the fit), or all of
+ * them (a calibration set measured apart from the runs the fitted target will predict).
+ */
+const FIT_ON = ["alternate", "all"] as const;
+type FitOn = (typeof FIT_ON)[number];
 
 const LIMIT = { maxBytes: 64 << 20, what: "a results file" };
 
@@ -81,6 +91,7 @@ function summarise(rows: readonly Compared[]): Summary {
 }
 
 function summaryText(label: string, s: Summary): string {
+  if (s.runs === 0) return `${label}: none (--fit-on all)\n`;
   const f = s.fastest;
   const misses = f.misses.map(
     (m) => `${m.example} ${m.totalBytes}: measured ${m.measured}, predicted ${m.predicted}`,
@@ -270,10 +281,11 @@ function reportAll(r: Report): number {
   return reportJson(r.ctx, fields, [...r.warnings]);
 }
 
-/** --fit: fit on every other size, report both sets before and after, write the target with -o. */
+/** --fit: fit on every other size (or all), report both sets before and after, write the target with -o. */
 function reportFit(r: Report, target: Target, path: string): number {
   const { rows, out, opts } = r;
-  const fitted = fitSizes(rows);
+  const fitted =
+    opts.fitOn === "all" ? new Set(rows.map((row) => row.run.totalBytes)) : fitSizes(rows);
   const train = rows.filter((row) => fitted.has(row.run.totalBytes));
   const held = rows.filter((row) => !fitted.has(row.run.totalBytes));
   const heldBefore = summarise(held);
@@ -327,7 +339,15 @@ export function registerMeasure(program: Command, ctx: CliContext): void {
     .option("--target <file>", "the CUDA target to predict with (default: h100)")
     .option("--examples <dir>", "where the runs' .dmac examples are (default: examples)")
     .option("--variants <file>", "the variants table (default: runtime/cuda/variants.tsv)")
-    .option("--fit", "fit the target's fittable constants on every other size; report the rest");
+    .option("--fit", "fit the target's fittable constants on every other size; report the rest")
+    .addOption(
+      new Option(
+        "--fit-on <sizes>",
+        "with --fit: fit on every other size and hold out the rest (alternate), or on every run (all)",
+      )
+        .choices(FIT_ON)
+        .default("alternate"),
+    );
   addOutOption(cmd, {
     value: "file",
     help: "with --fit: write the fitted target here",
