@@ -12,7 +12,8 @@ const median = (xs) => {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
 const byLabel = new Map();
-for (const f of files) for (const r of f.runs) byLabel.set(r.label, [...(byLabel.get(r.label) ?? []), r]);
+for (const f of files)
+  for (const r of f.runs) byLabel.set(r.label, [...(byLabel.get(r.label) ?? []), r]);
 const runs = [...byLabel.values()].map((rs) => ({
   ...rs[0],
   medianUs: median(rs.map((r) => r.medianUs)),
