@@ -261,6 +261,18 @@ describe("W6: a CUDA result names the program it ran, and measure checks it", ()
     const text = await dmac("measure", results(few), "--fit", "--fit-on", "all");
     expect(text.out).toMatch(/after the fit, held-out sizes: none \(--fit-on all\)/);
   });
+  it("-o and --fit-on all without --fit are refused (DMAC5004), nothing written", async () => {
+    const out = join(dir, "never.json");
+    for (const args of [
+      ["-o", out],
+      ["--fit-on", "all"],
+    ]) {
+      const r = await dmac("measure", results(HW.runs), ...args, "--format", "concise");
+      expect(r.code).toBe(1);
+      expect(r.err).toMatch(/DMAC5004.*add --fit/);
+    }
+    expect(existsSync(out)).toBe(false);
+  });
   it("--fit-on takes only alternate or all", async () => {
     const r = await dmac("measure", results(HW.runs), "--fit", "--fit-on", "half");
     expect(r.code).not.toBe(0);

@@ -200,7 +200,19 @@ interface Report {
   readonly warnings: readonly Diagnostic[];
 }
 
+/** -o and --fit-on all say what to do with a fit: without --fit they would be ignored. */
+function fitOptionsProblem(opts: MeasureOptions): Diagnostic | undefined {
+  if (opts.fit) return undefined;
+  if (opts.output !== undefined)
+    return diag("DMAC5004", undefined, ["-o", "it writes the fitted target: add --fit"]);
+  if (opts.fitOn === "all")
+    return diag("DMAC5004", undefined, ["--fit-on", "it says which runs --fit fits on: add --fit"]);
+  return undefined;
+}
+
 export function runMeasure(path: string, opts: MeasureOptions, ctx: CliContext): number {
+  const problem = fitOptionsProblem(opts);
+  if (problem) return reportDiagnostics(ctx, [problem], opts);
   const loaded = loadRuns(path, opts, ctx);
   if ("code" in loaded) return loaded.code;
   const { doc, target } = loaded;
