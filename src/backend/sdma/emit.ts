@@ -34,7 +34,7 @@ import {
   type QueueProgram,
 } from "../../queues/queue-program.js";
 import { COMPILED_BY_KIND, type CompiledPacket } from "./bitfield.js";
-import { encodeValues } from "./encode.js";
+import { valueOutsideField } from "./encode.js";
 import { PackedRowsBuilder, type PackedRows } from "./packed-rows.js";
 import { rulesOf, type Rules } from "./packet-rules.js";
 import { hexAddr, type PacketKind } from "./packets.js";
@@ -61,7 +61,9 @@ export interface EmittedQueue {
   readonly relocations: Float64Array;
   /** Entries [byteOffset, stmt, ...ops] (see ManifestSourceMap), packed flat. */
   readonly sourceMap: PackedRows;
-  readonly completionSlots: readonly number[];
+  /** The completion slots it signals, in stream order (a typed array, sized up front: an array
+   * grown by push per queue left the compiled command loop on a new array map). */
+  readonly completionSlots: Float64Array;
 }
 
 /** ROCr BuildPollCommand: interval 4 (x16 clocks), retry forever. */
@@ -380,7 +382,8 @@ export function emitSdma(
 
   // Each queue is encoded straight into its dword buffer as its commands are visited: no
   // packet object, no array per command.
-  const e: Emission = { p, m, layout, plan, fill, report, state };
+  const sizes = packetSizes(plan, p.completion);
+  const e: Emission = { p, m, layout, plan, sizes, fill, report, state };
   const queues: EmittedQueue[] = [];
   for (const q of p.queues) {
     const { queue, dwords } = encodeQueue(e, q);
@@ -401,12 +404,38 @@ interface Emission {
   readonly m: IrModule;
   readonly layout: Layout;
   readonly plan: Record<Built, Plan>;
+  readonly sizes: Sizes;
   /** The packet of command i into its kind's plan (undefined: a limit broken, reported). */
   readonly fill: (c: CmdTable, i: number, ops: number) => Plan | undefined;
   /** A diagnostic at the statement of ops handle h (once per code and statement). */
   readonly report: (code: DiagnosticCode, h: number, args: readonly (string | number)[]) => void;
   /** `failed`: an error was reported; nothing is encoded then, but the reports go on. */
   readonly state: { failed: boolean };
+}
+
+const COMPLETION = CMD.completion;
+
+/**
+ * Dwords and address fields of a command's packet by (kind, fence bit), at 2 * kind + fence:
+ * queueSizes' loop reads two small tables, so a kind that first comes late in a queue (its
+ * completion) is no new path through optimised code (it was a deoptimisation per queue). Made
+ * once per emission: made per queue, code before the loop that its compiled form had no
+ * feedback for sent every queue's loop back to the interpreter.
+ */
+function packetSizes(plan: Record<Built, Plan>, completion: QueueProgram["completion"]): Sizes {
+  const dwordsOf = new Int32Array(2 * CMD_NAMES.length);
+  const addrsOf = new Int32Array(2 * CMD_NAMES.length);
+  for (let k = 0; k < CMD_NAMES.length; k++)
+    for (let fence = 0; fence < 2; fence++) {
+      const pl = planOf(plan, k as CmdCode, fence === 1, completion);
+      dwordsOf[2 * k + fence] = pl.length;
+      addrsOf[2 * k + fence] = pl.addrDw.length;
+    }
+  return { dwordsOf, addrsOf };
+}
+interface Sizes {
+  readonly dwordsOf: Int32Array;
+  readonly addrsOf: Int32Array;
 }
 
 /**
@@ -418,22 +447,13 @@ interface Emission {
 function queueSizes(
   e: Emission,
   c: CmdTable,
-): { dwords: number; addrs: number; rows: number; rowValues: number } {
+): { dwords: number; addrs: number; rows: number; rowValues: number; completions: number } {
   let dwords = 0;
   let addrs = 0;
   let rows = 0;
   let rowValues = 0;
-  // Dwords and address fields by (kind, fence bit): the loop reads two small tables, so a kind
-  // that first comes late in a queue (its completion) is no new path through optimised code
-  // (it was a deoptimisation per queue).
-  const dwordsOf = new Int32Array(2 * CMD_NAMES.length);
-  const addrsOf = new Int32Array(2 * CMD_NAMES.length);
-  for (let k = 0; k < CMD_NAMES.length; k++)
-    for (let fence = 0; fence < 2; fence++) {
-      const pl = planOf(e.plan, k as CmdCode, fence === 1, e.p.completion);
-      dwordsOf[2 * k + fence] = pl.length;
-      addrsOf[2 * k + fence] = pl.addrDw.length;
-    }
+  let completions = 0;
+  const { dwordsOf, addrsOf } = e.sizes;
   const listData = e.p.lists.data;
   let prevOps = -1;
   for (let i = 0; i < c.length; i++) {
@@ -443,11 +463,13 @@ function queueSizes(
       rows++;
       rowValues += 2 + listData[h]!;
     }
-    const at = 2 * c.kind(i) + (c.isFence(i) ? 1 : 0);
+    const kind = c.kind(i);
+    const at = 2 * kind + (c.isFence(i) ? 1 : 0);
     dwords += dwordsOf[at]!;
     addrs += addrsOf[at]!;
+    completions += kind === COMPLETION ? 1 : 0;
   }
-  return { dwords, addrs, rows, rowValues };
+  return { dwords, addrs, rows, rowValues, completions };
 }
 
 /** Queue q's packets, with their relocations, source map and completion slots. */
@@ -459,13 +481,14 @@ function encodeQueue(e: Emission, q: Queue): { queue: EmittedQueue; dwords: numb
     starts: new Float64Array(c.length), // at most one packet per command
     relocations: new Float64Array(3 * size.addrs),
     sourceMap: new PackedRowsBuilder(size.rows, size.rowValues),
-    completionSlots: [],
+    completionSlots: new Float64Array(size.completions),
+    nCompletions: 0,
     packetCount: 0,
     nReloc: 0,
     dword: 0,
   };
   encodeCommands(e, c, enc);
-  const { words, starts, relocations, packetCount, nReloc, dword } = enc;
+  const { words, starts, relocations, packetCount, nReloc, dword, completionSlots } = enc;
   relocate(e.layout, relocations, nReloc);
   const queue: EmittedQueue = {
     name: queueName(q),
@@ -480,7 +503,10 @@ function encodeQueue(e: Emission, q: Queue): { queue: EmittedQueue; dwords: numb
         : words.slice(0, dword),
     relocations: nReloc === relocations.length ? relocations : relocations.slice(0, nReloc),
     sourceMap: enc.sourceMap.done(),
-    completionSlots: enc.completionSlots,
+    completionSlots:
+      enc.nCompletions === completionSlots.length
+        ? completionSlots
+        : completionSlots.slice(0, enc.nCompletions),
   };
   return { queue, dwords: dword };
 }
@@ -493,7 +519,8 @@ interface Encoding {
    * an addend. */
   relocations: Float64Array;
   readonly sourceMap: PackedRowsBuilder;
-  readonly completionSlots: number[];
+  completionSlots: Float64Array;
+  nCompletions: number;
   packetCount: number;
   nReloc: number;
   dword: number;
@@ -508,8 +535,10 @@ interface Encoding {
 function encodeCommands(e: Emission, c: CmdTable, enc: Encoding): void {
   const { m, fill, report } = e;
   const listData = e.p.lists.data;
-  const { starts, sourceMap, completionSlots } = enc;
+  const { starts, sourceMap } = enc;
   let words = enc.words;
+  let completionSlots = enc.completionSlots;
+  let nCompletions = 0;
   let relocations = enc.relocations;
   let packetCount = 0;
   let nReloc = 0;
@@ -535,7 +564,15 @@ function encodeCommands(e: Emission, c: CmdTable, enc: Encoding): void {
       sourceMap.value(m.ops.stmt[listData[h + 1]!]!);
       for (let k = 1; k <= nOps; k++) sourceMap.value(listData[h + k]!);
     }
-    if (c.kind(i) === CMD.completion) completionSlots.push(c.slot(i));
+    if (c.kind(i) === CMD.completion) {
+      if (nCompletions === completionSlots.length) {
+        const grown = new Float64Array(Math.max(2 * nCompletions, 16));
+        grown.set(completionSlots);
+        enc.completionSlots = completionSlots = grown;
+      }
+      completionSlots[nCompletions++] = c.slot(i);
+      enc.nCompletions = nCompletions;
+    }
     // [dword, address, -] now; relocate() makes the address a region and an addend.
     const dws = pl.addrDw;
     for (let f = 0; f < dws.length; f++) {
@@ -556,7 +593,8 @@ function encodeCommands(e: Emission, c: CmdTable, enc: Encoding): void {
         grown.set(words.subarray(0, dword));
         enc.words = words = grown;
       }
-      encodeValues(pl.c, v, words, dword, pl.write);
+      // (The buffer has room: encode.ts encodeValues' check, made above.)
+      if (!pl.write(v, words, dword)) throw valueOutsideField(pl.c, v);
     }
     starts[packetCount++] = dword;
     dword += length;
