@@ -235,15 +235,18 @@ export function emitSdma(
     if (d.severity === "error") state.failed = true;
   };
 
-  // The address of buffer location `slot` of command i.
-  const buf = (c: CmdTable, i: number, slot: 0 | 1 | 2): number => {
-    const buffer = c.buffer(i, slot);
-    const rank = c.rank(i, slot);
-    const base = layout.bufferAddr[buffer * R + rank];
+  // The address of buffer location `slot` of command i. (The columns, not the accessors: this
+  // runs two or three times per data command, mostly before V8 has compiled it, where each
+  // accessor is a call; queue-program.ts CmdTable.)
+  const bufferAddr = layout.bufferAddr;
+  const buf = (cc: CmdTable["c"], i: number, slot: 0 | 1 | 2): number => {
+    const buffer = slot === 0 ? cc.id0[i]! : slot === 1 ? cc.id1[i]! : cc.id2[i]!;
+    const rank = slot === 0 ? cc.rk0[i]! : slot === 1 ? cc.rk1[i]! : cc.rk2[i]!;
+    const base = bufferAddr[buffer * R + rank];
     if (base === undefined || Number.isNaN(base)) {
       throw new InternalError(`buffer ${buffer} has no instance on rank ${rank}`);
     }
-    return base + c.offset(i, slot);
+    return base + (slot === 0 ? cc.off0[i]! : slot === 1 ? cc.off1[i]! : cc.off2[i]!);
   };
   // The address of the word a poll or signal points at.
   const word = (c: CmdTable, i: number): number => {
@@ -288,41 +291,42 @@ export function emitSdma(
   // breaks a hardware limit, which is reported).
   const plan = plans();
   const fill = (c: CmdTable, i: number, ops: number): Plan | undefined => {
-    const k = c.kind(i);
+    const cc = c.c;
+    const k = cc.kind[i]! as CmdCode;
     switch (k) {
       case CMD.copy: {
-        const bytes = c.bytes(i);
+        const bytes = cc.num[i]!;
         if (!fits("COPY_LINEAR count", bytes, limits.copy, ops)) return undefined;
         const v = plan.copy_linear.v;
         v[COPY.bytes] = bytes;
-        v[COPY.src] = buf(c, i, 0);
-        v[COPY.dst] = buf(c, i, 1);
+        v[COPY.src] = buf(cc, i, 0);
+        v[COPY.dst] = buf(cc, i, 1);
         return plan.copy_linear;
       }
       case CMD.bcast: {
-        const bytes = c.bytes(i);
+        const bytes = cc.num[i]!;
         if (!fits("COPY_LINEAR_BROADCAST count", bytes, limits.bcast, ops)) return undefined;
         const v = plan.copy_broadcast.v;
         v[BCAST.bytes] = bytes;
-        v[BCAST.src] = buf(c, i, 0);
-        v[BCAST.dst1] = buf(c, i, 1);
-        v[BCAST.dst2] = buf(c, i, 2);
+        v[BCAST.src] = buf(cc, i, 0);
+        v[BCAST.dst1] = buf(cc, i, 1);
+        v[BCAST.dst2] = buf(cc, i, 2);
         return plan.copy_broadcast;
       }
       case CMD.swap: {
-        const bytes = c.bytes(i);
+        const bytes = cc.num[i]!;
         if (!fits("COPY_SWAP count", bytes, limits.swap, ops)) return undefined;
         const v = plan.copy_swap.v;
         v[SWAP.bytes] = bytes;
-        v[SWAP.a] = buf(c, i, 0);
-        v[SWAP.b] = buf(c, i, 1);
+        v[SWAP.a] = buf(cc, i, 0);
+        v[SWAP.b] = buf(cc, i, 1);
         return plan.copy_swap;
       }
       case CMD.fill: {
-        const bytes = c.bytes(i);
+        const bytes = cc.num[i]!;
         const value = c.value(i);
         if (!fits("CONST_FILL count", bytes, limits.fill, ops)) return undefined;
-        const dst = buf(c, i, 1);
+        const dst = buf(cc, i, 1);
         const dword = dst % 4 === 0 && bytes % 4 === 0;
         const v = plan.constant_fill.v;
         v[FILL.fillSize] = dword ? FILL_DWORD : FILL_BYTE;
@@ -352,7 +356,7 @@ export function emitSdma(
         return fence ? fenceOf(word(c, i), value) : atomicOf(ADD32, word(c, i), value, 0);
       }
       case CMD.completion: {
-        const addr = completionAddr(layout, c.slot(i));
+        const addr = completionAddr(layout, cc.num[i]!); // (its slot)
         // atomic: ROCr's add64 of -1 (all ones in both dwords); fence: 0 into the low dword.
         return p.completion === "atomic"
           ? atomicOf(ADD64, addr, 0xffffffff, 0xffffffff)
@@ -544,8 +548,13 @@ function encodeCommands(e: Emission, c: CmdTable, enc: Encoding): void {
   let nReloc = 0;
   let dword = 0;
   let lastOps = -1;
+  // (The columns, not the accessors: queue-program.ts CmdTable.)
+  const kinds = c.c.kind;
+  const opsHandles = c.c.ops;
+  const nums = c.c.num;
+  const stmtOf = m.ops.stmt;
   for (let i = 0; i < c.length; i++) {
-    const h = c.opsHandle(i);
+    const h = opsHandles[i]!;
     const pl = fill(c, i, h);
     if (!pl) continue;
     const v = pl.v;
@@ -559,18 +568,15 @@ function encodeCommands(e: Emission, c: CmdTable, enc: Encoding): void {
       // Packed rows, not one array per entry: this runs once per operation (10^6 times for
       // the big benchmark), and the entries live until the manifest is written. The ops are
       // read from the list table in place (no subarray object per command).
-      sourceMap.startRow();
-      sourceMap.value(dword * 4);
-      sourceMap.value(m.ops.stmt[listData[h + 1]!]!);
-      for (let k = 1; k <= nOps; k++) sourceMap.value(listData[h + k]!);
+      sourceMap.row(dword * 4, stmtOf[listData[h + 1]!]!, listData, h + 1, nOps);
     }
-    if (c.kind(i) === CMD.completion) {
+    if (kinds[i] === COMPLETION) {
       if (nCompletions === completionSlots.length) {
         const grown = new Float64Array(Math.max(2 * nCompletions, 16));
         grown.set(completionSlots);
         enc.completionSlots = completionSlots = grown;
       }
-      completionSlots[nCompletions++] = c.slot(i);
+      completionSlots[nCompletions++] = nums[i]!; // (its slot)
       enc.nCompletions = nCompletions;
     }
     // [dword, address, -] now; relocate() makes the address a region and an addend.
