@@ -448,15 +448,10 @@ interface Sizes {
  * full collections of the (large) heap; regrowth and trimming copies doubled those
  * (docs/performance.md). Commands that fail to encode only leave the buffers partly used.
  */
-function queueSizes(
-  e: Emission,
-  c: CmdTable,
-): { dwords: number; addrs: number; rows: number; rowValues: number; completions: number } {
-  let dwords = 0;
-  let addrs = 0;
-  let rows = 0;
-  let rowValues = 0;
-  let completions = 0;
+function queueSizes(e: Emission, c: CmdTable): QueueSizes {
+  // (The result is made before the loop and the counts stored as they change: see
+  // encodeCommands. A result made after it sent every queue's count back to the interpreter.)
+  const size: QueueSizes = { dwords: 0, addrs: 0, rows: 0, rowValues: 0, completions: 0 };
   const { dwordsOf, addrsOf } = e.sizes;
   const listData = e.p.lists.data;
   let prevOps = -1;
@@ -464,16 +459,23 @@ function queueSizes(
     const h = c.opsHandle(i);
     if (h !== prevOps && listData[h]! > 0) {
       prevOps = h;
-      rows++;
-      rowValues += 2 + listData[h]!;
+      size.rows++;
+      size.rowValues += 2 + listData[h]!;
     }
     const kind = c.kind(i);
     const at = 2 * kind + (c.isFence(i) ? 1 : 0);
-    dwords += dwordsOf[at]!;
-    addrs += addrsOf[at]!;
-    completions += kind === COMPLETION ? 1 : 0;
+    size.dwords += dwordsOf[at]!;
+    size.addrs += addrsOf[at]!;
+    size.completions += kind === COMPLETION ? 1 : 0;
   }
-  return { dwords, addrs, rows, rowValues, completions };
+  return size;
+}
+interface QueueSizes {
+  dwords: number;
+  addrs: number;
+  rows: number;
+  rowValues: number;
+  completions: number;
 }
 
 /** Queue q's packets, with their relocations, source map and completion slots. */
