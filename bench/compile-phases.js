@@ -7,8 +7,12 @@
 // (--no-dump, the default, is accepted for older command lines; --dist: another build's dist/,
 // e.g. a worktree of the base commit, to compare before and after in one run.)
 import { readFileSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
 import { dirname, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+
+// The V8 flags `dmac` runs with (bin/load-bundle.js), so that the phases compile as they do there.
+createRequire(import.meta.url)("../bin/load-bundle.js").applyV8Flags();
 
 const [file, outDir] = process.argv.slice(2);
 const dump = process.argv.includes("--dump");

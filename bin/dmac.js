@@ -9,12 +9,15 @@
 // loader, and the node:fs and node:vm it needs without their ES module facades (the facade of
 // node:fs loads its streams): `dmac --version` ~15 ms sooner (docs/performance.md).
 "use strict";
-const { bundleIsCurrent, readCodeCache, runBundle } = require("./load-bundle.js");
+const { applyV8Flags, bundleIsCurrent, readCodeCache, runBundle } = require("./load-bundle.js");
 
 async function start() {
   const { installOutputErrorHandlers, main } = bundleIsCurrent()
     ? runBundle(readCodeCache()).cli
     : { ...(await import("../dist/cli/io.js")), ...(await import("../dist/cli/main.js")) };
+
+  // (Once the bundle is compiled: V8 rejects a code cache made under other flags.)
+  applyV8Flags();
 
   // A closed pipe ends dmac quietly; a full disk (ENOSPC) or an I/O error on stdout is one message
   // and exit 1, never a stack trace (src/cli/io.ts).

@@ -56,7 +56,21 @@ function runBundle(cachedData) {
   return { cli: module.exports, script };
 }
 
+/**
+ * The V8 flags dmac runs with, set once the bundle is compiled (V8 rejects a code cache made under
+ * other flags, and scripts/bundle.mjs makes the cache without them). `--no-concurrent-osr`: a loop
+ * that V8 compiles while it runs (on-stack replacement) is compiled on the main thread and entered
+ * at once, not on a compiler thread while the main thread goes on in unoptimised code. dmac's
+ * phases are each a few long loops over every operation or command; on two cores with another
+ * process busy, the compiler thread waited for a core while the loop ran slowly to its end, and
+ * the compiled loop then ran little (the 65,536-copy compile: ~20 % less CPU, docs/performance.md).
+ */
+function applyV8Flags() {
+  require("node:v8").setFlagsFromString("--no-concurrent-osr");
+}
+
 exports.BUNDLE = BUNDLE;
+exports.applyV8Flags = applyV8Flags;
 exports.CODE_CACHE = CODE_CACHE;
 exports.bundleIsCurrent = bundleIsCurrent;
 exports.readCodeCache = readCodeCache;

@@ -70,6 +70,17 @@ async function shimText(shim) {
   return `export { ${names.join(", ")} } from ${JSON.stringify(shim.from())};`;
 }
 
+/** Node modules that an inlined package requires when it loads but dmac uses rarely or never: in
+ * the bundle, that package gets a stand-in (scripts/bundle-shims/) that loads the module on first
+ * use. */
+const LAZY_BUILTINS = [
+  {
+    builtin: "node:child_process",
+    importer: join(ROOT, "node_modules/commander/"),
+    shim: join(ROOT, "scripts/bundle-shims/lazy-child-process.cjs"),
+  },
+];
+
 const replaceShims = {
   name: "dmac-shims",
   async setup(b) {
@@ -78,6 +89,10 @@ const replaceShims = {
     b.onLoad({ filter: /\.js$/ }, ({ path }) => {
       const contents = byPath.get(path);
       return contents === undefined ? undefined : { contents, loader: "js", resolveDir: ROOT };
+    });
+    b.onResolve({ filter: /^node:/ }, ({ path, importer }) => {
+      const lazy = LAZY_BUILTINS.find((l) => l.builtin === path && importer.startsWith(l.importer));
+      return lazy === undefined ? undefined : { path: lazy.shim };
     });
   },
 };

@@ -12,7 +12,6 @@
 // renamed back, so the user always has one version; anything else is removed, its files before
 // its marker, so a removal cut short still carries the marker and the next write finishes it.
 
-import { randomBytes } from "node:crypto";
 import {
   lstatSync,
   mkdirSync,
@@ -31,11 +30,18 @@ const prefix = (target: string): string => `.${basename(target)}.dmac-tmp-`;
  * Creates a temporary beside `target` for `files` (their names), marker first; throws the file
  * system's error. The caller writes the files into it.
  */
+/** Eight random hex digits: with the pid, a name that no other writer uses and that a stale
+ * temporary of a dead process with the same pid is unlikely to hold (mkdirSync refuses one that
+ * exists). Math.random, not node:crypto: loading that module cost every compile ~3 ms, and the
+ * name needs no secrecy. */
+function randomHex8(): string {
+  return Math.floor(Math.random() * 2 ** 32)
+    .toString(16)
+    .padStart(8, "0");
+}
+
 export function newTemporary(target: string, files: readonly string[]): string {
-  const tmp = join(
-    dirname(target),
-    `${prefix(target)}${process.pid}-${randomBytes(4).toString("hex")}`,
-  );
+  const tmp = join(dirname(target), `${prefix(target)}${process.pid}-${randomHex8()}`);
   mkdirSync(tmp, { mode: 0o777 });
   try {
     writeMarker(tmp, files);

@@ -12,12 +12,7 @@
 // every write is made here.
 
 import { closeSync, writeSync } from "node:fs";
-import {
-  MessageChannel,
-  Worker,
-  receiveMessageOnPort,
-  type MessagePort,
-} from "node:worker_threads";
+import type { MessagePort, Worker } from "node:worker_threads";
 import {
   WRITE_CONTROL_WORDS,
   WRITE_SLOT_BYTES as SLOT,
@@ -26,6 +21,7 @@ import {
   WriterState,
   type WriteSlotMessage,
 } from "../util/shared-layouts.js";
+import { nodeWorkerThreads } from "../util/lazy-builtin.js";
 import { workerEntry } from "../util/worker-entry.js";
 import type { WriterData } from "./write-behind-worker.js";
 
@@ -61,6 +57,7 @@ export class WriteBehind {
   private failure: WriteError | undefined;
 
   constructor() {
+    const { MessageChannel, Worker } = nodeWorkerThreads();
     const { port1, port2 } = new MessageChannel();
     this.errors = port1;
     port1.unref();
@@ -186,7 +183,7 @@ export class WriteBehind {
   }
 
   private raise(): void {
-    const got = receiveMessageOnPort(this.errors);
+    const got = nodeWorkerThreads().receiveMessageOnPort(this.errors);
     if (got) {
       const e = got.message as { message: string; code?: string };
       this.failure = new WriteError(e.message, e.code);

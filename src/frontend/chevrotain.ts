@@ -33,4 +33,4 @@ async function loadChevrotain(): Promise<Chevrotain> {
 
 const chevrotain = await loadChevrotain();
 
-export const { CstParser, EOF, Lexer, createToken } = chevrotain;
+export const { CstParser, EOF, Lexer, LLkLookaheadStrategy, createToken } = chevrotain;

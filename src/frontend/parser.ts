@@ -4,8 +4,13 @@
 // `input` resets it. Error recovery is on, so one run reports several syntax errors; the error
 // message provider returns only the "expected ..." half, parse.ts adds what was found.
 
-import type { IParserErrorMessageProvider, IToken, TokenType } from "chevrotain";
-import { CstParser, EOF } from "./chevrotain.js";
+import type {
+  ILookaheadStrategy,
+  IParserErrorMessageProvider,
+  IToken,
+  TokenType,
+} from "chevrotain";
+import { CstParser, EOF, LLkLookaheadStrategy } from "./chevrotain.js";
 import {
   ALL_TOKENS,
   BadHexLiteral,
@@ -53,6 +58,29 @@ const errorMessageProvider: IParserErrorMessageProvider = {
 /** What may follow a bare `ranks` loop range; anything else means `ranks` starts an A..B range. */
 const RANKS_FOLLOW: ReadonlySet<TokenType> = new Set([T[","], K.where, T["{"], EOF]);
 
+/**
+ * chevrotain's LL(k) lookahead, each function built on its first use instead of for every
+ * alternation and repetition of the grammar when the parser is made: a source uses few of them,
+ * and building them all was a third of the parser's construction, which every `dmac` run that
+ * reads a source pays (docs/performance.md). The functions are the same ones, built from the same
+ * grammar; chevrotain calls them with the parser as `this`.
+ */
+function lazyLookahead(maxLookahead: number): ILookaheadStrategy {
+  const llk = new LLkLookaheadStrategy({ maxLookahead });
+  type Lookahead = (this: unknown, ...args: never[]) => unknown;
+  const lazy = <F extends Lookahead>(build: () => F): F => {
+    let built: F | undefined;
+    return function (this: unknown, ...args: Parameters<F>) {
+      return (built ??= build()).apply(this, args);
+    } as F;
+  };
+  return {
+    validate: (o) => llk.validate(o),
+    buildLookaheadForAlternation: (o) => lazy(() => llk.buildLookaheadForAlternation(o)),
+    buildLookaheadForOptional: (o) => lazy(() => llk.buildLookaheadForOptional(o)),
+  };
+}
+
 class DmacParser extends CstParser {
   /** `validate`: run chevrotain's grammar validations (ambiguities, left recursion, ...). They
    * only find mistakes in this file's grammar, never in user input, and cost ~20 ms of every
@@ -62,6 +90,7 @@ class DmacParser extends CstParser {
     super(ALL_TOKENS as TokenType[], {
       recoveryEnabled: recover,
       maxLookahead: 3,
+      lookaheadStrategy: lazyLookahead(3),
       errorMessageProvider,
       skipValidations: !validate,
     });

@@ -19,7 +19,12 @@
 import { inferDeps } from "../ir/deps.js";
 import { allocOpTable, OP_KINDS, type IrModule, type OpTable } from "../ir/ir.js";
 import { lowerToQueues, type LowerOptions } from "../queues/lower.js";
-import { CmdBuilder, ListsBuilder, type QueueProgram } from "../queues/queue-program.js";
+import {
+  CmdBuilder,
+  ListsBuilder,
+  type CmdTable,
+  type QueueProgram,
+} from "../queues/queue-program.js";
 import type { Target } from "../target/target.js";
 import { InternalError } from "../util/internal-error.js";
 
@@ -285,14 +290,23 @@ function listRoom(prog: QueueProgram): number {
 export function listPerCommand(prog: QueueProgram): QueueProgram {
   const lists = new ListsBuilder(undefined, listRoom(prog));
   const queues = prog.queues.map((q) => {
-    const c = q.cmds;
-    const out = new CmdBuilder(c.length);
-    for (let i = 0; i < c.length; i++) {
-      const j = out.take(c, i);
-      const ops = prog.lists.of(c.opsHandle(i));
-      if (ops.length > 0) out.setOps(j, lists.add(ops));
-    }
+    const out = new CmdBuilder(q.cmds.length);
+    takeWithOwnLists(prog, q.cmds, out, lists);
     return { ...q, cmds: out.done() };
   });
   return { ...prog, queues, lists: lists.done() };
+}
+
+/** listPerCommand's loop over one queue, alone (nothing after it: lower.ts emitCommands). */
+function takeWithOwnLists(
+  prog: QueueProgram,
+  c: CmdTable,
+  out: CmdBuilder,
+  lists: ListsBuilder,
+): void {
+  for (let i = 0; i < c.length; i++) {
+    const j = out.take(c, i);
+    const ops = prog.lists.of(c.opsHandle(i));
+    if (ops.length > 0) out.setOps(j, lists.add(ops));
+  }
 }

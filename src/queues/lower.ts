@@ -58,12 +58,28 @@ function isData(kind: number): boolean {
   return kind === K_COPY || kind === K_BCAST || kind === K_SWAP || kind === K_FILL;
 }
 
-/** The (gpu, engine) an op runs on, as gpu * engines + engine; -1 for ops that are not placed. */
-function chooseQueueKey(m: IrModule, target: Target, i: number): number {
+/**
+ * The engine of each (driver, other rank) pair, at driver * ranks + other: the target's
+ * recommended engine, its local-copy engine on the diagonal (an op that stays on its driver's
+ * GPU), -1 where it has none. A table made
+ * once, read per op: the nested arrays of the target's map cost several property loads per op
+ * in the unoptimised code most of a lowering runs in.
+ */
+function engineTable(ranks: number, target: Target): Int32Array {
+  const table = new Int32Array(ranks * ranks);
+  for (let d = 0; d < ranks; d++)
+    for (let o = 0; o < ranks; o++)
+      table[d * ranks + o] =
+        o === d ? target.engines.localCopy : (target.recommendedEngine.map[d]?.[o] ?? -1);
+  return table;
+}
+
+/** The (gpu, engine) an op runs on, as gpu * engines + engine; -1 for ops that are not placed.
+ * `engineOf`: engineTable's. */
+function chooseQueueKey(m: IrModule, engineOf: Int32Array, count: number, i: number): number {
   const t = m.ops;
   const kind = t.kind[i]!;
   const driver = t.driver[i]!;
-  const count = target.engines.count;
   const pinned = t.engine[i]!;
   if (pinned >= 0) return driver * count + pinned;
   let other: number;
@@ -77,9 +93,10 @@ function chooseQueueKey(m: IrModule, target: Target, i: number): number {
           : t.srcRank[i]!;
   } else if (kind === K_SWAP) other = t.srcRank[i] === driver ? t.dstRank[i]! : t.srcRank[i]!;
   else other = t.dstRank[i]!;
+  const R = m.ranks;
   const engine =
-    other === driver ? target.engines.localCopy : target.recommendedEngine.map[driver]?.[other];
-  if (engine === undefined || engine < 0) {
+    driver >= 0 && driver < R && other >= 0 && other < R ? engineOf[driver * R + other]! : -1;
+  if (engine < 0) {
     throw new InternalError(`no recommended engine for rank ${driver} -> ${other} (op ${i})`);
   }
   return driver * count + engine;
@@ -136,10 +153,11 @@ function placeOps(
   const notifyCover: number[][] = []; // per notify (by order of appearance): ops it must follow
   const notifyIndex = new Int32Array(n).fill(-1);
   const placed = { key, notifyIndex, notifyCover }; // (before the loop: see emitCommands)
+  const engineOf = engineTable(m.ranks, target);
   for (let i = 0; i < n; i++) {
     const kind = t.kind[i]!;
     if (isData(kind)) {
-      const k = (key[i] = chooseQueueKey(m, target, i));
+      const k = (key[i] = chooseQueueKey(m, engineOf, engines, i));
       lastWriter[t.dstRank[i]! * keySpace + k] = i;
       if (kind === K_BCAST) lastWriter[t.dst2Rank[i]! * keySpace + k] = i;
       if (kind === K_SWAP) lastWriter[t.srcRank[i]! * keySpace + k] = i;
@@ -503,17 +521,20 @@ function expectedCommands(
   },
   { maxCopy, swapMax, maxFill }: SplitLimits,
 ): Float64Array {
-  const t = m.ops;
-  const { queueOf, pp, need } = plan;
+  // (Columns in locals: a property load per op costs in the unoptimised code this mostly runs in.)
+  const { kind: kinds, len, count } = m.ops;
+  const queueOf = plan.queueOf;
+  const ppStart = plan.pp.start;
+  const needStart = plan.need.start;
   const expected = new Float64Array(Q);
-  for (let i = 0; i < t.count; i++) {
+  for (let i = 0; i < count; i++) {
     const q = queueOf[i]!;
     if (q < 0) continue;
-    const kind = t.kind[i]!;
+    const kind = kinds[i]!;
     const per = kind === K_SWAP ? swapMax : kind === K_FILL ? maxFill : maxCopy;
-    const pieces = isData(kind) ? Math.max(1, Math.ceil(t.len[i]! / per)) + 1 : 1;
-    const polls = Math.min(pp.start[i + 1]! - pp.start[i]!, 3);
-    expected[q]! += pieces + polls + need.start[i + 1]! - need.start[i]!;
+    const pieces = isData(kind) ? Math.max(1, Math.ceil(len[i]! / per)) + 1 : 1;
+    const polls = Math.min(ppStart[i + 1]! - ppStart[i]!, 3);
+    expected[q]! += pieces + polls + needStart[i + 1]! - needStart[i]!;
   }
   return expected;
 }

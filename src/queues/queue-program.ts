@@ -159,7 +159,7 @@ export class ListsBuilder {
 }
 
 /** The columns of a command table (one queue). */
-interface Columns {
+export interface Columns {
   kind: Uint8Array;
   mode: Uint8Array;
   /** bytes (data) | value (poll, signal) | slot (completion, timestamp). */
@@ -256,10 +256,12 @@ function firstColumns(c: Columns, n: number, copy: boolean): Columns {
  * (poll, signal); 1 = dst (copy, bcast, fill) / b (swap); 2 = dst2 (bcast).
  */
 export class CmdTable {
-  /** @internal columns; read through the accessors. */
+  /** The columns: read through the accessors, except in a loop over every command of a big
+   * program that runs mostly before V8 has compiled it (emission's), where an accessor costs a
+   * call per read (docs/performance.md, "The 65,536-copy compile"). Never written. */
   constructor(
     readonly length: number,
-    readonly c: Columns,
+    readonly c: Readonly<Columns>,
   ) {}
   kind(i: number): CmdCode {
     return this.c.kind[i]! as CmdCode;

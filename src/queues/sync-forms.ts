@@ -82,16 +82,10 @@ export function conservativeSync(
   const waitOps = (c: CmdTable, i: number): void => {
     for (const op of p.lists.of(c.opsHandle(i))) unsupportedWaits.push(op);
   };
-  const queues = p.queues.map((q) => {
-    const c = q.cmds;
-    // A queue with no command to rewrite keeps its table (an all-to-all has no sync word: its
-    // 10^5 commands copied for nothing were ~5 % of its compile).
-    if (!rewritesAny(c)) {
-      for (let i = 0; i < c.length; i++) if (isUnsupportedWait(c, i)) waitOps(c, i);
-      return q;
-    }
-    // (In place: every branch below reads row i before it writes row out.length <= i.)
-    const out = inPlace ? CmdBuilder.over(c) : new CmdBuilder(c.length);
+  // Queue c's commands in their conservative forms, into `out`: the loop alone, nothing after
+  // it (lower.ts emitCommands says why; the queue's table made after it sent every queue's
+  // rewrite but the first back to the interpreter at its end).
+  const rewrite = (c: CmdTable, out: CmdBuilder): void => {
     const fenceSeen = new Int32Array(W); // progress word -> FENCEs of it so far
     for (let i = 0; i < c.length; i++) {
       const w = c.syncWord(i);
@@ -117,6 +111,18 @@ export function conservativeSync(
         rewritePoll(out, FUNC_EQ, ONCE_VALUE);
       }
     }
+  };
+  const queues = p.queues.map((q) => {
+    const c = q.cmds;
+    // A queue with no command to rewrite keeps its table (an all-to-all has no sync word: its
+    // 10^5 commands copied for nothing were ~5 % of its compile).
+    if (!rewritesAny(c)) {
+      for (let i = 0; i < c.length; i++) if (isUnsupportedWait(c, i)) waitOps(c, i);
+      return q;
+    }
+    // (In place: every branch of `rewrite` reads row i before it writes row out.length <= i.)
+    const out = inPlace ? CmdBuilder.over(c) : new CmdBuilder(c.length);
+    rewrite(c, out);
     return { ...q, cmds: out.done() };
   });
   return {

@@ -2,7 +2,6 @@
 // cuda-program.schema.json, with the executor's prediction, which the caller passes in: the
 // executor is a layer above) and program.txt (the same in the runner's line format).
 
-import { createHash } from "node:crypto";
 import { hasErrors, type Diagnostic } from "../../diagnostics/diagnostic.js";
 import type { IrModule } from "../../ir/ir.js";
 import type { QueueProgram } from "../../queues/queue-program.js";
@@ -10,6 +9,7 @@ import type { SourceFile } from "../../source/source-file.js";
 import { cudaOf } from "../../target/cuda-target.js";
 import type { Target } from "../../target/target.js";
 import { InternalError } from "../../util/internal-error.js";
+import { nodeCrypto } from "../../util/lazy-builtin.js";
 import type { CudaTarget } from "../../target/cuda-target.js";
 import { buildCudaProgram, type CudaProgram } from "./program.js";
 import { programText } from "./text.js";
@@ -62,7 +62,7 @@ export function buildCudaOutputs(
  * its result as `programSha256`, so that `dmac measure` can tell which program a time is of.
  */
 export function programSha256(text: string): string {
-  return createHash("sha256").update(text, "utf8").digest("hex");
+  return nodeCrypto().createHash("sha256").update(text, "utf8").digest("hex");
 }
 
 const round = (x: number): number => Math.round(x * 1000) / 1000;

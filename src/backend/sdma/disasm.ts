@@ -375,7 +375,7 @@ export class TextSink {
     for (let from = start; from < end; from += LIST_BLOCK) {
       const to = Math.min(end, from + LIST_BLOCK);
       this.room(WIDEST * (to - from));
-      this.numbers(v, from, to, from > start);
+      this.len = this.numbers(v, from, to, from > start);
     }
     this.char(0x5d); // ]
   }
@@ -400,7 +400,7 @@ export class TextSink {
         for (let k = 0; k < indent.length; k++) b[at++] = indent.charCodeAt(k); // spaces
         b[at++] = 0x5b; // [
         this.len = at;
-        this.numbers(data, a, e, false);
+        this.len = this.numbers(data, a, e, false);
         this.char(0x5d); // ]
       }
       // ",\n" between rows, "\n" after the last.
@@ -411,11 +411,14 @@ export class TextSink {
   }
   /**
    * v[from .. to) as digits with ", " between them (and before the first when `comma`); the
-   * caller made room for WIDEST bytes each. The buffer and length in locals: the int32 numbers
-   * (nearly all of them) never touch `this`; any other goes through safeDigits or text, which
-   * may move both.
+   * caller made room for WIDEST bytes each, and stores the new length this returns (nothing
+   * follows the loop but the return: the loop is compiled while it runs, before any code after it
+   * has run, and such code, compiled without type feedback, sent every later call back to the
+   * interpreter at the loop's end: lower.ts emitCommands). The buffer and length in locals: the
+   * int32 numbers (nearly all of them) never touch `this`; any other goes through safeDigits or
+   * text, which may move both.
    */
-  private numbers(v: ArrayLike<number>, from: number, to: number, comma: boolean): void {
+  private numbers(v: ArrayLike<number>, from: number, to: number, comma: boolean): number {
     let b = this.buf;
     let at = this.len;
     for (let i = from; i < to; i++) {
@@ -437,7 +440,7 @@ export class TextSink {
         at = this.len;
       }
     }
-    this.len = at;
+    return at;
   }
   /** The digits of a non-negative int32; the caller made room. */
   private int32Digits(x: number): void {

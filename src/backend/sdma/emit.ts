@@ -34,7 +34,7 @@ import {
   type QueueProgram,
 } from "../../queues/queue-program.js";
 import { COMPILED_BY_KIND, type CompiledPacket } from "./bitfield.js";
-import { encodeValues } from "./encode.js";
+import { valueOutsideField } from "./encode.js";
 import { PackedRowsBuilder, type PackedRows } from "./packed-rows.js";
 import { rulesOf, type Rules } from "./packet-rules.js";
 import { hexAddr, type PacketKind } from "./packets.js";
@@ -61,7 +61,9 @@ export interface EmittedQueue {
   readonly relocations: Float64Array;
   /** Entries [byteOffset, stmt, ...ops] (see ManifestSourceMap), packed flat. */
   readonly sourceMap: PackedRows;
-  readonly completionSlots: readonly number[];
+  /** The completion slots it signals, in stream order (a typed array, sized up front: an array
+   * grown by push per queue left the compiled command loop on a new array map). */
+  readonly completionSlots: Float64Array;
 }
 
 /** ROCr BuildPollCommand: interval 4 (x16 clocks), retry forever. */
@@ -233,15 +235,18 @@ export function emitSdma(
     if (d.severity === "error") state.failed = true;
   };
 
-  // The address of buffer location `slot` of command i.
-  const buf = (c: CmdTable, i: number, slot: 0 | 1 | 2): number => {
-    const buffer = c.buffer(i, slot);
-    const rank = c.rank(i, slot);
-    const base = layout.bufferAddr[buffer * R + rank];
+  // The address of buffer location `slot` of command i. (The columns, not the accessors: this
+  // runs two or three times per data command, mostly before V8 has compiled it, where each
+  // accessor is a call; queue-program.ts CmdTable.)
+  const bufferAddr = layout.bufferAddr;
+  const buf = (cc: CmdTable["c"], i: number, slot: 0 | 1 | 2): number => {
+    const buffer = slot === 0 ? cc.id0[i]! : slot === 1 ? cc.id1[i]! : cc.id2[i]!;
+    const rank = slot === 0 ? cc.rk0[i]! : slot === 1 ? cc.rk1[i]! : cc.rk2[i]!;
+    const base = bufferAddr[buffer * R + rank];
     if (base === undefined || Number.isNaN(base)) {
       throw new InternalError(`buffer ${buffer} has no instance on rank ${rank}`);
     }
-    return base + c.offset(i, slot);
+    return base + (slot === 0 ? cc.off0[i]! : slot === 1 ? cc.off1[i]! : cc.off2[i]!);
   };
   // The address of the word a poll or signal points at.
   const word = (c: CmdTable, i: number): number => {
@@ -286,41 +291,42 @@ export function emitSdma(
   // breaks a hardware limit, which is reported).
   const plan = plans();
   const fill = (c: CmdTable, i: number, ops: number): Plan | undefined => {
-    const k = c.kind(i);
+    const cc = c.c;
+    const k = cc.kind[i]! as CmdCode;
     switch (k) {
       case CMD.copy: {
-        const bytes = c.bytes(i);
+        const bytes = cc.num[i]!;
         if (!fits("COPY_LINEAR count", bytes, limits.copy, ops)) return undefined;
         const v = plan.copy_linear.v;
         v[COPY.bytes] = bytes;
-        v[COPY.src] = buf(c, i, 0);
-        v[COPY.dst] = buf(c, i, 1);
+        v[COPY.src] = buf(cc, i, 0);
+        v[COPY.dst] = buf(cc, i, 1);
         return plan.copy_linear;
       }
       case CMD.bcast: {
-        const bytes = c.bytes(i);
+        const bytes = cc.num[i]!;
         if (!fits("COPY_LINEAR_BROADCAST count", bytes, limits.bcast, ops)) return undefined;
         const v = plan.copy_broadcast.v;
         v[BCAST.bytes] = bytes;
-        v[BCAST.src] = buf(c, i, 0);
-        v[BCAST.dst1] = buf(c, i, 1);
-        v[BCAST.dst2] = buf(c, i, 2);
+        v[BCAST.src] = buf(cc, i, 0);
+        v[BCAST.dst1] = buf(cc, i, 1);
+        v[BCAST.dst2] = buf(cc, i, 2);
         return plan.copy_broadcast;
       }
       case CMD.swap: {
-        const bytes = c.bytes(i);
+        const bytes = cc.num[i]!;
         if (!fits("COPY_SWAP count", bytes, limits.swap, ops)) return undefined;
         const v = plan.copy_swap.v;
         v[SWAP.bytes] = bytes;
-        v[SWAP.a] = buf(c, i, 0);
-        v[SWAP.b] = buf(c, i, 1);
+        v[SWAP.a] = buf(cc, i, 0);
+        v[SWAP.b] = buf(cc, i, 1);
         return plan.copy_swap;
       }
       case CMD.fill: {
-        const bytes = c.bytes(i);
+        const bytes = cc.num[i]!;
         const value = c.value(i);
         if (!fits("CONST_FILL count", bytes, limits.fill, ops)) return undefined;
-        const dst = buf(c, i, 1);
+        const dst = buf(cc, i, 1);
         const dword = dst % 4 === 0 && bytes % 4 === 0;
         const v = plan.constant_fill.v;
         v[FILL.fillSize] = dword ? FILL_DWORD : FILL_BYTE;
@@ -350,7 +356,7 @@ export function emitSdma(
         return fence ? fenceOf(word(c, i), value) : atomicOf(ADD32, word(c, i), value, 0);
       }
       case CMD.completion: {
-        const addr = completionAddr(layout, c.slot(i));
+        const addr = completionAddr(layout, cc.num[i]!); // (its slot)
         // atomic: ROCr's add64 of -1 (all ones in both dwords); fence: 0 into the low dword.
         return p.completion === "atomic"
           ? atomicOf(ADD64, addr, 0xffffffff, 0xffffffff)
@@ -380,7 +386,8 @@ export function emitSdma(
 
   // Each queue is encoded straight into its dword buffer as its commands are visited: no
   // packet object, no array per command.
-  const e: Emission = { p, m, layout, plan, fill, report, state };
+  const sizes = packetSizes(plan, p.completion);
+  const e: Emission = { p, m, layout, plan, sizes, fill, report, state };
   const queues: EmittedQueue[] = [];
   for (const q of p.queues) {
     const { queue, dwords } = encodeQueue(e, q);
@@ -401,6 +408,7 @@ interface Emission {
   readonly m: IrModule;
   readonly layout: Layout;
   readonly plan: Record<Built, Plan>;
+  readonly sizes: Sizes;
   /** The packet of command i into its kind's plan (undefined: a limit broken, reported). */
   readonly fill: (c: CmdTable, i: number, ops: number) => Plan | undefined;
   /** A diagnostic at the statement of ops handle h (once per code and statement). */
@@ -409,45 +417,65 @@ interface Emission {
   readonly state: { failed: boolean };
 }
 
+const COMPLETION = CMD.completion;
+
+/**
+ * Dwords and address fields of a command's packet by (kind, fence bit), at 2 * kind + fence:
+ * queueSizes' loop reads two small tables, so a kind that first comes late in a queue (its
+ * completion) is no new path through optimised code (it was a deoptimisation per queue). Made
+ * once per emission: made per queue, code before the loop that its compiled form had no
+ * feedback for sent every queue's loop back to the interpreter.
+ */
+function packetSizes(plan: Record<Built, Plan>, completion: QueueProgram["completion"]): Sizes {
+  const dwordsOf = new Int32Array(2 * CMD_NAMES.length);
+  const addrsOf = new Int32Array(2 * CMD_NAMES.length);
+  for (let k = 0; k < CMD_NAMES.length; k++)
+    for (let fence = 0; fence < 2; fence++) {
+      const pl = planOf(plan, k as CmdCode, fence === 1, completion);
+      dwordsOf[2 * k + fence] = pl.length;
+      addrsOf[2 * k + fence] = pl.addrDw.length;
+    }
+  return { dwordsOf, addrsOf };
+}
+interface Sizes {
+  readonly dwordsOf: Int32Array;
+  readonly addrsOf: Int32Array;
+}
+
 /**
  * The sizes of queue c's outputs, from its commands' packet kinds, so that its typed arrays are
  * allocated exactly: every typed-array allocation counts as external memory, which makes V8 run
  * full collections of the (large) heap; regrowth and trimming copies doubled those
  * (docs/performance.md). Commands that fail to encode only leave the buffers partly used.
  */
-function queueSizes(
-  e: Emission,
-  c: CmdTable,
-): { dwords: number; addrs: number; rows: number; rowValues: number } {
-  let dwords = 0;
-  let addrs = 0;
-  let rows = 0;
-  let rowValues = 0;
-  // Dwords and address fields by (kind, fence bit): the loop reads two small tables, so a kind
-  // that first comes late in a queue (its completion) is no new path through optimised code
-  // (it was a deoptimisation per queue).
-  const dwordsOf = new Int32Array(2 * CMD_NAMES.length);
-  const addrsOf = new Int32Array(2 * CMD_NAMES.length);
-  for (let k = 0; k < CMD_NAMES.length; k++)
-    for (let fence = 0; fence < 2; fence++) {
-      const pl = planOf(e.plan, k as CmdCode, fence === 1, e.p.completion);
-      dwordsOf[2 * k + fence] = pl.length;
-      addrsOf[2 * k + fence] = pl.addrDw.length;
-    }
+function queueSizes(e: Emission, c: CmdTable): QueueSizes {
+  // (The result is made before the loop and the counts stored as they change: see
+  // encodeCommands. A result made after it sent every queue's count back to the interpreter.)
+  const size: QueueSizes = { dwords: 0, addrs: 0, rows: 0, rowValues: 0, completions: 0 };
+  const { dwordsOf, addrsOf } = e.sizes;
   const listData = e.p.lists.data;
   let prevOps = -1;
   for (let i = 0; i < c.length; i++) {
     const h = c.opsHandle(i);
     if (h !== prevOps && listData[h]! > 0) {
       prevOps = h;
-      rows++;
-      rowValues += 2 + listData[h]!;
+      size.rows++;
+      size.rowValues += 2 + listData[h]!;
     }
-    const at = 2 * c.kind(i) + (c.isFence(i) ? 1 : 0);
-    dwords += dwordsOf[at]!;
-    addrs += addrsOf[at]!;
+    const kind = c.kind(i);
+    const at = 2 * kind + (c.isFence(i) ? 1 : 0);
+    size.dwords += dwordsOf[at]!;
+    size.addrs += addrsOf[at]!;
+    size.completions += kind === COMPLETION ? 1 : 0;
   }
-  return { dwords, addrs, rows, rowValues };
+  return size;
+}
+interface QueueSizes {
+  dwords: number;
+  addrs: number;
+  rows: number;
+  rowValues: number;
+  completions: number;
 }
 
 /** Queue q's packets, with their relocations, source map and completion slots. */
@@ -459,13 +487,14 @@ function encodeQueue(e: Emission, q: Queue): { queue: EmittedQueue; dwords: numb
     starts: new Float64Array(c.length), // at most one packet per command
     relocations: new Float64Array(3 * size.addrs),
     sourceMap: new PackedRowsBuilder(size.rows, size.rowValues),
-    completionSlots: [],
+    completionSlots: new Float64Array(size.completions),
+    nCompletions: 0,
     packetCount: 0,
     nReloc: 0,
     dword: 0,
   };
   encodeCommands(e, c, enc);
-  const { words, starts, relocations, packetCount, nReloc, dword } = enc;
+  const { words, starts, relocations, packetCount, nReloc, dword, completionSlots } = enc;
   relocate(e.layout, relocations, nReloc);
   const queue: EmittedQueue = {
     name: queueName(q),
@@ -480,7 +509,10 @@ function encodeQueue(e: Emission, q: Queue): { queue: EmittedQueue; dwords: numb
         : words.slice(0, dword),
     relocations: nReloc === relocations.length ? relocations : relocations.slice(0, nReloc),
     sourceMap: enc.sourceMap.done(),
-    completionSlots: enc.completionSlots,
+    completionSlots:
+      enc.nCompletions === completionSlots.length
+        ? completionSlots
+        : completionSlots.slice(0, enc.nCompletions),
   };
   return { queue, dwords: dword };
 }
@@ -493,7 +525,8 @@ interface Encoding {
    * an addend. */
   relocations: Float64Array;
   readonly sourceMap: PackedRowsBuilder;
-  readonly completionSlots: number[];
+  completionSlots: Float64Array;
+  nCompletions: number;
   packetCount: number;
   nReloc: number;
   dword: number;
@@ -508,15 +541,22 @@ interface Encoding {
 function encodeCommands(e: Emission, c: CmdTable, enc: Encoding): void {
   const { m, fill, report } = e;
   const listData = e.p.lists.data;
-  const { starts, sourceMap, completionSlots } = enc;
+  const { starts, sourceMap } = enc;
   let words = enc.words;
+  let completionSlots = enc.completionSlots;
+  let nCompletions = 0;
   let relocations = enc.relocations;
   let packetCount = 0;
   let nReloc = 0;
   let dword = 0;
   let lastOps = -1;
+  // (The columns, not the accessors: queue-program.ts CmdTable.)
+  const kinds = c.c.kind;
+  const opsHandles = c.c.ops;
+  const nums = c.c.num;
+  const stmtOf = m.ops.stmt;
   for (let i = 0; i < c.length; i++) {
-    const h = c.opsHandle(i);
+    const h = opsHandles[i]!;
     const pl = fill(c, i, h);
     if (!pl) continue;
     const v = pl.v;
@@ -530,12 +570,17 @@ function encodeCommands(e: Emission, c: CmdTable, enc: Encoding): void {
       // Packed rows, not one array per entry: this runs once per operation (10^6 times for
       // the big benchmark), and the entries live until the manifest is written. The ops are
       // read from the list table in place (no subarray object per command).
-      sourceMap.startRow();
-      sourceMap.value(dword * 4);
-      sourceMap.value(m.ops.stmt[listData[h + 1]!]!);
-      for (let k = 1; k <= nOps; k++) sourceMap.value(listData[h + k]!);
+      sourceMap.row(dword * 4, stmtOf[listData[h + 1]!]!, listData, h + 1, nOps);
     }
-    if (c.kind(i) === CMD.completion) completionSlots.push(c.slot(i));
+    if (kinds[i] === COMPLETION) {
+      if (nCompletions === completionSlots.length) {
+        const grown = new Float64Array(Math.max(2 * nCompletions, 16));
+        grown.set(completionSlots);
+        enc.completionSlots = completionSlots = grown;
+      }
+      completionSlots[nCompletions++] = nums[i]!; // (its slot)
+      enc.nCompletions = nCompletions;
+    }
     // [dword, address, -] now; relocate() makes the address a region and an addend.
     const dws = pl.addrDw;
     for (let f = 0; f < dws.length; f++) {
@@ -556,7 +601,8 @@ function encodeCommands(e: Emission, c: CmdTable, enc: Encoding): void {
         grown.set(words.subarray(0, dword));
         enc.words = words = grown;
       }
-      encodeValues(pl.c, v, words, dword, pl.write);
+      // (The buffer has room: encode.ts encodeValues' check, made above.)
+      if (!pl.write(v, words, dword)) throw valueOutsideField(pl.c, v);
     }
     starts[packetCount++] = dword;
     dword += length;

@@ -127,10 +127,13 @@ export function encodeValues(
 ): void {
   if (at + c.fixedLength > out.length)
     throw new InternalError(`encodeValues: ${c.fixedLength} dwords at ${at} overrun ${out.length}`);
-  if (!write(values, out, at)) {
-    const fields = [...c.slots].map(([name, k]) => `${name} = ${values[k]}`).join(", ");
-    throw new InternalError(`cannot encode ${c.kind} (${fields}): a value is outside its field`);
-  }
+  if (!write(values, out, at)) throw valueOutsideField(c, values);
+}
+
+/** The error of a `write` that found a value outside its field (a dmac bug: see above). */
+export function valueOutsideField(c: CompiledPacket, values: Float64Array): InternalError {
+  const fields = [...c.slots].map(([name, k]) => `${name} = ${values[k]}`).join(", ");
+  return new InternalError(`cannot encode ${c.kind} (${fields}): a value is outside its field`);
 }
 
 /** The dwords of a packet sequence, back to back. Throws InternalError if a field is out of range. */

@@ -287,8 +287,9 @@ export const COMPLETION_SECTION = (p: QueueProgram): ManifestCompletion => ({
  */
 export type PackedManifest = Omit<Manifest, "relocations" | "sourceMap" | "queues" | "memory"> & {
   readonly memory: PackedMemory;
-  readonly queues: readonly (Omit<ManifestQueue, "packetStarts"> & {
+  readonly queues: readonly (Omit<ManifestQueue, "packetStarts" | "completionSlots"> & {
     readonly packetStarts: Float64Array;
+    readonly completionSlots: Float64Array;
   })[];
   readonly relocations: readonly { readonly queue: string; readonly entries: Float64Array }[];
   readonly sourceMap: Omit<ManifestSourceMap, "queues" | "ops"> & {
@@ -311,7 +312,11 @@ export function buildManifest(
   return {
     ...packed,
     memory: { ...packed.memory, syncWords: packed.memory.syncWords.toArray() },
-    queues: packed.queues.map((q) => ({ ...q, packetStarts: Array.from(q.packetStarts) })),
+    queues: packed.queues.map((q) => ({
+      ...q,
+      packetStarts: Array.from(q.packetStarts),
+      completionSlots: Array.from(q.completionSlots),
+    })),
     relocations: packed.relocations.map((r) => ({
       queue: r.queue,
       entries: Array.from(r.entries),

@@ -46,6 +46,27 @@ export class PackedRowsBuilder {
     }
     this.starts[this.rows++] = this.n;
   }
+  /** A whole row: [a, b, ...values[from .. from + count)] (one call per row: the emitter's
+   * source map adds one per operation, mostly before V8 has compiled its loop). */
+  row(a: number, b: number, values: ArrayLike<number>, from: number, count: number): void {
+    if (this.rows + 2 > this.starts.length || this.n + 2 + count > this.data.length)
+      this.grow(2 + count);
+    this.starts[this.rows++] = this.n;
+    const data = this.data;
+    let n = this.n;
+    data[n++] = a;
+    data[n++] = b;
+    for (let k = 0; k < count; k++) data[n++] = values[from + k]!;
+    this.n = n;
+  }
+  private grow(values: number): void {
+    const starts = new Uint32Array(2 * this.starts.length);
+    starts.set(this.starts);
+    this.starts = starts;
+    const data = new Float64Array(Math.max(2 * this.data.length, this.n + values));
+    data.set(this.data);
+    this.data = data;
+  }
   value(v: number): void {
     if (this.n === this.data.length) {
       const grown = new Float64Array(2 * this.data.length);

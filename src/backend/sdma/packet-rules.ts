@@ -46,6 +46,8 @@ const ALIGNED: Partial<Record<PacketKind, { readonly at: number; readonly bytes:
 };
 
 const NONE: readonly PacketRuleViolation[] = Object.freeze([]);
+/** The bytes an ATOMIC's address must be aligned to, by op number: its 64-bit ops 8. */
+const ATOMIC_BYTES = Int32Array.from(ATOMIC_OP.names, (op) => (op.endsWith("64") ? 8 : 4));
 
 /** Is address `a` a multiple of `n` (a power of two below 2^32)? `a % n` without `%`, which is
  * a call into C for an address above 2^31 (the emitter asks once per FENCE and ATOMIC). */
@@ -77,9 +79,10 @@ export function rulesOf(kind: PacketKind): Rules | undefined {
   const { at } = rule;
   return (v) => {
     const a = v[at]!;
-    const op = kind === "atomic" ? (ATOMIC_OP.names[v[ATOMIC_OP_SLOT]!] ?? "") : "";
-    const bytes = op.endsWith("64") ? 8 : rule.bytes;
+    // (The atomic's op by number first: the emitter asks once per completion packet.)
+    const bytes = kind === "atomic" ? (ATOMIC_BYTES[v[ATOMIC_OP_SLOT]!] ?? rule.bytes) : rule.bytes;
     if (aligned(a, bytes)) return NONE;
+    const op = kind === "atomic" ? (ATOMIC_OP.names[v[ATOMIC_OP_SLOT]!] ?? "") : "";
     if (kind === "timestamp_get" || kind === "timestamp_get_global")
       return [{ code: "DMAC4003", args: [hexAddr(a)] }];
     const what = op ? `${PACKET_NAME[kind]} ${op}` : PACKET_NAME[kind];
