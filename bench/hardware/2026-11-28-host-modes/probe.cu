@@ -7,7 +7,10 @@
 //           round trip host store -> GPU kernel sees it -> GPU store -> host sees it.
 // If the pinned memory's place (the VM hides the host's sockets) decides the modes, the ping times
 // differ between allocations of one process; if something per process does, they move together.
-//   probe [ITERS] [ALLOCS]     one line: api done (median us), then ping per allocation x GPU
+// It also reports the process's CPU time per iteration of the submit loop, user and system (getrusage):
+// the system share says whether a slow process's calls enter the kernel.
+//   probe [ITERS] [ALLOCS]     one line: api done (median us), user sys (us per iteration), then ping
+//                              per allocation x GPU
 #include <cuda.h>
 #include <cuda_runtime.h>
 
@@ -18,6 +21,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
+
+#include <sys/resource.h>
 
 #define CK(x) check((x), #x, __LINE__)
 static void check(cudaError_t e, const char* what, int line) {
@@ -51,7 +56,9 @@ int main(int argc, char** argv) {
     CK(cudaMalloc(&buf[g], G * CH));
   }
   std::vector<double> api, done;
+  rusage r0, r1;
   for (int it = 0; it < iters + 10; it++) {
+    if (it == 10) getrusage(RUSAGE_SELF, &r0);
         auto t0 = clk::now();
     for (int g = 0; g < G; g++) {
       CK(cudaSetDevice(g));
@@ -72,7 +79,12 @@ int main(int argc, char** argv) {
     for (int g = 0; g < G; g++) { CK(cudaSetDevice(g)); CK(cudaStreamSynchronize(s[g])); }
     if (it >= 10) { api.push_back(a); done.push_back(d); }
   }
-  printf("api %.1f done %.1f ping", median(api), median(done));
+  getrusage(RUSAGE_SELF, &r1);
+  auto cpu_us = [](const timeval& a, const timeval& b) { return (b.tv_sec - a.tv_sec) * 1e6 + (b.tv_usec - a.tv_usec); };
+  // CPU time per iteration of the loop above, in user and in system mode (the kernel's share
+  // shows whether a slow process's driver calls go through system calls).
+  printf("api %.1f done %.1f user %.1f sys %.1f ping", median(api), median(done),
+         cpu_us(r0.ru_utime, r1.ru_utime) / iters, cpu_us(r0.ru_stime, r1.ru_stime) / iters);
   for (int a = 0; a < allocs; a++) {
     uint32_t* mem;
     CK(cudaHostAlloc((void**)&mem, 2 << 20, cudaHostAllocMapped));
