@@ -26,10 +26,6 @@ import { MARKER_NAME, ourDirectory, writeMarker } from "./output-marker.js";
 
 const prefix = (target: string): string => `.${basename(target)}.dmac-tmp-`;
 
-/**
- * Creates a temporary beside `target` for `files` (their names), marker first; throws the file
- * system's error. The caller writes the files into it.
- */
 /** Eight random hex digits: with the pid, a name that no other writer uses and that a stale
  * temporary of a dead process with the same pid is unlikely to hold (mkdirSync refuses one that
  * exists). Math.random, not node:crypto: loading that module cost every compile ~3 ms, and the
@@ -40,6 +36,10 @@ function randomHex8(): string {
     .padStart(8, "0");
 }
 
+/**
+ * Creates a temporary beside `target` for `files` (their names), marker first; throws the file
+ * system's error. The caller writes the files into it.
+ */
 export function newTemporary(target: string, files: readonly string[]): string {
   const tmp = join(dirname(target), `${prefix(target)}${process.pid}-${randomHex8()}`);
   mkdirSync(tmp, { mode: 0o777 });

@@ -58,6 +58,9 @@ const errorMessageProvider: IParserErrorMessageProvider = {
 /** What may follow a bare `ranks` loop range; anything else means `ranks` starts an A..B range. */
 const RANKS_FOLLOW: ReadonlySet<TokenType> = new Set([T[","], K.where, T["{"], EOF]);
 
+/** The grammar's lookahead: the parser's setting and its lookahead strategy's must agree. */
+const MAX_LOOKAHEAD = 3;
+
 /**
  * chevrotain's LL(k) lookahead, each function built on its first use instead of for every
  * alternation and repetition of the grammar when the parser is made: a source uses few of them,
@@ -89,8 +92,8 @@ class DmacParser extends CstParser {
   constructor(validate = false, recover = true) {
     super(ALL_TOKENS as TokenType[], {
       recoveryEnabled: recover,
-      maxLookahead: 3,
-      lookaheadStrategy: lazyLookahead(3),
+      maxLookahead: MAX_LOOKAHEAD,
+      lookaheadStrategy: lazyLookahead(MAX_LOOKAHEAD),
       errorMessageProvider,
       skipValidations: !validate,
     });

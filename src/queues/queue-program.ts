@@ -258,7 +258,8 @@ function firstColumns(c: Columns, n: number, copy: boolean): Columns {
 export class CmdTable {
   /** The columns: read through the accessors, except in a loop over every command of a big
    * program that runs mostly before V8 has compiled it (emission's), where an accessor costs a
-   * call per read (docs/performance.md, "The 65,536-copy compile"). Never written. */
+   * call per read (docs/performance.md, "The 65,536-copy compile"). Written only by the builder
+   * that made the table (CmdBuilder.over, conservative sync's in-place rewrite). */
   constructor(
     readonly length: number,
     readonly c: Readonly<Columns>,

@@ -254,22 +254,29 @@ describe("W6: a CUDA result names the program it ran, and measure checks it", ()
     const doc = JSON.parse(r.out) as {
       runs: { heldOut: boolean }[];
       after: { fitted: { runs: number }; heldOut: { runs: number; medianError: null } };
+      fitOn: string;
     };
     expect(doc.runs.every((run) => !run.heldOut)).toBe(true);
     expect(doc.after.fitted.runs).toBe(few.length);
     expect(doc.after.heldOut).toMatchObject({ runs: 0, medianError: null });
-    const text = await dmac("measure", results(few), "--fit", "--fit-on", "all");
-    expect(text.out).toMatch(/after the fit, held-out sizes: none \(--fit-on all\)/);
+    expect(doc.fitOn).toBe("all");
+    const out = join(dir, "fitted-all.json");
+    const text = await dmac("measure", results(few), "--fit", "--fit-on", "all", "-o", out);
+    expect(text.out).toMatch(/after the fit, held-out sizes: none\n/);
+    const sources = JSON.stringify(JSON.parse(readFileSync(out, "utf8")));
+    expect(sources).toMatch(/fitted on [^"]*, on every run/);
+    expect(sources).not.toMatch(/fitted on [^"]*, on every other size/);
   });
-  it("-o and --fit-on all without --fit are refused (DMAC5004), nothing written", async () => {
+  it("-o and --fit-on without --fit are refused (DMAC5004), nothing written", async () => {
     const out = join(dir, "never.json");
     for (const args of [
       ["-o", out],
       ["--fit-on", "all"],
+      ["--fit-on", "alternate"],
     ]) {
       const r = await dmac("measure", results(HW.runs), ...args, "--format", "concise");
       expect(r.code).toBe(1);
-      expect(r.err).toMatch(/DMAC5004.*add --fit/);
+      expect(r.err).toMatch(/DMAC5004.*nothing is fitted/);
     }
     expect(existsSync(out)).toBe(false);
   });

@@ -105,13 +105,13 @@ export function fitCuda(
   return { values, evals: r.evals, flat: r.flat };
 }
 
-/** The target file with the fitted values (and where they came from) written in; constants the
- *  runs did not constrain keep their value and source. */
+/** The target file with the fitted values and their `source` (e.g. "fitted on FILE, on every
+ *  other size ...") written in; constants the runs did not constrain keep their value and source. */
 export function fittedTargetJson(
   target: Target,
   names: readonly CudaFitName[],
   fit: FitResult,
-  from: string,
+  source: string,
 ): string {
   const json = JSON.parse(
     JSON.stringify({
@@ -122,7 +122,6 @@ export function fittedTargetJson(
       limits: undefined,
     }),
   ) as Record<string, Record<string, Record<string, unknown>>>;
-  const source = `fitted by \`dmac calibrate ${from}\` on every other size (docs/calibrate.md, CUDA targets)`;
   names.forEach((n, i) => {
     if (fit.flat[i]) return;
     const v = Number(fit.values[i]!.toPrecision(4));

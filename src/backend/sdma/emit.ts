@@ -601,7 +601,6 @@ function encodeCommands(e: Emission, c: CmdTable, enc: Encoding): void {
         grown.set(words.subarray(0, dword));
         enc.words = words = grown;
       }
-      // (The buffer has room: encode.ts encodeValues' check, made above.)
       if (!pl.write(v, words, dword)) throw valueOutsideField(pl.c, v);
     }
     starts[packetCount++] = dword;

@@ -1,6 +1,6 @@
 // Packet values -> dwords. Every field is range-checked against the table before it is packed:
-// `validatePacket` reports problems as strings, `encodePacket`/`encodePackets`/`encodeValues`
-// throw InternalError on them, because the lowering must have checked every user-controllable
+// `validatePacket` reports problems as strings, `encodePacket`/`encodePackets` (and
+// the emitter, through `valueOutsideField`) throw InternalError on them, because the lowering must have checked every user-controllable
 // value (and reported a diagnostic) before asking for packets. Alignment rules are not encoding
 // constraints; see packet-rules.ts.
 
@@ -112,25 +112,9 @@ export function encodePacket(p: Packet): number[] {
   return out;
 }
 
-/**
- * Writes the packet of kind `c` whose field values are `values` (bitfield.ts `read`'s slots)
- * into out[at .. at + c.fixedLength), with `write` (c.write, or one of its c.writerOf). Throws
- * InternalError if a value is outside its field. The emitter encodes each packet as it builds
- * it: no packet object per command (docs/performance.md).
- */
-export function encodeValues(
-  c: CompiledPacket,
-  values: Float64Array,
-  out: Uint32Array,
-  at: number,
-  write = c.write,
-): void {
-  if (at + c.fixedLength > out.length)
-    throw new InternalError(`encodeValues: ${c.fixedLength} dwords at ${at} overrun ${out.length}`);
-  if (!write(values, out, at)) throw valueOutsideField(c, values);
-}
-
-/** The error of a `write` that found a value outside its field (a dmac bug: see above). */
+/** The error of a packet writer (`c.write`, or one of `c.writerOf`) that found a value outside
+ *  its field: a dmac bug. The emitter writes each packet's field values (bitfield.ts `read`'s
+ *  slots) straight into its queue's words as it builds it, and throws this when a write fails. */
 export function valueOutsideField(c: CompiledPacket, values: Float64Array): InternalError {
   const fields = [...c.slots].map(([name, k]) => `${name} = ${values[k]}`).join(", ");
   return new InternalError(`cannot encode ${c.kind} (${fields}): a value is outside its field`);

@@ -1,6 +1,6 @@
-// `dmac measure RESULTS [--target T] [--fit] [-o FITTED.json]`: measured against predicted for
-// the CUDA runner's results (bench/hardware/*.json). Every run is recompiled from its example
-// (EXAMPLES/EXAMPLE.dmac) and variant (runtime/cuda/variants.tsv) at its size and predicted with
+// `dmac measure RESULTS [--target T] [--fit [--fit-on alternate|all]] [-o FITTED.json]`: measured
+// against predicted for the CUDA runner's results (bench/hardware/*.json). Every run is recompiled
+// from its example (EXAMPLES/EXAMPLE.dmac) and variant (runtime/cuda/variants.tsv) at its size and predicted with
 // the target. --fit fits the target's fittable constants on every other size (1 KiB, 16 KiB, ...)
 // and reports the error on the sizes held out; `dmac calibrate RESULTS.json` does the same.
 // `--fit-on all` fits on every run instead: a calibration set measured on one machine, whose
@@ -8,7 +8,8 @@
 // `--format json`: the runs, the summaries and the fit as one document (schemas/measure.schema.json).
 
 import { join } from "node:path";
-import { Option, type Command } from "commander";
+import type { Command } from "commander";
+import { Option } from "../../options/commander.js";
 import { formatTime } from "../../util/format-time.js";
 import {
   fastestAgreement,
@@ -91,7 +92,7 @@ function summarise(rows: readonly Compared[]): Summary {
 }
 
 function summaryText(label: string, s: Summary): string {
-  if (s.runs === 0) return `${label}: none (--fit-on all)\n`;
+  if (s.runs === 0) return `${label}: none\n`;
   const f = s.fastest;
   const misses = f.misses.map(
     (m) => `${m.example} ${m.totalBytes}: measured ${m.measured}, predicted ${m.predicted}`,
@@ -200,13 +201,19 @@ interface Report {
   readonly warnings: readonly Diagnostic[];
 }
 
-/** -o and --fit-on all say what to do with a fit: without --fit they would be ignored. */
+/** -o and --fit-on say what to do with a fit: where nothing is fitted they would be ignored. */
 function fitOptionsProblem(opts: MeasureOptions): Diagnostic | undefined {
   if (opts.fit) return undefined;
   if (opts.output !== undefined)
-    return diag("DMAC5004", undefined, ["-o", "it writes the fitted target: add --fit"]);
-  if (opts.fitOn === "all")
-    return diag("DMAC5004", undefined, ["--fit-on", "it says which runs --fit fits on: add --fit"]);
+    return diag("DMAC5004", undefined, [
+      "-o",
+      "it writes the fitted target, and nothing is fitted",
+    ]);
+  if (opts.fitOn !== undefined)
+    return diag("DMAC5004", undefined, [
+      "--fit-on",
+      "it says which runs the fit uses, and nothing is fitted",
+    ]);
   return undefined;
 }
 
@@ -293,6 +300,12 @@ function reportAll(r: Report): number {
   return reportJson(r.ctx, fields, [...r.warnings]);
 }
 
+/** A fitted constant's `source` in the written target: the runs it was fitted on. */
+function fittedSource(path: string, fitOn: FitOn | undefined): string {
+  const which = fitOn === "all" ? "every run" : "every other size";
+  return `fitted on ${path}, on ${which} (docs/calibrate.md, CUDA targets)`;
+}
+
 /** --fit: fit on every other size (or all), report both sets before and after, write the target with -o. */
 function reportFit(r: Report, target: Target, path: string): number {
   const { rows, out, opts } = r;
@@ -321,7 +334,7 @@ function reportFit(r: Report, target: Target, path: string): number {
     out(`not constrained by these runs (kept as given): ${unconstrained.join(", ")}\n`);
   const diagnostics: Diagnostic[] = [...r.warnings];
   if (opts.output !== undefined) {
-    const text = fittedTargetJson(target, names, fit, path);
+    const text = fittedTargetJson(target, names, fit, fittedSource(path, opts.fitOn));
     const problem = writeOutputOrReport(opts.output, text);
     if (problem) diagnostics.push(problem);
   }
@@ -335,6 +348,7 @@ function reportFit(r: Report, target: Target, path: string): number {
     // As the fitted target has them (4 significant digits).
     fitted: Object.fromEntries(names.map((n, i) => [n, Number(fit.values[i]!.toPrecision(4))])),
     search: { evals: fit.evals },
+    fitOn: opts.fitOn ?? "alternate",
     unconstrained,
     ...(wrote ? { out: opts.output } : {}),
   };
@@ -351,14 +365,15 @@ export function registerMeasure(program: Command, ctx: CliContext): void {
     .option("--target <file>", "the CUDA target to predict with (default: h100)")
     .option("--examples <dir>", "where the runs' .dmac examples are (default: examples)")
     .option("--variants <file>", "the variants table (default: runtime/cuda/variants.tsv)")
-    .option("--fit", "fit the target's fittable constants on every other size; report the rest")
+    .option(
+      "--fit",
+      "fit the target's fittable constants on every other size and report the rest (--fit-on all: on every run)",
+    )
     .addOption(
       new Option(
         "--fit-on <sizes>",
-        "with --fit: fit on every other size and hold out the rest (alternate), or on every run (all)",
-      )
-        .choices(FIT_ON)
-        .default("alternate"),
+        "with --fit: fit on every other size and hold out the rest (alternate, the default), or on every run (all)",
+      ).choices(FIT_ON),
     );
   addOutOption(cmd, {
     value: "file",
