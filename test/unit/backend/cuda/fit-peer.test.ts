@@ -30,7 +30,9 @@ describe("fitting a CUDA target on a peer run", () => {
     const timing = fitted["timing"] as Record<string, { value: number; source: string }>;
     expect((fitted["nvlink"] as { perDirectionGBps: number }).perDirectionGBps).toBe(380);
     expect(timing["batchItemUs"]!.source).toMatch(/h100/);
-    expect(timing["launchUs"]!.source).toMatch(/fitted on bench\/hardware\/2026-11-24-h200x2\/results.json, on every other size/);
+    expect(timing["launchUs"]!.source).toMatch(
+      /fitted on bench\/hardware\/2026-11-24-h200x2\/results.json, on every other size/,
+    );
     // The committed fitted target is this command's output.
     expect(fitted["timing"]).toEqual(raw(`${DIR}/target.fitted.json`)["timing"]);
   });
