@@ -11,8 +11,10 @@
 #   4. the held-out half runs REPS times; then nccl-tests, SM path and copy-engine path (-R 2 -x 2).
 # If node or the fit fails here, step 3 falls back to the programs prepared with the committed
 # target (.dev-mfh, .dev-mfhx), whose predictions are committed (predictions-committed-*.tsv).
-# From the repo root; carry .dev-node (node.xz, this machine's node), dist/bundle, .dev-nt and
-# .dev-mf .dev-mfx .dev-mfh .dev-mfhx (prepare.sh; h100 and h200 targets).
+# From the repo root; carry .dev-node (node.xz, this machine's node), dist/bundle, .dev-ntxz (the
+# sm_90 nccl-tests binaries of .dev-nt, xz: 2 MB instead of 16, so that the working tree and the
+# carry stay under the device's 64 MiB) or .dev-nt, and .dev-mf .dev-mfx .dev-mfh .dev-mfhx
+# (prepare.sh; h100 and h200 targets).
 #   REPS=3 ITERS_X=4 bash bench/hardware/2026-11-28-machine-fit/device.sh
 set -uo pipefail
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
@@ -54,12 +56,20 @@ fi
 say "held-out half"
 run_half "$held" held
 say "nccl-tests"
+nt=.dev-nt
+if [ -d .dev-ntxz ]; then
+  nt=$work/nt && mkdir -p "$nt"
+  for t in all_gather alltoall; do
+    python3 -c "import lzma,shutil,sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2],'wb'))" \
+      ".dev-ntxz/${t}_perf.xz" "$nt/${t}_perf" && chmod +x "$nt/${t}_perf"
+  done
+fi
 lib=$(find / -name 'libnccl.so.2' -path '*site-packages*' 2>/dev/null | head -1)
 export LD_LIBRARY_PATH="$(dirname "$lib"):${LD_LIBRARY_PATH:-}"
 mkdir -p "$work/nccl"
 for t in all_gather alltoall; do
-  .dev-nt/${t}_perf -b 1K -e 1G -f 4 -g 4 -w 5 -n 20 >"$work/nccl/nccl-$t-sm.txt" 2>&1
-  .dev-nt/${t}_perf -b 1K -e 1G -f 4 -g 4 -w 5 -n 20 -R 2 -x 2 >"$work/nccl/nccl-$t-ce.txt" 2>&1
+  "$nt/${t}_perf" -b 1K -e 1G -f 4 -g 4 -w 5 -n 20 >"$work/nccl/nccl-$t-sm.txt" 2>&1
+  "$nt/${t}_perf" -b 1K -e 1G -f 4 -g 4 -w 5 -n 20 -R 2 -x 2 >"$work/nccl/nccl-$t-ce.txt" 2>&1
 done
 say "done"
 tar -C "$work" -cf "$out/results.tar" $(cd "$work" && ls -d r-fit/rep*/results.json r-held/rep*/results.json)
