@@ -64,7 +64,7 @@ function table(spec) {
     if (!built.program) throw new Error(`${src}: ${built.diagnostics[0]?.message}`);
     rows.push({ run, program: built.program, predictedUs: NaN });
   }
-  const fit = all === "all" ? new Set(rows.map((r) => r.run.totalBytes)) : fitSizes(rows);
+  const fit = fitSizes(rows, all === "all" ? "all" : "alternate");
   return { name: results, rows, fit };
 }
 

@@ -61,9 +61,8 @@ function isData(kind: number): boolean {
 /**
  * The engine of each (driver, other rank) pair, at driver * ranks + other: the target's
  * recommended engine, its local-copy engine on the diagonal (an op that stays on its driver's
- * GPU), -1 where it has none. A table made
- * once, read per op: the nested arrays of the target's map cost several property loads per op
- * in the unoptimised code most of a lowering runs in.
+ * GPU), -1 where it has none. A table made once, read per op: the nested arrays of the target's
+ * map cost several property loads per op in the unoptimised code most of a lowering runs in.
  */
 function engineTable(ranks: number, target: Target): Int32Array {
   const table = new Int32Array(ranks * ranks);

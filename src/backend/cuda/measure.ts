@@ -245,8 +245,15 @@ export function fastestAgreement(rows: readonly Compared[]): {
   return { agree, strict, total: groups.size, misses };
 }
 
-/** Sizes used for fitting: every other distinct size, from the smallest. */
-export function fitSizes(rows: readonly Compared[]): Set<number> {
+/**
+ * Which sizes a fit uses: every other size (the rest held out, to judge the fit), or all of them
+ * (a calibration set measured apart from the runs the fitted target will predict).
+ */
+export const FIT_ON = ["alternate", "all"] as const;
+export type FitOn = (typeof FIT_ON)[number];
+
+/** Sizes used for fitting: every other distinct size, from the smallest; with `all`, every one. */
+export function fitSizes(rows: readonly Compared[], on: FitOn = "alternate"): Set<number> {
   const sizes = [...new Set(rows.map((r) => r.run.totalBytes))].sort((a, b) => a - b);
-  return new Set(sizes.filter((_, i) => i % 2 === 0));
+  return new Set(on === "all" ? sizes : sizes.filter((_, i) => i % 2 === 0));
 }

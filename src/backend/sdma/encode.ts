@@ -1,8 +1,8 @@
 // Packet values -> dwords. Every field is range-checked against the table before it is packed:
-// `validatePacket` reports problems as strings, `encodePacket`/`encodePackets` (and
-// the emitter, through `valueOutsideField`) throw InternalError on them, because the lowering must have checked every user-controllable
-// value (and reported a diagnostic) before asking for packets. Alignment rules are not encoding
-// constraints; see packet-rules.ts.
+// `validatePacket` reports problems as strings, `encodePacket`/`encodePackets` (and the emitter,
+// through `valueOutsideField`) throw InternalError on them, because the lowering must have
+// checked every user-controllable value (and reported a diagnostic) before asking for packets.
+// Alignment rules are not encoding constraints; see packet-rules.ts.
 
 import { InternalError } from "../../util/internal-error.js";
 import { COMPILED_BY_KIND, pack, type CompiledField, type CompiledPacket } from "./bitfield.js";

@@ -39,18 +39,13 @@ export class PackedRowsBuilder {
   }
   /** Starts a row (then `value` its numbers). */
   startRow(): void {
-    if (this.rows + 2 > this.starts.length) {
-      const grown = new Uint32Array(2 * this.starts.length);
-      grown.set(this.starts);
-      this.starts = grown;
-    }
+    this.room(1, 0);
     this.starts[this.rows++] = this.n;
   }
   /** A whole row: [a, b, ...values[from .. from + count)] (one call per row: the emitter's
    * source map adds one per operation, mostly before V8 has compiled its loop). */
   row(a: number, b: number, values: ArrayLike<number>, from: number, count: number): void {
-    if (this.rows + 2 > this.starts.length || this.n + 2 + count > this.data.length)
-      this.grow(2 + count);
+    this.room(1, 2 + count);
     this.starts[this.rows++] = this.n;
     const data = this.data;
     let n = this.n;
@@ -59,21 +54,23 @@ export class PackedRowsBuilder {
     for (let k = 0; k < count; k++) data[n++] = values[from + k]!;
     this.n = n;
   }
-  private grow(values: number): void {
-    const starts = new Uint32Array(2 * this.starts.length);
-    starts.set(this.starts);
-    this.starts = starts;
-    const data = new Float64Array(Math.max(2 * this.data.length, this.n + values));
-    data.set(this.data);
-    this.data = data;
-  }
   value(v: number): void {
-    if (this.n === this.data.length) {
-      const grown = new Float64Array(2 * this.data.length);
-      grown.set(this.data);
-      this.data = grown;
-    }
+    this.room(0, 1);
     this.data[this.n++] = v;
+  }
+  /** Room for `rows` more rows (and the end mark `done` writes) and `values` more numbers: each
+   * array doubles when it is short. */
+  private room(rows: number, values: number): void {
+    if (this.rows + 1 + rows > this.starts.length) {
+      const starts = new Uint32Array(Math.max(2 * this.starts.length, this.rows + 1 + rows));
+      starts.set(this.starts);
+      this.starts = starts;
+    }
+    if (this.n + values > this.data.length) {
+      const data = new Float64Array(Math.max(2 * this.data.length, this.n + values));
+      data.set(this.data);
+      this.data = data;
+    }
   }
   done(): PackedRows {
     const starts =

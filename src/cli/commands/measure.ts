@@ -1,7 +1,7 @@
 // `dmac measure RESULTS [--target T] [--fit [--fit-on alternate|all]] [-o FITTED.json]`: measured
 // against predicted for the CUDA runner's results (bench/hardware/*.json). Every run is recompiled
-// from its example (EXAMPLES/EXAMPLE.dmac) and variant (runtime/cuda/variants.tsv) at its size and predicted with
-// the target. --fit fits the target's fittable constants on every other size (1 KiB, 16 KiB, ...)
+// from its example (EXAMPLES/EXAMPLE.dmac) and variant (runtime/cuda/variants.tsv) at its size
+// and predicted with the target. --fit fits the target's fittable constants on every other size (1 KiB, 16 KiB, ...)
 // and reports the error on the sizes held out; `dmac calibrate RESULTS.json` does the same.
 // `--fit-on all` fits on every run instead: a calibration set measured on one machine, whose
 // fitted target then predicts other runs on that machine (bench/hardware/2026-11-28-machine-fit).
@@ -14,6 +14,8 @@ import { formatTime } from "../../util/format-time.js";
 import {
   fastestAgreement,
   fitSizes,
+  FIT_ON,
+  type FitOn,
   median,
   parseVariants,
   predictAll,
@@ -50,13 +52,6 @@ export interface MeasureOptions extends DiagnosticOutput {
   readonly fitOn?: FitOn | undefined;
   readonly output?: string | undefined;
 }
-
-/**
- * Which runs --fit fits on: every other size (the rest held out, to judge the fit), or all of
- * them (a calibration set measured apart from the runs the fitted target will predict).
- */
-const FIT_ON = ["alternate", "all"] as const;
-type FitOn = (typeof FIT_ON)[number];
 
 const LIMIT = { maxBytes: 64 << 20, what: "a results file" };
 
@@ -306,11 +301,11 @@ function fittedSource(path: string, fitOn: FitOn | undefined): string {
   return `fitted on ${path}, on ${which} (docs/calibrate.md, CUDA targets)`;
 }
 
-/** --fit: fit on every other size (or all), report both sets before and after, write the target with -o. */
+/** --fit: fit on every other size (or all: fitSizes), report both sets before and after, write
+ *  the target with -o. */
 function reportFit(r: Report, target: Target, path: string): number {
   const { rows, out, opts } = r;
-  const fitted =
-    opts.fitOn === "all" ? new Set(rows.map((row) => row.run.totalBytes)) : fitSizes(rows);
+  const fitted = fitSizes(rows, opts.fitOn);
   const train = rows.filter((row) => fitted.has(row.run.totalBytes));
   const held = rows.filter((row) => !fitted.has(row.run.totalBytes));
   const heldBefore = summarise(held);
